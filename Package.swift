@@ -1,0 +1,29 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+    name: "TokenCall",
+    products: [
+        .executable(name: "tokencall", targets: ["tokencall"]),
+    ],
+    targets: [
+        // The C boundary: nothing else imports C.
+        .systemLibrary(name: "CCrypto", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CNcurses", providers: [.apt(["libncurses-dev"])]),
+
+        .target(name: "AccessToken", dependencies: ["CCrypto", "CZlib"]),
+        .target(name: "Arguments"),
+        .executableTarget(name: "tokencall", dependencies: ["AccessToken", "Arguments"]),
+
+        .executableTarget(
+            name: "tokencall-bench",
+            dependencies: ["AccessToken"],
+            path: "Benchmarks/TokenBench"
+        ),
+
+        .testTarget(name: "AccessTokenTests", dependencies: ["AccessToken"], exclude: ["Fixtures"]),
+        .testTarget(name: "ArgumentsTests", dependencies: ["Arguments"]),
+        .testTarget(name: "TokenCallTests", dependencies: ["tokencall"]),
+    ]
+)

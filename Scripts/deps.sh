@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Checks the Debian packages the project needs; installs the missing ones when run as root.
+set -euo pipefail
+
+packages=(libncurses-dev libssl-dev zlib1g-dev tmux)
+missing=()
+for package in "${packages[@]}"; do
+    if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
+        missing+=("$package")
+    fi
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+command="apt-get update && apt-get install -y --no-install-recommends ${missing[*]}"
+if [ "$(id -u)" -ne 0 ]; then
+    echo "tokencall needs these Debian packages: ${missing[*]}" >&2
+    echo "install them with:  sudo sh -c '$command'" >&2
+    exit 1
+fi
+echo "installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,110 @@
+/// Agora's older AccessToken (version "006"), read-only: channel and uid travel only as CRC32s.
+public struct AccessToken006: Sendable, Equatable {
+    public static let version = "006"
+
+    public var appID: String
+    public var signature: [UInt8]
+    public var channelCRC: UInt32
+    public var uidCRC: UInt32
+    public var salt: UInt32
+    /// Unix time the token's message stops being accepted (builders set it to issue time + 24 h).
+    public var messageExpiresAt: UInt32
+    /// Privilege id to unix expiry time; 0 means no expiry.
+    public var privileges: [UInt16: UInt32]
+    /// The signed message `salt + ts + privileges`, as read.
+    var message: [UInt8]
+
+    public init(parsing token: String) throws(TokenError) {
+        guard !token.isEmpty else { throw .emptyToken }
+        guard token.utf8.starts(with: Self.version.utf8) else {
+            throw .unknownVersion(prefix: String(token.prefix(3)))
+        }
+        let utf8 = token.utf8
+        guard utf8.count >= 3 + 32 else { throw .truncated(field: "App ID") }
+        let bodyStart = utf8.index(utf8.startIndex, offsetBy: 35)
+        appID = String(decoding: utf8[utf8.index(utf8.startIndex, offsetBy: 3)..<bodyStart], as: UTF8.self)
+        guard let content = Base64.decode(token[bodyStart...].utf8) else { throw .badBase64 }
+        var reader = ByteReader(content)
+        signature = Array(try reader.bytes("signature"))
+        channelCRC = try reader.u32("channel checksum")
+        uidCRC = try reader.u32("uid checksum")
+        message = Array(try reader.bytes("message"))
+        var inner = ByteReader(message)
+        salt = try inner.u32("salt")
+        messageExpiresAt = try inner.u32("message expiry")
+        privileges = try inner.map("privileges")
+    }
+
+    /// True when the CRCs match this channel and user.
+    public func matches(channel: String, user: RTCUser) -> Bool {
+        Crypto.crc32(channel.utf8) == channelCRC && Crypto.crc32(user.tokenField.utf8) == uidCRC
+    }
+
+    /// True when the signature was made with this certificate for this channel and user.
+    public func hasValidSignature(appCertificate: String, channel: String, user: RTCUser) -> Bool {
+        var signed = Array(appID.utf8)
+        signed += channel.utf8
+        signed += user.tokenField.utf8
+        signed += message
+        return Crypto.equalInConstantTime(Crypto.hmacSHA256(key: appCertificate.utf8, message: signed), signature)
+    }
+
+    /// Unix time the join privilege ends: nil when absent, `UInt32.max` when it never does.
+    public var joinExpiresAt: Int64? {
+        guard let value = privileges[RTCPrivilege.joinChannel.rawValue] else { return nil }
+        return value == 0 ? Int64(UInt32.max) : Int64(value)
+    }
+
+    /// Throws the first reason Agora's network would refuse this token for a join at unix time `now`.
+    ///
+    /// The signature can only be checked when channel and user are given with the certificate.
+    public func validate(_ check: TokenCheck, now: Int64) throws(TokenError) {
+        if let appID = check.appID, appID != self.appID {
+            throw .appIDMismatch(token: self.appID, expected: appID)
+        }
+        if let channel = check.channel, Crypto.crc32(channel.utf8) != channelCRC {
+            throw .crcMismatch(field: "channel")
+        }
+        if let user = check.user, Crypto.crc32(user.tokenField.utf8) != uidCRC {
+            throw .crcMismatch(field: "uid")
+        }
+        if let certificate = check.appCertificate, let channel = check.channel, let user = check.user,
+           !hasValidSignature(appCertificate: certificate, channel: channel, user: user) {
+            throw .signatureMismatch
+        }
+        if now >= Int64(messageExpiresAt) {
+            throw .expired(expiredAt: Int64(messageExpiresAt), secondsAgo: now - Int64(messageExpiresAt))
+        }
+        guard let joinEnd = joinExpiresAt else { throw .noJoinPrivilege }
+        if now >= joinEnd { throw .joinPrivilegeExpired(expiredAt: joinEnd, secondsAgo: now - joinEnd) }
+    }
+}
+
+/// A token of either version, as read from a string.
+public enum AgoraToken: Sendable, Equatable {
+    case accessToken2(AccessToken2)
+    case accessToken006(AccessToken006)
+
+    /// Reads a "007" or "006" token; anything else is `unknownVersion`.
+    public init(parsing token: String) throws(TokenError) {
+        if token.hasPrefix(AccessToken006.version) {
+            self = .accessToken006(try AccessToken006(parsing: token))
+        } else {
+            self = .accessToken2(try AccessToken2(parsing: token))
+        }
+    }
+
+    public var appID: String {
+        switch self {
+        case .accessToken2(let token): token.appID
+        case .accessToken006(let token): token.appID
+        }
+    }
+
+    public func validate(_ check: TokenCheck, now: Int64) throws(TokenError) {
+        switch self {
+        case .accessToken2(let token): try token.validate(check, now: now)
+        case .accessToken006(let token): try token.validate(check, now: now)
+        }
+    }
+}

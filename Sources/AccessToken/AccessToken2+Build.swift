@@ -1,0 +1,77 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension AccessToken2 {
+    /// Longest lifetime Agora gives a privilege.
+    public static let maximumPrivilegeSeconds: UInt32 = 86_400
+
+    /// Builds the token string for an RTC user, as Agora's `RtcTokenBuilder2` does.
+    ///
+    /// `issuedAt` defaults to now and `salt` to a random 1...99999999, as in Agora's builders.
+    public static func buildRTC(
+        appID: String, appCertificate: String, channel: String, user: RTCUser, role: RTCRole,
+        tokenExpire: UInt32, privilegeExpire: UInt32, issuedAt: UInt32? = nil, salt: UInt32? = nil
+    ) throws(TokenError) -> String {
+        try AgoraID.validateChannelName(channel)
+        if case .account(let account) = user { try AgoraID.validateAccount(account) }
+        if privilegeExpire > maximumPrivilegeSeconds { throw .privilegeTooLong(seconds: privilegeExpire) }
+        let token = AccessToken2(
+            appID: appID, issuedAt: issuedAt ?? UInt32(truncatingIfNeeded: time(nil)),
+            expire: tokenExpire, salt: salt ?? UInt32.random(in: 1...99_999_999),
+            services: [.rtc(channel: channel, user: user, role: role, privilegeExpire: privilegeExpire)])
+        return try token.build(appCertificate: appCertificate)
+    }
+
+    /// Signs the token with the App Certificate and encodes it: "007" + base64(zlib(signature + signing info)).
+    public func build(appCertificate: String) throws(TokenError) -> String {
+        guard AgoraID.isValid(appID) else { throw .invalidAppID(length: appID.utf8.count) }
+        guard AgoraID.isValid(appCertificate) else { throw .invalidAppCertificate(length: appCertificate.utf8.count) }
+        guard !services.isEmpty else { throw .noServices }
+        let info = signingInfo()
+        let signature = Self.signature(of: info, appCertificate: appCertificate, issuedAt: issuedAt, salt: salt)
+        var content = ByteWriter(capacity: info.count + 34)
+        content.string(signature)
+        content.bytes.append(contentsOf: info)
+        return Self.version + Base64.encode(Zlib.compress(content.bytes))
+    }
+
+    /// The bytes the signature covers.
+    func signingInfo() -> [UInt8] {
+        var writer = ByteWriter()
+        writer.string(appID.utf8)
+        writer.u32(issuedAt)
+        writer.u32(expire)
+        writer.u32(salt)
+        writer.u16(UInt16(services.count))
+        for service in services.sorted(by: { $0.type < $1.type }) {
+            writer.u16(service.type)
+            writer.map(service.privileges)
+            switch service.detail {
+            case .none:
+                break
+            case .rtc(let channel, let uid):
+                writer.string(channel.utf8)
+                writer.string(uid.utf8)
+            case .user(let user):
+                writer.string(user.utf8)
+            case .apaas(let room, let user, let role):
+                writer.string(room.utf8)
+                writer.string(user.utf8)
+                writer.u16(UInt16(bitPattern: role))
+            }
+        }
+        return writer.bytes
+    }
+
+    /// HMAC chain of AccessToken2: certificate keyed by issue time, then by salt, then over the signing info.
+    static func signature(of info: some Collection<UInt8>, appCertificate: String, issuedAt: UInt32, salt: UInt32) -> [UInt8] {
+        let byTime = Crypto.hmacSHA256(key: littleEndian(issuedAt), message: appCertificate.utf8)
+        let bySalt = Crypto.hmacSHA256(key: littleEndian(salt), message: byTime)
+        return Crypto.hmacSHA256(key: bySalt, message: info)
+    }
+
+    private static func littleEndian(_ value: UInt32) -> [UInt8] {
+        withUnsafeBytes(of: value.littleEndian, Array.init)
+    }
+}
