@@ -35,16 +35,20 @@ public struct AccessToken006: Sendable, Equatable {
         privileges = try inner.map("privileges")
     }
 
-    /// True when the CRCs match this channel and user.
-    public func matches(channel: String, user: RTCUser) -> Bool {
-        Crypto.crc32(channel.utf8) == channelCRC && Crypto.crc32(user.tokenField.utf8) == uidCRC
-    }
+    /// True when the token was built for uid 0, which fits any uid (the CRC32 of "" is 0).
+    public var isForAnyUID: Bool { uidCRC == 0 }
+
+    /// True when the channel's CRC32 is the one the token carries.
+    public func matches(channel: String) -> Bool { Crypto.crc32(channel.utf8) == channelCRC }
+
+    /// True when the token fits this user: built for it, or for any uid.
+    public func matches(user: RTCUser) -> Bool { isForAnyUID || Crypto.crc32(user.tokenField.utf8) == uidCRC }
 
     /// True when the signature was made with this certificate for this channel and user.
     public func hasValidSignature(appCertificate: String, channel: String, user: RTCUser) -> Bool {
         var signed = Array(appID.utf8)
         signed += channel.utf8
-        signed += user.tokenField.utf8
+        signed += isForAnyUID ? [] : Array(user.tokenField.utf8)
         signed += message
         return Crypto.equalInConstantTime(Crypto.hmacSHA256(key: appCertificate.utf8, message: signed), signature)
     }
@@ -62,10 +66,10 @@ public struct AccessToken006: Sendable, Equatable {
         if let appID = check.appID, appID != self.appID {
             throw .appIDMismatch(token: self.appID, expected: appID)
         }
-        if let channel = check.channel, Crypto.crc32(channel.utf8) != channelCRC {
+        if let channel = check.channel, !matches(channel: channel) {
             throw .crcMismatch(field: "channel")
         }
-        if let user = check.user, Crypto.crc32(user.tokenField.utf8) != uidCRC {
+        if let user = check.user, !matches(user: user) {
             throw .crcMismatch(field: "uid")
         }
         if let certificate = check.appCertificate, let channel = check.channel, let user = check.user,

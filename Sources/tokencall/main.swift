@@ -1,1 +1,29 @@
-print("tokencall")
+import AccessToken
+import Arguments
+import Foundation
+
+/// The whole command table; usage text is generated from it.
+let tokencall = Command(
+    "tokencall",
+    summary: "Simulate an Agora-style video call and watch its token live, renew and expire.",
+    subcommands: [TokenCommands.group]
+)
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+let exitCode: Int32
+do {
+    switch try tokencall.parse(arguments, environment: ProcessInfo.processInfo.environment) {
+    case .help(let text):
+        print(text)
+        exitCode = 0
+    case .version:
+        print("tokencall \(TokenCallVersion.current)")
+        exitCode = 0
+    case .run(let invocation):
+        exitCode = try TokenCommands.run(invocation)
+    }
+} catch {
+    Console.error("\(error.message)\n\n\(error.usage)")
+    exitCode = ExitCode.usage
+}
+exit(exitCode)

@@ -1,0 +1,160 @@
+extension TokenReport {
+    mutating func describe(_ token: AccessToken2, check: TokenCheck) {
+        version = AccessToken2.version
+        appID = token.appID
+        issuedAt = Int64(token.issuedAt)
+        expiresAt = token.expiresAt
+        salt = token.salt
+        services = token.services.map { service in
+            let kind = ServiceType(rawValue: service.type)
+            let privileges = service.privileges.keys.sorted().map { id in
+                let value = service.privileges[id]!
+                return Privilege(id: id, name: Self.privilegeName(id, service: kind),
+                                 expiresAt: value == 0 ? nil : Int64(token.issuedAt) + Int64(value))
+            }
+            var summary = ServiceSummary(type: service.type, name: kind?.name ?? "type \(service.type)",
+                                         privileges: privileges)
+            switch service.detail {
+            case .none: break
+            case .rtc(let channel, let uid): summary.channel = channel; summary.user = uid
+            case .user(let user): summary.user = user
+            case .apaas(let room, let user, _): summary.channel = room; summary.user = user
+            }
+            return summary
+        }
+        if let type = token.unreadServiceType {
+            notes.append("it also carries service type \(type), which this tool cannot read past; the signature still covers it")
+        }
+        if let certificate = check.appCertificate {
+            signature = token.hasValidSignature(appCertificate: certificate) ? .valid : .invalid
+        }
+        if let channel = check.channel { channelMatches = token.rtc?.channel == channel }
+        if let user = check.user, let uid = token.rtc?.uid { uidMatches = uid.isEmpty || uid == user.tokenField }
+        if token.expire > 1_000_000_000 {
+            problems.append("its expire field is \(token.expire) s, which looks like a unix time: AccessToken2 builders take seconds from now (600 for 10 min), unlike 006 builders, which took absolute times")
+        }
+        let privilegeEnds = services.flatMap(\.privileges).compactMap(\.expiresAt)
+        if let first = privilegeEnds.min(), let expiresAt, first < expiresAt {
+            notes.append("a privilege ends at \(UnixTime.iso8601(first)), before the token itself does")
+        }
+        if token.rtc?.privileges.values.contains(0) == true {
+            notes.append("a privilege value of 0 sets no limit of its own: the token's expiry applies")
+        }
+    }
+
+    mutating func describe(_ token: AccessToken006, check: TokenCheck) {
+        version = AccessToken006.version
+        appID = token.appID
+        expiresAt = Int64(token.messageExpiresAt)
+        salt = token.salt
+        let privileges = token.privileges.keys.sorted().map { id in
+            let value = token.privileges[id]!
+            return Privilege(id: id, name: id == 1000 ? "rtmLogin" : Self.privilegeName(id, service: .rtc),
+                             expiresAt: value == 0 ? nil : Int64(value))
+        }
+        services = [ServiceSummary(type: ServiceType.rtc.rawValue, name: "RTC", privileges: privileges)]
+        notes.append("this is a 006 AccessToken, the format before AccessToken2 (007): Agora still accepts it, but current builders make 007; it stores channel and uid only as checksums")
+        if token.isForAnyUID { services[0].user = "" }
+        if let channel = check.channel { channelMatches = token.matches(channel: channel) }
+        if let user = check.user { uidMatches = token.matches(user: user) }
+        if let certificate = check.appCertificate {
+            if let channel = check.channel, let user = check.user {
+                signature = token.hasValidSignature(appCertificate: certificate, channel: channel, user: user) ? .valid : .invalid
+            } else {
+                signature = .needsChannelAndUid
+            }
+        }
+    }
+
+    /// Plain-words checks that apply to either version, after the fields are read.
+    mutating func diagnose(check: TokenCheck) {
+        if let expected = check.appID, let appID, expected != appID {
+            problems.append("it was built for App ID \(appID), but you use \(expected): take App ID and certificate from the same Console project")
+        }
+        if signature == .invalid {
+            problems.append("signature INVALID: it was built with a different App Certificate (or altered); the token server's APP_CERTIFICATE must be the primary certificate of App ID \(appID ?? "?")")
+        }
+        if let expiresAt {
+            if now >= expiresAt {
+                problems.append("it expired \(UnixTime.duration(now - expiresAt)) ago, at \(UnixTime.iso8601(expiresAt)); fetch a fresh token (a server that computes the expiry once at start-up hands out stale tokens)")
+            } else if expiresAt - now <= 30 {
+                notes.append("only \(expiresAt - now) s left: the SDK fires tokenPrivilegeWillExpire 30 s before expiry, so it would fire at once")
+            }
+        }
+        if let issuedAt, issuedAt > now + 300 {
+            notes.append("it was issued \(UnixTime.duration(issuedAt - now)) in the future: the token server's clock is ahead")
+        }
+        if let rtc {
+            if let joinEnd = rtc.privileges.first(where: { $0.id == RTCPrivilege.joinChannel.rawValue }) {
+                if let end = joinEnd.expiresAt, now >= end, expiresAt.map({ now < $0 }) ?? true {
+                    problems.append("its joinChannel privilege expired \(UnixTime.duration(now - end)) ago")
+                }
+            } else {
+                problems.append("it has no joinChannel privilege, so it cannot join a channel")
+            }
+            if rtc.privileges.count == 1 {
+                notes.append("subscriber role: it may join but not publish (enforced only when co-host authentication is on)")
+            }
+        } else if version == AccessToken2.version {
+            problems.append("it grants no RTC service (only \(services.map(\.name).joined(separator: ", "))), so it cannot join a channel")
+        }
+        diagnoseChannel(check: check)
+        diagnoseUser(check: check)
+    }
+
+    private mutating func diagnoseChannel(check: TokenCheck) {
+        guard let asked = check.channel, channelMatches == false else { return }
+        guard let channel = rtc?.channel else {
+            problems.append("its channel checksum does not match channel \"\(asked)\"")
+            return
+        }
+        var problem = "it was built for channel \"\(channel)\", not \"\(asked)\""
+        if channel.lowercased() == asked.lowercased() {
+            problem += ": they differ only in letter case, and channel names are case-sensitive"
+        } else if channel.trimmingSpaceAndQuotes() == asked.trimmingSpaceAndQuotes() {
+            problem += ": they differ in surrounding spaces or quotes"
+        }
+        problems.append(problem)
+    }
+
+    private mutating func diagnoseUser(check: TokenCheck) {
+        guard let user = check.user, uidMatches == false else { return }
+        guard let uid = rtc?.user else {
+            problems.append("its uid checksum does not match \(user)")
+            return
+        }
+        let tokenIsInteger = !uid.isEmpty && uid.allSatisfy(\.isASCIIDigit) && UInt32(uid) != nil && !(uid.hasPrefix("0"))
+        switch user {
+        case .uid(0):
+            problems.append("you join with uid 0, so the SDK picks a random uid, but the token is only for uid \"\(uid)\": join with that uid, or build the token with uid 0 (any uid)")
+        case .uid where uid == "0":
+            problems.append("the token carries the account string \"0\", which is not the wildcard: build it with the integer uid 0 to allow any uid")
+        case .uid:
+            if tokenIsInteger {
+                problems.append("it was built for uid \(uid), but you join as \(user): build the token for the uid you join with")
+            } else {
+                problems.append("it was built for the user account \"\(uid)\" (a string), but you join with the integer \(user): join with joinChannel(byUserAccount:), or build the token with the integer uid")
+            }
+        case .account(let account):
+            if tokenIsInteger {
+                problems.append("it was built for the integer uid \(uid), but you join with the account \"\(account)\": join with joinChannel(byToken:…uid:), or build the token with buildTokenWithUserAccount")
+            } else {
+                problems.append("it was built for the account \"\(uid)\", not \"\(account)\"")
+            }
+        }
+    }
+
+    static func privilegeName(_ id: UInt16, service: ServiceType?) -> String {
+        switch service {
+        case .rtc: RTCPrivilege(rawValue: id)?.name ?? "privilege \(id)"
+        case .rtm, .fpa: id == 1 ? "login" : "privilege \(id)"
+        case .chat: id == 1 ? "user" : id == 2 ? "app" : "privilege \(id)"
+        case .apaas: id == 1 ? "roomUser" : id == 2 ? "user" : id == 3 ? "app" : "privilege \(id)"
+        default: "privilege \(id)"
+        }
+    }
+}
+
+extension Character {
+    var isASCIIDigit: Bool { isASCII && isWholeNumber }
+}

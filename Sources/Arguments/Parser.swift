@@ -1,0 +1,131 @@
+/// What a command line asks for.
+public enum ParseOutcome: Sendable {
+    /// Run the command at `invocation.path`.
+    case run(Invocation)
+    /// Print this help text to stdout and exit 0.
+    case help(String)
+    /// Print the version and exit 0.
+    case version
+}
+
+/// A command line that does not fit the command table: one line saying why, and the usage to show.
+public struct UsageError: Error, Sendable, Equatable, CustomStringConvertible {
+    public let message: String
+    public let usage: String
+
+    public var description: String { message }
+}
+
+extension Command {
+    /// Parses `arguments` (without the program name) against this command table.
+    ///
+    /// Options come as `--name value` or `--name=value`; `--` ends options; `-h`/`--help` anywhere asks
+    /// for the help of the command reached so far; `--version` is understood at the top.
+    public func parse(_ arguments: [String], environment: [String: String] = [:]) throws(UsageError) -> ParseOutcome {
+        var command = self
+        var path = [name]
+        var index = 0
+        while index < arguments.count, let next = command.subcommand(named: arguments[index]) {
+            command = next
+            path.append(next.name)
+            index += 1
+        }
+        let usage = command.usage(path: path)
+        func fail(_ message: String) -> UsageError {
+            UsageError(message: "\(path.joined(separator: " ")): \(message)", usage: usage)
+        }
+
+        var values: [String: String] = [:]
+        var positionals: [String] = []
+        var optionsEnded = false
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            if optionsEnded || !argument.hasPrefix("-") || argument == "-" {
+                positionals.append(argument)
+                continue
+            }
+            if argument == "--" { optionsEnded = true; continue }
+            if argument == "-h" || argument == "--help" { return .help(usage) }
+            if argument == "--version", path.count == 1 { return .version }
+            guard argument.hasPrefix("--") else {
+                throw fail("unknown option \(argument)\(command.suggestion(for: argument))")
+            }
+            let body = argument.dropFirst(2)
+            let (name, inline) = body.firstIndex(of: "=").map {
+                (String(body[..<$0]), String(body[body.index(after: $0)...]))
+            } ?? (String(body), nil)
+            guard let option = command.option(named: name) else {
+                throw fail("unknown option --\(name)\(command.suggestion(for: name))")
+            }
+            guard values[name] == nil else { throw fail("--\(name) is given twice") }
+            if let placeholder = option.placeholder {
+                if let inline {
+                    values[name] = inline
+                } else if index < arguments.count {
+                    values[name] = arguments[index]
+                    index += 1
+                } else {
+                    throw fail("--\(name) needs a value (\(placeholder))")
+                }
+            } else {
+                guard inline == nil else { throw fail("--\(name) takes no value") }
+                values[name] = ""
+            }
+        }
+
+        if !command.subcommands.isEmpty, command.positionals.isEmpty {
+            if let word = positionals.first {
+                throw fail("unknown command \"\(word)\"\(command.suggestion(for: word))")
+            }
+            throw fail("missing command; one of: \(command.subcommands.map(\.name).joined(separator: ", "))")
+        }
+        for option in command.options where values[option.name] == nil {
+            if let value = option.environment.lazy.compactMap({ environment[$0] }).first(where: { !$0.isEmpty }) {
+                values[option.name] = value
+            } else if option.isRequired {
+                throw fail("missing --\(option.name) \(option.placeholder ?? "")".trimmingTrailingSpace())
+            }
+        }
+        if positionals.count > command.positionals.count {
+            throw fail("unexpected argument \"\(positionals[command.positionals.count])\"")
+        }
+        if let missing = command.positionals.dropFirst(positionals.count).first(where: \.isRequired) {
+            throw fail("missing \(missing.name)")
+        }
+        return .run(Invocation(path: path, values: values, positionals: positionals, usage: usage))
+    }
+
+    /// " (did you mean --uid?)" when a known name is close to `word`.
+    func suggestion(for word: String) -> String {
+        let bare = String(word.drop { $0 == "-" })
+        let names = options.map { "--" + $0.name } + subcommands.map(\.name)
+        let best = names.min { editDistance(bare, String($0.drop { $0 == "-" })) < editDistance(bare, String($1.drop { $0 == "-" })) }
+        guard let best, editDistance(bare, String(best.drop { $0 == "-" })) <= max(1, bare.count / 3) else { return "" }
+        return " (did you mean \(best)?)"
+    }
+}
+
+/// Levenshtein distance, for suggestions.
+func editDistance(_ a: String, _ b: String) -> Int {
+    let a = Array(a), b = Array(b)
+    var row = Array(0...b.count)
+    for i in 1...max(1, a.count) where !a.isEmpty {
+        var previous = row[0]
+        row[0] = i
+        for j in stride(from: 1, through: b.count, by: 1) {
+            let saved = row[j]
+            row[j] = min(row[j] + 1, row[j - 1] + 1, previous + (a[i - 1] == b[j - 1] ? 0 : 1))
+            previous = saved
+        }
+    }
+    return row[b.count]
+}
+
+extension String {
+    func trimmingTrailingSpace() -> String {
+        var copy = self
+        while copy.last == " " { copy.removeLast() }
+        return copy
+    }
+}
