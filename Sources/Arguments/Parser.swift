@@ -101,7 +101,7 @@ extension Command {
         let bare = String(word.drop { $0 == "-" })
         let names = options.map { "--" + $0.name } + subcommands.map(\.name)
         let best = names.min { editDistance(bare, String($0.drop { $0 == "-" })) < editDistance(bare, String($1.drop { $0 == "-" })) }
-        guard let best, editDistance(bare, String(best.drop { $0 == "-" })) <= max(1, bare.count / 3) else { return "" }
+        guard let best, editDistance(bare, String(best.drop { $0 == "-" })) <= max(2, bare.count / 3) else { return "" }
         return " (did you mean \(best)?)"
     }
 }

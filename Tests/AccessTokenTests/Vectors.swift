@@ -12,7 +12,7 @@ struct Vectors: Decodable {
         let expire: UInt32
     }
 
-    struct V007: Decodable {
+    struct V007: Decodable, Sendable {
         let name: String
         let uid: UInt32?
         let privileges: [String: UInt32]?
@@ -21,7 +21,7 @@ struct Vectors: Decodable {
         let signature_hex: String?
     }
 
-    struct V006: Decodable {
+    struct V006: Decodable, Sendable {
         let name: String
         let uid: UInt32
         let salt: UInt32

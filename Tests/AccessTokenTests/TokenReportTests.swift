@@ -1,0 +1,147 @@
+import Testing
+@testable import AccessToken
+
+private let fx = Vectors.shared.fixtures
+private let issued: UInt32 = 1_800_000_000
+
+private func build(channel: String = "room", user: RTCUser = .uid(42), role: RTCRole = .publisher,
+                   expire: UInt32 = 600, salt: UInt32 = 3) throws -> String {
+    try AccessToken2.buildRTC(appID: fx.app_id, appCertificate: fx.app_certificate, channel: channel, user: user,
+                              role: role, tokenExpire: expire, privilegeExpire: min(expire, 86_400),
+                              issuedAt: issued, salt: salt)
+}
+
+private func report(_ token: String, certificate: String? = fx.app_certificate, channel: String? = "room",
+                    user: RTCUser? = .uid(42), at now: Int64 = Int64(issued) + 10) -> TokenReport {
+    TokenReport(inspecting: token, check: TokenCheck(appCertificate: certificate, channel: channel, user: user), now: now)
+}
+
+@Suite struct TokenReportTests {
+    @Test func explainsAGoodTokenFieldByField() throws {
+        let report = report(try build())
+        #expect(report.isValid)
+        #expect(report.version == "007")
+        #expect(report.appID == fx.app_id)
+        #expect(report.secondsLeft == 590)
+        #expect(report.signature == .valid)
+        #expect(report.channelMatches == true && report.uidMatches == true)
+        #expect(report.rtc?.privileges.map(\.name) == ["joinChannel", "publishAudioStream", "publishVideoStream", "publishDataStream"])
+        let text = report.text
+        #expect(text.contains("issued at   2027-01-15T08:00:00Z (1800000000)"))
+        #expect(text.contains("590 s left (9 min 50 s)"))
+        #expect(text.contains("channel \"room\"  uid 42"))
+        #expect(text.contains("signature   valid"))
+        #expect(text.contains("verdict     valid for what was asked"))
+    }
+
+    @Test func catchesAWrongCertificate() throws {
+        let report = report(try build(), certificate: String(repeating: "a", count: 32))
+        #expect(!report.isValid)
+        #expect(report.signature == .invalid)
+        #expect(report.text.contains("signature   INVALID"))
+        #expect(report.problems.contains { $0.contains("different App Certificate") })
+    }
+
+    @Test func saysHowLongAgoItExpired() throws {
+        let report = report(try build(), at: Int64(issued) + 725)
+        #expect(!report.isValid)
+        #expect(report.text.contains("expired 125 s ago"))
+        #expect(report.problems.contains { $0.hasPrefix("it expired 2 min 5 s ago") })
+    }
+
+    @Test func tellsAStringAccountFromAnIntegerUid() throws {
+        let accountToken = report(try build(user: .account("alice")), user: .uid(42))
+        #expect(accountToken.problems.contains { $0.contains("user account \"alice\" (a string)") })
+        let uidToken = report(try build(user: .uid(42)), user: .account("bob"))
+        #expect(uidToken.problems.contains { $0.contains("integer uid 42, but you join with the account \"bob\"") })
+        let zeroAccount = report(try build(user: .account("0")), user: .uid(7))
+        #expect(zeroAccount.problems.contains { $0.contains("account string \"0\", which is not the wildcard") })
+        let randomUid = report(try build(user: .uid(42)), user: .uid(0))
+        #expect(randomUid.problems.contains { $0.contains("you join with uid 0") })
+        let wildcard = report(try build(user: .uid(0)), user: .uid(7))
+        #expect(wildcard.isValid)
+        #expect(wildcard.text.contains("any uid (0)"))
+    }
+
+    @Test func pointsOutAChannelThatDiffersOnlyInCase() throws {
+        let report = report(try build(channel: "Room"))
+        #expect(report.channelMatches == false)
+        #expect(report.problems.contains { $0.contains("differ only in letter case") })
+    }
+
+    @Test func repairsWhatTransportsDoToTokensButStillFailsTheOriginal() throws {
+        let token = try (UInt32(1)...500).lazy.map { try build(salt: $0) }
+            .first { $0.contains("+") && $0.contains("/") && $0.hasSuffix("=") }!
+        let spaced = report(token.replacingAll("+", with: " "))
+        let urlEncoded = report(token.replacingOccurrences("+", "%2B").replacingOccurrences("/", "%2F").replacingOccurrences("=", "%3D"))
+        let quoted = report("\"\(token)\"\n")
+        for repaired in [spaced, urlEncoded, quoted] {
+            #expect(repaired.version == "007")
+            #expect(!repaired.isValid)
+            #expect(repaired.signature == .valid)
+        }
+        #expect(spaced.problems.contains { $0.contains("spaces where '+' belongs") })
+        #expect(urlEncoded.problems.contains { $0.contains("URL-encoded") })
+        #expect(quoted.problems.contains { $0.contains("whitespace or quotes") })
+    }
+
+    @Test func recognisesAnAppIDPassedAsAToken() {
+        let report = report(fx.app_id)
+        #expect(report.version == nil)
+        #expect(report.problems.contains { $0.contains("an App ID or an App Certificate, not a token") })
+        #expect(report.text.contains("token       not readable"))
+    }
+
+    @Test func flagsAnExpireThatLooksLikeAUnixTime() throws {
+        let token = AccessToken2(appID: fx.app_id, issuedAt: issued, expire: 1_800_000_600, salt: 1,
+                                 services: [.rtc(channel: "room", user: .uid(42), role: .publisher, privilegeExpire: 600)])
+        let report = report(try token.build(appCertificate: fx.app_certificate))
+        #expect(report.problems.contains { $0.contains("looks like a unix time") })
+    }
+
+    @Test func explains006AndItsChecksums() {
+        let vector = Vectors.shared.v006[0]
+        let full = TokenReport(inspecting: vector.token, check: TokenCheck(
+            appCertificate: fx.app_certificate, channel: fx.channel_name, user: .uid(fx.uid)), now: 1_000_000)
+        #expect(full.version == "006")
+        #expect(full.isValid)
+        #expect(full.signature == .valid)
+        #expect(full.notes.contains { $0.contains("006 AccessToken") })
+        let partial = TokenReport(inspecting: vector.token, check: TokenCheck(appCertificate: fx.app_certificate), now: 1_000_000)
+        #expect(partial.signature == .needsChannelAndUid)
+        let wrongUid = TokenReport(inspecting: vector.token, check: TokenCheck(channel: fx.channel_name, user: .uid(1)), now: 1_000_000)
+        #expect(!wrongUid.isValid)
+        #expect(wrongUid.uidMatches == false)
+    }
+
+    @Test func notesAShortLifetimeAndASubscriberRole() throws {
+        let report = report(try build(role: .subscriber, expire: 35))
+        #expect(report.isValid)
+        #expect(report.notes.contains { $0.contains("tokenPrivilegeWillExpire") })
+        #expect(report.notes.contains { $0.contains("subscriber role") })
+    }
+}
+
+@Suite struct UnixTimeTests {
+    @Test func formatsUTC() {
+        #expect(UnixTime.iso8601(0) == "1970-01-01T00:00:00Z")
+        #expect(UnixTime.iso8601(951_782_400) == "2000-02-29T00:00:00Z")
+        #expect(UnixTime.iso8601(1_111_111) == "1970-01-13T20:38:31Z")
+        #expect(UnixTime.iso8601(4_294_967_295) == "2106-02-07T06:28:15Z")
+        #expect(UnixTime.iso8601(-1) == "1969-12-31T23:59:59Z")
+    }
+
+    @Test func spellsDurations() {
+        #expect(UnixTime.duration(0) == "0 s")
+        #expect(UnixTime.duration(59) == "59 s")
+        #expect(UnixTime.duration(3600) == "1 h")
+        #expect(UnixTime.duration(3725) == "1 h 2 min 5 s")
+        #expect(UnixTime.duration(90_061) == "1 d 1 h 1 min 1 s")
+    }
+}
+
+extension String {
+    func replacingOccurrences(_ target: String, _ replacement: String) -> String {
+        split(separator: target, omittingEmptySubsequences: false).joined(separator: replacement)
+    }
+}

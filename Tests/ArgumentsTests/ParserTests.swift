@@ -1,0 +1,119 @@
+import Testing
+@testable import Arguments
+
+private let build = Command(
+    "build", summary: "Build a thing.",
+    options: [
+        .value("app-id", "ID", help: "App ID", environment: ["APP_ID"], required: true),
+        .value("uid", "N", help: "uid"),
+        .value("role", "ROLE", help: "role", default: "publisher"),
+        .flag("json", help: "JSON output"),
+    ])
+private let inspect = Command("inspect", summary: "Inspect.", positionals: [Positional("TOKEN", help: "the token")])
+private let root = Command("tool", summary: "A tool.", subcommands: [Command("token", summary: "Tokens.", subcommands: [build, inspect])])
+
+private func run(_ words: [String], env: [String: String] = [:]) throws -> Invocation {
+    guard case .run(let invocation) = try root.parse(words, environment: env) else {
+        Issue.record("expected a command to run")
+        throw UsageError(message: "", usage: "")
+    }
+    return invocation
+}
+
+private func failure(_ words: [String], env: [String: String] = [:]) -> String? {
+    do {
+        _ = try root.parse(words, environment: env)
+        return nil
+    } catch {
+        return error.message
+    }
+}
+
+@Suite struct ParserTests {
+    @Test func readsSpacedAndInlineValuesFlagsAndThePath() throws {
+        let invocation = try run(["token", "build", "--app-id", "abc", "--uid=42", "--json"])
+        #expect(invocation.path == ["tool", "token", "build"])
+        #expect(invocation.string("app-id") == "abc")
+        #expect(try invocation.integer("uid", in: UInt32(0)...UInt32.max) == 42)
+        #expect(invocation.has("json"))
+        #expect(!invocation.has("role"))
+    }
+
+    @Test func aValueMayStartWithADash() throws {
+        let invocation = try run(["token", "build", "--app-id", "x", "--uid", "-5"])
+        #expect(invocation.string("uid") == "-5")
+        #expect(throws: UsageError.self) { try invocation.integer("uid", in: UInt32(0)...UInt32.max) }
+    }
+
+    @Test func environmentFillsWhatTheCommandLineLeavesOut() throws {
+        #expect(try run(["token", "build"], env: ["APP_ID": "from-env"]).string("app-id") == "from-env")
+        #expect(try run(["token", "build", "--app-id", "cli"], env: ["APP_ID": "env"]).string("app-id") == "cli")
+        #expect(failure(["token", "build"], env: ["APP_ID": ""]) == "tool token build: missing --app-id ID")
+    }
+
+    @Test func unknownOptionsSaySoAndSuggestTheClosest() {
+        #expect(failure(["token", "build", "--app-id", "x", "--uidd", "1"])
+                == "tool token build: unknown option --uidd (did you mean --uid?)")
+        #expect(failure(["token", "build", "--app-id", "x", "--zzzz"]) == "tool token build: unknown option --zzzz")
+        #expect(failure(["token", "biuld"]) == "tool token: unknown command \"biuld\" (did you mean build?)")
+        #expect(failure(["token"]) == "tool token: missing command; one of: build, inspect")
+    }
+
+    @Test func malformedCommandLinesNameTheProblem() {
+        #expect(failure(["token", "build", "--app-id"]) == "tool token build: --app-id needs a value (ID)")
+        #expect(failure(["token", "build", "--app-id", "a", "--app-id", "b"]) == "tool token build: --app-id is given twice")
+        #expect(failure(["token", "build", "--app-id", "a", "--json=yes"]) == "tool token build: --json takes no value")
+        #expect(failure(["token", "build", "--app-id", "a", "extra"]) == "tool token build: unexpected argument \"extra\"")
+        #expect(failure(["token", "inspect"]) == "tool token inspect: missing TOKEN")
+        #expect(failure(["token", "build", "--app-id", "a", "-x"]) == "tool token build: unknown option -x")
+    }
+
+    @Test func typedAccessorsExplainBadValues() throws {
+        let invocation = try run(["token", "build", "--app-id", "a", "--uid", "4294967296", "--role", "host"])
+        #expect(throws: UsageError(message: "tool token build: --uid must be an integer from 0 to 4294967295, not \"4294967296\"",
+                                   usage: invocation.usage)) {
+            try invocation.integer("uid", in: UInt32(0)...UInt32.max)
+        }
+        #expect(throws: UsageError(message: "tool token build: --role must be publisher or subscriber, not \"host\"",
+                                   usage: invocation.usage)) {
+            try invocation.choice("role", ["publisher": 1, "subscriber": 2])
+        }
+    }
+
+    @Test func dashDashEndsOptions() throws {
+        let invocation = try run(["token", "inspect", "--", "--not-an-option"])
+        #expect(invocation.positionals == ["--not-an-option"])
+    }
+
+    @Test func helpAndVersionAreUnderstood() throws {
+        guard case .help(let text) = try root.parse(["token", "build", "--uid", "1", "--help"]) else {
+            Issue.record("expected help")
+            return
+        }
+        #expect(text.hasPrefix("usage: tool token build [options]"))
+        guard case .version = try root.parse(["--version"]) else {
+            Issue.record("expected version")
+            return
+        }
+    }
+
+    @Test func usageListsEveryOptionWithDefaultsAndEnvironment() throws {
+        guard case .help(let text) = try root.parse(["token", "build", "-h"]) else { return }
+        #expect(text.contains("--app-id ID"))
+        #expect(text.contains("[env APP_ID]"))
+        #expect(text.contains("(required)"))
+        #expect(text.contains("--role ROLE"))
+        #expect(text.contains("(default publisher)"))
+        #expect(text.contains("--json"))
+        guard case .help(let top) = try root.parse(["--help"]) else { return }
+        #expect(top.contains("token build"))
+        #expect(top.contains("token inspect"))
+    }
+
+    @Test func editDistanceCountsEdits() {
+        #expect(editDistance("uid", "uid") == 0)
+        #expect(editDistance("uidd", "uid") == 1)
+        #expect(editDistance("", "abc") == 3)
+        #expect(editDistance("kitten", "sitting") == 3)
+    }
+}
