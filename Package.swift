@@ -14,6 +14,9 @@ let package = Package(
 
         .target(name: "AccessToken", dependencies: ["CCrypto", "CZlib"]),
         .target(name: "Arguments"),
+        .target(name: "Timers"),
+        .target(name: "ChannelEngine", dependencies: ["AccessToken", "Timers"]),
+        .target(name: "TestSupport", dependencies: ["Timers"]),
         .executableTarget(name: "tokencall", dependencies: ["AccessToken", "Arguments"]),
 
         .executableTarget(
@@ -24,6 +27,7 @@ let package = Package(
 
         .testTarget(name: "AccessTokenTests", dependencies: ["AccessToken"], exclude: ["Fixtures"]),
         .testTarget(name: "ArgumentsTests", dependencies: ["Arguments"]),
+        .testTarget(name: "ChannelEngineTests", dependencies: ["ChannelEngine", "AccessToken", "TestSupport"]),
         .testTarget(name: "TokenCallTests", dependencies: ["tokencall"]),
     ]
 )

@@ -91,7 +91,7 @@ public enum AgoraToken: Sendable, Equatable {
 
     /// Reads a "007" or "006" token; anything else is `unknownVersion`.
     public init(parsing token: String) throws(TokenError) {
-        if token.hasPrefix(AccessToken006.version) {
+        if token.utf8.starts(with: AccessToken006.version.utf8) {
             self = .accessToken006(try AccessToken006(parsing: token))
         } else {
             self = .accessToken2(try AccessToken2(parsing: token))

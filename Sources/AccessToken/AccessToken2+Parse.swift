@@ -5,7 +5,7 @@ extension AccessToken2 {
         guard token.utf8.starts(with: Self.version.utf8) else {
             throw .unknownVersion(prefix: String(token.prefix(3)))
         }
-        guard let compressed = Base64.decode(token.dropFirst(3).utf8) else { throw .badBase64 }
+        guard let compressed = Base64.decode(token.utf8.dropFirst(3)) else { throw .badBase64 }
         try self.init(content: try Zlib.inflate(compressed))
     }
 

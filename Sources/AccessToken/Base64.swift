@@ -52,6 +52,8 @@ enum Base64 {
             }
             filled += 1
             if filled == 4 {
+                // Canonical only: the bits a padded group leaves over must be zero.
+                if (padding == 1 && quad & 0xFF != 0) || (padding == 2 && quad & 0xFFFF != 0) { return nil }
                 out.append(UInt8(truncatingIfNeeded: quad >> 16))
                 out.append(UInt8(truncatingIfNeeded: quad >> 8))
                 out.append(UInt8(truncatingIfNeeded: quad))

@@ -1,0 +1,60 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// How the engine is created (`AgoraRtcEngineConfig`), plus the settings of the simulation behind it.
+public struct AgoraRtcEngineConfig: Sendable {
+    public var appId: String
+    public var channelProfile: AgoraChannelProfile
+    public var simulation: Simulation
+
+    public init(appId: String, channelProfile: AgoraChannelProfile = .liveBroadcasting,
+                simulation: Simulation = Simulation()) {
+        self.appId = appId
+        self.channelProfile = channelProfile
+        self.simulation = simulation
+    }
+}
+
+/// What the simulated network knows and how it behaves; none of this exists in Agora's SDK.
+public struct Simulation: Sendable {
+    /// The App Certificate the network checks signatures with; nil checks everything but the signature.
+    public var appCertificate: String?
+    /// Every timer of the engine reads this clock.
+    public var clock: any Clock<Duration>
+    /// Seconds since 1970, read once when a token is accepted to place its expiry on `clock`.
+    public var unixTime: @Sendable () -> Double
+    /// Everything random (remote users, assigned uids) follows from it.
+    public var seed: UInt64
+    /// Remote users already in or arriving in each channel.
+    public var remoteUsers: Int
+    /// Whether remote users come and go on their own.
+    public var peerChurn: Bool
+    /// How long before expiry `tokenPrivilegeWillExpire` fires (30 s in Agora's SDK).
+    public var willExpireLead: Duration
+    /// How long the network takes to answer a join.
+    public var joinLatency: Duration
+
+    public init(
+        appCertificate: String? = nil, clock: any Clock<Duration> = ContinuousClock(),
+        unixTime: @escaping @Sendable () -> Double = Simulation.systemUnixTime, seed: UInt64 = 0,
+        remoteUsers: Int = 2, peerChurn: Bool = true, willExpireLead: Duration = .seconds(30),
+        joinLatency: Duration = .milliseconds(250)
+    ) {
+        self.appCertificate = appCertificate
+        self.clock = clock
+        self.unixTime = unixTime
+        self.seed = seed
+        self.remoteUsers = remoteUsers
+        self.peerChurn = peerChurn
+        self.willExpireLead = willExpireLead
+        self.joinLatency = joinLatency
+    }
+
+    /// The system's wall clock.
+    @Sendable public static func systemUnixTime() -> Double {
+        var spec = timespec()
+        clock_gettime(CLOCK_REALTIME, &spec)
+        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
+    }
+}

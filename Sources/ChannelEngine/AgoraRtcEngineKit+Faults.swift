@@ -1,0 +1,75 @@
+import Timers
+
+extension AgoraRtcEngineKit {
+    /// How long a lost link takes to show, as in Agora's SDK.
+    static let interruptedAfter: Duration = .seconds(4)
+    static let lostAfter: Duration = .seconds(10)
+    static let peersDroppedAfter: Duration = .seconds(20)
+    static let failedAfter: Duration = .seconds(20 * 60)
+
+    /// Cuts (`true`) or restores (`false`) the simulated link. Cut: reconnecting / interrupted after 4 s,
+    /// reconnecting / lost at 10 s, remote users dropped at 20 s, failed / joinFailed at 20 min.
+    /// Restored: connected / rejoinSuccess and remote users back.
+    public func simulateNetworkInterruption(_ down: Bool) {
+        guard down != (networkDownSince != nil) else { return }
+        if down {
+            networkDownSince = timers.now
+            emit(.simulatorNotice(.network(down: true)), on: nil)
+            for channel in activeChannels where channel.isInChannel { scheduleLinkLoss(on: channel) }
+        } else {
+            networkDownSince = nil
+            emit(.simulatorNotice(.network(down: false)), on: nil)
+            for channel in activeChannels {
+                timers.cancel(channel.linkTimers)
+                channel.linkTimers = []
+                if channel.state == .reconnecting { setState(.connected, .rejoinSuccess, on: channel) }
+                if channel.joinWaitsForNetwork { completeJoin(channel, rejoining: channel.reason == .renewToken) }
+                syncRemoteUsers(of: channel)
+            }
+        }
+        flush()
+    }
+
+    /// The server bans the local user: failed / bannedByServer on every connection.
+    public func simulateBan() {
+        for channel in activeChannels where channel.isActive && channel.state != .failed {
+            timers.cancel(channel.allTimers)
+            channel.tokenTimers = []
+            channel.linkTimers = []
+            channel.videoTimers = []
+            channel.joinTimer = nil
+            setState(.failed, .bannedByServer, on: channel)
+            detach(channel)
+        }
+        flush()
+    }
+
+    var activeChannels: [Channel] {
+        ([main].compactMap { $0 } + exChannels).filter(\.isActive)
+    }
+
+    private func scheduleLinkLoss(on channel: Channel) {
+        func at(_ delay: Duration, _ work: @escaping @MainActor (Channel) -> Void) -> TimerQueue.ID {
+            timers.schedule(after: delay) { [weak self, weak channel] in
+                guard let self, let channel, channel.isInChannel else { return }
+                self.run { work(channel) }
+            }
+        }
+        channel.linkTimers = [
+            at(Self.interruptedAfter) { [unowned self] in self.setState(.reconnecting, .interrupted, on: $0) },
+            at(Self.lostAfter) { [unowned self] in self.setState(.reconnecting, .lost, on: $0) },
+            at(Self.peersDroppedAfter) { [unowned self] channel in
+                for uid in channel.announced { self.emit(.didOfflineOfUid(uid, reason: .dropped), on: channel) }
+                channel.announced = []
+                self.emit(.simulatorNotice(.localUserOfflineForPeers(.dropped)), on: channel)
+            },
+            at(Self.failedAfter) { [unowned self] channel in
+                self.timers.cancel(channel.allTimers)
+                channel.tokenTimers = []
+                channel.linkTimers = []
+                self.setState(.failed, .joinFailed, on: channel)
+                self.detach(channel)
+            },
+        ]
+    }
+}

@@ -1,0 +1,75 @@
+import Timers
+
+extension AgoraRtcEngineKit {
+    /// Adds a remote user to the main channel now; returns its uid, or nil when not joined.
+    public func simulateRemoteUserJoin() -> UInt? {
+        guard let main, main.isActive else { return nil }
+        let uid = world(for: main).add()
+        flush()
+        return uid
+    }
+
+    /// Makes a remote user of the main channel quit (the latest one when `uid` is nil); returns its uid.
+    public func simulateRemoteUserLeave(_ uid: UInt? = nil) -> UInt? {
+        guard let main else { return nil }
+        let removed = world(for: main).remove(uid)
+        flush()
+        return removed
+    }
+
+    func world(for channel: Channel) -> RemoteUsers {
+        let id = channel.connection.channelId
+        if let world = worlds[id] { return world }
+        let world = RemoteUsers(
+            channel: id, seed: config.simulation.seed, count: config.simulation.remoteUsers,
+            churn: config.simulation.peerChurn, liveBroadcasting: config.channelProfile == .liveBroadcasting,
+            timers: timers)
+        worlds[id] = world
+        return world
+    }
+
+    /// The connection is in: follow its channel's remote users from now on.
+    func attach(_ channel: Channel) {
+        let world = world(for: channel)
+        world.observe(ObjectIdentifier(channel)) { [weak self, weak channel] in
+            guard let self, let channel else { return }
+            self.syncRemoteUsers(of: channel)
+        }
+        world.start()
+        syncRemoteUsers(of: channel)
+    }
+
+    /// The connection is out: it hears nothing more, and forgets whom it saw (Agora sends no offline
+    /// callbacks for users you leave behind).
+    func detach(_ channel: Channel) {
+        worlds[channel.connection.channelId]?.stopObserving(ObjectIdentifier(channel))
+        timers.cancel(channel.videoTimers)
+        channel.videoTimers = []
+        channel.announced = []
+    }
+
+    /// Brings what the connection has announced in line with who is visible: `didJoinedOfUid` (then the
+    /// first video frame) for newcomers, `didOfflineOfUid` for those gone. Nothing arrives while the link is down.
+    func syncRemoteUsers(of channel: Channel) {
+        guard channel.state == .connected, networkDownSince == nil else { return }
+        let world = world(for: channel)
+        let visible = world.visible.map(\.uid)
+        for uid in channel.announced where !visible.contains(uid) {
+            channel.announced.removeAll { $0 == uid }
+            emit(.didOfflineOfUid(uid, reason: world.peer(uid)?.offlineReason ?? .quit), on: channel)
+        }
+        for peer in world.visible where !channel.announced.contains(peer.uid) {
+            channel.announced.append(peer.uid)
+            emit(.didJoinedOfUid(peer.uid, elapsed: elapsedMilliseconds(since: channel.joinStartedAt)), on: channel)
+            let delay = Duration.milliseconds(150 + Int64(peer.uid % 300))
+            channel.videoTimers.append(timers.schedule(after: delay) { [weak self, weak channel] in
+                guard let self, let channel, channel.announced.contains(peer.uid), channel.state == .connected,
+                      world.peer(peer.uid)?.silentSince == nil else { return }
+                self.run {
+                    self.emit(.firstRemoteVideoFrame(uid: peer.uid, size: peer.videoSize,
+                                                     elapsed: self.elapsedMilliseconds(since: channel.joinStartedAt)), on: channel)
+                }
+            })
+        }
+    }
+}

@@ -1,0 +1,188 @@
+import Timers
+
+import AccessToken
+
+/// A token the network accepted, placed on the engine's clock.
+struct AcceptedToken {
+    let token: String?
+    /// Unix time it expires; nil for no token (testing mode).
+    let expiresAt: Int64?
+    /// Where that falls on the engine's clock.
+    let expiry: Duration?
+}
+
+/// Why the network refused a token, in each of the ways Agora reports it.
+struct Rejection: Error {
+    let state: AgoraConnectionState
+    let reason: AgoraConnectionChangedReason
+    let error: AgoraErrorCode
+    let renewCode: AgoraRenewTokenErrorCode
+
+    static let invalidToken = Rejection(state: .disconnected, reason: .invalidToken, error: .invalidToken, renewCode: .invalidToken)
+    static let wrongChannel = Rejection(state: .disconnected, reason: .invalidToken, error: .invalidToken, renewCode: .invalidChannelName)
+    static let expired = Rejection(state: .failed, reason: .tokenExpired, error: .tokenExpired, renewCode: .tokenExpired)
+    static let invalidAppId = Rejection(state: .failed, reason: .invalidAppId, error: .invalidAppId, renewCode: .failure)
+    static let inconsistentAppId = Rejection(state: .failed, reason: .inconsistentAppId, error: .invalidAppId, renewCode: .inconsistentAppId)
+}
+
+/// How a new token reached the engine, for the callbacks each path gets.
+enum RenewalPath {
+    case renewToken, updateChannel
+}
+
+extension AgoraRtcEngineKit {
+    /// Replaces the main connection's token. Returns 0, or -2 for an empty token; the outcome comes in
+    /// `renewTokenResult`. From failed/tokenExpired it rejoins: connecting/renewToken, then connected.
+    public func renewToken(_ token: String) -> Int32 {
+        guard !token.isEmpty else { return -Int32(AgoraErrorCode.invalidArgument.rawValue) }
+        if let main, main.isActive {
+            renew(main, with: token, via: .renewToken)
+        } else {
+            emit(.renewTokenResult(token: token, code: .failure), on: main)
+        }
+        flush()
+        return 0
+    }
+
+    /// Updates the main connection's options; a token in them renews like `renewToken`, without
+    /// `renewTokenResult`. Returns 0, or -8 when not in a channel.
+    public func updateChannel(with mediaOptions: AgoraRtcChannelMediaOptions) -> Int32 {
+        guard let main, main.isActive else { return -Int32(AgoraErrorCode.invalidState.rawValue) }
+        let code = update(main, with: mediaOptions)
+        flush()
+        return code
+    }
+
+    func update(_ channel: Channel, with options: AgoraRtcChannelMediaOptions) -> Int32 {
+        if let newRole = options.clientRoleType {
+            if channel.isMain { role = newRole }
+            changeRole(of: channel, from: channel.role, to: newRole)
+        }
+        if let token = options.token {
+            guard !token.isEmpty else { return -Int32(AgoraErrorCode.invalidArgument.rawValue) }
+            renew(channel, with: token, via: .updateChannel)
+        }
+        return 0
+    }
+
+    func renew(_ channel: Channel, with token: String, via path: RenewalPath) {
+        if channel.state == .connecting {
+            channel.pendingToken = token
+            if path == .renewToken { emit(.renewTokenResult(token: token, code: .success), on: channel) }
+            return
+        }
+        let expiredOut = channel.state == .failed && channel.reason == .tokenExpired
+        if channel.state == .failed && !expiredOut {
+            if path == .renewToken { emit(.renewTokenResult(token: token, code: .failure), on: channel) }
+            return
+        }
+        switch evaluate(token, for: channel, renewing: true) {
+        case .failure(let rejection):
+            switch path {
+            case .renewToken: emit(.renewTokenResult(token: token, code: rejection.renewCode), on: channel)
+            case .updateChannel: emit(.didOccurError(rejection.error), on: channel)
+            }
+        case .success where expiredOut:
+            if path == .renewToken { emit(.renewTokenResult(token: token, code: .success), on: channel) }
+            channel.pendingToken = token
+            channel.joinStartedAt = timers.now
+            setState(.connecting, .renewToken, on: channel)
+            channel.joinTimer = timers.schedule(after: config.simulation.joinLatency) { [weak self, weak channel] in
+                guard let self, let channel else { return }
+                self.run { self.completeJoin(channel, rejoining: true) }
+            }
+        case .success(let accepted):
+            if path == .renewToken { emit(.renewTokenResult(token: token, code: .success), on: channel) }
+            install(accepted, on: channel)
+        }
+    }
+
+    /// Checks a token as Agora's network does: App ID, signature (when the certificate is known), expiry,
+    /// join privilege, channel and uid.
+    func evaluate(_ token: String?, for channel: Channel, renewing: Bool) -> Result<AcceptedToken, Rejection> {
+        guard AgoraID.isValid(config.appId) else { return .failure(.invalidAppId) }
+        let certificate = config.simulation.appCertificate
+        guard let token, !token.isEmpty else {
+            return certificate == nil ? .success(AcceptedToken(token: nil, expiresAt: nil, expiry: nil)) : .failure(.invalidToken)
+        }
+        let parsed: AgoraToken
+        do { parsed = try AgoraToken(parsing: token) } catch { return .failure(.invalidToken) }
+        let unixNow = config.simulation.unixTime()
+        let check = TokenCheck(appID: config.appId, appCertificate: certificate, channel: channel.connection.channelId,
+                               user: .uid(UInt32(channel.connection.localUid)))
+        do throws(TokenError) {
+            try parsed.validate(check, now: Int64(unixNow.rounded(.down)))
+        } catch {
+            switch error {
+            case .appIDMismatch: return .failure(renewing ? .inconsistentAppId : .invalidAppId)
+            case .expired, .joinPrivilegeExpired: return .failure(.expired)
+            case .channelMismatch, .crcMismatch(field: "channel"): return .failure(.wrongChannel)
+            default: return .failure(.invalidToken)
+            }
+        }
+        if certificate == nil, !saidSignatureNotChecked {
+            saidSignatureNotChecked = true
+            emit(.simulatorNotice(.signatureNotChecked), on: channel)
+        }
+        let expiresAt = parsed.joinDeadline
+        let expiry = timers.now + .milliseconds(Int64(((Double(expiresAt) - unixNow) * 1000).rounded()))
+        return .success(AcceptedToken(token: token, expiresAt: expiresAt, expiry: expiry))
+    }
+
+    /// Makes `accepted` the connection's token: cancels the old token's timers and sets will-expire and
+    /// expiry for the new one. With the lead or less left, will-expire fires at once.
+    func install(_ accepted: AcceptedToken, on channel: Channel) {
+        timers.cancel(channel.tokenTimers)
+        channel.tokenTimers = []
+        channel.token = accepted.token
+        channel.tokenExpiresAt = accepted.expiresAt
+        channel.tokenExpiry = accepted.expiry
+        guard let token = accepted.token, let expiresAt = accepted.expiresAt, let expiry = accepted.expiry else { return }
+        let warnAt = expiry - config.simulation.willExpireLead
+        let short = warnAt <= timers.now
+        emit(.simulatorNotice(.tokenAccepted(expiresAt: expiresAt, short: short)), on: channel)
+        if short {
+            emit(.tokenPrivilegeWillExpire(token: token), on: channel)
+        } else {
+            channel.tokenTimers.append(timers.schedule(at: warnAt) { [weak self, weak channel] in
+                guard let self, let channel else { return }
+                self.run { self.emit(.tokenPrivilegeWillExpire(token: token), on: channel) }
+            })
+        }
+        channel.tokenTimers.append(timers.schedule(at: expiry) { [weak self, weak channel] in
+            guard let self, let channel else { return }
+            self.run { self.expire(channel) }
+        })
+    }
+
+    /// The token ran out: `requestToken`, then failed / tokenExpired, out of the channel.
+    func expire(_ channel: Channel) {
+        guard channel.isActive, channel.token != nil else { return }
+        let wasIn = channel.isInChannel
+        timers.cancel(channel.allTimers)
+        channel.tokenTimers = []
+        channel.linkTimers = []
+        channel.videoTimers = []
+        channel.joinTimer = nil
+        emit(.requestToken, on: channel)
+        setState(.failed, .tokenExpired, on: channel)
+        detach(channel)
+        if wasIn { emit(.simulatorNotice(.localUserOfflineForPeers(.quit)), on: channel) }
+    }
+
+    /// Expires the main connection's token now, whatever its expiry, as a demo of `requestToken`.
+    public func simulateTokenExpiry() {
+        if let main { expire(main) }
+        flush()
+    }
+}
+
+extension AgoraToken {
+    /// Unix time after which the token no longer admits a join: its expiry or its join privilege's, if earlier.
+    var joinDeadline: Int64 {
+        switch self {
+        case .accessToken2(let token): token.joinExpiresAt ?? token.expiresAt
+        case .accessToken006(let token): min(Int64(token.messageExpiresAt), token.joinExpiresAt ?? Int64(token.messageExpiresAt))
+        }
+    }
+}

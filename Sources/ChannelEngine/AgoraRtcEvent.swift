@@ -1,0 +1,63 @@
+/// One delegate callback as a value: what a recorder, a log or an event stream keeps.
+public enum AgoraRtcEvent: Sendable, Equatable {
+    case didJoinChannel(channel: String, uid: UInt, elapsed: Int)
+    case didLeaveChannel(AgoraRtcConnection)
+    case connectionStateChanged(AgoraConnectionState, reason: AgoraConnectionChangedReason)
+    case tokenPrivilegeWillExpire(token: String)
+    case requestToken
+    case renewTokenResult(token: String, code: AgoraRenewTokenErrorCode)
+    case didJoinedOfUid(UInt, elapsed: Int)
+    case didOfflineOfUid(UInt, reason: AgoraUserOfflineReason)
+    case firstRemoteVideoFrame(uid: UInt, size: VideoSize, elapsed: Int)
+    case didOccurError(AgoraErrorCode)
+    case didClientRoleChanged(old: AgoraClientRole, new: AgoraClientRole)
+    case simulatorNotice(SimulatorNotice)
+
+    /// The callback's name as Agora's docs write it.
+    public var name: String {
+        switch self {
+        case .didJoinChannel: "didJoinChannel"
+        case .didLeaveChannel: "didLeaveChannel"
+        case .connectionStateChanged: "connectionStateChanged"
+        case .tokenPrivilegeWillExpire: "tokenPrivilegeWillExpire"
+        case .requestToken: "requestToken"
+        case .renewTokenResult: "renewTokenResult"
+        case .didJoinedOfUid: "didJoinedOfUid"
+        case .didOfflineOfUid: "didOfflineOfUid"
+        case .firstRemoteVideoFrame: "firstRemoteVideoFrame"
+        case .didOccurError: "didOccurError"
+        case .didClientRoleChanged: "didClientRoleChanged"
+        case .simulatorNotice: "simulatorNotice"
+        }
+    }
+
+    @MainActor
+    func deliver(to delegate: any AgoraRtcEngineDelegate, from engine: AgoraRtcEngineKit) {
+        switch self {
+        case .didJoinChannel(let channel, let uid, let elapsed):
+            delegate.rtcEngine(engine, didJoinChannel: channel, withUid: uid, elapsed: elapsed)
+        case .didLeaveChannel(let connection):
+            delegate.rtcEngine(engine, didLeaveChannelWith: connection)
+        case .connectionStateChanged(let state, let reason):
+            delegate.rtcEngine(engine, connectionStateChanged: state, reason: reason)
+        case .tokenPrivilegeWillExpire(let token):
+            delegate.rtcEngine(engine, tokenPrivilegeWillExpire: token)
+        case .requestToken:
+            delegate.rtcEngineRequestToken(engine)
+        case .renewTokenResult(let token, let code):
+            delegate.rtcEngine(engine, renewTokenResult: token, code: code)
+        case .didJoinedOfUid(let uid, let elapsed):
+            delegate.rtcEngine(engine, didJoinedOfUid: uid, elapsed: elapsed)
+        case .didOfflineOfUid(let uid, let reason):
+            delegate.rtcEngine(engine, didOfflineOfUid: uid, reason: reason)
+        case .firstRemoteVideoFrame(let uid, let size, let elapsed):
+            delegate.rtcEngine(engine, firstRemoteVideoFrameOfUid: uid, size: size, elapsed: elapsed)
+        case .didOccurError(let code):
+            delegate.rtcEngine(engine, didOccurError: code)
+        case .didClientRoleChanged(let old, let new):
+            delegate.rtcEngine(engine, didClientRoleChanged: old, newRole: new)
+        case .simulatorNotice(let notice):
+            delegate.rtcEngine(engine, simulatorNotice: notice)
+        }
+    }
+}

@@ -1,0 +1,44 @@
+import Timers
+
+/// One local connection to a channel: the main one, or one of the multi-channel API.
+@MainActor
+final class Channel {
+    var connection: AgoraRtcConnection
+    var role: AgoraClientRole
+    /// The delegate of a `joinChannelEx` connection; the main channel uses the engine's.
+    weak var exDelegate: (any AgoraRtcEngineDelegate)?
+    let isMain: Bool
+
+    var state: AgoraConnectionState = .disconnected
+    var reason: AgoraConnectionChangedReason = .leaveChannel
+    /// The token the connection holds, and where its expiry falls on the engine's clock.
+    var token: String?
+    var tokenExpiresAt: Int64?
+    var tokenExpiry: Duration?
+    var tokenTimers: [TimerQueue.ID] = []
+    /// The token a join in progress will present.
+    var pendingToken: String?
+    var joinTimer: TimerQueue.ID?
+    var joinWaitsForNetwork = false
+    var joinStartedAt: Duration = .zero
+    var linkTimers: [TimerQueue.ID] = []
+    /// Remote users announced through `didJoinedOfUid` and not yet offline, in announcement order.
+    var announced: [UInt] = []
+    var videoTimers: [TimerQueue.ID] = []
+
+    init(connection: AgoraRtcConnection, role: AgoraClientRole, isMain: Bool, exDelegate: (any AgoraRtcEngineDelegate)?) {
+        self.connection = connection
+        self.role = role
+        self.isMain = isMain
+        self.exDelegate = exDelegate
+    }
+
+    /// In the channel, whether or not the link is up.
+    var isInChannel: Bool { state == .connected || state == .reconnecting }
+    /// Joined, joining or waiting to be renewed: anything but disconnected.
+    var isActive: Bool { state != .disconnected }
+
+    var allTimers: [TimerQueue.ID] {
+        tokenTimers + linkTimers + videoTimers + (joinTimer.map { [$0] } ?? [])
+    }
+}

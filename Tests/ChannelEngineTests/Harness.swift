@@ -1,0 +1,100 @@
+import AccessToken
+@testable import ChannelEngine
+import TestSupport
+import Testing
+
+let appID = "970CA35de60c44645bbae8a215061b33"
+let certificate = "5CFd2fd1755d40ecb72977518be15d3b"
+
+/// Records every callback with the engine time it arrived at, and can act on one as an app would.
+@MainActor
+final class Recorder: AgoraRtcEngineDelegate {
+    var log: [(at: Duration, event: AgoraRtcEvent)] = []
+    var react: ((AgoraRtcEngineKit, AgoraRtcEvent) -> Void)?
+    private var depth = 0
+    private(set) var reentered = false
+
+    var events: [AgoraRtcEvent] { log.map(\.event) }
+    func count(_ name: String) -> Int { log.filter { $0.event.name == name }.count }
+    func times(of name: String) -> [Duration] { log.filter { $0.event.name == name }.map(\.at) }
+    var states: [AgoraRtcEvent] { events.filter { $0.name == "connectionStateChanged" } }
+    func clear() { log = [] }
+
+    private func record(_ engine: AgoraRtcEngineKit, _ event: AgoraRtcEvent) {
+        depth += 1
+        if depth > 1 { reentered = true }
+        log.append((engine.now, event))
+        react?(engine, event)
+        depth -= 1
+    }
+
+    func rtcEngine(_ engine: AgoraRtcEngineKit, didJoinChannel channel: String, withUid uid: UInt, elapsed: Int) {
+        record(engine, .didJoinChannel(channel: channel, uid: uid, elapsed: elapsed))
+    }
+    func rtcEngine(_ engine: AgoraRtcEngineKit, didLeaveChannelWith connection: AgoraRtcConnection) {
+        record(engine, .didLeaveChannel(connection))
+    }
+    func rtcEngine(_ engine: AgoraRtcEngineKit, connectionStateChanged state: AgoraConnectionState, reason: AgoraConnectionChangedReason) {
+        record(engine, .connectionStateChanged(state, reason: reason))
+    }
+    func rtcEngine(_ engine: AgoraRtcEngineKit, tokenPrivilegeWillExpire token: String) {
+        record(engine, .tokenPrivilegeWillExpire(token: token))
+    }
+    func rtcEngineRequestToken(_ engine: AgoraRtcEngineKit) { record(engine, .requestToken) }
+    func rtcEngine(_ engine: AgoraRtcEngineKit, renewTokenResult token: String, code: AgoraRenewTokenErrorCode) {
+        record(engine, .renewTokenResult(token: token, code: code))
+    }
+    func rtcEngine(_ engine: AgoraRtcEngineKit, didJoinedOfUid uid: UInt, elapsed: Int) {
+        record(engine, .didJoinedOfUid(uid, elapsed: elapsed))
+    }
+    func rtcEngine(_ engine: AgoraRtcEngineKit, didOfflineOfUid uid: UInt, reason: AgoraUserOfflineReason) {
+        record(engine, .didOfflineOfUid(uid, reason: reason))
+    }
+    func rtcEngine(_ engine: AgoraRtcEngineKit, firstRemoteVideoFrameOfUid uid: UInt, size: VideoSize, elapsed: Int) {
+        record(engine, .firstRemoteVideoFrame(uid: uid, size: size, elapsed: elapsed))
+    }
+    func rtcEngine(_ engine: AgoraRtcEngineKit, didOccurError errorCode: AgoraErrorCode) {
+        record(engine, .didOccurError(errorCode))
+    }
+    func rtcEngine(_ engine: AgoraRtcEngineKit, didClientRoleChanged oldRole: AgoraClientRole, newRole: AgoraClientRole) {
+        record(engine, .didClientRoleChanged(old: oldRole, new: newRole))
+    }
+    func rtcEngine(_ engine: AgoraRtcEngineKit, simulatorNotice notice: SimulatorNotice) {
+        record(engine, .simulatorNotice(notice))
+    }
+}
+
+/// An engine on a manual clock with a recorder, and tokens built at the clock's wall time.
+@MainActor
+struct Harness {
+    let clock: ManualClock
+    let engine: AgoraRtcEngineKit
+    let recorder = Recorder()
+
+    init(certificate: String? = certificate, remoteUsers: Int = 0, churn: Bool = false, seed: UInt64 = 7,
+         profile: AgoraChannelProfile = .liveBroadcasting, appId: String = appID) {
+        let clock = ManualClock(unixTime: 1_800_000_000)
+        self.clock = clock
+        let simulation = Simulation(appCertificate: certificate, clock: clock, unixTime: { clock.unixTime }, seed: seed,
+                                    remoteUsers: remoteUsers, peerChurn: churn)
+        engine = AgoraRtcEngineKit(config: AgoraRtcEngineConfig(appId: appId, channelProfile: profile, simulation: simulation),
+                                   delegate: recorder)
+    }
+
+    func token(channel: String = "test", uid: UInt32 = 42, expire: UInt32 = 600, privilegeExpire: UInt32? = nil,
+               appId: String = appID, signedWith: String = certificate, issuedAgo: UInt32 = 0) -> String {
+        try! AccessToken2.buildRTC(appID: appId, appCertificate: signedWith, channel: channel, user: .uid(uid),
+                                   role: .publisher, tokenExpire: expire, privilegeExpire: privilegeExpire ?? expire,
+                                   issuedAt: UInt32(clock.unixTime) - issuedAgo, salt: 1)
+    }
+
+    /// Joins "test" as uid 42 and lets the join complete.
+    func join(expire: UInt32 = 600) async {
+        #expect(engine.joinChannel(byToken: token(expire: expire), channelId: "test", uid: 42) == 0)
+        await advance(1)
+    }
+
+    func advance(_ seconds: Double) async {
+        await clock.advance(by: .milliseconds(Int64(seconds * 1000)))
+    }
+}

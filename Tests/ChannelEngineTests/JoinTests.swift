@@ -1,0 +1,140 @@
+import AccessToken
+@testable import ChannelEngine
+import Testing
+
+@MainActor
+@Suite struct JoinTests {
+    @Test func aGoodTokenJoinsAfterTheNetworkAnswers() async {
+        let h = Harness()
+        #expect(h.engine.joinChannel(byToken: h.token(), channelId: "test", uid: 42) == 0)
+        #expect(h.recorder.events == [.connectionStateChanged(.connecting, reason: .connecting)])
+        #expect(h.engine.connectionState == .connecting)
+        await h.advance(1)
+        #expect(h.recorder.events.prefix(3) == [
+            .connectionStateChanged(.connecting, reason: .connecting),
+            .connectionStateChanged(.connected, reason: .joinSuccess),
+            .didJoinChannel(channel: "test", uid: 42, elapsed: 250),
+        ])
+        #expect(h.engine.connectionState == .connected)
+        #expect(h.engine.tokenExpiresAt == 1_800_000_600)
+    }
+
+    @Test func argumentsAreCheckedAtTheAPI() async {
+        let h = Harness()
+        #expect(h.engine.joinChannel(byToken: h.token(), channelId: "bad/name", uid: 1) == -102)
+        #expect(h.engine.joinChannel(byToken: h.token(), channelId: "", uid: 1) == -102)
+        #expect(h.engine.joinChannel(byToken: h.token(), channelId: "test", uid: UInt(UInt32.max) + 1) == -121)
+        #expect(h.recorder.events.isEmpty)
+        #expect(h.engine.renewToken("") == -2)
+        #expect(h.engine.updateChannel(with: AgoraRtcChannelMediaOptions(token: "x")) == -8)
+        await h.join()
+        #expect(h.engine.joinChannel(byToken: h.token(), channelId: "test", uid: 42) == -17)
+    }
+
+    @Test func uidZeroGetsASeededUid() async {
+        func assigned(seed: UInt64) async -> UInt? {
+            let h = Harness(seed: seed)
+            _ = h.engine.joinChannel(byToken: h.token(uid: 0), channelId: "test", uid: 0)
+            await h.advance(1)
+            guard case .didJoinChannel(_, let uid, _)? = h.recorder.events.first(where: { $0.name == "didJoinChannel" }) else {
+                return nil
+            }
+            #expect(h.engine.connection?.localUid == uid)
+            return uid
+        }
+        let first = await assigned(seed: 1)
+        #expect(first != nil && first != 0)
+        #expect(await assigned(seed: 1) == first)
+        #expect(await assigned(seed: 2) != first)
+    }
+
+    struct Refusal: Sendable, CustomTestStringConvertible {
+        let name: String
+        let token: @Sendable @MainActor (Harness) -> String?
+        let state: AgoraConnectionState
+        let reason: AgoraConnectionChangedReason
+        let error: AgoraErrorCode
+        var testDescription: String { name }
+    }
+
+    nonisolated static let refusals: [Refusal] = [
+        Refusal(name: "wrong certificate", token: { $0.token(signedWith: String(repeating: "a", count: 32)) },
+                state: .disconnected, reason: .invalidToken, error: .invalidToken),
+        Refusal(name: "other channel", token: { $0.token(channel: "other") },
+                state: .disconnected, reason: .invalidToken, error: .invalidToken),
+        Refusal(name: "other uid", token: { $0.token(uid: 43) }, state: .disconnected, reason: .invalidToken, error: .invalidToken),
+        Refusal(name: "garbage", token: { _ in "007garbage" }, state: .disconnected, reason: .invalidToken, error: .invalidToken),
+        Refusal(name: "an App ID instead of a token", token: { _ in appID },
+                state: .disconnected, reason: .invalidToken, error: .invalidToken),
+        Refusal(name: "no token while a certificate is on", token: { _ in nil },
+                state: .disconnected, reason: .invalidToken, error: .invalidToken),
+        Refusal(name: "expired", token: { $0.token(expire: 60, issuedAgo: 61) },
+                state: .failed, reason: .tokenExpired, error: .tokenExpired),
+        Refusal(name: "join privilege expired", token: { $0.token(expire: 600, privilegeExpire: 30, issuedAgo: 31) },
+                state: .failed, reason: .tokenExpired, error: .tokenExpired),
+        Refusal(name: "other App ID", token: { $0.token(appId: "0123456789abcdef0123456789abcdef") },
+                state: .failed, reason: .invalidAppId, error: .invalidAppId),
+    ]
+
+    @Test(arguments: refusals)
+    func eachRefusalMapsToAgorasStateReasonAndError(refusal: Refusal) async {
+        let h = Harness()
+        #expect(h.engine.joinChannel(byToken: refusal.token(h), channelId: "test", uid: 42) == 0)
+        await h.advance(1)
+        #expect(h.recorder.events == [
+            .connectionStateChanged(.connecting, reason: .connecting),
+            .connectionStateChanged(refusal.state, reason: refusal.reason),
+            .didOccurError(refusal.error),
+        ])
+        #expect(h.engine.remoteUids.isEmpty)
+    }
+
+    @Test func aMalformedEngineAppIdFailsTheJoin() async {
+        let h = Harness(appId: "not-an-app-id")
+        _ = h.engine.joinChannel(byToken: h.token(), channelId: "test", uid: 42)
+        await h.advance(1)
+        #expect(h.recorder.states.last == .connectionStateChanged(.failed, reason: .invalidAppId))
+        #expect(h.recorder.events.last == .didOccurError(.invalidAppId))
+    }
+
+    @Test func aTokenForUidZeroFitsAnyUid() async {
+        let h = Harness()
+        _ = h.engine.joinChannel(byToken: h.token(uid: 0), channelId: "test", uid: 4_000_000_000)
+        await h.advance(1)
+        #expect(h.engine.connectionState == .connected)
+    }
+
+    @Test func withoutACertificateTheSignatureIsNotCheckedAndTheEngineSaysSoOnce() async {
+        let h = Harness(certificate: nil)
+        _ = h.engine.joinChannel(byToken: h.token(signedWith: String(repeating: "a", count: 32)), channelId: "test", uid: 42)
+        await h.advance(1)
+        #expect(h.engine.connectionState == .connected)
+        _ = h.engine.renewToken(h.token(signedWith: String(repeating: "b", count: 32)))
+        #expect(h.recorder.events.filter { $0 == .simulatorNotice(.signatureNotChecked) }.count == 1)
+        #expect(h.recorder.events.contains(.renewTokenResult(token: h.token(signedWith: String(repeating: "b", count: 32)), code: .success)))
+    }
+
+    @Test func withoutACertificateNoTokenJoinsInTestingMode() async {
+        let h = Harness(certificate: nil)
+        _ = h.engine.joinChannel(byToken: nil, channelId: "test", uid: 42)
+        await h.advance(3600)
+        #expect(h.engine.connectionState == .connected)
+        #expect(h.recorder.count("tokenPrivilegeWillExpire") == 0)
+        #expect(h.recorder.count("requestToken") == 0)
+    }
+
+    @Test func leavingSaysDisconnectedThenDidLeave() async {
+        let h = Harness()
+        await h.join()
+        h.recorder.clear()
+        #expect(h.engine.leaveChannel() == 0)
+        #expect(h.recorder.events == [
+            .connectionStateChanged(.disconnected, reason: .leaveChannel),
+            .didLeaveChannel(AgoraRtcConnection(channelId: "test", localUid: 42)),
+            .simulatorNotice(.localUserOfflineForPeers(.quit)),
+        ])
+        await h.advance(700)
+        #expect(h.recorder.count("requestToken") == 0)
+        #expect(h.recorder.count("tokenPrivilegeWillExpire") == 0)
+    }
+}
