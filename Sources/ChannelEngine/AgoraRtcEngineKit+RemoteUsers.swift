@@ -33,7 +33,7 @@ extension AgoraRtcEngineKit {
         let world = world(for: channel)
         world.observe(ObjectIdentifier(channel)) { [weak self, weak channel] in
             guard let self, let channel else { return }
-            self.syncRemoteUsers(of: channel)
+            self.run { self.syncRemoteUsers(of: channel) }
         }
         world.start()
         syncRemoteUsers(of: channel)

@@ -80,13 +80,13 @@ public struct VideoFrameSource: Sendable, Equatable {
                 }
             case .rings:
                 let (cx, cy) = (width / 2, height / 2)
-                let phase = ms / 60
+                let travel = ms / 70
                 let scale = max(1, (width + height) / 24)
                 for y in 0..<height {
                     let dy = (y - cy) * 2
                     for x in 0..<width {
                         let dx = x - cx
-                        let ring = (Self.isqrt(dx * dx + dy * dy) / scale - phase / 4) & 3
+                        let ring = ((Self.isqrt(dx * dx + dy * dy) + travel) / scale) & 3
                         pixels[y * width + x] = ring == 0 ? accent : ring == 2 ? base : dark
                     }
                 }
