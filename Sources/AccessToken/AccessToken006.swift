@@ -10,7 +10,7 @@ public struct AccessToken006: Sendable, Equatable {
     /// Unix time the token's message stops being accepted (builders set it to issue time + 24 h).
     public var messageExpiresAt: UInt32
     /// Privilege id to unix expiry time; 0 means no expiry.
-    public var privileges: [UInt16: UInt32]
+    public var privileges: PrivilegeMap
     /// The signed message `salt + ts + privileges`, as read.
     var message: [UInt8]
 

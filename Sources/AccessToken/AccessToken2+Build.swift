@@ -39,7 +39,7 @@ extension AccessToken2 {
     /// The bytes the signature covers.
     func signingInfo() -> [UInt8] {
         var writer = ByteWriter()
-        writer.string(appID.utf8)
+        writer.string(appID)
         writer.u32(issuedAt)
         writer.u32(expire)
         writer.u32(salt)
@@ -51,13 +51,13 @@ extension AccessToken2 {
             case .none:
                 break
             case .rtc(let channel, let uid):
-                writer.string(channel.utf8)
-                writer.string(uid.utf8)
+                writer.string(channel)
+                writer.string(uid)
             case .user(let user):
-                writer.string(user.utf8)
+                writer.string(user)
             case .apaas(let room, let user, let role):
-                writer.string(room.utf8)
-                writer.string(user.utf8)
+                writer.string(room)
+                writer.string(user)
                 writer.u16(UInt16(bitPattern: role))
             }
         }
@@ -65,13 +65,24 @@ extension AccessToken2 {
     }
 
     /// HMAC chain of AccessToken2: certificate keyed by issue time, then by salt, then over the signing info.
-    static func signature(of info: some Collection<UInt8>, appCertificate: String, issuedAt: UInt32, salt: UInt32) -> [UInt8] {
-        let byTime = Crypto.hmacSHA256(key: littleEndian(issuedAt), message: appCertificate.utf8)
-        let bySalt = Crypto.hmacSHA256(key: littleEndian(salt), message: byTime)
-        return Crypto.hmacSHA256(key: bySalt, message: info)
-    }
-
-    private static func littleEndian(_ value: UInt32) -> [UInt8] {
-        withUnsafeBytes(of: value.littleEndian, Array.init)
+    static func signature(of info: [UInt8], appCertificate: String, issuedAt: UInt32, salt: UInt32) -> [UInt8] {
+        var certificate = appCertificate
+        return certificate.withUTF8 { certificate in
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { keys in
+                let byTime = keys.baseAddress!, bySalt = byTime + 32
+                withUnsafeBytes(of: issuedAt.littleEndian) {
+                    Crypto.hmacSHA256(key: $0, message: UnsafeRawBufferPointer(certificate), into: byTime)
+                }
+                withUnsafeBytes(of: salt.littleEndian) {
+                    Crypto.hmacSHA256(key: $0, message: UnsafeRawBufferPointer(start: byTime, count: 32), into: bySalt)
+                }
+                return [UInt8](unsafeUninitializedCapacity: 32) { out, count in
+                    info.withUnsafeBytes {
+                        Crypto.hmacSHA256(key: UnsafeRawBufferPointer(start: bySalt, count: 32), message: $0, into: out.baseAddress!)
+                    }
+                    count = 32
+                }
+            }
+        }
     }
 }

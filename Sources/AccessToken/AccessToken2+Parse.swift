@@ -34,7 +34,7 @@ extension AccessToken2 {
 
     private static func readService(_ type: ServiceType, from reader: inout ByteReader) throws(TokenError) -> Service? {
         let detail: Service.Detail
-        let privileges: [UInt16: UInt32]
+        let privileges: PrivilegeMap
         switch type {
         case .rtc:
             privileges = try reader.map("privileges")

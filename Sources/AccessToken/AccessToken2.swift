@@ -58,7 +58,7 @@ public enum ServiceType: UInt16, Sendable, CaseIterable {
 /// One service of a token: its privileges (id to seconds after issue) and the fields its type adds.
 public struct Service: Sendable, Equatable {
     public var type: UInt16
-    public var privileges: [UInt16: UInt32]
+    public var privileges: PrivilegeMap
     public var detail: Detail
 
     /// The fields after the privileges, which depend on the service type.
@@ -69,7 +69,7 @@ public struct Service: Sendable, Equatable {
         case apaas(room: String, user: String, role: Int16)
     }
 
-    public init(type: UInt16, privileges: [UInt16: UInt32], detail: Detail) {
+    public init(type: UInt16, privileges: PrivilegeMap, detail: Detail) {
         self.type = type
         self.privileges = privileges
         self.detail = detail
@@ -77,9 +77,8 @@ public struct Service: Sendable, Equatable {
 
     /// An RTC service for a channel and user with the privileges of a role, each lasting `privilegeExpire` s.
     public static func rtc(channel: String, user: RTCUser, role: RTCRole, privilegeExpire: UInt32) -> Service {
-        var privileges: [UInt16: UInt32] = [:]
-        for privilege in role.privileges { privileges[privilege.rawValue] = privilegeExpire }
-        return Service(type: ServiceType.rtc.rawValue, privileges: privileges,
+        Service(type: ServiceType.rtc.rawValue,
+                privileges: PrivilegeMap(ids: role.privileges.map(\.rawValue), value: privilegeExpire),
                        detail: .rtc(channel: channel, uid: user.tokenField))
     }
 

@@ -16,17 +16,25 @@ struct ByteWriter {
         bytes.append(UInt8(truncatingIfNeeded: value >> 24))
     }
 
-    mutating func string<S: Collection<UInt8>>(_ value: S) {
+    mutating func string(_ value: [UInt8]) {
         u16(UInt16(value.count))
         bytes.append(contentsOf: value)
     }
 
-    /// A `map<u16,u32>` with keys ascending.
-    mutating func map(_ pairs: [UInt16: UInt32]) {
-        u16(UInt16(pairs.count))
-        for key in pairs.keys.sorted() {
-            u16(key)
-            u32(pairs[key]!)
+    mutating func string(_ value: String) {
+        var value = value
+        value.withUTF8 { utf8 in
+            u16(UInt16(utf8.count))
+            bytes.append(contentsOf: utf8)
+        }
+    }
+
+    /// A `map<u16,u32>`, keys ascending.
+    mutating func map(_ privileges: PrivilegeMap) {
+        u16(UInt16(privileges.count))
+        for entry in privileges {
+            u16(entry.id)
+            u32(entry.value)
         }
     }
 }
@@ -71,15 +79,14 @@ struct ByteReader {
         String(decoding: try bytes(field), as: UTF8.self)
     }
 
-    mutating func map(_ field: String) throws(TokenError) -> [UInt16: UInt32] {
+    mutating func map(_ field: String) throws(TokenError) -> PrivilegeMap {
         let count = Int(try u16(field))
         guard remaining >= count * 6 else { throw .truncated(field: field) }
-        var pairs: [UInt16: UInt32] = [:]
-        pairs.reserveCapacity(count)
+        var privileges = PrivilegeMap()
         for _ in 0..<count {
-            let key = try u16(field)
-            pairs[key] = try u32(field)
+            let id = try u16(field)
+            privileges[id] = try u32(field)
         }
-        return pairs
+        return privileges
     }
 }

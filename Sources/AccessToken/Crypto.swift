@@ -13,6 +13,12 @@ enum Crypto {
         }
     }
 
+    /// HMAC-SHA256 of `message` under `key`, written to the 32 bytes at `out`.
+    static func hmacSHA256(key: UnsafeRawBufferPointer, message: UnsafeRawBufferPointer, into out: UnsafeMutablePointer<UInt8>) {
+        tc_hmac_sha256(key.baseAddress?.assumingMemoryBound(to: UInt8.self), key.count,
+                       message.baseAddress?.assumingMemoryBound(to: UInt8.self), message.count, out)
+    }
+
     static func equalInConstantTime(_ a: some Collection<UInt8>, _ b: some Collection<UInt8>) -> Bool {
         guard a.count == b.count else { return false }
         return withBytes(a) { pa in

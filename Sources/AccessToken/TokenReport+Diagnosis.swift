@@ -7,10 +7,9 @@ extension TokenReport {
         salt = token.salt
         services = token.services.map { service in
             let kind = ServiceType(rawValue: service.type)
-            let privileges = service.privileges.keys.sorted().map { id in
-                let value = service.privileges[id]!
-                return Privilege(id: id, name: Self.privilegeName(id, service: kind),
-                                 expiresAt: value == 0 ? nil : Int64(token.issuedAt) + Int64(value))
+            let privileges = service.privileges.map { entry in
+                Privilege(id: entry.id, name: Self.privilegeName(entry.id, service: kind),
+                          expiresAt: entry.value == 0 ? nil : Int64(token.issuedAt) + Int64(entry.value))
             }
             var summary = ServiceSummary(type: service.type, name: kind?.name ?? "type \(service.type)",
                                          privileges: privileges)
@@ -47,10 +46,9 @@ extension TokenReport {
         appID = token.appID
         expiresAt = Int64(token.messageExpiresAt)
         salt = token.salt
-        let privileges = token.privileges.keys.sorted().map { id in
-            let value = token.privileges[id]!
-            return Privilege(id: id, name: id == 1000 ? "rtmLogin" : Self.privilegeName(id, service: .rtc),
-                             expiresAt: value == 0 ? nil : Int64(value))
+        let privileges = token.privileges.map { entry in
+            Privilege(id: entry.id, name: entry.id == 1000 ? "rtmLogin" : Self.privilegeName(entry.id, service: .rtc),
+                      expiresAt: entry.value == 0 ? nil : Int64(entry.value))
         }
         services = [ServiceSummary(type: ServiceType.rtc.rawValue, name: "RTC", privileges: privileges)]
         notes.append("this is a 006 AccessToken, the format before AccessToken2 (007): Agora still accepts it, but current builders make 007; it stores channel and uid only as checksums")

@@ -1,41 +1,83 @@
 import CZlib
+import Synchronization
 
 /// zlib streams as Agora's builders write them (default level) and read them (any framing, capped output).
+///
+/// Streams are kept and reset rather than made anew: setting one up costs several times more than
+/// compressing a token, and the output of a reset stream is byte-identical.
 enum Zlib {
     /// Largest inflated token accepted: real tokens are a few hundred bytes.
     static let inflateLimit = 16 * 1024
 
+    private static let deflaters = Mutex<[Stream]>([])
+    private static let inflaters = Mutex<[Stream]>([])
+
     static func compress(_ input: [UInt8]) -> [UInt8] {
-        var capacity = compressBound(uLong(input.count))
-        var output = [UInt8](repeating: 0, count: Int(capacity))
-        let status = output.withUnsafeMutableBufferPointer { out in
+        let deflater = deflaters.withLock { $0.popLast() } ?? Stream(deflating: true)
+        defer { deflaters.withLock { $0.append(deflater) } }
+        let z = deflater.z
+        deflateReset(z)
+        let bound = Int(deflateBound(z, uLong(input.count)))
+        return [UInt8](unsafeUninitializedCapacity: bound) { out, count in
             input.withUnsafeBufferPointer { inp in
-                compress2(out.baseAddress, &capacity, inp.baseAddress, uLong(inp.count), Z_DEFAULT_COMPRESSION)
+                z.pointee.next_in = UnsafeMutablePointer(mutating: inp.baseAddress)
+                z.pointee.avail_in = uInt(inp.count)
+                z.pointee.next_out = out.baseAddress
+                z.pointee.avail_out = uInt(bound)
+                let status = deflate(z, Z_FINISH)
+                precondition(status == Z_STREAM_END, "zlib deflate into a deflateBound buffer returned \(status)")
+                count = bound - Int(z.pointee.avail_out)
             }
         }
-        precondition(status == Z_OK, "zlib compress2 failed with \(status) on a buffer of compressBound size")
-        output.removeLast(output.count - Int(capacity))
-        return output
     }
 
     static func inflate(_ input: [UInt8]) throws(TokenError) -> [UInt8] {
-        var output = [UInt8](repeating: 0, count: inflateLimit + 1)
-        var produced = uLong(output.count)
-        var consumed = uLong(input.count)
-        let status = output.withUnsafeMutableBufferPointer { out in
-            input.withUnsafeBufferPointer { inp in
-                uncompress2(out.baseAddress, &produced, inp.baseAddress, &consumed)
+        let inflater = inflaters.withLock { $0.popLast() } ?? Stream(deflating: false)
+        defer { inflaters.withLock { $0.append(inflater) } }
+        let z = inflater.z
+        inflateReset(z)
+        let capacity = inflateLimit + 1
+        let status = input.withUnsafeBufferPointer { inp in
+            z.pointee.next_in = UnsafeMutablePointer(mutating: inp.baseAddress)
+            z.pointee.avail_in = uInt(inp.count)
+            z.pointee.next_out = inflater.scratch
+            z.pointee.avail_out = uInt(capacity)
+            return CZlib.inflate(z, Z_FINISH)
+        }
+        let produced = capacity - Int(z.pointee.avail_out)
+        if status == Z_STREAM_END, produced <= inflateLimit {
+            return Array(UnsafeBufferPointer(start: inflater.scratch, count: produced))
+        }
+        if produced > inflateLimit { throw .inflatedTooLarge(limit: inflateLimit) }
+        throw .badCompression
+    }
+
+    /// A z_stream at a fixed address (zlib's state points back at it) and, for inflating, its output buffer.
+    private final class Stream: @unchecked Sendable {
+        let z = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
+        let scratch: UnsafeMutablePointer<UInt8>?
+        let deflating: Bool
+
+        init(deflating: Bool) {
+            self.deflating = deflating
+            z.initialize(to: z_stream())
+            let size = Int32(MemoryLayout<z_stream>.size)
+            if deflating {
+                scratch = nil
+                let status = deflateInit2_(z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, MAX_WBITS, 8, Z_DEFAULT_STRATEGY,
+                                           ZLIB_VERSION, size)
+                precondition(status == Z_OK, "zlib deflateInit2 returned \(status)")
+            } else {
+                scratch = .allocate(capacity: Zlib.inflateLimit + 1)
+                let status = inflateInit_(z, ZLIB_VERSION, size)
+                precondition(status == Z_OK, "zlib inflateInit returned \(status)")
             }
         }
-        switch status {
-        case Z_OK:
-            guard Int(produced) <= inflateLimit else { throw .inflatedTooLarge(limit: inflateLimit) }
-            output.removeLast(output.count - Int(produced))
-            return output
-        case Z_BUF_ERROR where Int(produced) == output.count:
-            throw .inflatedTooLarge(limit: inflateLimit)
-        default:
-            throw .badCompression
+
+        deinit {
+            if deflating { deflateEnd(z) } else { inflateEnd(z) }
+            z.deallocate()
+            scratch?.deallocate()
         }
     }
 }

@@ -86,6 +86,9 @@ private let good = Vectors.shared.v007[0].token
         #expect(Base64.decode("Q=JD"[...].utf8) == nil)
         #expect(Base64.decode("QU-D"[...].utf8) == nil)
         #expect(Base64.decode("Q==="[...].utf8) == nil)
+        #expect(Base64.decode("QR=="[...].utf8) == nil, "spare bits set")
+        #expect(Base64.decode("QUJ="[...].utf8) == nil, "spare bits set")
+        #expect(Base64.decode(""[...].utf8) == [])
         for length in 0..<10 {
             let bytes = (0..<length).map { UInt8($0 * 37 & 0xFF) }
             #expect(Base64.decode(Base64.encode(bytes)[...].utf8) == bytes)

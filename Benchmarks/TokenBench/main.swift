@@ -1,0 +1,193 @@
+// tokencall-bench: times AccessToken2 build and parse+verify, compares with the Python reference's figures.
+//
+//   tokencall-bench --reference token_build=NANOS --reference token_parse_verify=NANOS [--results PATH]
+//
+// Each figure is the median of several timed rounds after a warm-up, in ns per operation. The results
+// are merged into the JSON object at PATH; the exit status is 1 when a ratio misses its target.
+import AccessToken
+import Foundation
+
+// The fixtures of Agora's own AccessToken2 tests, with a publisher's four privileges for an hour.
+let appID = "970CA35de60c44645bbae8a215061b33"
+let appCertificate = "5CFd2fd1755d40ecb72977518be15d3b"
+let channel = "7d72365eb983485397e3e3f9d460bdda"
+let user = RTCUser.uid(2_882_341_273)
+let issuedAt: UInt32 = 1_111_111
+let salt: UInt32 = 1
+/// What Agora's Python builder makes of these fixtures (issue time and salt pinned as above).
+let expectedToken = "007eJxTYMjnbmxykS9sidupOTXsxUHfv5rxrn2CvS5XHv26FNLn8lCBwdLcwNnR2DQl1cwg2cTEzMQ0KSkx1SLRyNDUwMwwydjY/YsAgwAfAwMjAwgzMrAAMYjPBCaZwSQLmFRgME8xNzI2M01NsrQwNrEwNbY0TzVONU6zTDExM0hKSUnkYjCysDAyNjE0MjcGAIOPJQY="
+
+let rounds = 15
+let roundTarget = Duration.milliseconds(50)
+
+struct Benchmark {
+    let name: String
+    /// The ratio reference / ours must reach this.
+    let target: Double
+    let run: () throws -> Void
+}
+
+func fail(_ message: String, status: Int32 = 1) -> Never {
+    FileHandle.standardError.write(Data("tokencall-bench: \(message)\n".utf8))
+    exit(status)
+}
+
+func buildToken() throws -> String {
+    try AccessToken2.buildRTC(
+        appID: appID, appCertificate: appCertificate, channel: channel, user: user, role: .publisher,
+        tokenExpire: 3600, privilegeExpire: 3600, issuedAt: issuedAt, salt: salt)
+}
+
+let benchmarks = [
+    Benchmark(name: "token_build", target: 10) {
+        let token = try buildToken()
+        // Comparing the result keeps the whole build observable (and correct).
+        if token != expectedToken { fail("token_build made a different token") }
+    },
+    Benchmark(name: "token_parse_verify", target: 5) {
+        let token = try AccessToken2(parsing: expectedToken)
+        if !token.hasValidSignature(appCertificate: appCertificate) {
+            fail("token_parse_verify: the fixture token did not verify")
+        }
+    },
+]
+
+// MARK: Arguments
+
+var references: [String: Double] = [:]
+var resultsPath: String?
+let usage = "usage: tokencall-bench --reference NAME=NANOS ... [--results PATH]; names: "
+    + benchmarks.map(\.name).joined(separator: ", ")
+var arguments = CommandLine.arguments.dropFirst()
+while let argument = arguments.popFirst() {
+    switch argument {
+    case "--reference":
+        guard let pair = arguments.popFirst(), let equals = pair.firstIndex(of: "="),
+              let nanos = Double(pair[pair.index(after: equals)...]), nanos > 0 else {
+            fail("--reference takes NAME=NANOS with NANOS > 0\n\(usage)", status: 2)
+        }
+        let name = String(pair[..<equals])
+        guard benchmarks.contains(where: { $0.name == name }) else { fail("no benchmark named \(name)\n\(usage)", status: 2) }
+        references[name] = nanos
+    case "--results":
+        guard let path = arguments.popFirst() else { fail("--results takes a path\n\(usage)", status: 2) }
+        resultsPath = path
+    case "-h", "--help":
+        print(usage)
+        exit(0)
+    default:
+        fail("unknown argument \(argument)\n\(usage)", status: 2)
+    }
+}
+for benchmark in benchmarks where references[benchmark.name] == nil {
+    fail("missing --reference \(benchmark.name)=NANOS\n\(usage)", status: 2)
+}
+
+// MARK: Timing
+
+func nanoseconds(_ duration: Duration) -> Double {
+    let (seconds, attoseconds) = duration.components
+    return Double(seconds) * 1e9 + Double(attoseconds) / 1e9
+}
+
+/// Median ns/op over `rounds` rounds, each of as many iterations as fill `roundTarget`.
+func measure(_ run: () throws -> Void) rethrows -> Double {
+    let clock = ContinuousClock()
+    // Warm-up doubles as calibration: grow the iteration count until one round lasts long enough.
+    var iterations = 1
+    while try clock.measure({ for _ in 0..<iterations { try run() } }) < roundTarget {
+        iterations *= 2
+    }
+    var perOp: [Double] = []
+    for _ in 0..<rounds {
+        let elapsed = try clock.measure { for _ in 0..<iterations { try run() } }
+        perOp.append(nanoseconds(elapsed) / Double(iterations))
+    }
+    perOp.sort()
+    return perOp[perOp.count / 2]
+}
+
+// MARK: Run
+
+// Time only what is right: the build must match the reference, and the check must be able to say no.
+do {
+    let built = try buildToken()
+    guard built == expectedToken else { fail("buildRTC no longer matches the reference token:\n  \(built)\n  \(expectedToken)") }
+    let wrongCertificate = String(repeating: "0", count: 32)
+    guard try !AccessToken2(parsing: built).hasValidSignature(appCertificate: wrongCertificate) else {
+        fail("hasValidSignature accepted the fixture token under a wrong certificate")
+    }
+} catch {
+    fail("the fixtures failed: \(error)")
+}
+
+struct Outcome {
+    let benchmark: Benchmark
+    let value: Double
+    let reference: Double
+    var ratio: Double { reference / value }
+    var ok: Bool { ratio >= benchmark.target }
+}
+
+var outcomes: [Outcome] = []
+for benchmark in benchmarks {
+    do {
+        let value = try measure(benchmark.run)
+        outcomes.append(Outcome(benchmark: benchmark, value: value, reference: references[benchmark.name]!))
+    } catch {
+        fail("\(benchmark.name) threw \(error)")
+    }
+}
+
+func row(_ cells: String...) -> String {
+    let widths = [-20, 12, 17, 9, 9, 5]  // negative: left-aligned
+    return zip(cells, widths).map { cell, width in
+        let pad = String(repeating: " ", count: max(0, abs(width) - cell.count))
+        return width < 0 ? cell + pad : pad + cell
+    }.joined()
+}
+
+print(row("name", "ours ns/op", "reference ns/op", "ratio", "target", "ok"))
+for outcome in outcomes {
+    print(row(outcome.benchmark.name, String(format: "%.1f", outcome.value), String(format: "%.1f", outcome.reference),
+              String(format: "%.2fx", outcome.ratio), String(format: ">= %gx", outcome.benchmark.target),
+              outcome.ok ? "yes" : "NO"))
+}
+
+func rounded(_ value: Double, decimals: Int) -> Double {
+    let scale = pow(10, Double(decimals))
+    return (value * scale).rounded() / scale
+}
+
+if let resultsPath {
+    let url = URL(fileURLWithPath: resultsPath)
+    var results: [String: Any] = [:]
+    if FileManager.default.fileExists(atPath: resultsPath) {
+        guard let data = try? Data(contentsOf: url),
+              let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+            fail("\(resultsPath) exists but is not a JSON object; move it away or fix it")
+        }
+        results = object
+    }
+    for outcome in outcomes {
+        results[outcome.benchmark.name] = [
+            "value": rounded(outcome.value, decimals: 1),
+            "unit": "ns/op",
+            "reference": rounded(outcome.reference, decimals: 1),
+            "ratio": rounded(outcome.ratio, decimals: 2),
+        ] as [String: Any]
+    }
+    do {
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try JSONSerialization.data(withJSONObject: results, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]).write(to: url)
+    } catch {
+        fail("could not write \(resultsPath): \(error)")
+    }
+}
+
+let missed = outcomes.filter { !$0.ok }
+if !missed.isEmpty {
+    fail("missed target: " + missed.map {
+        "\($0.benchmark.name) is " + String(format: "%.2fx faster, target %gx", $0.ratio, $0.benchmark.target)
+    }.joined(separator: "; "))
+}
