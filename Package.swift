@@ -21,7 +21,7 @@ let package = Package(
 
         .executableTarget(
             name: "tokencall-bench",
-            dependencies: ["AccessToken"],
+            dependencies: ["AccessToken", "ChannelEngine"],
             path: "Benchmarks/TokenBench"
         ),
 

@@ -22,6 +22,13 @@ public struct VideoFrame: Sendable, Equatable {
     public var height: Int
     public var pixels: [Pixel]
 
+    /// A black frame of this size.
+    public init(width: Int, height: Int) {
+        self.width = max(0, width)
+        self.height = max(0, height)
+        pixels = [Pixel](repeating: Pixel(red: 0, green: 0, blue: 0), count: self.width * self.height)
+    }
+
     public subscript(x: Int, y: Int) -> Pixel { pixels[y * width + x] }
 }
 
@@ -50,7 +57,7 @@ public struct VideoFrameSource: Sendable, Equatable {
 
     /// The picture at `time` (frozen time if frozen), `width` × `height` pixels.
     public func frame(at time: Duration, width: Int, height: Int) -> VideoFrame {
-        var frame = VideoFrame(width: max(0, width), height: max(0, height), pixels: [])
+        var frame = VideoFrame(width: width, height: height)
         render(at: time, into: &frame)
         return frame
     }
