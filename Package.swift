@@ -16,8 +16,9 @@ let package = Package(
         .target(name: "Arguments"),
         .target(name: "Timers"),
         .target(name: "ChannelEngine", dependencies: ["AccessToken", "Timers"]),
+        .target(name: "TokenServer", dependencies: ["AccessToken"]),
         .target(name: "TestSupport", dependencies: ["Timers"]),
-        .executableTarget(name: "tokencall", dependencies: ["AccessToken", "Arguments"]),
+        .executableTarget(name: "tokencall", dependencies: ["AccessToken", "Arguments", "TokenServer"]),
 
         .executableTarget(
             name: "tokencall-bench",
@@ -28,6 +29,7 @@ let package = Package(
         .testTarget(name: "AccessTokenTests", dependencies: ["AccessToken"], exclude: ["Fixtures"]),
         .testTarget(name: "ArgumentsTests", dependencies: ["Arguments"]),
         .testTarget(name: "ChannelEngineTests", dependencies: ["ChannelEngine", "AccessToken", "TestSupport"]),
+        .testTarget(name: "TokenServerTests", dependencies: ["TokenServer", "AccessToken"]),
         .testTarget(name: "TokenCallTests", dependencies: ["tokencall"]),
     ]
 )

@@ -35,7 +35,7 @@ nonisolated(unsafe) var videoFrame = VideoFrame(width: 200, height: 120)
 nonisolated(unsafe) var videoTime = Duration.zero
 
 func fail(_ message: String, status: Int32 = 1) -> Never {
-    fflush(stdout)
+    fflush(nil)
     FileHandle.standardError.write(Data("tokencall-bench: \(message)\n".utf8))
     exit(status)
 }

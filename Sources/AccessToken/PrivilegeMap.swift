@@ -14,6 +14,10 @@ public struct PrivilegeMap: Sendable, Equatable, Sequence, ExpressibleByDictiona
         for (id, value) in elements { self[id] = value }
     }
 
+    public init(_ pairs: [UInt16: UInt32]) {
+        entries = pairs.map { Entry(id: $0.key, value: $0.value) }.sorted { $0.id < $1.id }
+    }
+
     /// The same value for each id.
     init(ids: [UInt16], value: UInt32) {
         entries = ids.sorted().map { Entry(id: $0, value: value) }

@@ -33,7 +33,7 @@ private let fx = vectors.fixtures
         let rtc = try #require(token.rtc)
         #expect(rtc.channel == fx.channel_name)
         #expect(rtc.uid == (vector.uid == 0 ? "" : String(vector.uid!)))
-        let expected = Dictionary(uniqueKeysWithValues: vector.privileges!.map { (UInt16($0.key)!, $0.value) })
+        let expected = PrivilegeMap(Dictionary(uniqueKeysWithValues: vector.privileges!.map { (UInt16($0.key)!, $0.value) }))
         #expect(rtc.privileges == expected)
         #expect(token.hasValidSignature(appCertificate: fx.app_certificate))
         if let hex = vector.signature_hex {

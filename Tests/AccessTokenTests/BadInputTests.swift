@@ -167,7 +167,7 @@ private let good = Vectors.shared.v007[0].token
         #expect(token.appID == fx.app_id)
         #expect(token.salt == vector.salt)
         #expect(token.messageExpiresAt == vector.ts)
-        #expect(token.privileges == Dictionary(uniqueKeysWithValues: vector.privileges.map { (UInt16($0.key)!, $0.value) }))
+        #expect(token.privileges == PrivilegeMap(Dictionary(uniqueKeysWithValues: vector.privileges.map { (UInt16($0.key)!, $0.value) })))
         let user = RTCUser.uid(vector.uid)
         #expect(token.matches(channel: fx.channel_name))
         #expect(token.matches(user: user))

@@ -1,0 +1,106 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A socket error: what was being done, and errno's words for why it failed.
+public struct SocketError: Error, CustomStringConvertible, Sendable {
+    public let operation: String
+    public let code: Int32
+
+    init(_ operation: String, code: Int32 = errno) {
+        self.operation = operation
+        self.code = code
+    }
+
+    public var description: String { "\(operation): \(String(cString: strerror(code)))" }
+}
+
+/// A file descriptor for a TCP socket, with the few blocking operations the server needs, each bounded in time.
+struct Socket: Sendable {
+    let fd: Int32
+
+    /// Listens on `host:port` (port 0 picks a free one); returns the socket and the port it got.
+    static func listen(host: String, port: UInt16, backlog: Int32 = 512) throws(SocketError) -> (Socket, UInt16) {
+        var hints = addrinfo()
+        hints.ai_family = AF_UNSPEC
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV
+        var list: UnsafeMutablePointer<addrinfo>?
+        let status = getaddrinfo(host, String(port), &hints, &list)
+        guard status == 0, let first = list else {
+            throw SocketError("cannot resolve host \"\(host)\"", code: status == EAI_SYSTEM ? errno : EINVAL)
+        }
+        defer { freeaddrinfo(list) }
+        let fd = socket(first.pointee.ai_family, first.pointee.ai_socktype | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw SocketError("socket") }
+        var on: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size))
+        guard bind(fd, first.pointee.ai_addr, first.pointee.ai_addrlen) == 0 else {
+            let error = SocketError("cannot listen on \(host):\(port)")
+            _ = Glibc.close(fd)
+            throw error
+        }
+        guard Glibc.listen(fd, backlog) == 0 else {
+            let error = SocketError("listen")
+            _ = Glibc.close(fd)
+            throw error
+        }
+        var address = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        let family = address.ss_family
+        let boundPort: UInt16 = withUnsafePointer(to: &address) { pointer in
+            if family == sa_family_t(AF_INET6) {
+                pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin6_port) }
+            } else {
+                pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin_port) }
+            }
+        }
+        return (Socket(fd: fd), boundPort)
+    }
+
+    /// Accepts one connection; nil when none is waiting.
+    func accept() -> Socket? {
+        let client = Glibc.accept(fd, nil, nil)
+        guard client >= 0 else { return nil }
+        _ = fcntl(client, F_SETFD, FD_CLOEXEC)
+        var on: Int32 = 1
+        setsockopt(client, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
+        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(client, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        return Socket(fd: client)
+    }
+
+    /// Waits up to `milliseconds` for something to read (or for the peer to close).
+    func waitReadable(milliseconds: Int32) -> Bool {
+        var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        return poll(&entry, 1, max(0, milliseconds)) > 0
+    }
+
+    /// Reads what is there, up to `capacity` bytes: empty at end of stream, nil on error.
+    func receive(capacity: Int = 16 * 1024) -> [UInt8]? {
+        var buffer = [UInt8](repeating: 0, count: capacity)
+        let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, capacity, 0) }
+        guard count >= 0 else { return errno == EINTR ? [] : nil }
+        buffer.removeLast(capacity - count)
+        return buffer
+    }
+
+    /// Sends every byte (bounded by the send timeout); false when the peer is gone.
+    @discardableResult
+    func send(_ bytes: [UInt8]) -> Bool {
+        var sent = 0
+        while sent < bytes.count {
+            let count = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + sent, bytes.count - sent, Int32(MSG_NOSIGNAL)) }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { return false }
+            sent += count
+        }
+        return true
+    }
+
+    func shutdownBoth() { shutdown(fd, Int32(SHUT_RDWR)) }
+    func close() { _ = Glibc.close(fd) }
+}

@@ -1,0 +1,215 @@
+import AccessToken
+import Foundation
+
+/// The endpoints of the token servers users already run, answering with AccessToken2 tokens.
+struct TokenRoutes: Sendable {
+    let config: TokenServerConfig
+
+    /// A field that is missing or wrong: a 400 with these words.
+    struct BadRequest: Error {
+        let message: String
+        init(_ message: String) { self.message = message }
+    }
+
+    func handle(_ request: HTTPRequest) -> HTTPResponse {
+        var response = route(request)
+        if let origin = allowedOrigin(request) {
+            response.headers += [("Access-Control-Allow-Origin", origin), ("Vary", "Origin")]
+        }
+        return response
+    }
+
+    private func route(_ request: HTTPRequest) -> HTTPResponse {
+        let segments = request.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+        let allowed: String
+        let issue: (HTTPRequest) throws(BadRequest) -> HTTPResponse
+        switch segments.first {
+        case "ping" where segments.count == 1:
+            guard request.method == "GET" else { return notAllowed(request, "GET") }
+            return .json(200, ["message": "pong"])
+        case "fetch_rtc_token" where segments.count == 1:
+            (allowed, issue) = ("POST", fetchRTCToken)
+        case "getToken" where segments.count == 1:
+            (allowed, issue) = ("POST", getToken)
+        case "rtc" where segments.count == 5:
+            (allowed, issue) = ("GET", { request throws(BadRequest) in try rtcPath(request, segments) })
+        default:
+            return .error(404, "no endpoint at \(request.path); try POST /fetch_rtc_token, POST /getToken, GET /rtc/{channel}/{role}/uid/{uid}/ or GET /ping")
+        }
+        guard request.method == allowed else { return notAllowed(request, allowed) }
+        if let refusal = checkBearer(request) { return refusal }
+        do {
+            return try issue(request)
+        } catch {
+            return .error(400, error.message)
+        }
+    }
+
+    private func notAllowed(_ request: HTTPRequest, _ allowed: String) -> HTTPResponse {
+        if request.method == "OPTIONS", !config.corsOrigins.isEmpty {
+            return HTTPResponse(status: 204, headers: [
+                ("Access-Control-Allow-Methods", "\(allowed), OPTIONS"),
+                ("Access-Control-Allow-Headers", "Content-Type, Authorization"),
+                ("Access-Control-Max-Age", "600"),
+            ])
+        }
+        return .error(405, "\(request.method) is not allowed on \(request.path); use \(allowed)", headers: [("Allow", allowed)])
+    }
+
+    private func allowedOrigin(_ request: HTTPRequest) -> String? {
+        guard let origin = request.header("Origin") else { return nil }
+        if config.corsOrigins.contains("*") { return "*" }
+        return config.corsOrigins.contains(origin) ? origin : nil
+    }
+
+    private func checkBearer(_ request: HTTPRequest) -> HTTPResponse? {
+        guard let required = config.requiredBearer else { return nil }
+        let challenge = [(name: "WWW-Authenticate", value: "Bearer")]
+        guard let header = request.header("Authorization") else {
+            return .error(401, "this server needs Authorization: Bearer <credential>", headers: challenge)
+        }
+        let parts = header.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "bearer",
+              Self.equalInConstantTime(Array(parts[1].utf8), Array(required.utf8)) else {
+            return .error(401, "the bearer credential is not accepted", headers: challenge)
+        }
+        return nil
+    }
+
+    // MARK: Endpoints
+
+    /// Agora's guide: `{"uid": N, "channelName": "...", "role": 1|2}` → `{"token", "expiresIn"}`.
+    private func fetchRTCToken(_ request: HTTPRequest) throws(BadRequest) -> HTTPResponse {
+        let body = try Self.object(request.body)
+        let channel = try Self.string(body["channelName"] ?? body["ChannelName"], "channelName")
+        let uid = try Self.uid(body["uid"], "uid")
+        let role = try body["role"].map { value throws(BadRequest) in try Self.role(value) } ?? .publisher
+        let token = try issue(channel: channel, user: .uid(uid), role: role, lifetime: config.tokenLifetime)
+        return .json(200, FetchAnswer(token: token, expiresIn: config.tokenLifetime))
+    }
+
+    /// agora-token-service: `{"tokenType": "rtc", "channel", "role", "uid": "<string>", "expire"}` → `{"token"}`.
+    private func getToken(_ request: HTTPRequest) throws(BadRequest) -> HTTPResponse {
+        let body = try Self.object(request.body)
+        let type = try Self.string(body["tokenType"], "tokenType")
+        guard type == "rtc" else { throw BadRequest("tokenType \"\(type)\" is not served here; only \"rtc\"") }
+        let channel = try Self.string(body["channel"], "channel")
+        let role = try body["role"].map { value throws(BadRequest) in try Self.role(value) } ?? .publisher
+        let user = try Self.user(body["uid"], "uid")
+        let lifetime = try body["expire"].map { value throws(BadRequest) in try Self.lifetime(value, "expire") } ?? config.tokenLifetime
+        return .json(200, ["token": try issue(channel: channel, user: user, role: role, lifetime: lifetime)])
+    }
+
+    /// agora-token-service's legacy path: `GET /rtc/{channel}/{role}/{uid|userAccount}/{uid}/?expiry=N` → `{"rtcToken"}`.
+    private func rtcPath(_ request: HTTPRequest, _ segments: [String]) throws(BadRequest) -> HTTPResponse {
+        let role = try Self.role(.string(segments[2]))
+        let user: RTCUser
+        switch segments[3] {
+        case "uid": user = .uid(try Self.uid(.string(segments[4]), "uid"))
+        case "userAccount": user = try Self.user(.string(segments[4]), "userAccount", integers: false)
+        default: throw BadRequest("the token type in the path is \"\(segments[3])\"; use uid or userAccount")
+        }
+        let lifetime = try request.query["expiry"].map { text throws(BadRequest) in
+            guard let value = Int64(text) else { throw BadRequest("expiry must be a whole number of seconds, not \"\(text.prefix(20))\"") }
+            return try Self.lifetime(.integer(value), "expiry")
+        } ?? config.tokenLifetime
+        return .json(200, ["rtcToken": try issue(channel: segments[1], user: user, role: role, lifetime: lifetime)])
+    }
+
+    private struct FetchAnswer: Encodable {
+        let token: String
+        let expiresIn: UInt32
+    }
+
+    private func issue(channel: String, user: RTCUser, role: RTCRole, lifetime: UInt32) throws(BadRequest) -> String {
+        do {
+            return try AccessToken2.buildRTC(appID: config.appID, appCertificate: config.appCertificate, channel: channel,
+                                             user: user, role: role, tokenExpire: lifetime, privilegeExpire: lifetime,
+                                             issuedAt: config.unixTime())
+        } catch {
+            throw BadRequest(error.description)
+        }
+    }
+
+    // MARK: Fields
+
+    static func object(_ body: [UInt8]) throws(BadRequest) -> [String: JSONValue] {
+        guard !body.isEmpty else { throw BadRequest("the body is empty; send a JSON object") }
+        guard let value = try? JSONDecoder().decode(JSONValue.self, from: Data(body)) else {
+            throw BadRequest("the body is not valid JSON")
+        }
+        guard case .object(let object) = value else { throw BadRequest("the body is \(value.kind), not a JSON object") }
+        return object
+    }
+
+    static func string(_ value: JSONValue?, _ name: String) throws(BadRequest) -> String {
+        guard let value else { throw BadRequest("\(name) is missing") }
+        guard case .string(let text) = value else { throw BadRequest("\(name) must be a string, not \(value.kind)") }
+        return text
+    }
+
+    /// An integer uid, 0...2^32-1; a number or a string of digits. Never truncated.
+    static func uid(_ value: JSONValue?, _ name: String) throws(BadRequest) -> UInt32 {
+        let range = "an integer from 0 to 4294967295"
+        switch value {
+        case nil: throw BadRequest("\(name) is missing")
+        case .integer(let number)?:
+            guard let uid = UInt32(exactly: number) else { throw BadRequest("\(name) must be \(range), not \(number)") }
+            return uid
+        case .string(let text)?:
+            guard !text.isEmpty, text.allSatisfy(\.isASCIIDigit) else { throw BadRequest("\(name) must be \(range), not \"\(text.prefix(40))\"") }
+            guard let uid = UInt32(text) else { throw BadRequest("\(name) must be \(range), not \(text.prefix(40))") }
+            return uid
+        case let other?:
+            throw BadRequest("\(name) must be \(range), not \(other.kind)")
+        }
+    }
+
+    /// A uid (digits) or, when `integers` allows it only for digits, a string user account.
+    static func user(_ value: JSONValue?, _ name: String, integers: Bool = true) throws(BadRequest) -> RTCUser {
+        if integers, case .string(let text)? = value, text.isEmpty || !text.allSatisfy(\.isASCIIDigit) {
+            return try account(text, name)
+        }
+        if !integers, case .string(let text)? = value { return try account(text, name) }
+        return .uid(try uid(value, name))
+    }
+
+    private static func account(_ text: String, _ name: String) throws(BadRequest) -> RTCUser {
+        do {
+            try AgoraID.validateAccount(text)
+        } catch {
+            throw BadRequest("\(name): \(error.description)")
+        }
+        return .account(text)
+    }
+
+    /// Agora's role numbers (1 publisher, 2 subscriber) or the words, as number or string.
+    static func role(_ value: JSONValue) throws(BadRequest) -> RTCRole {
+        switch value {
+        case .integer(1), .string("1"), .string("publisher"): return .publisher
+        case .integer(2), .string("2"), .string("subscriber"): return .subscriber
+        case .string(let text): throw BadRequest("role must be publisher, subscriber, 1 or 2, not \"\(text.prefix(20))\"")
+        default: throw BadRequest("role must be publisher, subscriber, 1 or 2, not \(value.kind)")
+        }
+    }
+
+    static func lifetime(_ value: JSONValue, _ name: String) throws(BadRequest) -> UInt32 {
+        let range = TokenServerConfig.lifetimeRange
+        guard case .integer(let seconds) = value, let lifetime = UInt32(exactly: seconds), range.contains(lifetime) else {
+            throw BadRequest("\(name) must be a whole number of seconds from \(range.lowerBound) to \(range.upperBound)")
+        }
+        return lifetime
+    }
+
+    static func equalInConstantTime(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        var difference = UInt8(a.count == b.count ? 0 : 1)
+        for index in 0..<max(a.count, b.count) {
+            difference |= (index < a.count ? a[index] : 0) ^ (index < b.count ? b[index] : 0xFF)
+        }
+        return difference == 0
+    }
+}
+
+extension Character {
+    var isASCIIDigit: Bool { isASCII && isWholeNumber }
+}

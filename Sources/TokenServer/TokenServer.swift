@@ -1,0 +1,42 @@
+import AccessToken
+import Foundation
+
+/// A token server: Agora's guide's `POST /fetch_rtc_token`, agora-token-service's `POST /getToken` and
+/// `GET /rtc/...`, and `GET /ping`, issuing AccessToken2.
+public final class TokenServer: Sendable {
+    public let config: TokenServerConfig
+    /// The port it listens on (the one picked when the config asked for 0).
+    public let port: UInt16
+    private let http: HTTPServer
+
+    /// Starts listening at once; throws when the port is taken or the credentials are malformed.
+    public init(_ config: TokenServerConfig) throws {
+        guard AgoraID.isValid(config.appID) else { throw TokenError.invalidAppID(length: config.appID.utf8.count) }
+        guard AgoraID.isValid(config.appCertificate) else {
+            throw TokenError.invalidAppCertificate(length: config.appCertificate.utf8.count)
+        }
+        self.config = config
+        let routes = TokenRoutes(config: config)
+        var limits = HTTPServer.Limits()
+        limits.maxConnections = config.maxConnections
+        limits.requestDeadline = config.requestDeadline
+        limits.idleTimeout = config.idleTimeout
+        let log = config.log.map { write in
+            { @Sendable (request: HTTPRequest?, response: HTTPResponse, elapsed: Duration) in
+                let micros = elapsed.components.seconds * 1_000_000 + elapsed.components.attoseconds / 1_000_000_000_000
+                write("\(request?.method ?? "-") \(request?.path ?? "-") \(response.status) \(micros)µs")
+            }
+        }
+        http = try HTTPServer(host: config.host, port: config.port, limits: limits, log: log, handler: routes.handle)
+        port = http.port
+    }
+
+    /// The base URL clients use, e.g. `http://127.0.0.1:8082`.
+    public var url: URL {
+        let host = config.host.contains(":") ? "[\(config.host)]" : config.host
+        return URL(string: "http://\(host == "0.0.0.0" ? "127.0.0.1" : host):\(port)")!
+    }
+
+    /// Stops accepting and finishes requests under way (up to 2 s).
+    public func stop() { http.stop() }
+}

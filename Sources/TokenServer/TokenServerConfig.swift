@@ -1,0 +1,43 @@
+/// How `tokencall serve` (or an embedded server) runs.
+public struct TokenServerConfig: Sendable {
+    public var host: String
+    /// 0 picks a free port.
+    public var port: UInt16
+    public var appID: String
+    public var appCertificate: String
+    /// Lifetime of issued tokens when a request names none, 1...86400 s.
+    public var tokenLifetime: UInt32
+    /// When set, token requests need `Authorization: Bearer <this>`.
+    public var requiredBearer: String?
+    /// Origins allowed by CORS (`*` for any); empty turns CORS off.
+    public var corsOrigins: [String]
+    public var maxConnections: Int
+    /// A request must arrive whole within this long of its first byte, or it gets 408.
+    public var requestDeadline: Duration = .seconds(10)
+    /// A kept-alive connection idle this long is closed.
+    public var idleTimeout: Duration = .seconds(30)
+    /// Called with one line per request; nil for none.
+    public var log: (@Sendable (String) -> Void)?
+    /// Unix time now; tokens are issued at this time.
+    public var unixTime: @Sendable () -> UInt32
+
+    public static let lifetimeRange: ClosedRange<UInt32> = 1...86_400
+
+    public init(host: String = "127.0.0.1", port: UInt16 = 8082, appID: String, appCertificate: String,
+                tokenLifetime: UInt32 = 3600, requiredBearer: String? = nil, corsOrigins: [String] = [],
+                maxConnections: Int = 256, log: (@Sendable (String) -> Void)? = nil,
+                unixTime: @escaping @Sendable () -> UInt32 = { UInt32(truncatingIfNeeded: Int(Date().timeIntervalSince1970)) }) {
+        self.host = host
+        self.port = port
+        self.appID = appID
+        self.appCertificate = appCertificate
+        self.tokenLifetime = tokenLifetime
+        self.requiredBearer = requiredBearer
+        self.corsOrigins = corsOrigins
+        self.maxConnections = maxConnections
+        self.log = log
+        self.unixTime = unixTime
+    }
+}
+
+import Foundation

@@ -1,0 +1,79 @@
+import AccessToken
+import Arguments
+import Dispatch
+import Foundation
+import TokenServer
+
+/// `tokencall serve`: the token server, until SIGINT or SIGTERM.
+enum ServeCommand {
+    static let command = Command(
+        "serve",
+        summary: "Run a token server speaking the shapes users already deploy.",
+        options: [
+            .value("host", "ADDRESS", help: "address to listen on", default: "127.0.0.1"),
+            .value("port", "N", help: "port, 0 for any free one", environment: ["SERVER_PORT", "PORT"], default: "8082"),
+            .value("app-id", "ID", help: "App ID, 32 hex characters", environment: ["APP_ID"], required: true),
+            .value("app-certificate", "CERT", help: "App Certificate, 32 hex characters", environment: ["APP_CERTIFICATE"],
+                   required: true),
+            .value("token-lifetime", "SECONDS", help: "lifetime of issued tokens, 1...86400", default: "3600"),
+            .value("require-bearer", "CREDENTIAL", help: "answer token requests only with Authorization: Bearer CREDENTIAL"),
+            .value("cors-origin", "ORIGINS", help: "comma-separated origins allowed by CORS, or *", environment: ["CORS_ALLOW_ORIGIN"]),
+            .value("max-connections", "N", help: "connections served at once; more get 503", default: "256"),
+            .flag("quiet", help: "no line per request"),
+        ],
+        epilogue: """
+        Endpoints: POST /fetch_rtc_token {"uid","channelName","role"} -> {"token","expiresIn"};
+                   POST /getToken {"tokenType":"rtc","channel","role","uid","expire"} -> {"token"};
+                   GET /rtc/{channel}/{role}/{uid|userAccount}/{uid}/?expiry=N -> {"rtcToken"};
+                   GET /ping -> {"message":"pong"}.
+        """
+    )
+
+    static func run(_ args: Invocation) throws(UsageError) -> Int32 {
+        let lifetime = try args.integer("token-lifetime", in: TokenServerConfig.lifetimeRange) ?? 3600
+        let port = try args.integer("port", in: UInt16(0)...UInt16.max) ?? 8082
+        let maxConnections = try args.integer("max-connections", in: 1...10_000) ?? 256
+        let origins = (args.string("cors-origin") ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty }
+        if let bearer = args.string("require-bearer"), bearer.isEmpty || bearer.contains(where: \.isWhitespace) {
+            throw args.error("--require-bearer needs a credential without spaces")
+        }
+        let log: (@Sendable (String) -> Void)? = args.has("quiet") ? nil : { @Sendable line in Console.error(line) }
+        let config = TokenServerConfig(
+            host: args.string("host") ?? "127.0.0.1", port: port, appID: args.string("app-id")!,
+            appCertificate: args.string("app-certificate")!, tokenLifetime: lifetime,
+            requiredBearer: args.string("require-bearer"), corsOrigins: origins, maxConnections: maxConnections,
+            log: log)
+        let server: TokenServer
+        do {
+            server = try TokenServer(config)
+        } catch let error as TokenError {
+            throw args.error(error.description)
+        } catch {
+            Console.error("tokencall serve: \(error); pick another address or port with --host/--port")
+            return ExitCode.failure
+        }
+        Console.error("tokencall serve: listening on \(server.url) — tokens for App ID \(config.appID), \(lifetime) s each"
+                      + (config.requiredBearer == nil ? "" : ", bearer required")
+                      + (origins.isEmpty ? "" : ", CORS for \(origins.joined(separator: ", "))"))
+        waitForStopSignal()
+        Console.error("tokencall serve: stopping")
+        server.stop()
+        return ExitCode.ok
+    }
+
+    /// Blocks until SIGINT or SIGTERM.
+    static func waitForStopSignal() {
+        let stop = DispatchSemaphore(value: 0)
+        var sources: [any DispatchSourceSignal] = []
+        for number in [SIGINT, SIGTERM] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { stop.signal() }
+            source.resume()
+            sources.append(source)
+        }
+        stop.wait()
+        sources.forEach { $0.cancel() }
+    }
+}

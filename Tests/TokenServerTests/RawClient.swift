@@ -1,0 +1,89 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A client that speaks raw bytes over loopback, so tests can send what no HTTP library would.
+final class RawClient {
+    struct Response {
+        let status: Int
+        let headers: [String: String]
+        let body: String
+        var json: [String: Any]? { try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any] }
+    }
+
+    let fd: Int32
+    private var buffer: [UInt8] = []
+
+    init(port: UInt16) throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let status = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard status == 0 else { throw POSIXError(.ECONNREFUSED) }
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    deinit { close(fd) }
+
+    func send(_ text: String) { send(Array(text.utf8)) }
+
+    func send(_ bytes: [UInt8]) {
+        _ = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, bytes.count, Int32(MSG_NOSIGNAL)) }
+    }
+
+    /// Sends a request with a body and Content-Length.
+    func request(_ method: String, _ path: String, body: String? = nil, headers: [String: String] = [:]) -> Response? {
+        var text = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        for (name, value) in headers { text += "\(name): \(value)\r\n" }
+        if let body { text += "Content-Length: \(body.utf8.count)\r\n\r\n\(body)" } else { text += "\r\n" }
+        send(text)
+        return readResponse()
+    }
+
+    /// Reads one response; nil when the server closed or said nothing within the timeout.
+    func readResponse() -> Response? {
+        while true {
+            if let end = find("\r\n\r\n") {
+                let head = String(decoding: buffer[..<end], as: UTF8.self).components(separatedBy: "\r\n")
+                let status = Int(head[0].split(separator: " ")[1]) ?? 0
+                var headers: [String: String] = [:]
+                for line in head.dropFirst() {
+                    let parts = line.split(separator: ":", maxSplits: 1)
+                    headers[parts[0].lowercased()] = parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : ""
+                }
+                let length = Int(headers["content-length"] ?? "0") ?? 0
+                while buffer.count < end + 4 + length { guard fill() else { return nil } }
+                let body = String(decoding: buffer[(end + 4)..<(end + 4 + length)], as: UTF8.self)
+                buffer.removeFirst(end + 4 + length)
+                return Response(status: status, headers: headers, body: body)
+            }
+            guard fill() else { return nil }
+        }
+    }
+
+    /// True once the server has closed the connection (reads end of stream).
+    func isClosedByServer() -> Bool {
+        var byte: UInt8 = 0
+        return recv(fd, &byte, 1, 0) == 0
+    }
+
+    private func fill() -> Bool {
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        guard count > 0 else { return false }
+        buffer += chunk[..<count]
+        return true
+    }
+
+    private func find(_ needle: String) -> Int? {
+        let needle = Array(needle.utf8)
+        guard buffer.count >= needle.count else { return nil }
+        return (0...(buffer.count - needle.count)).first { buffer[$0..<$0 + needle.count].elementsEqual(needle) }
+    }
+}
