@@ -148,7 +148,7 @@ final class HTTPServer: Sendable {
 
     private func respond(_ response: HTTPResponse, to client: Socket, for request: HTTPRequest?, started: ContinuousClock.Instant,
                          keepAlive: Bool) {
-        client.send(response.serialized(keepAlive: keepAlive))
         log?(request, response, ContinuousClock.now - started)
+        client.send(response.serialized(keepAlive: keepAlive))
     }
 }

@@ -4,7 +4,8 @@ import Glibc
 #endif
 
 /// A client that speaks raw bytes over loopback, so tests can send what no HTTP library would.
-final class RawClient {
+/// Not thread-safe for reading; tests only send from a second task.
+final class RawClient: @unchecked Sendable {
     struct Response {
         let status: Int
         let headers: [String: String]

@@ -1,0 +1,180 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import TokenServer
+
+@Suite struct ProtocolTests {
+    @Test(arguments: [
+        ("garbage", "\u{01}\u{02}\u{03}garbage\r\n\r\n", 400),
+        ("no version", "GET /ping\r\n\r\n", 400),
+        ("bad version", "GET /ping HTTP/9.9\r\n\r\n", 400),
+        ("header without colon", "GET /ping HTTP/1.1\r\nHost 127.0.0.1\r\n\r\n", 400),
+        ("non-numeric length", "POST /getToken HTTP/1.1\r\nContent-Length: ten\r\n\r\n", 400),
+        ("conflicting lengths", "POST /getToken HTTP/1.1\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}", 400),
+        ("POST without length", "POST /getToken HTTP/1.1\r\nHost: x\r\n\r\n", 411),
+        ("chunked", "POST /getToken HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n", 411),
+        ("body over 16 KiB", "POST /getToken HTTP/1.1\r\nContent-Length: 16385\r\n\r\n", 413),
+        ("headers over 8 KiB", "GET /ping HTTP/1.1\r\nX-Big: \(String(repeating: "a", count: 9000))\r\n\r\n", 431),
+    ])
+    func malformedRequestsGetAnErrorAndAClosedConnection(name: String, raw: String, status: Int) throws {
+        let server = try startServer()
+        defer { server.stop() }
+        let client = try RawClient(port: server.port)
+        client.send(raw)
+        let response = client.readResponse()
+        #expect(response?.status == status, "\(name)")
+        #expect(response?.json?["error"] is String, "\(name)")
+        #expect(response?.headers["connection"] == "close", "\(name)")
+        #expect(client.isClosedByServer(), "\(name)")
+        #expect(try RawClient(port: server.port).request("GET", "/ping")?.status == 200, "\(name): the server still serves")
+    }
+
+    @Test func aBodyLongerThanItsLengthIsReadAsTheNextRequest() throws {
+        let server = try startServer()
+        defer { server.stop() }
+        let client = try RawClient(port: server.port)
+        client.send("POST /fetch_rtc_token HTTP/1.1\r\nContent-Length: 2\r\n\r\n{}junk")
+        #expect(client.readResponse()?.status == 400)
+        client.send("\r\n\r\n")
+        #expect(client.readResponse()?.status == 400)
+    }
+
+    @Test func aSlowClientIsCutOffWhileOthersAreServed() async throws {
+        let server = try startServer(deadline: .milliseconds(600))
+        defer { server.stop() }
+        let slow = try RawClient(port: server.port)
+        let dripping = Task.detached {
+            for byte in "GET /ping HTTP/1.1\r\nHost: x\r\n".utf8 {
+                slow.send([byte])
+                try? await Task.sleep(for: .milliseconds(100))
+            }
+        }
+        let started = ContinuousClock.now
+        for _ in 0..<5 {
+            #expect(try RawClient(port: server.port).request("GET", "/ping")?.status == 200)
+        }
+        #expect(ContinuousClock.now - started < .milliseconds(600), "others are served while one client drips")
+        let answer = slow.readResponse()
+        #expect(answer?.status == 408)
+        #expect(slow.isClosedByServer())
+        dripping.cancel()
+    }
+
+    @Test func aShortBodyTimesOut() throws {
+        let server = try startServer(deadline: .milliseconds(300))
+        defer { server.stop() }
+        let client = try RawClient(port: server.port)
+        client.send("POST /fetch_rtc_token HTTP/1.1\r\nContent-Length: 100\r\n\r\n{\"uid\":")
+        #expect(client.readResponse()?.status == 408)
+    }
+
+    @Test func overTheConnectionLimitNewClientsGet503() throws {
+        let server = try startServer(maxConnections: 2)
+        defer { server.stop() }
+        let first = try RawClient(port: server.port), second = try RawClient(port: server.port)
+        #expect(first.request("GET", "/ping")?.status == 200)
+        #expect(second.request("GET", "/ping")?.status == 200)
+        let third = try RawClient(port: server.port)
+        let refused = third.readResponse()
+        #expect(refused?.status == 503)
+        #expect(refused?.headers["retry-after"] == "1")
+        #expect(first.request("GET", "/ping")?.status == 200)
+    }
+
+    @Test func aThousandRequestsOnOneKeptAliveConnection() throws {
+        let server = try startServer()
+        defer { server.stop() }
+        let client = try RawClient(port: server.port)
+        var statuses: [Int: Int] = [:]
+        for uid in 0..<1000 {
+            let response = client.request("POST", "/fetch_rtc_token", body: #"{"uid": \#(uid), "channelName": "soak"}"#)
+            statuses[response?.status ?? 0, default: 0] += 1
+        }
+        #expect(statuses == [200: 1000])
+    }
+
+    @Test func twoHundredConcurrentConnections() async throws {
+        let server = try startServer()
+        defer { server.stop() }
+        let port = server.port
+        let statuses = await withTaskGroup(of: Int.self) { group in
+            for uid in 0..<200 {
+                group.addTask {
+                    await Task.detached {
+                        let client = try? RawClient(port: port)
+                        return client?.request("POST", "/fetch_rtc_token", body: #"{"uid": \#(uid), "channelName": "crowd"}"#)?.status ?? 0
+                    }.value
+                }
+            }
+            return await group.reduce(into: [Int: Int]()) { $0[$1, default: 0] += 1 }
+        }
+        #expect(statuses == [200: 200])
+    }
+
+    @Test func corsIsOffByDefaultAndExactWhenOn() throws {
+        let plain = try startServer()
+        defer { plain.stop() }
+        let client = try RawClient(port: plain.port)
+        #expect(client.request("GET", "/ping", headers: ["Origin": "https://app.example"])?.headers["access-control-allow-origin"] == nil)
+        #expect(client.request("OPTIONS", "/fetch_rtc_token")?.status == 405)
+
+        let cors = try startServer(cors: ["https://app.example"])
+        defer { cors.stop() }
+        let browser = try RawClient(port: cors.port)
+        let allowed = browser.request("POST", "/fetch_rtc_token", body: #"{"uid": 1, "channelName": "a"}"#,
+                                      headers: ["Origin": "https://app.example"])
+        #expect(allowed?.headers["access-control-allow-origin"] == "https://app.example")
+        #expect(allowed?.headers["vary"] == "Origin")
+        #expect(browser.request("GET", "/ping", headers: ["Origin": "https://evil.example"])?.headers["access-control-allow-origin"] == nil)
+        let preflight = browser.request("OPTIONS", "/fetch_rtc_token", headers: ["Origin": "https://app.example"])
+        #expect(preflight?.status == 204)
+        #expect(preflight?.headers["access-control-allow-methods"] == "POST, OPTIONS")
+        #expect(preflight?.headers["access-control-allow-headers"]?.contains("Authorization") == true)
+
+        let any = try startServer(cors: ["*"])
+        defer { any.stop() }
+        #expect(try RawClient(port: any.port).request("GET", "/ping", headers: ["Origin": "https://x.example"])?
+            .headers["access-control-allow-origin"] == "*")
+    }
+
+    @Test func oneLogLinePerRequestWithoutSecrets() throws {
+        let log = LogLines()
+        let server = try startServer(bearer: "bearer-secret", log: log)
+        defer { server.stop() }
+        let client = try RawClient(port: server.port)
+        let answer = client.request("POST", "/fetch_rtc_token", body: #"{"uid": 5, "channelName": "a"}"#,
+                                    headers: ["Authorization": "Bearer bearer-secret"])
+        let token = try #require(answer?.json?["token"] as? String)
+        _ = client.request("GET", "/nowhere")
+        let lines = log.all
+        #expect(lines.count == 2)
+        #expect(lines[0].hasPrefix("POST /fetch_rtc_token 200 "))
+        #expect(lines[0].hasSuffix("µs"))
+        #expect(lines[1].hasPrefix("GET /nowhere 404 "))
+        for line in lines {
+            #expect(!line.contains(token) && !line.contains(certificate) && !line.contains("bearer-secret"))
+        }
+    }
+
+    @Test func stoppingFinishesQuicklyAndRefusesNewConnections() throws {
+        let server = try startServer()
+        let idle = try RawClient(port: server.port)
+        #expect(idle.request("GET", "/ping")?.status == 200)
+        let started = ContinuousClock.now
+        server.stop()
+        #expect(ContinuousClock.now - started < .seconds(2))
+        #expect(idle.isClosedByServer())
+        #expect(throws: (any Error).self) { try RawClient(port: server.port) }
+    }
+
+    @Test func aTakenPortIsAClearError() throws {
+        let server = try startServer()
+        defer { server.stop() }
+        let config = TokenServerConfig(port: server.port, appID: appID, appCertificate: certificate)
+        #expect {
+            try TokenServer(config)
+        } throws: { error in
+            "\(error)".contains("cannot listen on 127.0.0.1:\(server.port)") && "\(error)".contains("in use")
+        }
+    }
+}

@@ -1,0 +1,172 @@
+import AccessToken
+import Foundation
+import Synchronization
+import Testing
+@testable import TokenServer
+
+let appID = "970CA35de60c44645bbae8a215061b33"
+let certificate = "5CFd2fd1755d40ecb72977518be15d3b"
+let now: UInt32 = 1_800_000_000
+
+/// Lines the server logged.
+final class LogLines: Sendable {
+    let lines = Mutex<[String]>([])
+    var all: [String] { lines.withLock { $0 } }
+    func append(_ line: String) { lines.withLock { $0.append(line) } }
+}
+
+func startServer(lifetime: UInt32 = 3600, bearer: String? = nil, cors: [String] = [], maxConnections: Int = 256,
+                 deadline: Duration = .seconds(10), log: LogLines? = nil) throws -> TokenServer {
+    let write: (@Sendable (String) -> Void)? = log.map { lines in { @Sendable line in lines.append(line) } }
+    var config = TokenServerConfig(port: 0, appID: appID, appCertificate: certificate, tokenLifetime: lifetime,
+                                   requiredBearer: bearer, corsOrigins: cors, maxConnections: maxConnections,
+                                   log: write, unixTime: { now })
+    config.requestDeadline = deadline
+    return try TokenServer(config)
+}
+
+/// The token in an answer, read back with the token library and checked against the certificate.
+func verifiedToken(_ response: RawClient.Response?, field: String = "token") throws -> AccessToken2 {
+    let string = try #require(response?.json?[field] as? String)
+    let token = try AccessToken2(parsing: string)
+    #expect(token.hasValidSignature(appCertificate: certificate))
+    #expect(token.appID == appID)
+    #expect(token.issuedAt == now)
+    return token
+}
+
+@Suite struct EndpointTests {
+    @Test func fetchRTCTokenAnswersTheGuidesShape() throws {
+        let server = try startServer(lifetime: 40)
+        defer { server.stop() }
+        let client = try RawClient(port: server.port)
+        let response = client.request("POST", "/fetch_rtc_token", body: #"{"uid": 1234, "channelName": "test", "role": 1}"#)
+        #expect(response?.status == 200)
+        #expect(response?.headers["cache-control"] == "no-store")
+        #expect(response?.headers["content-type"] == "application/json")
+        #expect(response?.json?["expiresIn"] as? Int == 40)
+        let token = try verifiedToken(response)
+        #expect(token.expire == 40)
+        #expect(token.rtc?.channel == "test")
+        #expect(token.rtc?.uid == "1234")
+        #expect(token.rtc?.privileges == [1: 40, 2: 40, 3: 40, 4: 40])
+
+        let subscriber = client.request("POST", "/fetch_rtc_token", body: #"{"uid": 0, "ChannelName": "test", "role": 2}"#)
+        let subscriberToken = try verifiedToken(subscriber)
+        #expect(subscriberToken.rtc?.uid == "")
+        #expect(subscriberToken.rtc?.privileges == [1: 40])
+    }
+
+    @Test func getTokenAnswersAgoraTokenServicesShape() throws {
+        let server = try startServer()
+        defer { server.stop() }
+        let client = try RawClient(port: server.port)
+        let byUid = client.request("POST", "/getToken",
+                                   body: #"{"tokenType": "rtc", "channel": "room", "role": "subscriber", "uid": "42", "expire": 600}"#)
+        let token = try verifiedToken(byUid)
+        #expect(token.rtc?.uid == "42")
+        #expect(token.expire == 600)
+        #expect(token.rtc?.privileges == [1: 600])
+        let byAccount = client.request("POST", "/getToken",
+                                       body: #"{"tokenType": "rtc", "channel": "room", "role": "publisher", "uid": "alice"}"#)
+        let accountToken = try verifiedToken(byAccount)
+        #expect(accountToken.rtc?.uid == "alice")
+        #expect(accountToken.expire == 3600)
+        #expect(accountToken.rtc?.privileges.count == 4)
+        let agoraSample = client.request("POST", "/getToken", body: #"{"tokenType": "rtc", "channel": "room", "role": "1", "uid": "7"}"#)
+        #expect(try verifiedToken(agoraSample).rtc?.privileges.count == 4, "role \"1\" is Agora's publisher")
+    }
+
+    @Test func theRTCPathAnswersWithRtcToken() throws {
+        let server = try startServer()
+        defer { server.stop() }
+        let client = try RawClient(port: server.port)
+        let byUid = try verifiedToken(client.request("GET", "/rtc/room/publisher/uid/99/?expiry=120"), field: "rtcToken")
+        #expect(byUid.rtc?.uid == "99")
+        #expect(byUid.expire == 120)
+        let byAccount = try verifiedToken(client.request("GET", "/rtc/room/2/userAccount/123/"), field: "rtcToken")
+        #expect(byAccount.rtc?.uid == "123")
+        #expect(byAccount.rtc?.privileges == [1: 3600])
+    }
+
+    @Test func pingSaysPong() throws {
+        let server = try startServer(bearer: "secret")
+        defer { server.stop() }
+        let response = try RawClient(port: server.port).request("GET", "/ping")
+        #expect(response?.status == 200)
+        #expect(response?.json?["message"] as? String == "pong")
+    }
+}
+
+@Suite struct BadRequestTests {
+    static let cases: [(String, String, String, Int, String)] = [
+        ("malformed JSON", "/fetch_rtc_token", "{uid: 1", 400, "not valid JSON"),
+        ("not an object", "/fetch_rtc_token", "[1, 2]", 400, "not a JSON object"),
+        ("missing channel", "/fetch_rtc_token", #"{"uid": 1}"#, 400, "channelName is missing"),
+        ("mistyped channel", "/fetch_rtc_token", #"{"uid": 1, "channelName": 5}"#, 400, "channelName must be a string"),
+        ("uid as float", "/fetch_rtc_token", #"{"uid": 1.5, "channelName": "a"}"#, 400, "uid must be an integer"),
+        ("uid as bool", "/fetch_rtc_token", #"{"uid": true, "channelName": "a"}"#, 400, "uid must be an integer"),
+        ("negative uid", "/fetch_rtc_token", #"{"uid": -1, "channelName": "a"}"#, 400, "not -1"),
+        ("uid 2^32", "/fetch_rtc_token", #"{"uid": 4294967296, "channelName": "a"}"#, 400, "not 4294967296"),
+        ("uid 2^32 as a string", "/getToken", #"{"tokenType": "rtc", "channel": "a", "uid": "4294967296"}"#, 400, "not 4294967296"),
+        ("bad role", "/fetch_rtc_token", #"{"uid": 1, "channelName": "a", "role": 3}"#, 400, "role must be"),
+        ("bad channel", "/fetch_rtc_token", #"{"uid": 1, "channelName": "a/b"}"#, 400, "invalid channel name"),
+        ("long channel", "/fetch_rtc_token", #"{"uid": 1, "channelName": "\#(String(repeating: "x", count: 64))"}"#, 400, "63 at most"),
+        ("rtm token", "/getToken", #"{"tokenType": "rtm", "channel": "a", "uid": "1"}"#, 400, "only \"rtc\""),
+        ("lifetime 0", "/getToken", #"{"tokenType": "rtc", "channel": "a", "uid": "1", "expire": 0}"#, 400, "from 1 to 86400"),
+        ("lifetime too long", "/getToken", #"{"tokenType": "rtc", "channel": "a", "uid": "1", "expire": 86401}"#, 400, "from 1 to 86400"),
+        ("empty body", "/fetch_rtc_token", "", 400, "body is empty"),
+    ]
+
+    @Test(arguments: cases.map { ($0.0, $0.1, $0.2, $0.3, $0.4) })
+    func badFieldsGetAClearJSONError(name: String, path: String, body: String, status: Int, words: String) throws {
+        let server = try startServer()
+        defer { server.stop() }
+        let client = try RawClient(port: server.port)
+        let response = client.request("POST", path, body: body)
+        #expect(response?.status == status, "\(name)")
+        let message = try #require(response?.json?["error"] as? String, "\(name)")
+        #expect(message.contains(words), "\(name): \(message)")
+        #expect(client.request("GET", "/ping")?.status == 200, "the connection stays usable after a 400")
+    }
+
+    @Test func pathErrors() throws {
+        let server = try startServer()
+        defer { server.stop() }
+        let client = try RawClient(port: server.port)
+        #expect(client.request("GET", "/rtc/room/publisher/uid/99/?expiry=0")?.status == 400)
+        #expect(client.request("GET", "/rtc/room/host/uid/99/")?.status == 400)
+        #expect(client.request("GET", "/rtc/room/publisher/email/99/")?.status == 400)
+        #expect(client.request("GET", "/rtc/room/publisher/uid/-1/")?.status == 400)
+        let missing = client.request("GET", "/nothing/here")
+        #expect(missing?.status == 404)
+        #expect(missing?.headers["cache-control"] == "no-store")
+        let wrongMethod = client.request("GET", "/fetch_rtc_token")
+        #expect(wrongMethod?.status == 405)
+        #expect(wrongMethod?.headers["allow"] == "POST")
+        #expect(client.request("POST", "/ping", body: "{}")?.status == 405)
+    }
+
+    @Test func aBearerIsRequiredWhenConfiguredAndComparedExactly() throws {
+        let server = try startServer(bearer: "s3cret-credential")
+        defer { server.stop() }
+        let client = try RawClient(port: server.port)
+        let body = #"{"uid": 1, "channelName": "a"}"#
+        let none = client.request("POST", "/fetch_rtc_token", body: body)
+        #expect(none?.status == 401)
+        #expect(none?.headers["www-authenticate"] == "Bearer")
+        for wrong in ["Bearer nope", "Bearer s3cret-credentia", "Bearer s3cret-credential2", "Basic s3cret-credential", "s3cret-credential"] {
+            #expect(client.request("POST", "/fetch_rtc_token", body: body, headers: ["Authorization": wrong])?.status == 401, "\(wrong)")
+        }
+        let right = client.request("POST", "/fetch_rtc_token", body: body, headers: ["Authorization": "Bearer s3cret-credential"])
+        #expect(right?.status == 200)
+        #expect(client.request("GET", "/rtc/a/publisher/uid/1/", headers: ["Authorization": "bearer s3cret-credential"])?.status == 200)
+    }
+
+    @Test func constantTimeComparisonIsExact() {
+        #expect(TokenRoutes.equalInConstantTime(Array("abc".utf8), Array("abc".utf8)))
+        #expect(!TokenRoutes.equalInConstantTime(Array("abc".utf8), Array("abd".utf8)))
+        #expect(!TokenRoutes.equalInConstantTime(Array("abc".utf8), Array("abcd".utf8)))
+        #expect(!TokenRoutes.equalInConstantTime([], Array("a".utf8)))
+    }
+}
