@@ -1,0 +1,80 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+
+private let appID = "970CA35de60c44645bbae8a215061b33"
+private let certificate = "5CFd2fd1755d40ecb72977518be15d3b"
+
+@Suite struct ServeCommandTests {
+    /// Starts `tokencall serve --port 0` and waits for the line saying where it listens.
+    private func launch(_ extra: [String] = []) throws -> (Process, Pipe, URL) {
+        let process = Process()
+        process.executableURL = TokenCallProcess.binary
+        process.arguments = ["serve", "--port", "0"] + extra
+        process.environment = ["APP_ID": appID, "APP_CERTIFICATE": certificate, "PATH": "/usr/bin:/bin"]
+        let stderr = Pipe()
+        process.standardError = stderr
+        process.standardOutput = Pipe()
+        try process.run()
+        var seen = ""
+        while !seen.contains("\n") {
+            let chunk = stderr.fileHandleForReading.availableData
+            guard !chunk.isEmpty else { break }
+            seen += String(decoding: chunk, as: UTF8.self)
+        }
+        let address = try #require(seen.split(separator: " ").first { $0.hasPrefix("http://") })
+        return (process, stderr, try #require(URL(string: String(address))))
+    }
+
+    @Test func servesTokensAndStopsCleanlyOnSIGTERM() async throws {
+        let (process, stderr, base) = try launch()
+        var request = URLRequest(url: base.appendingPathComponent("fetch_rtc_token"))
+        request.httpMethod = "POST"
+        request.httpBody = Data(#"{"uid": 7, "channelName": "cli", "role": 1}"#.utf8)
+        let (data, response) = try await URLSession.shared.data(for: request)
+        #expect((response as? HTTPURLResponse)?.statusCode == 200)
+        let token = try #require((try JSONSerialization.jsonObject(with: data) as? [String: Any])?["token"] as? String)
+        #expect(token.hasPrefix("007"))
+
+        let started = ContinuousClock.now
+        process.terminate()
+        process.waitUntilExit()
+        #expect(ContinuousClock.now - started < .seconds(3))
+        #expect(process.terminationStatus == 0)
+        let log = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(log.contains("POST /fetch_rtc_token 200 "))
+        #expect(log.contains("stopping"))
+        #expect(!log.contains(token) && !log.contains(certificate))
+    }
+
+    @Test func missingCredentialsAreAUsageError() throws {
+        let result = try TokenCallProcess.run(["serve", "--port", "0"])
+        #expect(result.status == 64)
+        #expect(result.stderr.hasPrefix("tokencall serve: missing --app-id ID"))
+    }
+
+    @Test func badOptionsAreUsageErrors() throws {
+        let environment = ["APP_ID": appID, "APP_CERTIFICATE": certificate]
+        for (arguments, words) in [
+            (["serve", "--token-lifetime", "0"], "--token-lifetime must be an integer from 1 to 86400"),
+            (["serve", "--port", "70000"], "--port must be an integer from 0 to 65535"),
+            (["serve", "--app-certificate", "short"], "the App Certificate must be 32 hex characters"),
+        ] {
+            let result = try TokenCallProcess.run(arguments, environment: environment)
+            #expect(result.status == 64, "\(arguments)")
+            #expect(result.stderr.contains(words), "\(result.stderr)")
+        }
+    }
+
+    @Test func aTakenPortFailsWithAHint() throws {
+        let (first, _, base) = try launch()
+        defer { first.terminate(); first.waitUntilExit() }
+        let result = try TokenCallProcess.run(["serve", "--port", String(base.port!)],
+                                              environment: ["APP_ID": appID, "APP_CERTIFICATE": certificate])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("in use"))
+        #expect(result.stderr.contains("--port"))
+    }
+}
