@@ -16,7 +16,9 @@ let package = Package(
         .target(name: "Arguments"),
         .target(name: "Timers"),
         .target(name: "ChannelEngine", dependencies: ["AccessToken", "Timers"]),
-        .target(name: "TokenServer", dependencies: ["AccessToken"]),
+        .target(name: "JSON"),
+        .target(name: "TokenServer", dependencies: ["AccessToken", "JSON"]),
+        .target(name: "TokenClient", dependencies: ["AccessToken", "JSON"]),
         .target(name: "TestSupport", dependencies: ["Timers"]),
         .executableTarget(name: "tokencall", dependencies: ["AccessToken", "Arguments", "TokenServer"]),
 
@@ -30,6 +32,7 @@ let package = Package(
         .testTarget(name: "ArgumentsTests", dependencies: ["Arguments"]),
         .testTarget(name: "ChannelEngineTests", dependencies: ["ChannelEngine", "AccessToken", "TestSupport"]),
         .testTarget(name: "TokenServerTests", dependencies: ["TokenServer", "AccessToken"]),
+        .testTarget(name: "TokenClientTests", dependencies: ["TokenClient", "TokenServer", "AccessToken", "TestSupport"]),
         .testTarget(name: "TokenCallTests", dependencies: ["tokencall"]),
     ]
 )

@@ -105,6 +105,15 @@ public enum AgoraToken: Sendable, Equatable {
         }
     }
 
+    /// Unix time after which the token no longer admits a join: its expiry or its join privilege's, if earlier.
+    public var joinDeadline: Int64 {
+        switch self {
+        case .accessToken2(let token): token.joinExpiresAt ?? token.expiresAt
+        case .accessToken006(let token):
+            min(Int64(token.messageExpiresAt), token.joinExpiresAt ?? Int64(token.messageExpiresAt))
+        }
+    }
+
     public func validate(_ check: TokenCheck, now: Int64) throws(TokenError) {
         switch self {
         case .accessToken2(let token): try token.validate(check, now: now)

@@ -176,13 +176,3 @@ extension AgoraRtcEngineKit {
         flush()
     }
 }
-
-extension AgoraToken {
-    /// Unix time after which the token no longer admits a join: its expiry or its join privilege's, if earlier.
-    var joinDeadline: Int64 {
-        switch self {
-        case .accessToken2(let token): token.joinExpiresAt ?? token.expiresAt
-        case .accessToken006(let token): min(Int64(token.messageExpiresAt), token.joinExpiresAt ?? Int64(token.messageExpiresAt))
-        }
-    }
-}

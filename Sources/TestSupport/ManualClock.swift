@@ -121,3 +121,15 @@ public final class ManualClock: SteppedClock, Sendable {
         sleeper?.continuation.resume(throwing: CancellationError())
     }
 }
+
+extension ManualClock {
+    /// Waits (yielding, bounded) until at least `count` tasks sleep on this clock; false if they never do.
+    @discardableResult
+    public func waitForSleepers(_ count: Int = 1) async -> Bool {
+        for _ in 0..<10_000 {
+            if sleeperCount >= count { return true }
+            await Task.yield()
+        }
+        return sleeperCount >= count
+    }
+}

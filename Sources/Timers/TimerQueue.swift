@@ -120,11 +120,13 @@ public protocol SteppedClock: Clock where Duration == Swift.Duration {
 }
 
 /// Any `Clock<Duration>` seen as time elapsed since it was wrapped.
-struct ElapsedClock: Sendable {
-    let now: @Sendable () -> Duration
-    let sleep: @Sendable (Duration) async throws -> Void
+public struct ElapsedClock: Sendable {
+    /// Time elapsed since the clock was wrapped.
+    public let now: @Sendable () -> Duration
+    /// Sleeps until `now()` reaches the given elapsed time.
+    public let sleep: @Sendable (Duration) async throws -> Void
 
-    init<C: Clock>(_ clock: C) where C.Duration == Duration {
+    public init<C: Clock>(_ clock: C) where C.Duration == Duration {
         let origin = clock.now
         now = { origin.duration(to: clock.now) }
         sleep = { try await clock.sleep(until: origin.advanced(by: $0), tolerance: nil) }

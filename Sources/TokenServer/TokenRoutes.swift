@@ -1,5 +1,6 @@
 import AccessToken
 import Foundation
+import JSON
 
 /// The endpoints of the token servers users already run, answering with AccessToken2 tokens.
 struct TokenRoutes: Sendable {
@@ -135,9 +136,7 @@ struct TokenRoutes: Sendable {
 
     static func object(_ body: [UInt8]) throws(BadRequest) -> [String: JSONValue] {
         guard !body.isEmpty else { throw BadRequest("the body is empty; send a JSON object") }
-        guard let value = try? JSONDecoder().decode(JSONValue.self, from: Data(body)) else {
-            throw BadRequest("the body is not valid JSON")
-        }
+        guard let value = JSONValue.parse(body) else { throw BadRequest("the body is not valid JSON") }
         guard case .object(let object) = value else { throw BadRequest("the body is \(value.kind), not a JSON object") }
         return object
     }

@@ -1,5 +1,7 @@
+import Foundation
+
 /// Any JSON value, decoded without guessing at types, so each field can be checked and explained.
-enum JSONValue: Decodable, Equatable {
+public enum JSONValue: Decodable, Equatable, Sendable {
     case null
     case bool(Bool)
     case integer(Int64)
@@ -8,7 +10,7 @@ enum JSONValue: Decodable, Equatable {
     case array([JSONValue])
     case object([String: JSONValue])
 
-    init(from decoder: any Decoder) throws {
+    public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
             self = .null
@@ -28,7 +30,7 @@ enum JSONValue: Decodable, Equatable {
     }
 
     /// What kind of value this is, for error messages.
-    var kind: String {
+    public var kind: String {
         switch self {
         case .null: "null"
         case .bool: "a boolean"
@@ -37,5 +39,22 @@ enum JSONValue: Decodable, Equatable {
         case .array: "an array"
         case .object: "an object"
         }
+    }
+}
+
+extension JSONValue {
+    /// The value of `data` when it is JSON; nil when it is not.
+    public static func parse(_ data: some DataProtocol) -> JSONValue? {
+        try? JSONDecoder().decode(JSONValue.self, from: Data(data))
+    }
+
+    /// The members of an object; nil for anything else.
+    public var object: [String: JSONValue]? {
+        if case .object(let members) = self { members } else { nil }
+    }
+
+    /// The text of a string; nil for anything else.
+    public var string: String? {
+        if case .string(let text) = self { text } else { nil }
     }
 }

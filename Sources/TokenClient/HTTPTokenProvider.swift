@@ -1,0 +1,182 @@
+import AccessToken
+import Foundation
+import JSON
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Fetches tokens over HTTP in the request shape of the server a user runs, and accepts a token only
+/// when it is an Agora token for what was asked and not yet expired.
+public struct HTTPTokenProvider: TokenProvider {
+    /// The request shapes of the token servers users run.
+    public enum Shape: String, Sendable, CaseIterable {
+        /// Agora's guide: `POST /fetch_rtc_token` `{"uid", "channelName", "role"}`.
+        case fetch
+        /// agora-token-service: `POST /getToken` `{"tokenType", "channel", "role", "uid"}`.
+        case getToken
+        /// agora-token-service's legacy `GET /rtc/{channel}/{role}/uid/{uid}/`.
+        case rtcPath = "rtc-path"
+    }
+
+    /// Answers larger than this are refused.
+    public static let bodyLimit = 64 * 1024
+    /// Tokens are trusted for 24 h at most, whatever they say.
+    public static let longestLifetime: Int64 = 86_400
+
+    public let url: URL
+    public let shape: Shape
+    private let bearer: String?
+    private let transport: any HTTPTransport
+    private let unixTime: @Sendable () -> Double
+
+    /// `url` is the server (its endpoint path is added when it has none) or the endpoint itself.
+    public init(url: URL, shape: Shape = .fetch, bearer: String? = nil, transport: any HTTPTransport = URLSessionTransport(),
+                unixTime: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) {
+        self.url = url
+        self.shape = shape
+        self.bearer = bearer
+        self.transport = transport
+        self.unixTime = unixTime
+    }
+
+    public func fetchToken(for request: TokenRequest) async throws -> FetchedToken {
+        let startedAt = unixTime()
+        let (data, response): (Data, HTTPURLResponse)
+        do {
+            (data, response) = try await transport.send(try httpRequest(for: request))
+        } catch let error as TokenClientError {
+            throw error
+        } catch let error as URLError where error.code == .cancelled {
+            throw CancellationError()
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            throw TokenClientError.transport(Self.words(for: error))
+        }
+        return try accept(data, response, for: request, startedAt: startedAt)
+    }
+
+    // MARK: Request
+
+    func httpRequest(for request: TokenRequest) throws(TokenClientError) -> URLRequest {
+        let role = request.role == .publisher ? 1 : 2
+        var http: URLRequest
+        switch shape {
+        case .fetch:
+            guard case .uid(let uid) = request.user else {
+                throw .invalidResponse("the fetch_rtc_token shape carries integer uids only; use --token-request getToken for accounts")
+            }
+            http = URLRequest(url: endpoint("fetch_rtc_token"))
+            http.httpMethod = "POST"
+            http.httpBody = try? JSONSerialization.data(withJSONObject: ["uid": uid, "channelName": request.channel, "role": role],
+                                                        options: [.sortedKeys])
+        case .getToken:
+            http = URLRequest(url: endpoint("getToken"))
+            http.httpMethod = "POST"
+            http.httpBody = try? JSONSerialization.data(withJSONObject: [
+                "tokenType": "rtc", "channel": request.channel, "role": request.role == .publisher ? "publisher" : "subscriber",
+                "uid": request.user.tokenField.isEmpty ? "0" : request.user.tokenField,
+            ], options: [.sortedKeys])
+        case .rtcPath:
+            let kind = if case .account = request.user { "userAccount" } else { "uid" }
+            let id = request.user.tokenField.isEmpty ? "0" : request.user.tokenField
+            let segments = ["rtc", request.channel, request.role == .publisher ? "publisher" : "subscriber", kind, id]
+            var path = url.path
+            if !path.hasSuffix("/") { path += "/" }
+            path += segments.map { $0.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(["/"])) ?? $0 }
+                .joined(separator: "/") + "/"
+            var components = URLComponents(url: url, resolvingAgainstBaseURL: false)!
+            components.percentEncodedPath = path
+            http = URLRequest(url: components.url!)
+            http.httpMethod = "GET"
+        }
+        if http.httpBody != nil { http.setValue("application/json", forHTTPHeaderField: "Content-Type") }
+        http.setValue("application/json", forHTTPHeaderField: "Accept")
+        http.setValue("no-store", forHTTPHeaderField: "Cache-Control")
+        if let bearer { http.setValue("Bearer \(bearer)", forHTTPHeaderField: "Authorization") }
+        return http
+    }
+
+    /// The URL itself when it names a path, else the server's URL with the endpoint's path.
+    private func endpoint(_ name: String) -> URL {
+        url.path.isEmpty || url.path == "/" ? url.appendingPathComponent(name) : url
+    }
+
+    // MARK: Answer
+
+    func accept(_ data: Data, _ response: HTTPURLResponse, for request: TokenRequest, startedAt: Double) throws(TokenClientError) -> FetchedToken {
+        let status = response.statusCode
+        guard data.count <= Self.bodyLimit else {
+            throw .invalidResponse("the answer is \(data.count) bytes; at most \(Self.bodyLimit) are read")
+        }
+        let object = JSONValue.parse(data)?.object
+        guard (200..<300).contains(status) else {
+            let message = object?["error"]?.string.map { String($0.prefix(200)) }
+            switch status {
+            case 401, 403: throw .unauthorized(status: status)
+            case 429, 503: throw .rateLimited(status: status, retryAfter: Self.retryAfter(response))
+            default: throw .server(status: status, message: message)
+            }
+        }
+        let start = String(decoding: data.prefix(64), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        if start.hasPrefix("<") || response.value(forHTTPHeaderField: "Content-Type")?.contains("html") == true {
+            throw .invalidResponse("it is HTML, not JSON; is the URL the token endpoint?")
+        }
+        guard let object else { throw .invalidResponse("it is not a JSON object") }
+        guard let value = object["token"] ?? object["rtcToken"] else {
+            throw .invalidResponse("it has no \"token\" (or \"rtcToken\") field")
+        }
+        guard let token = value.string else { throw .invalidResponse("its token is \(value.kind), not a string") }
+        if token.isEmpty { throw .invalidResponse("its token is empty") }
+        if token.lowercased().hasPrefix("bearer ") {
+            throw .invalidResponse("its token starts with \"Bearer \"; the server must send the raw token")
+        }
+        if token.contains(where: { $0.isWhitespace || $0.isNewline }) {
+            throw .invalidResponse("its token contains whitespace or line breaks")
+        }
+        var lifetime = Self.longestLifetime
+        if let expiresIn = object["expiresIn"] {
+            guard case .integer(let seconds) = expiresIn, seconds > 0 else {
+                throw .invalidResponse("expiresIn must be a positive whole number of seconds, not \(expiresIn.kind)")
+            }
+            lifetime = min(lifetime, seconds)
+        }
+        let parsed: AgoraToken
+        do {
+            parsed = try AgoraToken(parsing: token)
+        } catch {
+            throw .invalidResponse("it is not an Agora token (\(error))")
+        }
+        let now = Int64(unixTime().rounded(.down))
+        do throws(TokenError) {
+            try parsed.validate(TokenCheck(appID: request.appID, channel: request.channel, user: request.user), now: now)
+        } catch {
+            switch error {
+            case .appIDMismatch, .channelMismatch, .uidMismatch, .crcMismatch: throw .wrongAudience(error.description)
+            case .expired(_, let ago), .joinPrivilegeExpired(_, let ago): throw .expired(secondsAgo: ago)
+            default: throw .invalidResponse(error.description)
+            }
+        }
+        return FetchedToken(token: token, expiresAt: min(parsed.joinDeadline, Int64(startedAt.rounded(.down)) + lifetime))
+    }
+
+    private static func retryAfter(_ response: HTTPURLResponse) -> Duration? {
+        guard let text = response.value(forHTTPHeaderField: "Retry-After"), let seconds = Int64(text.trimmingCharacters(in: .whitespaces)),
+              seconds >= 0 else { return nil }
+        return .seconds(min(seconds, 3600))
+    }
+
+    static func words(for error: any Error) -> String {
+        guard let error = error as? URLError else { return "\(type(of: error))" }
+        switch error.code {
+        case .cannotConnectToHost: return "connection refused"
+        case .cannotFindHost: return "unknown host"
+        case .timedOut: return "timed out"
+        case .networkConnectionLost: return "the connection dropped"
+        case .notConnectedToInternet: return "no network"
+        case .badServerResponse: return "not an HTTP answer"
+        case .unsupportedURL: return "unsupported URL"
+        default: return "URL error \(error.code.rawValue)"
+        }
+    }
+}

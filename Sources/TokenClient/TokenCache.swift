@@ -1,0 +1,167 @@
+import Timers
+
+/// Caches one token for one request: serves it until a soft margin before its end, refreshes early in the
+/// background, never hands out an expired one, shares one fetch among all who wait, and backs off after a
+/// failure. Every time it reads comes from the injected clock.
+public actor TokenCache {
+    public struct Policy: Sendable {
+        /// Refresh this long before the end (halved lifetime for short tokens).
+        public var refreshMargin: Duration = .seconds(60)
+        /// A fetch that takes longer is cancelled and fails with `timeout`.
+        public var deadline: Duration = .seconds(10)
+        public var backoffBase: Duration = .seconds(1)
+        public var backoffCap: Duration = .seconds(30)
+        /// A factor in 0.5...1 applied to each backoff.
+        public var jitter: @Sendable () -> Double = { Double.random(in: 0.5...1) }
+
+        public init() {}
+    }
+
+    private struct Entry {
+        let fetched: FetchedToken
+        let expiry: Duration
+        let refreshAt: Duration
+    }
+
+    private let provider: any TokenProvider
+    public nonisolated let request: TokenRequest
+    private let policy: Policy
+    private let clock: ElapsedClock
+    private let unixTime: @Sendable () -> Double
+    private var current: Entry?
+    private var inflight: Task<Void, Never>?
+    private var waiters: [UInt64: CheckedContinuation<FetchedToken, any Error>] = [:]
+    private var nextWaiter: UInt64 = 0
+    private var failure: (error: TokenClientError, retryAt: Duration)?
+    private var failures = 0
+
+    /// Transport calls made so far.
+    public private(set) var fetchCount = 0
+
+    public init(provider: any TokenProvider, request: TokenRequest, policy: Policy = Policy(),
+                clock: any Clock<Duration> = ContinuousClock(), unixTime: @escaping @Sendable () -> Double) {
+        self.provider = provider
+        self.request = request
+        self.policy = policy
+        self.clock = ElapsedClock(clock)
+        self.unixTime = unixTime
+    }
+
+    /// A token that stays valid for more than `minimum` from now: the cached one, or a fresh one.
+    ///
+    /// In the soft window the cached token is returned while a refresh runs in the background. With no
+    /// usable token and a recent failure it fails fast with that failure until the backoff has passed.
+    public func token(validFor minimum: Duration = .zero) async throws -> FetchedToken {
+        let now = clock.now()
+        if let current, current.expiry - now > minimum {
+            if now >= current.refreshAt { refreshIfAllowed(now: now) }
+            return current.fetched
+        }
+        if inflight == nil {
+            if let failure, now < failure.retryAt { throw failure.error }
+            startFetch()
+        }
+        return try await waitForFetch()
+    }
+
+    /// Time until the next fetch may start after a failure; nil when nothing holds it back.
+    public func retryDelay() -> Duration? {
+        guard let failure else { return nil }
+        let left = failure.retryAt - clock.now()
+        return left > .zero ? left : nil
+    }
+
+    /// Forgets the cached token, but only if it is still `token` (the one the caller found rejected).
+    public func invalidate(rejected token: String) {
+        if current?.fetched.token == token { current = nil }
+    }
+
+    /// The cached token, if any, without fetching.
+    public var cached: FetchedToken? { current?.fetched }
+
+    private func refreshIfAllowed(now: Duration) {
+        guard inflight == nil else { return }
+        if let failure, now < failure.retryAt { return }
+        startFetch()
+    }
+
+    private func startFetch() {
+        fetchCount += 1
+        let startedAt = clock.now()
+        let startedUnix = unixTime()
+        let (provider, request, clock, deadline) = (provider, request, clock, policy.deadline)
+        inflight = Task {
+            let result: Result<FetchedToken, TokenClientError>
+            do {
+                result = .success(try await Self.fetch(provider, request, clock: clock, until: startedAt + deadline, limit: deadline))
+            } catch let error as TokenClientError {
+                result = .failure(error)
+            } catch {
+                result = .failure(.transport("the fetch was cancelled"))
+            }
+            self.finish(result, startedAt: startedAt, startedUnix: startedUnix)
+        }
+    }
+
+    /// The provider's answer, or `timeout` when the deadline comes first (the request is then cancelled).
+    private static func fetch(_ provider: any TokenProvider, _ request: TokenRequest, clock: ElapsedClock,
+                              until deadline: Duration, limit: Duration) async throws -> FetchedToken {
+        try await withThrowingTaskGroup(of: FetchedToken?.self) { group in
+            group.addTask { try await provider.fetchToken(for: request) }
+            group.addTask {
+                try await clock.sleep(deadline)
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next(), let token = first else { throw TokenClientError.timeout(limit) }
+            return token
+        }
+    }
+
+    private func finish(_ result: Result<FetchedToken, TokenClientError>, startedAt: Duration, startedUnix: Double) {
+        inflight = nil
+        let now = clock.now()
+        switch result {
+        case .success(let fetched):
+            let expiry = startedAt + .milliseconds(Int64(((Double(fetched.expiresAt) - startedUnix) * 1000).rounded(.down)))
+            let lifetime = expiry - startedAt
+            let margin = lifetime < policy.refreshMargin * 2 ? min(policy.refreshMargin, lifetime / 2) : policy.refreshMargin
+            current = Entry(fetched: fetched, expiry: expiry, refreshAt: expiry - margin)
+            failure = nil
+            failures = 0
+            resumeWaiters(with: .success(fetched))
+        case .failure(let error):
+            failures += 1
+            var delay = min(policy.backoffCap, policy.backoffBase * (1 << min(failures - 1, 20))) * policy.jitter()
+            if case .rateLimited(_, let after?) = error { delay = max(delay, after) }
+            failure = (error, now + delay)
+            resumeWaiters(with: .failure(error))
+        }
+    }
+
+    private func waitForFetch() async throws -> FetchedToken {
+        nextWaiter += 1
+        let id = nextWaiter
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                if Task.isCancelled {
+                    continuation.resume(throwing: CancellationError())
+                } else {
+                    waiters[id] = continuation
+                }
+            }
+        } onCancel: {
+            Task { await self.cancelWaiter(id) }
+        }
+    }
+
+    private func cancelWaiter(_ id: UInt64) {
+        waiters.removeValue(forKey: id)?.resume(throwing: CancellationError())
+    }
+
+    private func resumeWaiters(with result: Result<FetchedToken, TokenClientError>) {
+        let waiting = waiters
+        waiters = [:]
+        for continuation in waiting.values { continuation.resume(with: result.mapError { $0 as any Error }) }
+    }
+}

@@ -1,0 +1,59 @@
+/// Why no token could be had; the words never include a token or a credential.
+public enum TokenClientError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The server could not be reached (connection refused, no route, DNS).
+    case transport(String)
+    /// No whole answer within the overall deadline; the request was cancelled.
+    case timeout(Duration)
+    /// 401 or 403: the server refuses the credential.
+    case unauthorized(status: Int)
+    /// 429 or 503: the server asks to come back later.
+    case rateLimited(status: Int, retryAfter: Duration?)
+    /// Another non-2xx status, with the server's own error text when it sent one.
+    case server(status: Int, message: String?)
+    /// A 2xx answer that does not hold a usable token.
+    case invalidResponse(String)
+    /// A token for another channel, uid or App ID than asked for.
+    case wrongAudience(String)
+    /// The token had already expired when it arrived.
+    case expired(secondsAgo: Int64)
+
+    public var description: String {
+        switch self {
+        case .transport(let why): "cannot reach the token server: \(why)"
+        case .timeout(let limit): "the token server did not answer within \(limit.secondsText)"
+        case .unauthorized(let status): "the token server refused the credential (HTTP \(status)); check --auth-bearer"
+        case .rateLimited(let status, let after):
+            "the token server is busy (HTTP \(status))" + (after.map { "; it asks to retry in \($0.secondsText)" } ?? "")
+        case .server(let status, let message):
+            "the token server answered HTTP \(status)" + (message.map { ": \($0)" } ?? "")
+        case .invalidResponse(let why): "the token server's answer is not usable: \(why)"
+        case .wrongAudience(let why): "the token server sent a token for someone else: \(why)"
+        case .expired(let ago): "the token server sent a token that expired \(ago) s ago; check its clock and expiry settings"
+        }
+    }
+
+    /// Whether trying again later can help.
+    public var isRetryable: Bool {
+        switch self {
+        case .unauthorized, .wrongAudience: false
+        default: true
+        }
+    }
+}
+
+extension Duration {
+    /// "1.5 s", "10 s".
+    var secondsText: String {
+        let (seconds, attoseconds) = components
+        let millis = attoseconds / 1_000_000_000_000_000
+        return millis == 0 ? "\(seconds) s" : "\(seconds).\(String(format3(millis))) s"
+    }
+
+    private func format3(_ millis: Int64) -> String {
+        let text = String(millis)
+        let padded = String(repeating: "0", count: max(0, 3 - text.count)) + text
+        var trimmed = padded
+        while trimmed.hasSuffix("0") { trimmed.removeLast() }
+        return trimmed
+    }
+}

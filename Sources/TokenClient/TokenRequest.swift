@@ -1,0 +1,39 @@
+import AccessToken
+
+/// What a token is asked for: a channel, a user and a role; the App ID when it is known.
+public struct TokenRequest: Sendable, Equatable {
+    public var channel: String
+    public var user: RTCUser
+    public var role: RTCRole
+    /// When set, a token for another App ID is refused.
+    public var appID: String?
+
+    public init(channel: String, user: RTCUser, role: RTCRole = .publisher, appID: String? = nil) {
+        self.channel = channel
+        self.user = user
+        self.role = role
+        self.appID = appID
+    }
+}
+
+/// A token as fetched: the raw string and when it stops being accepted.
+public struct FetchedToken: Sendable, Equatable, CustomStringConvertible {
+    /// The raw token, never with a `Bearer ` prefix.
+    public let token: String
+    /// Unix time the token (or its join privilege) ends.
+    public let expiresAt: Int64
+
+    public init(token: String, expiresAt: Int64) {
+        self.token = token
+        self.expiresAt = expiresAt
+    }
+
+    public var description: String { "a token of \(token.utf8.count) characters expiring at \(UnixTime.iso8601(expiresAt))" }
+}
+
+/// Fetches tokens, in the spirit of Moss's `Authenticator`: the raw token, never a `Bearer ` prefix.
+///
+/// Throws `TokenClientError`, or `CancellationError` when the caller gave up.
+public protocol TokenProvider: Sendable {
+    func fetchToken(for request: TokenRequest) async throws -> FetchedToken
+}

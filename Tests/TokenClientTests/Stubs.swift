@@ -1,0 +1,80 @@
+import AccessToken
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Synchronization
+import TestSupport
+@testable import TokenClient
+
+let appID = "970CA35de60c44645bbae8a215061b33"
+let certificate = "5CFd2fd1755d40ecb72977518be15d3b"
+let request = TokenRequest(channel: "test", user: .uid(42), role: .publisher, appID: appID)
+
+/// A real token for `request`, issued at `issuedAt` and lasting `lifetime` seconds.
+func realToken(lifetime: UInt32 = 3600, issuedAt: UInt32 = 1_800_000_000, channel: String = "test", uid: UInt32 = 42,
+               salt: UInt32 = 1) -> String {
+    try! AccessToken2.buildRTC(appID: appID, appCertificate: certificate, channel: channel, user: .uid(uid), role: .publisher,
+                               tokenExpire: lifetime, privilegeExpire: lifetime, issuedAt: issuedAt, salt: salt)
+}
+
+/// A provider whose answers a test scripts: each call takes the next step (the last repeats).
+final class StubProvider: TokenProvider, Sendable {
+    enum Step: Sendable {
+        case token(lifetime: UInt32)
+        case fail(TokenClientError)
+        /// Never answers until cancelled.
+        case hang
+    }
+
+    private let steps: Mutex<[Step]>
+    private let calls = Mutex(0)
+    private let clock: ManualClock
+
+    init(_ steps: [Step], clock: ManualClock) {
+        self.steps = Mutex(steps)
+        self.clock = clock
+    }
+
+    var callCount: Int { calls.withLock { $0 } }
+
+    func fetchToken(for request: TokenRequest) async throws -> FetchedToken {
+        let call = calls.withLock { count -> Int in
+            count += 1
+            return count
+        }
+        let step = steps.withLock { $0.count > 1 ? $0.removeFirst() : $0[0] }
+        switch step {
+        case .token(let lifetime):
+            let issued = UInt32(clock.unixTime)
+            return FetchedToken(token: realToken(lifetime: lifetime, issuedAt: issued, salt: UInt32(call)),
+                                expiresAt: Int64(issued) + Int64(lifetime))
+        case .fail(let error):
+            throw error
+        case .hang:
+            try await Task.sleep(for: .seconds(3600))
+            throw CancellationError()
+        }
+    }
+}
+
+func makeCache(_ steps: [StubProvider.Step], margin: Duration = .seconds(60)) -> (TokenCache, StubProvider, ManualClock) {
+    let clock = ManualClock()
+    let provider = StubProvider(steps, clock: clock)
+    var policy = TokenCache.Policy()
+    policy.refreshMargin = margin
+    policy.jitter = { 1 }
+    let cache = TokenCache(provider: provider, request: request, policy: policy, clock: clock, unixTime: { clock.unixTime })
+    return (cache, provider, clock)
+}
+
+/// A transport that answers every request with the same status, headers and body.
+struct StubTransport: HTTPTransport {
+    let status: Int
+    var headers: [String: String] = ["Content-Type": "application/json"]
+    let body: String
+
+    func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+        (Data(body.utf8), HTTPURLResponse(url: request.url!, statusCode: status, httpVersion: "HTTP/1.1", headerFields: headers)!)
+    }
+}
