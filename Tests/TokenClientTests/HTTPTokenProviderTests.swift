@@ -1,0 +1,129 @@
+import AccessToken
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+import TokenServer
+@testable import TokenClient
+
+private let base = URL(string: "http://127.0.0.1:9")!
+private let now = 1_800_000_000.0
+
+private func provider(_ status: Int, _ body: String, headers: [String: String] = ["Content-Type": "application/json"],
+                      shape: HTTPTokenProvider.Shape = .fetch) -> HTTPTokenProvider {
+    HTTPTokenProvider(url: base, shape: shape, transport: StubTransport(status: status, headers: headers, body: body),
+                      unixTime: { now })
+}
+
+private func failure(_ provider: HTTPTokenProvider, for asked: TokenRequest = request) async -> TokenClientError? {
+    do {
+        _ = try await provider.fetchToken(for: asked)
+        return nil
+    } catch {
+        return error as? TokenClientError
+    }
+}
+
+@Suite struct HTTPTokenProviderTests {
+    @Test func readsEachAnswerShapeAndLearnsTheExpiryFromTheToken() async throws {
+        let token = realToken(lifetime: 600, issuedAt: UInt32(now))
+        for body in [#"{"token": "\#(token)"}"#, #"{"token": "\#(token)", "expiresIn": 600}"#, #"{"rtcToken": "\#(token)"}"#] {
+            let fetched = try await provider(200, body).fetchToken(for: request)
+            #expect(fetched.token == token)
+            #expect(fetched.expiresAt == Int64(now) + 600)
+        }
+        let capped = try await provider(200, #"{"token": "\#(token)", "expiresIn": 60}"#).fetchToken(for: request)
+        #expect(capped.expiresAt == Int64(now) + 60, "the shorter of expiresIn and the token's own expiry")
+    }
+
+    @Test(arguments: [
+        (#"{"token": "T", "expiresIn": 0}"#, "expiresIn must be a positive whole number"),
+        (#"{"token": "T", "expiresIn": -5}"#, "expiresIn must be a positive whole number"),
+        (#"{"token": "T", "expiresIn": "3600"}"#, "expiresIn must be a positive whole number"),
+        (#"{"token": "T", "expiresIn": 1.5}"#, "expiresIn must be a positive whole number"),
+        ("{not json", "not a JSON object"),
+        ("<html><body>Login</body></html>", "HTML, not JSON"),
+        (#"{"token": ""}"#, "token is empty"),
+        (#"{"token": "Bearer T"}"#, "starts with \"Bearer \""),
+        (#"{"token": "T\r\n"}"#, "whitespace or line breaks"),
+        (#"{"token": 42}"#, "not a string"),
+        (#"{"access_token": "T"}"#, "no \"token\""),
+        (#"{"token": "007notatoken"}"#, "not an Agora token"),
+    ])
+    func unusableAnswersAreDistinctClearErrors(body: String, words: String) async throws {
+        let body = body.replacingOccurrences(of: "\"T", with: "\"" + realToken(issuedAt: UInt32(now)))
+        let error = try #require(await failure(provider(200, body)))
+        guard case .invalidResponse(let message) = error else {
+            Issue.record("expected invalidResponse, got \(error)")
+            return
+        }
+        #expect(message.contains(words), "\(message)")
+        #expect(!error.description.contains(realToken(issuedAt: UInt32(now))))
+    }
+
+    @Test func aBodyOverTheCapIsRefused() async throws {
+        let huge = #"{"token": ""# + String(repeating: "a", count: 70_000) + #""}"#
+        #expect(await failure(provider(200, huge)) == .invalidResponse("the answer is 70013 bytes; at most 65536 are read"))
+    }
+
+    @Test func aTokenForSomeoneElseIsAWrongAudienceError() async throws {
+        for token in [realToken(issuedAt: UInt32(now), channel: "other"), realToken(issuedAt: UInt32(now), uid: 7)] {
+            let error = await failure(provider(200, #"{"token": "\#(token)"}"#))
+            guard case .wrongAudience? = error else {
+                Issue.record("expected wrongAudience, got \(String(describing: error))")
+                continue
+            }
+        }
+        let otherApp = TokenRequest(channel: "test", user: .uid(42), appID: "0123456789abcdef0123456789abcdef")
+        guard case .wrongAudience? = await failure(provider(200, #"{"token": "\#(realToken(issuedAt: UInt32(now)))"}"#), for: otherApp) else {
+            Issue.record("a token for another App ID must be refused")
+            return
+        }
+    }
+
+    @Test func anExpiredTokenIsRefused() async throws {
+        let stale = realToken(lifetime: 60, issuedAt: UInt32(now) - 120)
+        #expect(await failure(provider(200, #"{"token": "\#(stale)"}"#)) == .expired(secondsAgo: 60))
+    }
+
+    @Test func statusCodesMapToTheirErrors() async throws {
+        #expect(await failure(provider(401, "{}")) == .unauthorized(status: 401))
+        #expect(await failure(provider(403, "{}")) == .unauthorized(status: 403))
+        #expect(await failure(provider(429, "{}", headers: ["Retry-After": "7"])) == .rateLimited(status: 429, retryAfter: .seconds(7)))
+        #expect(await failure(provider(503, "{}")) == .rateLimited(status: 503, retryAfter: nil))
+        #expect(await failure(provider(500, #"{"error": "database down"}"#)) == .server(status: 500, message: "database down"))
+        #expect(await failure(provider(404, "<html>")) == .server(status: 404, message: nil))
+    }
+
+    @Test func connectionRefusedIsATransportErrorAtOnce() async throws {
+        let closed = HTTPTokenProvider(url: URL(string: "http://127.0.0.1:1")!, unixTime: { now })
+        let started = ContinuousClock.now
+        #expect(await failure(closed) == .transport("connection refused"))
+        #expect(ContinuousClock.now - started < .seconds(5))
+    }
+
+    @Test(arguments: HTTPTokenProvider.Shape.allCases)
+    func speaksEachShapeToARealServer(shape: HTTPTokenProvider.Shape) async throws {
+        let server = try TokenServer(TokenServerConfig(port: 0, appID: appID, appCertificate: certificate, tokenLifetime: 120))
+        defer { server.stop() }
+        let provider = HTTPTokenProvider(url: server.url, shape: shape)
+        let fetched = try await provider.fetchToken(for: request)
+        let token = try AccessToken2(parsing: fetched.token)
+        #expect(token.rtc?.channel == "test")
+        #expect(token.rtc?.uid == "42")
+        #expect(token.hasValidSignature(appCertificate: certificate))
+        #expect(fetched.expiresAt == Int64(token.issuedAt) + 120)
+    }
+
+    @Test func sendsTheBearerCredentialAndNeverCaches() async throws {
+        let server = try TokenServer(TokenServerConfig(port: 0, appID: appID, appCertificate: certificate, requiredBearer: "user-cred"))
+        defer { server.stop() }
+        let without = HTTPTokenProvider(url: server.url, shape: .rtcPath)
+        #expect(await failure(without) == .unauthorized(status: 401))
+        let with = HTTPTokenProvider(url: server.url, shape: .rtcPath, bearer: "user-cred")
+        let first = try await with.fetchToken(for: request)
+        let second = try await with.fetchToken(for: request)
+        #expect(first.token != second.token, "a GET answer is never replayed from a URL cache")
+    }
+}
