@@ -19,8 +19,9 @@ let package = Package(
         .target(name: "JSON"),
         .target(name: "TokenServer", dependencies: ["AccessToken", "JSON"]),
         .target(name: "TokenClient", dependencies: ["AccessToken", "JSON"]),
+        .target(name: "CallSession", dependencies: ["ChannelEngine", "TokenClient", "TokenServer", "AccessToken", "Timers"]),
         .target(name: "TestSupport", dependencies: ["Timers"]),
-        .executableTarget(name: "tokencall", dependencies: ["AccessToken", "Arguments", "TokenServer"]),
+        .executableTarget(name: "tokencall", dependencies: ["AccessToken", "Arguments", "TokenServer", "CallSession", "ChannelEngine", "TokenClient"]),
 
         .executableTarget(
             name: "tokencall-bench",
@@ -33,6 +34,7 @@ let package = Package(
         .testTarget(name: "ChannelEngineTests", dependencies: ["ChannelEngine", "AccessToken", "TestSupport"]),
         .testTarget(name: "TokenServerTests", dependencies: ["TokenServer", "AccessToken"]),
         .testTarget(name: "TokenClientTests", dependencies: ["TokenClient", "TokenServer", "AccessToken", "TestSupport"]),
+        .testTarget(name: "CallSessionTests", dependencies: ["CallSession", "ChannelEngine", "TokenClient", "TokenServer", "TestSupport"]),
         .testTarget(name: "TokenCallTests", dependencies: ["tokencall"]),
     ]
 )

@@ -6,7 +6,7 @@ import Foundation
 let tokencall = Command(
     "tokencall",
     summary: "Simulate an Agora-style video call and watch its token live, renew and expire.",
-    subcommands: [TokenCommands.group, ServeCommand.command]
+    subcommands: [JoinCommand.command, TokenCommands.group, ServeCommand.command]
 )
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -20,7 +20,11 @@ do {
         print("tokencall \(TokenCallVersion.current)")
         exitCode = 0
     case .run(let invocation):
-        exitCode = invocation.path.last == "serve" ? try ServeCommand.run(invocation) : try TokenCommands.run(invocation)
+        switch invocation.path.last {
+        case "serve": exitCode = try ServeCommand.run(invocation)
+        case "join": exitCode = try await JoinCommand.run(invocation)
+        default: exitCode = try TokenCommands.run(invocation)
+        }
     }
 } catch {
     Console.error("\(error.message)\n\n\(error.usage)")

@@ -1,0 +1,55 @@
+import ChannelEngine
+
+extension CallSession: AgoraRtcEngineDelegate {
+    private func record(_ event: AgoraRtcEvent) {
+        emit(.engine(event))
+        switch event {
+        case .tokenPrivilegeWillExpire where autoRenew:
+            fetch(for: .willExpire)
+        case .requestToken where autoRenew:
+            fetch(for: .requestToken)
+        case .connectionStateChanged(.connected, _):
+            connected()
+        case .renewTokenResult(let token, let code) where code != .success:
+            if let cache { Task { await cache.invalidate(rejected: token) } }
+        default:
+            break
+        }
+    }
+
+    public func rtcEngine(_ engine: AgoraRtcEngineKit, didJoinChannel channel: String, withUid uid: UInt, elapsed: Int) {
+        record(.didJoinChannel(channel: channel, uid: uid, elapsed: elapsed))
+    }
+    public func rtcEngine(_ engine: AgoraRtcEngineKit, didLeaveChannelWith connection: AgoraRtcConnection) {
+        record(.didLeaveChannel(connection))
+    }
+    public func rtcEngine(_ engine: AgoraRtcEngineKit, connectionStateChanged state: AgoraConnectionState,
+                          reason: AgoraConnectionChangedReason) {
+        record(.connectionStateChanged(state, reason: reason))
+    }
+    public func rtcEngine(_ engine: AgoraRtcEngineKit, tokenPrivilegeWillExpire token: String) {
+        record(.tokenPrivilegeWillExpire(token: token))
+    }
+    public func rtcEngineRequestToken(_ engine: AgoraRtcEngineKit) { record(.requestToken) }
+    public func rtcEngine(_ engine: AgoraRtcEngineKit, renewTokenResult token: String, code: AgoraRenewTokenErrorCode) {
+        record(.renewTokenResult(token: token, code: code))
+    }
+    public func rtcEngine(_ engine: AgoraRtcEngineKit, didJoinedOfUid uid: UInt, elapsed: Int) {
+        record(.didJoinedOfUid(uid, elapsed: elapsed))
+    }
+    public func rtcEngine(_ engine: AgoraRtcEngineKit, didOfflineOfUid uid: UInt, reason: AgoraUserOfflineReason) {
+        record(.didOfflineOfUid(uid, reason: reason))
+    }
+    public func rtcEngine(_ engine: AgoraRtcEngineKit, firstRemoteVideoFrameOfUid uid: UInt, size: VideoSize, elapsed: Int) {
+        record(.firstRemoteVideoFrame(uid: uid, size: size, elapsed: elapsed))
+    }
+    public func rtcEngine(_ engine: AgoraRtcEngineKit, didOccurError errorCode: AgoraErrorCode) {
+        record(.didOccurError(errorCode))
+    }
+    public func rtcEngine(_ engine: AgoraRtcEngineKit, didClientRoleChanged oldRole: AgoraClientRole, newRole: AgoraClientRole) {
+        record(.didClientRoleChanged(old: oldRole, new: newRole))
+    }
+    public func rtcEngine(_ engine: AgoraRtcEngineKit, simulatorNotice notice: SimulatorNotice) {
+        record(.simulatorNotice(notice))
+    }
+}

@@ -1,0 +1,112 @@
+import AccessToken
+import ChannelEngine
+import TokenClient
+
+/// Why a token is being fetched.
+enum FetchReason: String {
+    case join, willExpire, requestToken, manual, rejoin
+}
+
+extension CallSession {
+    /// Fetches a token for `reason` (one fetch at a time) and hands it to the engine; on failure says when
+    /// it tries again, and does while the token is still needed.
+    func fetch(for reason: FetchReason) {
+        guard !ended, fetching == nil, let cache else { return }
+        timers.cancel(retryTimer)
+        retryTimer = nil
+        fetching = reason
+        fetchCount += 1
+        emit(.tokenFetchStarted(reason: reason.rawValue))
+        let started = timers.now
+        let lead = Duration.seconds(31)
+        Task { @MainActor in
+            do {
+                let fetched = try await cache.token(validFor: reason == .join ? .zero : lead)
+                fetching = nil
+                lastFetchLatency = timers.now - started
+                emit(.tokenFetched(latency: timers.now - started, expiresAt: fetched.expiresAt))
+                deliver(fetched.token, for: reason)
+            } catch {
+                fetching = nil
+                let retryIn = await cache.retryDelay()
+                let clientError = error as? TokenClientError
+                let retrying = clientError?.isRetryable ?? true
+                emit(.tokenFetchFailed(error: "\(clientError.map { "\($0)" } ?? "\(error)")", retryIn: retrying ? retryIn ?? .zero : nil))
+                guard retrying, !ended else { return }
+                retryTimer = timers.schedule(after: retryIn ?? .zero) { [weak self] in
+                    guard let self, self.stillNeeds(reason) else { return }
+                    self.fetch(for: reason)
+                }
+            }
+        }
+    }
+
+    /// Whether a token for `reason` is still wanted when a retry comes due.
+    func stillNeeds(_ reason: FetchReason) -> Bool {
+        guard !ended else { return false }
+        switch reason {
+        case .join, .rejoin: return engine.map { $0.connectionState == .disconnected } ?? true
+        case .willExpire, .manual: return engine?.connectionState == .connected || engine?.connectionState == .reconnecting
+        case .requestToken: return engine?.connectionState == .failed
+        }
+    }
+
+    /// Hands a fetched token to the engine as `reason` asks.
+    func deliver(_ token: String, for reason: FetchReason) {
+        guard !ended else { return }
+        if engine == nil {
+            guard let appID = appID ?? (try? AgoraToken(parsing: token))?.appID else { return }
+            if self.appID == nil { emit(.note("App ID \(appID) taken from the first token")) }
+            self.appID = appID
+        }
+        let engine = makeEngine(appID: appID!)
+        switch reason {
+        case .join, .rejoin:
+            join(engine, with: token, renewing: reason == .rejoin ? .rejoin : nil)
+        case .willExpire, .manual, .requestToken:
+            switch engine.connectionState {
+            case .disconnected:
+                join(engine, with: token, renewing: nil)
+            case .failed where engine.connectionChangedReason != .tokenExpired:
+                _ = engine.leaveChannel()
+                join(engine, with: token, renewing: nil)
+            default:
+                renew(engine, with: token, method: renewMethod)
+            }
+        }
+    }
+
+    private func join(_ engine: AgoraRtcEngineKit, with token: String, renewing method: RenewMethod?) {
+        pendingRenewal = method.map { ($0, token) }
+        let code = engine.joinChannel(byToken: token, channelId: configuration.channel, uid: configuration.uid,
+                                      mediaOptions: AgoraRtcChannelMediaOptions(clientRoleType: engine.clientRole))
+        if code != 0 { emit(.note("joinChannel returned \(code)")) }
+    }
+
+    private func renew(_ engine: AgoraRtcEngineKit, with token: String, method: RenewMethod) {
+        switch method {
+        case .renew:
+            _ = engine.renewToken(token)
+        case .update:
+            _ = engine.updateChannel(with: AgoraRtcChannelMediaOptions(token: token))
+        case .rejoin:
+            _ = engine.leaveChannel()
+            join(engine, with: token, renewing: .rejoin)
+            return
+        }
+        if engine.currentToken == token {
+            emit(.tokenRenewed(method: method))
+        } else if engine.connectionState == .connecting {
+            pendingRenewal = (method, token)
+        } else if let cache {
+            Task { await cache.invalidate(rejected: token) }
+        }
+    }
+
+    /// Completes a renewal the engine finished later (a rejoin, or a renewal out of failed).
+    func connected() {
+        guard let pending = pendingRenewal, engine?.currentToken == pending.token else { return }
+        pendingRenewal = nil
+        emit(.tokenRenewed(method: pending.method))
+    }
+}

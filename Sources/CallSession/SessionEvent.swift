@@ -1,0 +1,167 @@
+import ChannelEngine
+
+/// How a fresh token reaches the engine.
+public enum RenewMethod: String, Sendable, CaseIterable {
+    /// `renewToken(_:)`, Agora's recommendation.
+    case renew
+    /// `updateChannel(with:)` with the token in the media options.
+    case update
+    /// `leaveChannel()` then `joinChannel(byToken:...)`.
+    case rejoin
+
+    /// The next method, for a key that cycles through them.
+    public var next: RenewMethod {
+        let all = Self.allCases
+        return all[(all.firstIndex(of: self)! + 1) % all.count]
+    }
+}
+
+/// One thing that happened in a call, at a time since the session started.
+public struct SessionEvent: Sendable, Equatable {
+    public enum Kind: Sendable, Equatable {
+        /// A callback of the engine.
+        case engine(AgoraRtcEvent)
+        case tokenFetchStarted(reason: String)
+        case tokenFetched(latency: Duration, expiresAt: Int64)
+        case tokenFetchFailed(error: String, retryIn: Duration?)
+        case tokenRenewed(method: RenewMethod)
+        /// Something the session itself says: where the embedded server listens, a key that does not apply.
+        case note(String)
+        case sessionEnded(failed: Bool)
+    }
+
+    public let time: Duration
+    public let kind: Kind
+
+    public init(time: Duration, kind: Kind) {
+        self.time = time
+        self.kind = kind
+    }
+
+    /// The callback or event name (`connectionStateChanged`, `tokenFetched`, ...).
+    public var name: String {
+        switch kind {
+        case .engine(let event): event.name
+        case .tokenFetchStarted: "tokenFetchStarted"
+        case .tokenFetched: "tokenFetched"
+        case .tokenFetchFailed: "tokenFetchFailed"
+        case .tokenRenewed: "tokenRenewed"
+        case .note: "note"
+        case .sessionEnded: "sessionEnded"
+        }
+    }
+
+    /// A field value, as text and JSON write it.
+    public enum Value: Sendable, Equatable {
+        case text(String)
+        case number(Int64)
+        case seconds(Duration)
+        case flag(Bool)
+        case none
+    }
+
+    /// The event's fields in a fixed order, documented in Docs/events.md.
+    public var fields: [(String, Value)] {
+        switch kind {
+        case .engine(let event): Self.fields(of: event)
+        case .tokenFetchStarted(let reason): [("reason", .text(reason))]
+        case .tokenFetched(let latency, let expiresAt): [("latency", .seconds(latency)), ("expiresAt", .number(expiresAt))]
+        case .tokenFetchFailed(let error, let retryIn): [("error", .text(error)), ("retryIn", retryIn.map(Value.seconds) ?? .none)]
+        case .tokenRenewed(let method): [("method", .text(method.rawValue))]
+        case .note(let text): [("text", .text(text))]
+        case .sessionEnded(let failed): [("failed", .flag(failed))]
+        }
+    }
+
+    private static func fields(of event: AgoraRtcEvent) -> [(String, Value)] {
+        switch event {
+        case .didJoinChannel(let channel, let uid, let elapsed):
+            [("channel", .text(channel)), ("uid", .number(Int64(uid))), ("elapsed", .number(Int64(elapsed)))]
+        case .didLeaveChannel(let connection):
+            [("channel", .text(connection.channelId)), ("uid", .number(Int64(connection.localUid)))]
+        case .connectionStateChanged(let state, let reason): [("state", .text(state.name)), ("reason", .text(reason.name))]
+        case .tokenPrivilegeWillExpire: []
+        case .requestToken: []
+        case .renewTokenResult(_, let code): [("code", .text(code.name))]
+        case .didJoinedOfUid(let uid, let elapsed): [("uid", .number(Int64(uid))), ("elapsed", .number(Int64(elapsed)))]
+        case .didOfflineOfUid(let uid, let reason): [("uid", .number(Int64(uid))), ("reason", .text(reason.name))]
+        case .firstRemoteVideoFrame(let uid, let size, let elapsed):
+            [("uid", .number(Int64(uid))), ("width", .number(Int64(size.width))), ("height", .number(Int64(size.height))),
+             ("elapsed", .number(Int64(elapsed)))]
+        case .didOccurError(let code): [("code", .number(Int64(code.rawValue))), ("name", .text(code.name))]
+        case .didClientRoleChanged(let old, let new): [("old", .text(old.name)), ("new", .text(new.name))]
+        case .simulatorNotice(let notice):
+            switch notice {
+            case .signatureNotChecked: [("notice", .text("signatureNotChecked"))]
+            case .tokenAccepted(let expiresAt, let short):
+                [("notice", .text("tokenAccepted")), ("expiresAt", .number(expiresAt)), ("short", .flag(short))]
+            case .localUserOfflineForPeers(let reason): [("notice", .text("localUserOfflineForPeers")), ("reason", .text(reason.name))]
+            case .network(let down): [("notice", .text("network")), ("down", .flag(down))]
+            }
+        }
+    }
+}
+
+extension SessionEvent {
+    /// `[  12.345s] connectionStateChanged state=connected reason=joinSuccess`
+    public var textLine: String {
+        var line = "[\(Self.pad(Self.decimal(time), 8))s] \(name)"
+        for (key, value) in fields {
+            switch value {
+            case .text(let text): line += " \(key)=" + (text.contains(" ") || text.isEmpty ? "\"\(text)\"" : text)
+            case .number(let number): line += " \(key)=\(number)"
+            case .seconds(let duration): line += " \(key)=\(Self.decimal(duration))s"
+            case .flag(let flag): line += " \(key)=\(flag)"
+            case .none: break
+            }
+        }
+        return line
+    }
+
+    /// `{"t": 12.345, "event": "connectionStateChanged", "state": "connected", "reason": "joinSuccess"}`
+    public var jsonLine: String {
+        var parts = [#""t": \#(Self.decimal(time))"#, #""event": \#(Self.quoted(name))"#]
+        for (key, value) in fields {
+            let json: String = switch value {
+            case .text(let text): Self.quoted(text)
+            case .number(let number): String(number)
+            case .seconds(let duration): Self.decimal(duration)
+            case .flag(let flag): String(flag)
+            case .none: "null"
+            }
+            parts.append("\(Self.quoted(key)): \(json)")
+        }
+        return "{" + parts.joined(separator: ", ") + "}"
+    }
+
+    /// Seconds with three decimals: "12.345".
+    static func decimal(_ duration: Duration) -> String {
+        let (seconds, attoseconds) = duration.components
+        let millis = (seconds * 1000 + attoseconds / 1_000_000_000_000_000)
+        let sign = millis < 0 ? "-" : ""
+        let magnitude = abs(millis)
+        return "\(sign)\(magnitude / 1000)." + pad(String(magnitude % 1000), 3, with: "0")
+    }
+
+    private static func pad(_ text: String, _ width: Int, with fill: Character = " ") -> String {
+        String(repeating: fill, count: max(0, width - text.count)) + text
+    }
+
+    private static func quoted(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+}
+
+import Foundation

@@ -1,0 +1,124 @@
+import AccessToken
+import Arguments
+import CallSession
+import ChannelEngine
+import Dispatch
+import Foundation
+import TokenClient
+
+/// `tokencall join`: a call through a token server, printed as event lines (the call screen comes later).
+enum JoinCommand {
+    static let options: [Option] = [
+        .value("channel", "NAME", help: "channel to join", default: "test"),
+        .value("uid", "N", help: "local uid, 0...4294967295; 0 lets the engine pick one", default: "0"),
+        .value("role", "ROLE", help: "broadcaster or audience", default: "broadcaster"),
+        .value("token-url", "URL", help: "your token server; without it an embedded one runs on 127.0.0.1",
+               environment: ["TOKENCALL_TOKEN_URL"]),
+        .value("token-request", "SHAPE", help: "fetch (POST /fetch_rtc_token), getToken or rtc-path", default: "fetch"),
+        .value("auth-bearer", "CRED", help: "your credential for the token server, sent as Authorization: Bearer",
+               environment: ["TOKENCALL_AUTH_BEARER"]),
+        .value("request-timeout", "SECONDS", help: "overall deadline of one token request, 1...120", default: "10"),
+        .value("app-id", "ID", help: "App ID (embedded server: random if not given)", environment: ["APP_ID"]),
+        .value("app-certificate", "CERT", help: "App Certificate (embedded server: random if not given)",
+               environment: ["APP_CERTIFICATE"]),
+        .value("token-lifetime", "SECONDS", help: "lifetime of the embedded server's tokens, 1...86400", default: "40"),
+        .value("renew-method", "METHOD", help: "renew, update or rejoin", default: "renew"),
+        .flag("no-auto-renew", help: "do not renew on tokenPrivilegeWillExpire or requestToken"),
+        .value("remote-users", "N", help: "simulated remote users, 0...16", default: "2"),
+        .value("seed", "N", help: "seed of the simulation; the same seed gives the same call", default: "random"),
+        .value("duration", "SECONDS", help: "leave and exit after this long"),
+        .flag("json", help: "one JSON object per event (fields in Docs/events.md)"),
+        .flag("headless", help: "print events instead of opening the call screen"),
+    ]
+
+    static let command = Command(
+        "join", summary: "Join a simulated call and show its token lifecycle.", options: options,
+        epilogue: "Stop with Ctrl-C (or SIGTERM): the call leaves the channel. Exit status: 0, or 1 when the call ended failed.")
+
+    /// The session configuration the options describe.
+    static func configuration(_ args: Invocation) throws(UsageError) -> CallSession.Configuration {
+        var config = CallSession.Configuration()
+        config.channel = args.string("channel") ?? "test"
+        do throws(TokenError) { try AgoraID.validateChannelName(config.channel) } catch { throw args.error("--channel: \(error.description)") }
+        config.uid = UInt(try args.integer("uid", in: UInt32(0)...UInt32.max) ?? 0)
+        config.role = try args.choice("role", ["broadcaster": AgoraClientRole.broadcaster, "audience": .audience]) ?? .broadcaster
+        if let text = args.string("token-url") {
+            guard let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
+                throw args.error("--token-url must be an http:// or https:// URL with a host, not \"\(text)\"")
+            }
+            config.tokenURL = url
+            if args.has("token-lifetime") { throw args.error("--token-lifetime sets the embedded server; your server decides with --token-url") }
+        }
+        config.requestShape = try args.choice("token-request", ["fetch": HTTPTokenProvider.Shape.fetch, "getToken": .getToken,
+                                                                "rtc-path": .rtcPath]) ?? .fetch
+        config.bearer = args.string("auth-bearer")
+        config.requestTimeout = .seconds(try args.integer("request-timeout", in: 1...120) ?? 10)
+        for (name, length) in [("app-id", 0), ("app-certificate", 1)] {
+            if let value = args.string(name), !AgoraID.isValid(value) {
+                let error = length == 0 ? TokenError.invalidAppID(length: value.utf8.count) : .invalidAppCertificate(length: value.utf8.count)
+                throw args.error(error.description)
+            }
+        }
+        config.appID = args.string("app-id")
+        config.appCertificate = args.string("app-certificate")
+        config.tokenLifetime = try args.integer("token-lifetime", in: UInt32(1)...86_400) ?? 40
+        config.renewMethod = try args.choice("renew-method", ["renew": RenewMethod.renew, "update": .update, "rejoin": .rejoin]) ?? .renew
+        config.autoRenew = !args.has("no-auto-renew")
+        config.remoteUsers = try args.integer("remote-users", in: 0...16) ?? 2
+        config.seed = try args.integer("seed", in: UInt64(0)...UInt64.max) ?? UInt64.random(in: 0...999_999)
+        return config
+    }
+
+    @MainActor
+    static func run(_ args: Invocation) async throws(UsageError) -> Int32 {
+        let config = try configuration(args)
+        let duration = try args.integer("duration", in: 1...86_400 * 7)
+        if !args.has("headless") {
+            Console.error(isatty(STDOUT_FILENO) == 1
+                ? "tokencall: the call screen is not built yet; printing events (--headless says this on purpose)"
+                : "tokencall: stdout is not a terminal; printing events instead of the call screen")
+        }
+        return await runHeadless(config, json: args.has("json"), duration: duration.map { .seconds($0) })
+    }
+
+    @MainActor
+    static func runHeadless(_ config: CallSession.Configuration, json: Bool, duration: Duration?) async -> Int32 {
+        let session = CallSession(config)
+        var failed = false
+        session.onEvent = { event in
+            if case .sessionEnded(let wasFailed) = event.kind { failed = wasFailed }
+        }
+        do {
+            try session.start()
+        } catch {
+            Console.error("tokencall join: cannot start the embedded token server: \(error)")
+            return ExitCode.failure
+        }
+        Console.error("tokencall join: seed \(config.seed)")
+        let signals = stopOnSignals { session.stop() }
+        if let duration {
+            Task { @MainActor in
+                try? await Task.sleep(for: duration)
+                session.stop()
+            }
+        }
+        for await event in session.events {
+            print(json ? event.jsonLine : event.textLine)
+            fflush(nil)
+        }
+        signals.forEach { $0.cancel() }
+        return failed ? ExitCode.failure : ExitCode.ok
+    }
+
+    /// Runs `stop` on the main actor at SIGINT or SIGTERM.
+    @MainActor
+    static func stopOnSignals(_ stop: @escaping @MainActor () -> Void) -> [any DispatchSourceSignal] {
+        [SIGINT, SIGTERM].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .main)
+            source.setEventHandler { MainActor.assumeIsolated { stop() } }
+            source.resume()
+            return source
+        }
+    }
+}
