@@ -32,12 +32,9 @@ public enum TokenClientError: Error, Equatable, Sendable, CustomStringConvertibl
         }
     }
 
-    /// Whether trying again later can help.
+    /// Whether trying again later can help: not when the credential is refused (that needs a person).
     public var isRetryable: Bool {
-        switch self {
-        case .unauthorized, .wrongAudience: false
-        default: true
-        }
+        if case .unauthorized = self { false } else { true }
     }
 }
 

@@ -9,11 +9,15 @@ import TokenServer
 /// A session on a manual clock whose wall time the embedded server shares, recording its events.
 @MainActor
 final class SessionHarness {
-    let clock = ManualClock(unixTime: Double(Int(Date().timeIntervalSince1970)))
+    let clock: ManualClock
     let session: CallSession
     var events: [SessionEvent] = []
 
-    init(_ adjust: (inout CallSession.Configuration) -> Void = { _ in }) {
+    /// A manual clock whose wall time starts at the real time now, so real servers' tokens fit it.
+    static func makeClock() -> ManualClock { ManualClock(unixTime: Double(Int(Date().timeIntervalSince1970))) }
+
+    init(clock: ManualClock = makeClock(), _ adjust: (inout CallSession.Configuration) -> Void = { _ in }) {
+        self.clock = clock
         var config = CallSession.Configuration()
         config.clock = clock
         let clock = clock
@@ -40,13 +44,13 @@ final class SessionHarness {
         await settle()
     }
 
-    /// Waits (in real time, bounded) until `condition` holds, for fetches that cross a real socket.
-    func settle(until condition: () -> Bool = { true }, timeout: Duration = .seconds(5)) async {
+    /// Gives a fetch crossing a real socket up to `timeout` of real time to finish, and `condition` to hold.
+    func settle(until condition: () -> Bool = { true }, timeout: Duration = .milliseconds(200)) async {
         let deadline = ContinuousClock.now + timeout
         repeat {
             for _ in 0..<20 { await Task.yield() }
             if condition(), session.fetchingToken == false { return }
-            try? await Task.sleep(for: .milliseconds(2))
+            try? await Task.sleep(for: .milliseconds(1))
         } while ContinuousClock.now < deadline
     }
 }
@@ -56,7 +60,7 @@ final class SessionHarness {
     @Test func startsTheEmbeddedServerFetchesThenJoins() async throws {
         let h = SessionHarness()
         try h.session.start()
-        await h.settle { h.count("tokenFetched") == 1 }
+        await h.settle(until: { h.count("tokenFetched") == 1 }, timeout: .seconds(5))
         await h.run(for: 1)
         let names = h.names()
         #expect(names.first == "note")
@@ -70,7 +74,7 @@ final class SessionHarness {
     @Test func renewsOnEachWarningAndKeepsTheCallUp() async throws {
         let h = SessionHarness()
         try h.session.start()
-        await h.settle { h.count("tokenFetched") == 1 }
+        await h.settle(until: { h.count("tokenFetched") == 1 }, timeout: .seconds(5))
         await h.run(for: 125)
         #expect(h.count("tokenPrivilegeWillExpire") >= 10)
         #expect(h.count("tokenRenewed") == h.count("tokenPrivilegeWillExpire"))
@@ -85,7 +89,7 @@ final class SessionHarness {
     func eachRenewMethodLandsBeforeExpiry(method: RenewMethod) async throws {
         let h = SessionHarness { $0.renewMethod = method; $0.remoteUsers = 1 }
         try h.session.start()
-        await h.settle { h.count("tokenFetched") == 1 }
+        await h.settle(until: { h.count("tokenFetched") == 1 }, timeout: .seconds(5))
         await h.run(for: 45)
         #expect(h.events.contains { $0.kind == .tokenRenewed(method: method) })
         #expect(h.count("requestToken") == 0)
@@ -100,13 +104,13 @@ final class SessionHarness {
     @Test func withoutAutoRenewTheTokenExpiresAndAManualRenewalRecovers() async throws {
         let h = SessionHarness { $0.autoRenew = false }
         try h.session.start()
-        await h.settle { h.count("tokenFetched") == 1 }
+        await h.settle(until: { h.count("tokenFetched") == 1 }, timeout: .seconds(5))
         await h.run(for: 41)
         #expect(h.count("tokenPrivilegeWillExpire") == 1)
         #expect(h.count("requestToken") == 1)
         #expect(h.session.engine?.connectionState == .failed)
         h.session.renewNow()
-        await h.settle { h.count("tokenRenewed") == 1 }
+        await h.settle(until: { h.count("tokenRenewed") == 1 }, timeout: .seconds(5))
         await h.run(for: 1)
         #expect(h.session.engine?.connectionState == .connected)
         h.session.stop()

@@ -1,0 +1,183 @@
+import AccessToken
+import Foundation
+import Synchronization
+import TestSupport
+import Testing
+@testable import CallSession
+@testable import TokenServer
+
+private let appID = "970CA35de60c44645bbae8a215061b33"
+private let certificate = "5CFd2fd1755d40ecb72977518be15d3b"
+
+/// A token server that misbehaves on request, over real loopback.
+final class FaultServer: Sendable {
+    enum Fault: Sendable {
+        case none, errorEveryOtherCall, slow(Duration), html, otherChannel, otherUid, expired
+    }
+
+    /// What the handler threads share.
+    final class State: Sendable {
+        let fault: Mutex<Fault>
+        let calls = Mutex(0)
+        let unixTime: @Sendable () -> Double
+
+        init(_ fault: Fault, unixTime: @escaping @Sendable () -> Double) {
+            self.fault = Mutex(fault)
+            self.unixTime = unixTime
+        }
+    }
+
+    let state: State
+    private let server: Mutex<HTTPServer?> = Mutex(nil)
+    let port: UInt16
+
+    init(_ fault: Fault, port: UInt16 = 0, unixTime: @escaping @Sendable () -> Double) throws {
+        state = State(fault, unixTime: unixTime)
+        let http = try HTTPServer(host: "127.0.0.1", port: port, log: nil) { [state] in Self.answer($0, state) }
+        self.port = http.port
+        server.withLock { $0 = http }
+    }
+
+    var url: URL { URL(string: "http://127.0.0.1:\(port)")! }
+
+    func set(_ fault: Fault) { state.fault.withLock { $0 = fault } }
+
+    func stop() { server.withLock { $0?.stop(); $0 = nil } }
+
+    /// Starts again on the same port after `stop()`.
+    func restart() throws {
+        let http = try HTTPServer(host: "127.0.0.1", port: port, log: nil) { [state] in Self.answer($0, state) }
+        server.withLock { $0 = http }
+    }
+
+    private static func answer(_ request: HTTPRequest, _ state: State) -> HTTPResponse {
+        let call = state.calls.withLock { count -> Int in
+            count += 1
+            return count
+        }
+        var channel = "test", uid: UInt32 = 0, issued = UInt32(state.unixTime())
+        switch state.fault.withLock({ $0 }) {
+        case .none: break
+        case .errorEveryOtherCall where call % 2 == 0: return .error(500, "every other call fails")
+        case .errorEveryOtherCall: break
+        case .slow(let delay): Thread.sleep(forTimeInterval: Double(delay.components.seconds))
+        case .html: return HTTPResponse(status: 200, body: Array("<html>sign in</html>".utf8))
+        case .otherChannel: channel = "elsewhere"
+        case .otherUid: uid = 4242
+        case .expired: issued -= 120
+        }
+        let token = try! AccessToken2.buildRTC(appID: appID, appCertificate: certificate, channel: channel, user: .uid(uid),
+                                               role: .publisher, tokenExpire: 40, privilegeExpire: 40, issuedAt: issued)
+        return .json(200, ["token": token])
+    }
+}
+
+@MainActor
+@Suite(.serialized) struct SessionFaultTests {
+    private func harness(_ server: FaultServer? = nil, url: URL? = nil, timeout: Duration = .seconds(10)) -> SessionHarness {
+        SessionHarness { config in
+            config.tokenURL = url ?? server?.url
+            config.requestTimeout = timeout
+            config.remoteUsers = 0
+        }
+    }
+
+    private func failures(_ h: SessionHarness) -> [String] {
+        h.events.compactMap { if case .tokenFetchFailed(let error, _) = $0.kind { error } else { nil } }
+    }
+
+    @Test func connectionRefusedAtStartKeepsRetryingAndJoinsWhenTheServerComesUp() async throws {
+        let probe = try FaultServer(.none, unixTime: { 0 })
+        let port = probe.port
+        probe.stop()
+        let h = harness(url: URL(string: "http://127.0.0.1:\(port)")!)
+        try h.session.start()
+        await h.run(for: 8)
+        #expect(failures(h).count >= 3)
+        #expect(failures(h).allSatisfy { $0.contains("connection refused") })
+        let retries = h.events.compactMap { if case .tokenFetchFailed(_, let retryIn) = $0.kind { retryIn } else { nil } }
+        #expect(retries.prefix(3).map { $0 > .zero } == [true, true, true])
+        #expect(retries[1] > retries[0], "the backoff grows")
+        let clock = h.clock
+        let server = try FaultServer(.none, port: port, unixTime: { clock.unixTime })
+        defer { server.stop() }
+        await h.run(for: 35)
+        #expect(h.session.engine?.connectionState == .connected)
+        #expect(h.events.contains { $0.kind == .note("App ID \(appID) taken from the first token") })
+    }
+
+    @Test func aServerFailingEveryOtherCallStillRenewsInTime() async throws {
+        let clock = SessionHarness.makeClock()
+        let server = try FaultServer(.errorEveryOtherCall, unixTime: { clock.unixTime })
+        defer { server.stop() }
+        let h = SessionHarness(clock: clock) { config in
+            config.tokenURL = server.url
+            config.remoteUsers = 0
+        }
+        try h.session.start()
+        await h.run(for: 200)
+        #expect(failures(h).count >= 3)
+        #expect(h.count("requestToken") == 0, "no renewal lost while the token was valid")
+        #expect(h.count("tokenRenewed") >= 10)
+        #expect(h.session.engine?.connectionState == .connected)
+    }
+
+    @Test func anAnswerSlowerThanTheDeadlineTimesOutAndIsRetried() async throws {
+        let clock = SessionHarness.makeClock()
+        let server = try FaultServer(.slow(.seconds(3)), unixTime: { clock.unixTime })
+        defer { server.stop() }
+        let h = SessionHarness(clock: clock) { config in
+            config.tokenURL = server.url
+            config.requestTimeout = .seconds(2)
+        }
+        try h.session.start()
+        await h.run(for: 3)
+        #expect(failures(h).first == "the token server did not answer within 2 s")
+        server.set(.none)
+        await h.run(for: 10)
+        #expect(h.session.engine?.connectionState == .connected)
+    }
+
+    @Test(arguments: [
+        (FaultServer.Fault.html, "HTML, not JSON"),
+        (.otherChannel, "for someone else"),
+        (.otherUid, "for someone else"),
+        (.expired, "expired"),
+    ])
+    func unusableTokensNeverReachTheEngine(fault: FaultServer.Fault, words: String) async throws {
+        let clock = SessionHarness.makeClock()
+        let server = try FaultServer(fault, unixTime: { clock.unixTime })
+        defer { server.stop() }
+        let h = SessionHarness(clock: clock) { config in
+            config.tokenURL = server.url
+            config.appID = appID
+        }
+        try h.session.start()
+        await h.run(for: 4)
+        #expect(failures(h).first?.contains(words) == true, "\(failures(h))")
+        #expect(failures(h).count >= 2, "retried")
+        #expect(h.count("connectionStateChanged") == 0, "the engine never saw it")
+        server.set(.none)
+        await h.run(for: 35)
+        #expect(h.session.engine?.connectionState == .connected)
+    }
+
+    @Test func aServerRestartedMidCallLosesNoRenewal() async throws {
+        let clock = SessionHarness.makeClock()
+        let server = try FaultServer(.none, unixTime: { clock.unixTime })
+        defer { server.stop() }
+        let h = SessionHarness(clock: clock) { config in
+            config.tokenURL = server.url
+        }
+        try h.session.start()
+        await h.run(for: 5)
+        server.stop()
+        await h.run(for: 12)
+        #expect(failures(h).contains { $0.contains("connection refused") })
+        try server.restart()
+        await h.run(for: 60)
+        #expect(h.count("requestToken") == 0)
+        #expect(h.count("tokenRenewed") >= 2)
+        #expect(h.session.engine?.connectionState == .connected)
+    }
+}
