@@ -54,7 +54,7 @@ import Testing
         for _ in 0..<5 {
             #expect(try RawClient(port: server.port).request("GET", "/ping")?.status == 200)
         }
-        #expect(ContinuousClock.now - started < .milliseconds(600), "others are served while one client drips")
+        #expect(ContinuousClock.now - started < .seconds(3), "others are served while the client still drips")
         let answer = slow.readResponse()
         #expect(answer?.status == 408)
         #expect(slow.isClosedByServer())
