@@ -1,0 +1,77 @@
+import Foundation
+import Testing
+
+@Suite struct JoinCommandTests {
+    @Test func headlessJoinsPrintsTextLinesAndEndsCleanly() throws {
+        let result = try TokenCallProcess.run(["join", "--headless", "--duration", "2", "--seed", "3", "--remote-users", "1"])
+        #expect(result.status == 0)
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.contains { $0.hasSuffix("] connectionStateChanged state=connected reason=joinSuccess") })
+        #expect(lines.contains { $0.contains("] tokenFetched latency=") })
+        #expect(lines.contains { $0.contains("] didJoinedOfUid uid=") })
+        #expect(lines.last?.hasSuffix("] sessionEnded failed=false") == true)
+        #expect(lines.allSatisfy { $0.hasPrefix("[") && $0.dropFirst(9).hasPrefix("s] ") }, "\(lines.first ?? "")")
+        #expect(result.stderr.contains("seed 3"))
+    }
+
+    @Test func jsonLinesAreOneObjectEach() throws {
+        let result = try TokenCallProcess.run(["join", "--json", "--duration", "1", "--seed", "3"])
+        #expect(result.status == 0)
+        #expect(result.stderr.contains("not a terminal"), "a note says why there is no screen")
+        let objects = try result.stdout.split(separator: "\n").map {
+            try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+        #expect(objects.allSatisfy { $0["t"] is Double || $0["t"] is Int })
+        let states = objects.filter { $0["event"] as? String == "connectionStateChanged" }
+        #expect(states.contains { $0["state"] as? String == "connected" && $0["reason"] as? String == "joinSuccess" })
+        #expect(objects.last?["event"] as? String == "sessionEnded")
+        #expect(objects.last?["failed"] as? Bool == false)
+    }
+
+    @Test func sigtermLeavesTheChannelAndExitsZero() throws {
+        let process = Process()
+        process.executableURL = TokenCallProcess.binary
+        process.arguments = ["join", "--headless", "--seed", "1"]
+        let stdout = Pipe()
+        process.standardOutput = stdout
+        process.standardError = Pipe()
+        try process.run()
+        var seen = ""
+        while !seen.contains("didJoinChannel") {
+            let chunk = stdout.fileHandleForReading.availableData
+            guard !chunk.isEmpty else { break }
+            seen += String(decoding: chunk, as: UTF8.self)
+        }
+        process.terminate()
+        process.waitUntilExit()
+        seen += String(decoding: stdout.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(process.terminationStatus == 0)
+        #expect(seen.contains("didLeaveChannel"))
+        #expect(seen.contains("sessionEnded failed=false"))
+    }
+
+    @Test func aCallThatEndsFailedExitsOne() throws {
+        let result = try TokenCallProcess.run(["join", "--headless", "--token-url", "http://127.0.0.1:1", "--duration", "1"])
+        #expect(result.status == 1)
+        #expect(result.stdout.contains("tokenFetchFailed error=\"cannot reach the token server: connection refused\""))
+        #expect(result.stdout.contains("sessionEnded failed=true"))
+    }
+
+    @Test(arguments: [
+        (["join", "--channel", "a/b"], "--channel: invalid channel name"),
+        (["join", "--uid", "-3"], "--uid must be an integer from 0 to 4294967295"),
+        (["join", "--role", "host"], "--role must be broadcaster or audience"),
+        (["join", "--token-url", "ftp://x"], "--token-url must be an http:// or https:// URL"),
+        (["join", "--token-request", "soap"], "--token-request must be fetch, getToken or rtc-path"),
+        (["join", "--renew-method", "pray"], "--renew-method must be renew, update or rejoin"),
+        (["join", "--token-url", "http://127.0.0.1:9", "--token-lifetime", "60"], "--token-lifetime sets the embedded server"),
+        (["join", "--app-id", "xyz"], "the App ID must be 32 hex characters"),
+        (["join", "--remote-users", "99"], "--remote-users must be an integer from 0 to 16"),
+    ])
+    func badOptionsAreUsageErrors(arguments: [String], words: String) throws {
+        let result = try TokenCallProcess.run(arguments)
+        #expect(result.status == 64)
+        #expect(result.stderr.hasPrefix("tokencall join: "))
+        #expect(result.stderr.contains(words), "\(result.stderr)")
+    }
+}
