@@ -25,7 +25,7 @@ let package = Package(
 
         .executableTarget(
             name: "tokencall-bench",
-            dependencies: ["AccessToken", "ChannelEngine"],
+            dependencies: ["AccessToken", "ChannelEngine", "TokenClient"],
             path: "Benchmarks/TokenBench"
         ),
 

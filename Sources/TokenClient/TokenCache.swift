@@ -30,7 +30,7 @@ public actor TokenCache {
     private let unixTime: @Sendable () -> Double
     private var current: Entry?
     private var inflight: Task<Void, Never>?
-    private var waiters: [UInt64: CheckedContinuation<FetchedToken, any Error>] = [:]
+    private var waiters: [UInt64: UnsafeContinuation<FetchedToken, any Error>] = [:]
     private var nextWaiter: UInt64 = 0
     private var failure: (error: TokenClientError, retryAt: Duration)?
     private var failures = 0
@@ -143,7 +143,7 @@ public actor TokenCache {
         nextWaiter += 1
         let id = nextWaiter
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
+            try await withUnsafeThrowingContinuation { continuation in
                 if Task.isCancelled {
                     continuation.resume(throwing: CancellationError())
                 } else {
