@@ -20,6 +20,7 @@ let package = Package(
         .target(name: "TokenServer", dependencies: ["AccessToken", "JSON"]),
         .target(name: "TokenClient", dependencies: ["AccessToken", "JSON"]),
         .target(name: "CallSession", dependencies: ["ChannelEngine", "TokenClient", "TokenServer", "AccessToken", "Timers"]),
+        .target(name: "CallScreen", dependencies: ["CallSession", "ChannelEngine", "CNcurses"]),
         .target(name: "TestSupport", dependencies: ["Timers"]),
         .executableTarget(name: "tokencall", dependencies: ["AccessToken", "Arguments", "TokenServer", "CallSession", "ChannelEngine", "TokenClient"]),
 
@@ -35,6 +36,8 @@ let package = Package(
         .testTarget(name: "TokenServerTests", dependencies: ["TokenServer", "AccessToken"]),
         .testTarget(name: "TokenClientTests", dependencies: ["TokenClient", "TokenServer", "AccessToken", "TestSupport"]),
         .testTarget(name: "CallSessionTests", dependencies: ["CallSession", "ChannelEngine", "TokenClient", "TokenServer", "TestSupport"]),
+        .testTarget(name: "CallScreenTests", dependencies: ["CallScreen", "CallSession", "ChannelEngine"],
+                    exclude: ["Snapshots"]),
         .testTarget(name: "TokenCallTests", dependencies: ["tokencall"]),
     ]
 )

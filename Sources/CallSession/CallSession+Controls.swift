@@ -1,4 +1,5 @@
 import ChannelEngine
+import TokenServer
 
 extension CallSession {
     /// Whether a token fetch is under way.
@@ -7,7 +8,7 @@ extension CallSession {
     /// Fetches a fresh token now and hands it over with the current renew method (or joins, when out).
     public func renewNow() {
         guard !ended else { return }
-        guard fetching == nil else { return emit(.note("a token fetch is already under way")) }
+        guard fetching == nil else { return emit(.note("renew: a token fetch is already under way")) }
         fetch(for: .manual)
     }
 
@@ -19,5 +20,74 @@ extension CallSession {
     public func setRenewMethod(_ method: RenewMethod) {
         renewMethod = method
         emit(.note("renew method \(method.rawValue)"))
+    }
+
+    /// Joins again after leaving (a fresh token first).
+    public func join() {
+        guard let engine else { return emit(.note("join: the first token has not arrived yet")) }
+        guard engine.connectionState == .disconnected || engine.connectionState == .failed else {
+            return emit(.note("join: already \(engine.connectionState.name); press l to leave first"))
+        }
+        if engine.connectionState == .failed { _ = engine.leaveChannel() }
+        guard fetching == nil else { return emit(.note("join: a token fetch is already under way")) }
+        fetch(for: .join)
+    }
+
+    public func leave() {
+        guard let engine, engine.connectionState != .disconnected else { return emit(.note("leave: not in a channel")) }
+        timers.cancel(retryTimer)
+        _ = engine.leaveChannel()
+    }
+
+    /// Leaves and joins again with a fresh token: remote users are dropped and announced again.
+    public func rejoin() {
+        guard let engine, engine.connectionState == .connected else { return emit(.note("rejoin: only while connected")) }
+        guard fetching == nil else { return emit(.note("rejoin: a token fetch is already under way")) }
+        _ = engine.leaveChannel()
+        fetch(for: .rejoin)
+    }
+
+    /// Broadcaster ⇄ audience.
+    public func switchRole() {
+        guard let engine else { return emit(.note("role: the engine is not up yet")) }
+        _ = engine.setClientRole(engine.clientRole == .broadcaster ? .audience : .broadcaster)
+        emit(.note("role \(engine.clientRole.name)"))
+    }
+
+    public func addRemoteUser() {
+        guard engine?.simulateRemoteUserJoin() != nil else { return emit(.note("+: join a channel first")) }
+    }
+
+    public func removeRemoteUser() {
+        guard engine?.simulateRemoteUserLeave() != nil else { return emit(.note("-: no remote user to remove")) }
+    }
+
+    /// Cuts or restores the simulated network link.
+    public func toggleNetwork() {
+        guard let engine else { return emit(.note("network: the engine is not up yet")) }
+        engine.simulateNetworkInterruption(!engine.isNetworkInterrupted)
+    }
+
+    /// Stops or starts the embedded token server (on the same port), to watch renewal fail and recover.
+    public func toggleTokenServer() {
+        guard embeddedConfig != nil else { return emit(.note("server: only the embedded token server can be stopped here")) }
+        if let server = embeddedServer {
+            server.stop()
+            embeddedServer = nil
+            emit(.note("embedded token server stopped"))
+        } else {
+            do {
+                embeddedServer = try TokenServer(embeddedConfig!)
+                emit(.note("embedded token server started again"))
+            } catch {
+                emit(.note("embedded token server could not start again: \(error)"))
+            }
+        }
+    }
+
+    /// Expires the current token now, whatever its expiry.
+    public func expireNow() {
+        guard let engine, engine.currentToken != nil else { return emit(.note("expire: no token in use")) }
+        engine.simulateTokenExpiry()
     }
 }

@@ -45,7 +45,7 @@ extension CallSession {
     func stillNeeds(_ reason: FetchReason) -> Bool {
         guard !ended else { return false }
         switch reason {
-        case .join, .rejoin: return engine.map { $0.connectionState == .disconnected } ?? true
+        case .join, .rejoin: return engine.map { $0.connectionState == .disconnected || $0.connectionState == .failed } ?? true
         case .willExpire, .manual: return engine?.connectionState == .connected || engine?.connectionState == .reconnecting
         case .requestToken: return engine?.connectionState == .failed
         }

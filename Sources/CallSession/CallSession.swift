@@ -48,7 +48,9 @@ public final class CallSession {
     public internal(set) var autoRenew: Bool
     /// Where tokens come from (the embedded server's URL when it runs).
     public private(set) var tokenURL: URL?
-    public private(set) var embeddedServer: TokenServer?
+    public internal(set) var embeddedServer: TokenServer?
+    /// How the embedded server was started (on its port), to start it again.
+    var embeddedConfig: TokenServerConfig?
     /// Token fetches started, and the latency of the last one that succeeded.
     public internal(set) var fetchCount = 0
     public internal(set) var lastFetchLatency: Duration?
@@ -83,6 +85,9 @@ public final class CallSession {
                 tokenLifetime: configuration.tokenLifetime,
                 unixTime: { [unixTime = configuration.unixTime] in UInt32(truncatingIfNeeded: Int64(unixTime())) }))
             embeddedServer = server
+            var restart = server.config
+            restart.port = server.port
+            embeddedConfig = restart
             appID = server.config.appID
             certificate = server.config.appCertificate
             tokenURL = server.url

@@ -135,7 +135,7 @@ extension SessionEvent {
     }
 
     /// Seconds with three decimals: "12.345".
-    static func decimal(_ duration: Duration) -> String {
+    public static func decimal(_ duration: Duration) -> String {
         let (seconds, attoseconds) = duration.components
         let millis = (seconds * 1000 + attoseconds / 1_000_000_000_000_000)
         let sign = millis < 0 ? "-" : ""

@@ -1,0 +1,95 @@
+import ChannelEngine
+
+extension ScreenRenderer {
+    /// The local tile and one per remote user, laid out to use the area best, each animating its source.
+    static func drawVideo(_ state: ScreenState, into grid: inout CellGrid, x: Int, y: Int, width: Int, height: Int,
+                          _ painter: Painter, _ video: (UInt) -> VideoFrameSource?, _ time: Duration) {
+        guard width > 4, height > 2 else { return }
+        let remotes = state.visibleRemotes
+        let count = remotes.count + 1
+        let (columns, rows) = tiling(count, width: width, height: height)
+        let tileWidth = width / columns, tileHeight = height / rows
+        for index in 0..<count {
+            let tileX = x + (index % columns) * tileWidth, tileY = y + (index / columns) * tileHeight
+            let w = tileWidth - 1, h = tileHeight - (rows > 1 ? 1 : 0)
+            if index == 0 {
+                let source = state.role == .broadcaster ? video(state.uid) : nil
+                let label = "you" + (state.uid == 0 ? "" : " \(painter.bar) uid \(state.uid)")
+                let tag = state.role == .audience ? "not publishing" : source == nil ? "no video" : "live"
+                drawTile(into: &grid, x: tileX, y: tileY, width: w, height: h, source: source, label: label, tag: tag, painter, time)
+            } else {
+                let remote = remotes[index - 1]
+                let source = remote.leftAt == nil ? video(remote.uid) : nil
+                let tag = remote.leftAt != nil ? "left"
+                    : state.connection == .reconnecting ? "reconnecting"
+                    : source?.isFrozen == true ? "frozen" : "live"
+                drawTile(into: &grid, x: tileX, y: tileY, width: w, height: h, source: source, label: "uid \(remote.uid)", tag: tag,
+                         painter, time)
+            }
+        }
+    }
+
+    /// Columns and rows for `count` tiles: the layout whose tiles are largest, cells being about twice as tall as wide.
+    static func tiling(_ count: Int, width: Int, height: Int) -> (columns: Int, rows: Int) {
+        var best = (columns: 1, rows: count), bestSize = 0.0
+        for columns in 1...max(1, count) {
+            let rows = (count + columns - 1) / columns
+            let size = min(Double(width / columns), Double(height / rows) * 2.2)
+            if size > bestSize { best = (columns, rows); bestSize = size }
+        }
+        return best
+    }
+
+    private static func drawTile(into grid: inout CellGrid, x: Int, y: Int, width: Int, height: Int, source: VideoFrameSource?,
+                                 label: String, tag: String, _ painter: Painter, _ time: Duration) {
+        guard width > 0, height > 0 else { return }
+        if let source {
+            let pixelRows = painter.options.unicode && painter.options.colors >= 8 ? height * 2 : height
+            let frame = source.frame(at: time, width: width, height: pixelRows)
+            for row in 0..<height {
+                for column in 0..<width {
+                    grid[x + column, y + row] = cell(frame, column, row, painter)
+                }
+            }
+        } else {
+            grid.fill(x: x, y: y, width: width, height: height)
+            let message = tag
+            grid.write(message, x: x + max(0, (width - message.count) / 2), y: y + height / 2, style: painter.style(foreground: .yellow),
+                       limit: width)
+        }
+        let tagColor: TerminalColor = switch tag {
+        case "live": .green
+        case "frozen", "reconnecting": .yellow
+        default: .red
+        }
+        let title = " \(label) "
+        grid.write(title, x: x, y: y, style: CellStyle(bold: true, reverse: true), limit: width)
+        grid.write(" \(tag) ", x: x + title.count, y: y, style: CellStyle(foreground: painter.options.colors > 0 ? .black : .standard,
+                   background: painter.options.colors > 0 ? tagColor : .standard, bold: true, reverse: painter.options.colors == 0),
+                   limit: max(0, width - title.count))
+    }
+
+    private static let ramp = Array(" .:-=+*#%@")
+
+    /// One cell of a frame: two pixels as an upper half block in 256 colours, else a luminance character.
+    private static func cell(_ frame: VideoFrame, _ column: Int, _ row: Int, _ painter: Painter) -> Cell {
+        if painter.options.unicode && painter.options.colors >= 8 && frame.height >= 2 * (row + 1) {
+            let top = frame[column, row * 2], bottom = frame[column, row * 2 + 1]
+            return Cell(character: "▀", style: CellStyle(foreground: color(top, painter.options.colors),
+                                                          background: color(bottom, painter.options.colors)))
+        }
+        let pixel = frame[column, min(row, frame.height - 1)]
+        let character = ramp[Int(pixel.luminance) * (ramp.count - 1) / 255]
+        return Cell(character: character, style: CellStyle(foreground: painter.options.colors >= 8 ? color(pixel, 8) : .standard))
+    }
+
+    /// The nearest colour: the 6×6×6 cube of a 256-colour palette, or the closest of the 8 basic ones.
+    static func color(_ pixel: Pixel, _ colors: Int) -> TerminalColor {
+        if colors >= 256 {
+            func level(_ value: UInt8) -> Int { Int(value) * 6 / 256 }
+            return .index(UInt8(16 + 36 * level(pixel.red) + 6 * level(pixel.green) + level(pixel.blue)))
+        }
+        let bits = (pixel.red > 127 ? 1 : 0) | (pixel.green > 127 ? 2 : 0) | (pixel.blue > 127 ? 4 : 0)
+        return .index(UInt8(bits))
+    }
+}

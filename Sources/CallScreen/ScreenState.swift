@@ -1,0 +1,154 @@
+import CallSession
+import ChannelEngine
+
+/// Everything the call screen shows, as a value: updated by session events and the clock, drawn by
+/// `ScreenRenderer`.
+public struct ScreenState: Sendable, Equatable {
+    /// How a log line is coloured.
+    public enum Tone: Sendable, Equatable {
+        case normal, good, warning, bad
+    }
+
+    public struct LogEntry: Sendable, Equatable {
+        public var time: Duration
+        public var name: String
+        public var detail: String
+        public var tone: Tone
+    }
+
+    /// A remote user's tile; `leftAt` is set once it went offline (shown as `left` for a moment).
+    public struct RemoteTile: Sendable, Equatable {
+        public var uid: UInt
+        public var leftAt: Duration?
+    }
+
+    public var channel: String
+    public var uid: UInt
+    public var role: AgoraClientRole
+    public var tokenServer: String
+    public var connection: AgoraConnectionState = .disconnected
+    public var reason: AgoraConnectionChangedReason = .leaveChannel
+    public var tokenExpiresAt: Int64?
+    /// When the current token was accepted (unix), the start of its lifetime bar.
+    public var tokenAcceptedAt: Int64?
+    public var willExpireLead: Int64 = 30
+    public var renewMethod: RenewMethod
+    public var autoRenew: Bool
+    public var lastFetchLatency: Duration?
+    public var fetchCount = 0
+    public var remotes: [RemoteTile] = []
+    public var log: [LogEntry] = []
+    public var showHelp = false
+    public var networkDown = false
+    /// Unix time now, and time since the session started; moved by the app each frame.
+    public var now: Double = 0
+    public var sessionTime: Duration = .zero
+
+    /// How long a `left` tile stays before the grid reflows.
+    public static let leftTileLinger: Duration = .seconds(3)
+    static let logLimit = 200
+
+    public init(channel: String, uid: UInt, role: AgoraClientRole, tokenServer: String, renewMethod: RenewMethod, autoRenew: Bool) {
+        self.channel = channel
+        self.uid = uid
+        self.role = role
+        self.tokenServer = tokenServer
+        self.renewMethod = renewMethod
+        self.autoRenew = autoRenew
+    }
+
+    /// Seconds until the token expires (negative once it has).
+    public var secondsLeft: Int64? { tokenExpiresAt.map { $0 - Int64(now.rounded(.down)) } }
+
+    /// Tiles still shown: present ones, and those that left moments ago.
+    public var visibleRemotes: [RemoteTile] {
+        remotes.filter { tile in tile.leftAt.map { sessionTime - $0 < Self.leftTileLinger } ?? true }
+    }
+
+    public mutating func apply(_ event: SessionEvent) {
+        sessionTime = max(sessionTime, event.time)
+        log(event)
+        switch event.kind {
+        case .engine(let callback): apply(callback, at: event.time)
+        case .tokenFetchStarted: fetchCount += 1
+        case .tokenFetched(let latency, _): lastFetchLatency = latency
+        case .note(let text):
+            if text.hasPrefix("renew method "), let method = RenewMethod(rawValue: String(text.dropFirst(13))) { renewMethod = method }
+            if text == "auto-renew on" { autoRenew = true }
+            if text == "auto-renew off" { autoRenew = false }
+        default: break
+        }
+        remotes.removeAll { tile in tile.leftAt.map { sessionTime - $0 >= Self.leftTileLinger } ?? false }
+    }
+
+    private mutating func apply(_ callback: AgoraRtcEvent, at time: Duration) {
+        switch callback {
+        case .connectionStateChanged(let state, let why):
+            connection = state
+            reason = why
+            if state == .disconnected || state == .failed {
+                remotes = []
+                if state == .failed || why == .leaveChannel { tokenExpiresAt = nil; tokenAcceptedAt = nil }
+            }
+        case .didJoinChannel(_, let joined, _):
+            uid = joined
+        case .didJoinedOfUid(let remote, _):
+            remotes.removeAll { $0.uid == remote }
+            remotes.append(RemoteTile(uid: remote))
+        case .didOfflineOfUid(let remote, _):
+            if let index = remotes.firstIndex(where: { $0.uid == remote }) { remotes[index].leftAt = time }
+        case .didClientRoleChanged(_, let new):
+            role = new
+        case .simulatorNotice(.tokenAccepted(let expiresAt, _)):
+            tokenExpiresAt = expiresAt
+            tokenAcceptedAt = Int64(now.rounded(.down))
+        case .simulatorNotice(.network(let down)):
+            networkDown = down
+        default:
+            break
+        }
+    }
+
+    private mutating func log(_ event: SessionEvent) {
+        let line = event.textLine
+        let detail = line.firstIndex(of: "]").map { String(line[line.index($0, offsetBy: 2)...].dropFirst(event.name.count)) } ?? ""
+        log.append(LogEntry(time: event.time, name: event.name, detail: detail.trimmingCharacters(in: .whitespaces),
+                            tone: Self.tone(of: event)))
+        if log.count > Self.logLimit { log.removeFirst(log.count - Self.logLimit) }
+    }
+
+    static func tone(of event: SessionEvent) -> Tone {
+        switch event.kind {
+        case .tokenRenewed, .tokenFetched: return .good
+        case .tokenFetchFailed, .sessionEnded(failed: true): return .bad
+        case .engine(let callback):
+            switch callback {
+            case .tokenPrivilegeWillExpire: return .warning
+            case .requestToken, .didOccurError: return .bad
+            case .renewTokenResult(_, let code): return code == .success ? .good : .bad
+            case .connectionStateChanged(let state, _):
+                switch state {
+                case .connected: return .good
+                case .failed: return .bad
+                case .reconnecting, .connecting: return .warning
+                case .disconnected: return .normal
+                }
+            default: return .normal
+            }
+        default: return .normal
+        }
+    }
+}
+
+extension String {
+    func trimmingCharacters(in set: Set<Character>) -> String {
+        var text = Substring(self)
+        while let first = text.first, set.contains(first) { text.removeFirst() }
+        while let last = text.last, set.contains(last) { text.removeLast() }
+        return String(text)
+    }
+}
+
+extension Set<Character> {
+    static let whitespaces: Set<Character> = [" ", "\t"]
+}

@@ -1,0 +1,142 @@
+import CallSession
+import ChannelEngine
+import Foundation
+import Testing
+@testable import CallScreen
+
+private let base: Double = 1_800_000_000
+
+/// A state built the way the app builds it: by applying session events.
+private func state(_ scenario: String) -> ScreenState {
+    var state = ScreenState(channel: "test", uid: 0, role: .broadcaster, tokenServer: "http://127.0.0.1:43210 (embedded)",
+                            renewMethod: .renew, autoRenew: true)
+    func at(_ seconds: Double, _ kind: SessionEvent.Kind) {
+        state.now = base + seconds
+        state.apply(SessionEvent(time: .milliseconds(Int64(seconds * 1000)), kind: kind))
+    }
+    at(0, .note("embedded token server on http://127.0.0.1:43210, 40 s tokens"))
+    at(0, .tokenFetchStarted(reason: "join"))
+    at(0.004, .tokenFetched(latency: .milliseconds(4), expiresAt: Int64(base) + 40))
+    at(0.004, .engine(.connectionStateChanged(.connecting, reason: .connecting)))
+    if scenario == "connecting" { return state }
+    at(0.254, .engine(.connectionStateChanged(.connected, reason: .joinSuccess)))
+    at(0.254, .engine(.didJoinChannel(channel: "test", uid: 5_550_123, elapsed: 250)))
+    at(0.254, .engine(.simulatorNotice(.tokenAccepted(expiresAt: Int64(base) + 40, short: false))))
+    at(0.6, .engine(.didJoinedOfUid(11_111, elapsed: 600)))
+    at(0.9, .engine(.firstRemoteVideoFrame(uid: 11_111, size: VideoSize(width: 640, height: 360), elapsed: 900)))
+    at(1.8, .engine(.didJoinedOfUid(22_222, elapsed: 1800)))
+    state.now = base + 5
+    if scenario == "connected" { return state }
+    if scenario == "reconnecting" {
+        at(6, .engine(.simulatorNotice(.network(down: true))))
+        at(10, .engine(.connectionStateChanged(.reconnecting, reason: .interrupted)))
+        return state
+    }
+    at(10, .engine(.tokenPrivilegeWillExpire(token: "t")))
+    if scenario == "willExpire" { return state }
+    at(10, .tokenFetchStarted(reason: "willExpire"))
+    at(10, .tokenFetchFailed(error: "cannot reach the token server: connection refused", retryIn: .seconds(1)))
+    at(40, .engine(.requestToken))
+    at(40, .engine(.connectionStateChanged(.failed, reason: .tokenExpired)))
+    return state
+}
+
+private func render(_ state: ScreenState, _ width: Int, _ height: Int, options: RenderOptions = RenderOptions(colors: 0, unicode: false)) -> CellGrid {
+    ScreenRenderer.render(state, width: width, height: height, options: options, video: { uid in
+        VideoFrameSource(uid: uid, frozenAt: state.networkDown ? .seconds(6) : nil)
+    }, at: .seconds(5))
+}
+
+/// Compares with `Snapshots/NAME.txt`; `RECORD_SNAPSHOTS=1 swift test` writes them anew.
+private func assertSnapshot(_ grid: CellGrid, _ name: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Snapshots/\(name).txt")
+    let text = grid.text + "\n"
+    if ProcessInfo.processInfo.environment["RECORD_SNAPSHOTS"] != nil {
+        try text.write(to: url, atomically: true, encoding: .utf8)
+        return
+    }
+    let expected = try? String(contentsOf: url, encoding: .utf8)
+    #expect(expected != nil, "no snapshot \(name); record with RECORD_SNAPSHOTS=1", sourceLocation: sourceLocation)
+    #expect(text == expected, "screen differs from Snapshots/\(name).txt:\n\(text)", sourceLocation: sourceLocation)
+}
+
+@Suite struct ScreenRendererTests {
+    @Test(arguments: ["connecting", "connected", "willExpire", "failed", "reconnecting"], [(80, 24), (120, 40), (200, 60)])
+    func snapshots(scenario: String, size: (Int, Int)) throws {
+        try assertSnapshot(render(state(scenario), size.0, size.1), "\(scenario)-\(size.0)x\(size.1)")
+    }
+
+    @Test(arguments: [(59, 20), (60, 19), (30, 10)])
+    func aTooSmallTerminalSaysSo(size: (Int, Int)) throws {
+        let grid = render(state("connected"), size.0, size.1)
+        #expect(grid.text.replacingOccurrences(of: "\n", with: " ").contains("terminal too small (need 60×20)")
+                || grid.lines[size.1 / 2].contains("terminal too small") && grid.lines[size.1 / 2 + 1].contains("(need 60×20)"))
+        if size == (30, 10) { try assertSnapshot(grid, "too-small-30x10") }
+    }
+
+    @Test func theStatusLineAndTheCountdownFollowTheState() {
+        let connected = render(state("connected"), 80, 24).text
+        #expect(connected.contains("* connected joinSuccess"))
+        #expect(connected.contains("expires in 00:35"))
+        #expect(connected.contains("uid 5550123"))
+        let failed = render(state("failed"), 80, 24).text
+        #expect(failed.contains("* failed tokenExpired"))
+        #expect(failed.contains("no token in use"))
+        #expect(failed.contains("requestToken"))
+        #expect(failed.contains("tokenFetchFailed"))
+    }
+
+    @Test func tilesReflowAsUsersComeAndGo() {
+        var s = state("connected")
+        #expect(render(s, 120, 40).text.contains(" uid 22222  live "))
+        s.apply(SessionEvent(time: .seconds(6), kind: .engine(.didOfflineOfUid(22_222, reason: .quit))))
+        let leaving = render(s, 120, 40).text
+        #expect(leaving.contains(" uid 22222  left "), "\(leaving)")
+        s.apply(SessionEvent(time: .seconds(10), kind: .note("later")))
+        #expect(!render(s, 120, 40).text.contains(" uid 22222 "))
+        #expect(ScreenRenderer.tiling(1, width: 100, height: 30) == (1, 1))
+        #expect(ScreenRenderer.tiling(3, width: 120, height: 30) == (3, 1))
+        #expect(ScreenRenderer.tiling(4, width: 80, height: 40).columns == 2)
+    }
+
+    @Test func anAudienceMemberIsNotPublishing() {
+        var s = state("connected")
+        s.apply(SessionEvent(time: .seconds(6), kind: .engine(.didClientRoleChanged(old: .broadcaster, new: .audience))))
+        #expect(render(s, 120, 40).text.contains("not publishing"))
+    }
+
+    @Test func frozenVideoIsMarked() {
+        #expect(render(state("reconnecting"), 120, 40).text.contains("reconnecting"))
+    }
+
+    @Test func colourTerminalsGetHalfBlocksIn256Colours() {
+        let grid = render(state("connected"), 120, 40, options: RenderOptions(colors: 256, unicode: true))
+        let video = grid[10, 10]
+        #expect(video.character == "▀")
+        guard case .index(let index) = video.style.foreground else {
+            Issue.record("expected a palette colour")
+            return
+        }
+        #expect(index >= 16)
+        #expect(grid.text.contains("● connected"))
+        let eight = render(state("connected"), 120, 40, options: RenderOptions(colors: 8, unicode: true))
+        guard case .index(let basic) = eight[10, 10].style.background else { return }
+        #expect(basic < 8)
+    }
+
+    @Test func theLifetimeBarMarksTheWillExpirePoint() {
+        var s = state("connected")
+        s.now = base + 10.254
+        let bar = ScreenRenderer.lifetimeBar(s, width: 42, Painter(options: RenderOptions(colors: 0, unicode: false)))
+        #expect(bar.count == 42)
+        #expect(bar.firstIndex(of: "|").map { bar.distance(from: bar.startIndex, to: $0) } == 1 + 40 * 10 / 40)
+        #expect(bar.filter { $0 == "#" }.count == 10)
+    }
+
+    @Test func theHelpOverlayListsEveryKey() {
+        var s = state("connected")
+        s.showHelp = true
+        let text = render(s, 80, 24).text
+        for (key, _) in ScreenRenderer.keyHelp { #expect(text.contains(key)) }
+    }
+}
