@@ -22,7 +22,7 @@ let package = Package(
         .target(name: "CallSession", dependencies: ["ChannelEngine", "TokenClient", "TokenServer", "AccessToken", "Timers"]),
         .target(name: "CallScreen", dependencies: ["CallSession", "ChannelEngine", "CNcurses"]),
         .target(name: "TestSupport", dependencies: ["Timers"]),
-        .executableTarget(name: "tokencall", dependencies: ["AccessToken", "Arguments", "TokenServer", "CallSession", "ChannelEngine", "TokenClient"]),
+        .executableTarget(name: "tokencall", dependencies: ["AccessToken", "Arguments", "TokenServer", "CallSession", "CallScreen", "ChannelEngine", "TokenClient"]),
 
         .executableTarget(
             name: "tokencall-bench",

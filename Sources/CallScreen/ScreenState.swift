@@ -111,7 +111,8 @@ public struct ScreenState: Sendable, Equatable {
 
     private mutating func log(_ event: SessionEvent) {
         let line = event.textLine
-        let detail = line.firstIndex(of: "]").map { String(line[line.index($0, offsetBy: 2)...].dropFirst(event.name.count)) } ?? ""
+        var detail = line.firstIndex(of: "]").map { String(line[line.index($0, offsetBy: 2)...].dropFirst(event.name.count)) } ?? ""
+        if case .note(let text) = event.kind { detail = text }
         log.append(LogEntry(time: event.time, name: event.name, detail: detail.trimmingCharacters(in: .whitespaces),
                             tone: Self.tone(of: event)))
         if log.count > Self.logLimit { log.removeFirst(log.count - Self.logLimit) }

@@ -91,3 +91,8 @@ extension CallSession {
         engine.simulateTokenExpiry()
     }
 }
+
+extension CallSession {
+    /// Puts a line in the event stream (a key that does not apply, say).
+    public func say(_ text: String) { emit(.note(text)) }
+}

@@ -1,5 +1,6 @@
 import AccessToken
 import Arguments
+import CallScreen
 import CallSession
 import ChannelEngine
 import Dispatch
@@ -27,13 +28,18 @@ enum JoinCommand {
         .value("remote-users", "N", help: "simulated remote users, 0...16", default: "2"),
         .value("seed", "N", help: "seed of the simulation; the same seed gives the same call", default: "random"),
         .value("duration", "SECONDS", help: "leave and exit after this long"),
-        .flag("json", help: "one JSON object per event (fields in Docs/events.md)"),
+        .flag("json", help: "one JSON object per event (fields in Docs/events.md); implies --headless"),
         .flag("headless", help: "print events instead of opening the call screen"),
+        .value("fps", "N", help: "frames per second of the call screen, 1...60", default: "15"),
+        .flag("no-color", help: "no colours on the call screen (also NO_COLOR)"),
     ]
 
     static let command = Command(
-        "join", summary: "Join a simulated call and show its token lifecycle.", options: options,
-        epilogue: "Stop with Ctrl-C (or SIGTERM): the call leaves the channel. Exit status: 0, or 1 when the call ended failed.")
+        "join", summary: "Join a simulated call and show its token lifecycle (the default command).", options: options,
+        epilogue: """
+        In a terminal it opens the call screen (press ? for the keys); otherwise, or with --headless, it prints events.
+        Stop with q or Ctrl-C (or SIGTERM): the call leaves the channel. Exit status: 0, or 1 when a headless call ended failed.
+        """)
 
     /// The session configuration the options describe.
     static func configuration(_ args: Invocation) throws(UsageError) -> CallSession.Configuration {
@@ -73,10 +79,21 @@ enum JoinCommand {
     static func run(_ args: Invocation) async throws(UsageError) -> Int32 {
         let config = try configuration(args)
         let duration = try args.integer("duration", in: 1...86_400 * 7)
-        if !args.has("headless") {
-            Console.error(isatty(STDOUT_FILENO) == 1
-                ? "tokencall: the call screen is not built yet; printing events (--headless says this on purpose)"
-                : "tokencall: stdout is not a terminal; printing events instead of the call screen")
+        let fps = try args.integer("fps", in: 1...60) ?? 15
+        let headless = args.has("headless") || args.has("json")
+        if !headless {
+            if isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1 {
+                let noColor = args.has("no-color") || !(ProcessInfo.processInfo.environment["NO_COLOR"] ?? "").isEmpty
+                let presenter: TerminalPresenter
+                do {
+                    presenter = try TerminalPresenter(noColor: noColor)
+                } catch {
+                    Console.error("tokencall: \(error.description)")
+                    return ExitCode.usage
+                }
+                return await CallScreenApp(session: CallSession(config), presenter: presenter, fps: fps).run()
+            }
+            Console.error("tokencall: stdout or stdin is not a terminal; printing events instead of the call screen")
         }
         return await runHeadless(config, json: args.has("json"), duration: duration.map { .seconds($0) })
     }

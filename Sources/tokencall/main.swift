@@ -9,7 +9,10 @@ let tokencall = Command(
     subcommands: [JoinCommand.command, TokenCommands.group, ServeCommand.command]
 )
 
-let arguments = Array(CommandLine.arguments.dropFirst())
+// `tokencall` alone, or with join's options, joins: the call screen in a terminal.
+let given = Array(CommandLine.arguments.dropFirst())
+let startsWithOption = given.first.map { $0.hasPrefix("-") && !["-h", "--help", "--version"].contains($0) } ?? true
+let arguments = startsWithOption ? ["join"] + given : given
 let exitCode: Int32
 do {
     switch try tokencall.parse(arguments, environment: ProcessInfo.processInfo.environment) {

@@ -1,0 +1,76 @@
+import CallSession
+import ChannelEngine
+import Dispatch
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The call screen: session events and keys update the state, each frame renders it and presents what changed.
+@MainActor
+public final class CallScreenApp {
+    private let session: CallSession
+    private let presenter: TerminalPresenter
+    private let frameInterval: Duration
+    private var state: ScreenState
+    private var quitting = false
+
+    public init(session: CallSession, presenter: TerminalPresenter, fps: Int) {
+        self.session = session
+        self.presenter = presenter
+        frameInterval = .microseconds(1_000_000 / Int64(max(1, min(60, fps))))
+        let config = session.configuration
+        state = ScreenState(channel: config.channel, uid: config.uid, role: config.role,
+                            tokenServer: config.tokenURL?.absoluteString ?? "embedded", renewMethod: config.renewMethod,
+                            autoRenew: config.autoRenew)
+    }
+
+    /// Runs until `q`, Ctrl-C, SIGTERM or SIGHUP; leaves the channel and gives the terminal back. Returns the exit status.
+    public func run() async -> Int32 {
+        session.onEvent = { [unowned self] event in
+            state.now = session.configuration.unixTime()
+            state.apply(event)
+        }
+        let signals = [SIGTERM, SIGHUP, SIGINT].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .main)
+            source.setEventHandler { [unowned self] in MainActor.assumeIsolated { quitting = true } }
+            source.resume()
+            return source
+        }
+        defer { signals.forEach { $0.cancel() } }
+        do {
+            try session.start()
+        } catch {
+            presenter.close()
+            return 1
+        }
+        if let server = session.embeddedServer { state.tokenServer = "\(server.url) (embedded)" }
+        while !quitting {
+            while let key = presenter.readKey() { handle(KeyCommand(key: key)) }
+            state.now = session.configuration.unixTime()
+            state.sessionTime = session.now
+            let (width, height) = presenter.size
+            let engine = session.engine
+            let grid = ScreenRenderer.render(state, width: width, height: height, options: presenter.options,
+                                             video: { engine?.videoSource(forUid: $0) }, at: engine?.now ?? .zero)
+            presenter.present(grid)
+            try? await Task.sleep(for: frameInterval)
+        }
+        session.stop()
+        presenter.close()
+        return 0
+    }
+
+    private func handle(_ command: KeyCommand) {
+        if state.showHelp, command != .resize, command != .quit {
+            state.showHelp = false
+            return
+        }
+        switch command {
+        case .quit: quitting = true
+        case .help: state.showHelp = true
+        case .resize: presenter.invalidate()
+        default: command.perform(on: session)
+        }
+    }
+}

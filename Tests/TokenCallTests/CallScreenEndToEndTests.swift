@@ -1,0 +1,89 @@
+import Foundation
+import Testing
+
+/// Drives the real call screen in a detached tmux session, as a person would, reading the screen back.
+final class TmuxScreen {
+    let socket = "tokencall-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+    let session = "call"
+
+    init(width: Int, height: Int, command: String) throws {
+        // The tmux server this starts inherits the output pipe: do not wait on it.
+        try tmux(["new-session", "-d", "-s", session, "-x", String(width), "-y", String(height), command], capture: false)
+    }
+
+    deinit { try? tmux(["kill-server"], capture: false) }
+
+    @discardableResult
+    func tmux(_ arguments: [String], capture: Bool = true) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["tmux", "-L", socket] + arguments
+        let output = Pipe()
+        process.standardOutput = capture ? output : FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let data = capture ? output.fileHandleForReading.readDataToEndOfFile() : Data()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    var screen: String { (try? tmux(["capture-pane", "-p", "-t", session])) ?? "" }
+
+    func press(_ key: String) throws { try tmux(["send-keys", "-t", session, key], capture: false) }
+
+    func resize(width: Int, height: Int) throws {
+        try tmux(["resize-window", "-t", session, "-x", String(width), "-y", String(height)], capture: false)
+    }
+
+    /// Polls every 50 ms until the screen shows `text`; records the last screen when it never does.
+    @discardableResult
+    func waitFor(_ text: String, timeout: Duration = .seconds(15), sourceLocation: SourceLocation = #_sourceLocation) -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if screen.contains(text) { return true }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        Issue.record("the screen never showed \"\(text)\"; last screen:\n\(screen)", sourceLocation: sourceLocation)
+        return false
+    }
+}
+
+@Suite(.serialized) struct CallScreenEndToEndTests {
+    private var tmuxAvailable: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux") }
+
+    @Test func aPersonWatchesARenewalLeavesRejoinsResizesAndQuits() throws {
+        try #require(tmuxAvailable, "tmux is needed; make deps installs it")
+        let binary = TokenCallProcess.binary.path
+        let screen = try TmuxScreen(width: 120, height: 40,
+                                    command: "TERM=tmux-256color \(binary) --token-lifetime 35 --seed 2; echo EXIT=$?; sleep 60")
+        screen.waitFor("● connected")
+        screen.waitFor("expires in 00:")
+        screen.waitFor("tokenPrivilegeWillExpire")
+        screen.waitFor("tokenRenewed")
+        try screen.press("l")
+        screen.waitFor("● disconnected")
+        try screen.press("j")
+        screen.waitFor("● connected")
+        try screen.press("?")
+        screen.waitFor("keys (any key closes)")
+        try screen.press("x")
+        try screen.resize(width: 70, height: 24)
+        screen.waitFor("events ───")
+        #expect(screen.screen.split(separator: "\n").allSatisfy { $0.count <= 70 })
+        try screen.resize(width: 50, height: 15)
+        screen.waitFor("terminal too small")
+        try screen.resize(width: 120, height: 40)
+        screen.waitFor("token ───")
+        try screen.press("q")
+        screen.waitFor("EXIT=0")
+    }
+
+    @Test func anUnusableTermIsOneClearLineAndExit64() throws {
+        try #require(tmuxAvailable, "tmux is needed; make deps installs it")
+        let binary = TokenCallProcess.binary.path
+        let screen = try TmuxScreen(width: 100, height: 10, command: "TERM=no-such-terminal \(binary); echo EXIT=$?; sleep 30")
+        screen.waitFor("EXIT=64")
+        #expect(screen.screen.contains("--headless"))
+    }
+}
