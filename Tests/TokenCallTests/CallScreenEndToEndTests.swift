@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import Testing
 
 /// Drives the real call screen in a detached tmux session, as a person would, reading the screen back.
@@ -7,33 +10,34 @@ final class TmuxScreen {
     let session = "call"
 
     init(width: Int, height: Int, command: String) throws {
-        // The tmux server this starts inherits the output pipe: do not wait on it.
-        try tmux(["new-session", "-d", "-s", session, "-x", String(width), "-y", String(height), command], capture: false)
+        try tmux("new-session -d -s \(session) -x \(width) -y \(height) \(Self.quoted(command))")
     }
 
-    deinit { try? tmux(["kill-server"], capture: false) }
+    deinit { _ = try? tmux("kill-server") }
 
+    /// Runs `tmux -L <socket> <arguments>` through the shell and returns what it printed.
     @discardableResult
-    func tmux(_ arguments: [String], capture: Bool = true) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["tmux", "-L", socket] + arguments
-        let output = Pipe()
-        process.standardOutput = capture ? output : FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let data = capture ? output.fileHandleForReading.readDataToEndOfFile() : Data()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
+    func tmux(_ arguments: String) throws -> String {
+        guard let pipe = popen("tmux -L \(socket) \(arguments) 2>/dev/null", "r") else { throw POSIXError(.EIO) }
+        var output = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = fread(&buffer, 1, buffer.count, pipe)
+            if count == 0 { break }
+            output += buffer[..<count]
+        }
+        pclose(pipe)
+        return String(decoding: output, as: UTF8.self)
     }
 
-    var screen: String { (try? tmux(["capture-pane", "-p", "-t", session])) ?? "" }
+    static func quoted(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'" }
 
-    func press(_ key: String) throws { try tmux(["send-keys", "-t", session, key], capture: false) }
+    var screen: String { (try? tmux("capture-pane -p -t \(session)")) ?? "" }
+
+    func press(_ key: String) throws { try tmux("send-keys -t \(session) \(Self.quoted(key))") }
 
     func resize(width: Int, height: Int) throws {
-        try tmux(["resize-window", "-t", session, "-x", String(width), "-y", String(height)], capture: false)
+        try tmux("resize-window -t \(session) -x \(width) -y \(height)")
     }
 
     /// Polls every 50 ms until the screen shows `text`; records the last screen when it never does.
