@@ -5,6 +5,11 @@ extension ScreenRenderer {
     static func drawVideo(_ state: ScreenState, into grid: inout CellGrid, x: Int, y: Int, width: Int, height: Int,
                           _ painter: Painter, _ video: (UInt) -> VideoFrameSource?, _ time: Duration) {
         guard width > 4, height > 2 else { return }
+        // Video advances at most `videoInterval` apart: the rest of the screen keeps the frame rate, while the tiles
+        // (most of what changes, and of the bytes written) refresh less often.
+        let step = videoInterval.components.attoseconds
+        let time = Duration(secondsComponent: time.components.seconds,
+                            attosecondsComponent: time.components.attoseconds / step * step)
         let remotes = state.visibleRemotes
         let count = remotes.count + 1
         let (columns, rows) = tiling(count, width: width, height: height)
@@ -29,6 +34,9 @@ extension ScreenRenderer {
         }
     }
 
+    /// How often the video tiles change (10 frames/s); must divide one second.
+    static let videoInterval = Duration.milliseconds(100)
+
     /// Columns and rows for `count` tiles: the layout whose tiles are largest, cells being about twice as tall as wide.
     static func tiling(_ count: Int, width: Int, height: Int) -> (columns: Int, rows: Int) {
         var best = (columns: 1, rows: count), bestSize = 0.0
@@ -44,11 +52,25 @@ extension ScreenRenderer {
                                  label: String, tag: String, _ painter: Painter, _ time: Duration) {
         guard width > 0, height > 0 else { return }
         if let source {
-            let pixelRows = painter.options.unicode && painter.options.colors >= 8 ? height * 2 : height
-            let frame = source.frame(at: time, width: width, height: pixelRows)
-            for row in 0..<height {
-                for column in 0..<width {
-                    grid[x + column, y + row] = cell(frame, column, row, painter)
+            let halfBlocks = painter.options.unicode && painter.options.colors >= 8
+            if halfBlocks {
+                // Half the pixels across: each pixel covers two cells, so a change in the picture is a run of two cells
+                // in one colour pair, which the terminal is sent once (and there are half as many pixels to make).
+                let pixelColumns = (width + 1) / 2
+                let frame = source.frame(at: time, width: pixelColumns, height: height * 2)
+                for row in 0..<height {
+                    for pixelColumn in 0..<pixelColumns {
+                        let cell = cell(frame, pixelColumn, row, painter)
+                        grid[x + pixelColumn * 2, y + row] = cell
+                        if pixelColumn * 2 + 1 < width { grid[x + pixelColumn * 2 + 1, y + row] = cell }
+                    }
+                }
+            } else {
+                let frame = source.frame(at: time, width: width, height: height)
+                for row in 0..<height {
+                    for column in 0..<width {
+                        grid[x + column, y + row] = cell(frame, column, row, painter)
+                    }
                 }
             }
         } else {
