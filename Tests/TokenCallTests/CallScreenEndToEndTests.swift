@@ -18,7 +18,12 @@ final class TmuxScreen {
     /// Runs `tmux -L <socket> <arguments>` through the shell and returns what it printed.
     @discardableResult
     func tmux(_ arguments: String) throws -> String {
-        guard let pipe = popen("tmux -L \(socket) \(arguments) 2>/dev/null", "r") else { throw POSIXError(.EIO) }
+        try Self.shell("tmux -L \(socket) \(arguments)")
+    }
+
+    /// Runs a shell command and returns its standard output.
+    static func shell(_ command: String) throws -> String {
+        guard let pipe = popen("\(command) 2>/dev/null", "r") else { throw POSIXError(.EIO) }
         var output = [UInt8]()
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
@@ -81,6 +86,21 @@ final class TmuxScreen {
         screen.waitFor("token ───")
         try screen.press("q")
         screen.waitFor("EXIT=0")
+    }
+
+    @Test(arguments: [SIGTERM, SIGHUP])
+    func aStopSignalLeavesAndGivesTheTerminalBack(signal: Int32) throws {
+        try #require(tmuxAvailable, "tmux is needed; make deps installs it")
+        let binary = TokenCallProcess.binary.path
+        let marker = "\(getpid())\(signal)"
+        let screen = try TmuxScreen(width: 100, height: 30,
+                                    command: "TERM=tmux-256color \(binary) --seed \(marker); echo EXIT=$?; sleep 60")
+        screen.waitFor("● connected")
+        let found = try TmuxScreen.shell("pgrep -f -- '^/.*tokencall --seed \(marker)$'")
+        let pid = try #require(Int32(found.split(separator: "\n").first ?? ""), "no tokencall process found")
+        kill(pid, signal)
+        screen.waitFor("EXIT=0")
+        #expect(!screen.screen.contains("● connected"), "the call screen is gone, the shell's output is back")
     }
 
     @Test func anUnusableTermIsOneClearLineAndExit64() throws {
