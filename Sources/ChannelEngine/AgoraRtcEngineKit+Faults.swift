@@ -33,11 +33,7 @@ extension AgoraRtcEngineKit {
     /// The server bans the local user: failed / bannedByServer on every connection.
     public func simulateBan() {
         for channel in activeChannels where channel.isActive && channel.state != .failed {
-            timers.cancel(channel.allTimers)
-            channel.tokenTimers = []
-            channel.linkTimers = []
-            channel.videoTimers = []
-            channel.joinTimer = nil
+            stopTimers(of: channel)
             setState(.failed, .bannedByServer, on: channel)
             detach(channel)
         }
@@ -64,9 +60,7 @@ extension AgoraRtcEngineKit {
                 self.emit(.simulatorNotice(.localUserOfflineForPeers(.dropped)), on: channel)
             },
             at(Self.failedAfter) { [unowned self] channel in
-                self.timers.cancel(channel.allTimers)
-                channel.tokenTimers = []
-                channel.linkTimers = []
+                self.stopTimers(of: channel)
                 self.setState(.failed, .joinFailed, on: channel)
                 self.detach(channel)
             },

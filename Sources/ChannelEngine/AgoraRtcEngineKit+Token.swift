@@ -84,13 +84,7 @@ extension AgoraRtcEngineKit {
             }
         case .success where expiredOut:
             if path == .renewToken { emit(.renewTokenResult(token: token, code: .success), on: channel) }
-            channel.pendingToken = token
-            channel.joinStartedAt = timers.now
-            setState(.connecting, .renewToken, on: channel)
-            channel.joinTimer = timers.schedule(after: config.simulation.joinLatency) { [weak self, weak channel] in
-                guard let self, let channel else { return }
-                self.run { self.completeJoin(channel, rejoining: true) }
-            }
+            beginJoin(channel, token: token, rejoining: true)
         case .success(let accepted):
             if path == .renewToken { emit(.renewTokenResult(token: token, code: .success), on: channel) }
             install(accepted, on: channel)
@@ -159,11 +153,7 @@ extension AgoraRtcEngineKit {
     func expire(_ channel: Channel) {
         guard channel.isActive, channel.token != nil else { return }
         let wasIn = channel.isInChannel
-        timers.cancel(channel.allTimers)
-        channel.tokenTimers = []
-        channel.linkTimers = []
-        channel.videoTimers = []
-        channel.joinTimer = nil
+        stopTimers(of: channel)
         emit(.requestToken, on: channel)
         setState(.failed, .tokenExpired, on: channel)
         detach(channel)

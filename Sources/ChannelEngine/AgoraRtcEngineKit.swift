@@ -171,14 +171,25 @@ public final class AgoraRtcEngineKit {
         UInt(UInt32.random(in: 100_000...999_999_999, using: &random))
     }
 
-    func beginJoin(_ channel: Channel, token: String?) {
+    /// Connecting now; the network answers after the join latency. A rejoin (renewing out of failed)
+    /// says `renewToken` and ends in `rejoinSuccess`.
+    func beginJoin(_ channel: Channel, token: String?, rejoining: Bool = false) {
         channel.pendingToken = token
         channel.joinStartedAt = timers.now
-        setState(.connecting, .connecting, on: channel)
+        setState(.connecting, rejoining ? .renewToken : .connecting, on: channel)
         channel.joinTimer = timers.schedule(after: config.simulation.joinLatency) { [weak self, weak channel] in
             guard let self, let channel else { return }
-            self.run { self.completeJoin(channel, rejoining: false) }
+            self.run { self.completeJoin(channel, rejoining: rejoining) }
         }
+    }
+
+    /// Cancels every timer of the connection: token, link, video and join.
+    func stopTimers(of channel: Channel) {
+        timers.cancel(channel.allTimers)
+        channel.tokenTimers = []
+        channel.linkTimers = []
+        channel.videoTimers = []
+        channel.joinTimer = nil
     }
 
     /// The network's answer to a join (or to a renewal after expiry, when `rejoining`).
@@ -209,11 +220,7 @@ public final class AgoraRtcEngineKit {
     func leave(_ channel: Channel) {
         guard channel.isActive else { return }
         let wasIn = channel.isInChannel
-        timers.cancel(channel.allTimers)
-        channel.tokenTimers = []
-        channel.linkTimers = []
-        channel.videoTimers = []
-        channel.joinTimer = nil
+        stopTimers(of: channel)
         channel.joinWaitsForNetwork = false
         channel.token = nil
         channel.tokenExpiresAt = nil
