@@ -13,7 +13,7 @@ public struct HTTPRequest: Sendable {
 
     /// The first header of this name (case-insensitive).
     public func header(_ name: String) -> String? {
-        headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+        headers.first { HeaderName.equal($0.name, name) }?.value
     }
 
     /// Whether the connection stays open after the response (HTTP/1.1 unless `Connection: close`).
@@ -45,18 +45,42 @@ public struct HTTPResponse: Sendable {
 
     /// `{"error": message}` with this status.
     public static func error(_ status: Int, _ message: String, headers: [(name: String, value: String)] = []) -> HTTPResponse {
-        json(status, ["error": message], headers: headers)
+        json(status, member: "error", message, headers: headers)
+    }
+
+    /// `{name: text}`: the bytes `json(status, [name: text])` gives, without an encoder when no character needs escaping.
+    static func json(_ status: Int, member name: String, _ text: String, headers: [(name: String, value: String)] = []) -> HTTPResponse {
+        var body: [UInt8] = []
+        body.reserveCapacity(name.utf8.count + text.utf8.count + 7)
+        body.append(UInt8(ascii: "{"))
+        guard PlainJSON.appendString(name, to: &body) else { return json(status, [name: text], headers: headers) }
+        body.append(UInt8(ascii: ":"))
+        guard PlainJSON.appendString(text, to: &body) else { return json(status, [name: text], headers: headers) }
+        body.append(UInt8(ascii: "}"))
+        return HTTPResponse(status: status, headers: headers, body: body)
     }
 
     func serialized(keepAlive: Bool) -> [UInt8] {
-        var head = "HTTP/1.1 \(status) \(Self.reason(status))\r\n"
-        if !body.isEmpty || status != 204 { head += "Content-Type: application/json\r\n" }
-        head += "Cache-Control: no-store\r\n"
-        head += "Content-Length: \(body.count)\r\n"
-        head += "Connection: \(keepAlive ? "keep-alive" : "close")\r\n"
-        for header in headers { head += "\(header.name): \(header.value)\r\n" }
-        head += "\r\n"
-        return Array(head.utf8) + body
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(160 + body.count + headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 })
+        bytes.append(contentsOf: "HTTP/1.1 ".utf8)
+        PlainJSON.appendDecimal(status, to: &bytes)
+        bytes.append(UInt8(ascii: " "))
+        bytes.append(contentsOf: Self.reason(status).utf8)
+        bytes.append(contentsOf: "\r\n".utf8)
+        if !body.isEmpty || status != 204 { bytes.append(contentsOf: "Content-Type: application/json\r\n".utf8) }
+        bytes.append(contentsOf: "Cache-Control: no-store\r\nContent-Length: ".utf8)
+        PlainJSON.appendDecimal(body.count, to: &bytes)
+        bytes.append(contentsOf: (keepAlive ? "\r\nConnection: keep-alive\r\n" : "\r\nConnection: close\r\n").utf8)
+        for header in headers {
+            bytes.append(contentsOf: header.name.utf8)
+            bytes.append(contentsOf: ": ".utf8)
+            bytes.append(contentsOf: header.value.utf8)
+            bytes.append(contentsOf: "\r\n".utf8)
+        }
+        bytes.append(contentsOf: "\r\n".utf8)
+        bytes.append(contentsOf: body)
+        return bytes
     }
 
     static func reason(_ status: Int) -> String {
@@ -93,7 +117,7 @@ enum RequestReader {
     }
 
     static func read(_ buffer: [UInt8]) -> Outcome {
-        guard let headEnd = find(Array("\r\n\r\n".utf8), in: buffer) else {
+        guard let headEnd = headEnd(in: buffer) else {
             return buffer.count > maxHeaderBytes
                 ? .refuse(.error(431, "the request headers are over \(maxHeaderBytes) bytes"))
                 : .incomplete
@@ -101,41 +125,38 @@ enum RequestReader {
         guard headEnd <= maxHeaderBytes else {
             return .refuse(.error(431, "the request headers are over \(maxHeaderBytes) bytes"))
         }
-        guard let head = String(validating: buffer[..<headEnd], as: UTF8.self) else {
-            return .refuse(.error(400, "the request head is not UTF-8 text"))
-        }
-        var lines = head.components(separatedBy: "\r\n")
-        let requestLine = lines.removeFirst().split(separator: " ", omittingEmptySubsequences: false)
-        guard requestLine.count == 3, !requestLine[0].isEmpty, requestLine[1].hasPrefix("/") || requestLine[1] == "*" else {
-            return .refuse(.error(400, "malformed request line; expected METHOD /path HTTP/1.1"))
-        }
-        let version = String(requestLine[2])
-        guard version == "HTTP/1.1" || version == "HTTP/1.0" else {
-            return .refuse(.error(400, "unsupported protocol \"\(version.prefix(16))\"; use HTTP/1.1"))
-        }
-        var headers: [(name: String, value: String)] = []
-        for line in lines {
-            guard let colon = line.firstIndex(of: ":"), colon != line.startIndex,
-                  !line[..<colon].contains(where: { $0 == " " || $0 == "\t" }) else {
-                return .refuse(.error(400, "malformed header line; expected Name: value"))
+        let parsed: Result<Head, Refusal>
+        if buffer[..<headEnd].allSatisfy({ $0 < 0x80 }) {
+            parsed = asciiHead(buffer[..<headEnd])
+        } else {
+            guard let head = String(validating: buffer[..<headEnd], as: UTF8.self) else {
+                return .refuse(.error(400, "the request head is not UTF-8 text"))
             }
-            headers.append((String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
+            parsed = textHead(head)
         }
-        let target = String(requestLine[1])
-        let (path, query) = splitTarget(target)
+        let head: Head
+        switch parsed {
+        case .success(let value): head = value
+        case .failure(let refusal): return .refuse(refusal.response)
+        }
+        let headers = head.headers
+        let (path, query) = splitTarget(head.target)
         guard let path else { return .refuse(.error(400, "the request path has a malformed %-escape")) }
-        var request = HTTPRequest(method: String(requestLine[0]), path: path, query: query, version: version,
+        var request = HTTPRequest(method: head.method, path: path, query: query, version: head.version,
                                   headers: headers, body: [])
         let bodyStart = headEnd + 4
 
         if request.header("Transfer-Encoding") != nil {
             return .refuse(.error(411, "chunked bodies are not accepted; send the body with a Content-Length"))
         }
-        let lengths = headers.filter { $0.name.caseInsensitiveCompare("Content-Length") == .orderedSame }.map(\.value)
-        guard Set(lengths).count <= 1 else { return .refuse(.error(400, "conflicting Content-Length headers")) }
+        var lengthText: String?
+        for header in headers where HeaderName.equal(header.name, "Content-Length") {
+            guard lengthText == nil || lengthText == header.value else { return .refuse(.error(400, "conflicting Content-Length headers")) }
+            lengthText = header.value
+        }
         var length = 0
-        if let text = lengths.first {
-            guard let value = Int(text), value >= 0, text.allSatisfy(\.isASCII) else {
+        if let text = lengthText {
+            guard let value = Int(text), value >= 0, text.utf8.allSatisfy({ $0 < 0x80 }) else {
                 return .refuse(.error(400, "Content-Length \"\(text.prefix(20))\" is not a byte count"))
             }
             length = value
@@ -150,7 +171,107 @@ enum RequestReader {
         return .request(request, consumed: bodyStart + length)
     }
 
-    private static func splitTarget(_ target: String) -> (String?, [String: String]) {
+    /// The request line and headers, before the target is decoded.
+    struct Head {
+        var method: String
+        var target: String
+        var version: String
+        var headers: [(name: String, value: String)]
+    }
+
+    struct Refusal: Error {
+        let response: HTTPResponse
+        static let requestLine = Refusal(response: .error(400, "malformed request line; expected METHOD /path HTTP/1.1"))
+        static let headerLine = Refusal(response: .error(400, "malformed header line; expected Name: value"))
+        static func version(_ version: some StringProtocol) -> Refusal {
+            Refusal(response: .error(400, "unsupported protocol \"\(version.prefix(16))\"; use HTTP/1.1"))
+        }
+    }
+
+    /// A head that is all ASCII, read byte by byte; the same result `textHead` gives for it.
+    static func asciiHead(_ head: ArraySlice<UInt8>) -> Result<Head, Refusal> {
+        let space = UInt8(ascii: " "), tab = UInt8(ascii: "\t"), colon = UInt8(ascii: ":")
+        var lines = Lines(head)
+        let requestLine = lines.next() ?? head[head.startIndex..<head.startIndex]
+        guard let firstSpace = requestLine.firstIndex(of: space),
+              let secondSpace = requestLine[(firstSpace + 1)...].firstIndex(of: space),
+              !requestLine[(secondSpace + 1)...].contains(space) else {
+            return .failure(.requestLine)
+        }
+        let method = requestLine[..<firstSpace], target = requestLine[(firstSpace + 1)..<secondSpace]
+        let version = requestLine[(secondSpace + 1)...]
+        guard !method.isEmpty, target.first == UInt8(ascii: "/") || target.elementsEqual(CollectionOfOne(UInt8(ascii: "*"))) else {
+            return .failure(.requestLine)
+        }
+        guard version.elementsEqual("HTTP/1.1".utf8) || version.elementsEqual("HTTP/1.0".utf8) else {
+            return .failure(.version(String(decoding: version, as: UTF8.self)))
+        }
+        var headers: [(name: String, value: String)] = []
+        while let line = lines.next() {
+            guard let colonIndex = line.firstIndex(of: colon), colonIndex != line.startIndex,
+                  !line[..<colonIndex].contains(where: { $0 == space || $0 == tab }) else {
+                return .failure(.headerLine)
+            }
+            var value = line[(colonIndex + 1)...]
+            while let first = value.first, first == space || first == tab { value.removeFirst() }
+            while let last = value.last, last == space || last == tab { value.removeLast() }
+            headers.append((String(decoding: line[..<colonIndex], as: UTF8.self), String(decoding: value, as: UTF8.self)))
+        }
+        return .success(Head(method: String(decoding: method, as: UTF8.self), target: String(decoding: target, as: UTF8.self),
+                             version: String(decoding: version, as: UTF8.self), headers: headers))
+    }
+
+    /// The lines of a head, split at each CR LF.
+    struct Lines: IteratorProtocol {
+        var rest: ArraySlice<UInt8>
+        var done = false
+        init(_ head: ArraySlice<UInt8>) { rest = head }
+
+        mutating func next() -> ArraySlice<UInt8>? {
+            if done { return nil }
+            var index = rest.startIndex
+            while index + 1 < rest.endIndex {
+                if rest[index] == 13, rest[index + 1] == 10 {
+                    defer { rest = rest[(index + 2)...] }
+                    return rest[..<index]
+                }
+                index += 1
+            }
+            done = true
+            return rest
+        }
+    }
+
+    /// Any head that is UTF-8 text, read as text.
+    static func textHead(_ head: String) -> Result<Head, Refusal> {
+        var lines = head.components(separatedBy: "\r\n")
+        let requestLine = lines.removeFirst().split(separator: " ", omittingEmptySubsequences: false)
+        guard requestLine.count == 3, !requestLine[0].isEmpty, requestLine[1].hasPrefix("/") || requestLine[1] == "*" else {
+            return .failure(.requestLine)
+        }
+        let version = String(requestLine[2])
+        guard version == "HTTP/1.1" || version == "HTTP/1.0" else { return .failure(.version(version)) }
+        var headers: [(name: String, value: String)] = []
+        for line in lines {
+            guard let colon = line.firstIndex(of: ":"), colon != line.startIndex,
+                  !line[..<colon].contains(where: { $0 == " " || $0 == "\t" }) else {
+                return .failure(.headerLine)
+            }
+            headers.append((String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
+        }
+        return .success(Head(method: String(requestLine[0]), target: String(requestLine[1]), version: version, headers: headers))
+    }
+
+    static func splitTarget(_ target: String) -> (String?, [String: String]) {
+        // A plain path (ASCII, no query, no escapes) decodes to itself.
+        if target.utf8.allSatisfy({ $0 != UInt8(ascii: "%") && $0 != UInt8(ascii: "?") && $0 < 0x80 }) {
+            return (target, [:])
+        }
+        return decodeTarget(target)
+    }
+
+    /// The path, percent-decoded (nil when an escape is malformed), and the query parameters.
+    static func decodeTarget(_ target: String) -> (String?, [String: String]) {
         let parts = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
         var query: [String: String] = [:]
         if parts.count == 2 {
@@ -164,11 +285,46 @@ enum RequestReader {
         return (String(parts[0]).removingPercentEncoding, query)
     }
 
-    private static func find(_ needle: [UInt8], in haystack: [UInt8]) -> Int? {
-        guard haystack.count >= needle.count else { return nil }
-        for start in 0...(haystack.count - needle.count) where haystack[start] == needle[0] {
-            if haystack[start..<start + needle.count].elementsEqual(needle) { return start }
+    /// Where the first CR LF CR LF starts.
+    private static func headEnd(in buffer: [UInt8]) -> Int? {
+        buffer.withUnsafeBufferPointer { bytes -> Int? in
+            guard bytes.count >= 4 else { return nil }
+            var index = 0
+            let last = bytes.count - 4
+            while index <= last {
+                if bytes[index + 3] != 10 {
+                    // The byte at +3 is not LF: no match can start at index...index+3 unless it is CR at +3 etc.
+                    index += bytes[index + 3] == 13 ? 1 : 4
+                    continue
+                }
+                if bytes[index] == 13, bytes[index + 1] == 10, bytes[index + 2] == 13 { return index }
+                index += 1
+            }
+            return nil
         }
-        return nil
+    }
+}
+
+/// Header names compare case-insensitively: byte by byte when both are ASCII, as Foundation does otherwise.
+enum HeaderName {
+    static func equal(_ a: String, _ b: String) -> Bool {
+        var (a, b) = (a, b)
+        if let ascii = a.withUTF8({ x in b.withUTF8 { y in asciiEqual(x, y) } }) { return ascii }
+        return a.caseInsensitiveCompare(b) == .orderedSame
+    }
+
+    /// Whether two ASCII names are equal but for case; nil when either is not ASCII.
+    private static func asciiEqual(_ x: UnsafeBufferPointer<UInt8>, _ y: UnsafeBufferPointer<UInt8>) -> Bool? {
+        var high: UInt8 = 0
+        for byte in x { high |= byte }
+        for byte in y { high |= byte }
+        guard high < 0x80 else { return nil }
+        guard x.count == y.count else { return false }
+        for index in 0..<x.count where lower(x[index]) != lower(y[index]) { return false }
+        return true
+    }
+
+    private static func lower(_ byte: UInt8) -> UInt8 {
+        byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
     }
 }

@@ -4,8 +4,11 @@ import Synchronization
 import Glibc
 #endif
 
-/// An HTTP/1.1 server on plain sockets: one listening thread, one thread per connection (blocking calls
-/// never touch Swift's cooperative pool), a bounded number of connections, and deadlines on every read.
+/// An HTTP/1.1 server on plain sockets: one thread accepts, and a few worker threads (one per core) serve the
+/// connections, each its own share, with poll(2) and non-blocking sockets. Blocking calls never touch Swift's
+/// cooperative pool, a slow client holds up nobody, and no more threads compete for the cores than there are
+/// cores. The number of connections is bounded and every read and write has a deadline. The handler runs on the
+/// worker thread, between the other connections' requests, so it must compute and not wait (the token routes do).
 final class HTTPServer: Sendable {
     struct Limits: Sendable {
         var maxConnections = 256
@@ -15,6 +18,10 @@ final class HTTPServer: Sendable {
         var idleTimeout: Duration = .seconds(30)
         /// Stopping waits this long for requests under way.
         var drainTimeout: Duration = .seconds(2)
+        /// An answer the client does not take any of for this long is dropped with its connection.
+        var sendTimeout: Duration = .seconds(5)
+        /// Threads serving connections; 0 for one per active core.
+        var workers = 0
     }
 
     typealias Handler = @Sendable (HTTPRequest) -> HTTPResponse
@@ -22,7 +29,6 @@ final class HTTPServer: Sendable {
 
     private struct State {
         var open: Set<Int32> = []
-        var busy: Set<Int32> = []
         var stopping = false
     }
 
@@ -32,7 +38,12 @@ final class HTTPServer: Sendable {
     private let handler: Handler
     private let log: Logger?
     private let state = Mutex(State())
-    private let acceptorDone = Mutex(false)
+    /// `state.stopping`, readable without the lock: workers look at it on every request.
+    private let stopping = Atomic(false)
+    /// Connections with a request under way: read in part or whole, or answered but not yet sent.
+    private let busy = Atomic(0)
+    private let acceptorDone = Atomic(false)
+    private let workers: [Worker]
 
     init(host: String, port: UInt16, limits: Limits = Limits(), log: Logger?, handler: @escaping Handler) throws(SocketError) {
         signal(SIGPIPE, SIG_IGN)
@@ -40,6 +51,22 @@ final class HTTPServer: Sendable {
         self.limits = limits
         self.handler = handler
         self.log = log
+        let count = limits.workers > 0 ? limits.workers : min(max(ProcessInfo.processInfo.activeProcessorCount, 1), 16)
+        var workers: [Worker] = []
+        for _ in 0..<count {
+            do {
+                workers.append(try Worker())
+            } catch {
+                listener.close()
+                throw error
+            }
+        }
+        self.workers = workers
+        for (index, worker) in workers.enumerated() {
+            let thread = Thread { [self] in run(worker) }
+            thread.name = "http-worker-\(index)"
+            thread.start()
+        }
         let thread = Thread { [self] in acceptLoop() }
         thread.name = "http-accept"
         thread.start()
@@ -49,17 +76,23 @@ final class HTTPServer: Sendable {
     func stop() {
         let alreadyStopping = state.withLock { state in
             defer { state.stopping = true }
+            stopping.store(true, ordering: .sequentiallyConsistent)
             return state.stopping
         }
         guard !alreadyStopping else { return }
         listener.shutdownBoth()
+        // Idle connections are closed at once; the workers need not wait out their poll.
+        for worker in workers { worker.wake() }
         let clock = ContinuousClock()
         let deadline = clock.now + limits.drainTimeout
-        while clock.now < deadline, !(state.withLock { $0.busy.isEmpty } && acceptorDone.withLock { $0 }) {
+        while clock.now < deadline,
+              !(busy.load(ordering: .sequentiallyConsistent) == 0 && acceptorDone.load(ordering: .sequentiallyConsistent)) {
             Thread.sleep(forTimeInterval: 0.005)
         }
-        let leftover = state.withLock { $0.open }
-        for fd in leftover { shutdown(fd, Int32(SHUT_RDWR)) }
+        // Under the lock, so that no descriptor is shut down after its worker closed it (and it was reused).
+        state.withLock { state in
+            for fd in state.open { shutdown(fd, Int32(SHUT_RDWR)) }
+        }
         while clock.now < deadline + .milliseconds(500), !(state.withLock { $0.open.isEmpty }) {
             Thread.sleep(forTimeInterval: 0.005)
         }
@@ -69,10 +102,14 @@ final class HTTPServer: Sendable {
     /// Connections open now.
     var connectionCount: Int { state.withLock { $0.open.count } }
 
-    private var isStopping: Bool { state.withLock { $0.stopping } }
+    private var isStopping: Bool { stopping.load(ordering: .relaxed) }
 
     private func acceptLoop() {
-        defer { acceptorDone.withLock { $0 = true } }
+        defer {
+            acceptorDone.store(true, ordering: .sequentiallyConsistent)
+            for worker in workers { worker.wake() }
+        }
+        var next = 0
         while !isStopping {
             guard listener.waitReadable(milliseconds: 100) else { continue }
             guard !isStopping, let client = listener.accept() else { continue }
@@ -89,66 +126,233 @@ final class HTTPServer: Sendable {
                 client.close()
                 continue
             }
-            let thread = Thread { [self] in serve(client) }
-            thread.name = "http-connection"
-            thread.stackSize = 256 * 1024
-            thread.start()
+            workers[next].hand(client)
+            next = (next + 1) % workers.count
         }
     }
 
-    private func serve(_ client: Socket) {
-        defer {
-            state.withLock { _ = $0.open.remove(client.fd); _ = $0.busy.remove(client.fd) }
-            client.close()
+    // MARK: Workers
+
+    /// What the acceptor shares with one worker thread: new connections, and a pipe to wake it with.
+    private final class Worker: Sendable {
+        private let inbox = Mutex<[Socket]>([])
+        /// The worker polls the read end; a byte on it means "look at the inbox, or at `stopping`".
+        let wakeRead: Int32
+        private let wakeWrite: Int32
+
+        init() throws(SocketError) {
+            var ends: [Int32] = [0, 0]
+            guard pipe(&ends) == 0 else { throw SocketError("pipe") }
+            for end in ends {
+                _ = fcntl(end, F_SETFD, FD_CLOEXEC)
+                _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
+            }
+            (wakeRead, wakeWrite) = (ends[0], ends[1])
         }
-        let clock = ContinuousClock()
+
+        deinit {
+            _ = Glibc.close(wakeRead)
+            _ = Glibc.close(wakeWrite)
+        }
+
+        func hand(_ client: Socket) {
+            inbox.withLock { $0.append(client) }
+            wake()
+        }
+
+        func wake() {
+            var byte: UInt8 = 1
+            _ = write(wakeWrite, &byte, 1)  // a full pipe is awake already
+        }
+
+        /// Empties the pipe and returns the connections handed over since the last call.
+        func takeNew() -> [Socket] {
+            var bytes = (UInt64(0), UInt64(0), UInt64(0), UInt64(0))
+            while withUnsafeMutableBytes(of: &bytes, { read(wakeRead, $0.baseAddress, $0.count) }) > 0 {}
+            return inbox.withLock { inbox in
+                defer { inbox.removeAll() }
+                return inbox
+            }
+        }
+
+        var hasNew: Bool { inbox.withLock { !$0.isEmpty } }
+    }
+
+    /// One connection, owned by the worker thread that serves it.
+    private final class Connection {
+        let socket: Socket
+        /// Received bytes not yet used.
         var buffer: [UInt8] = []
+        /// When the request under way started arriving; nil between requests.
+        var requestStarted: ContinuousClock.Instant?
+        /// An answer not yet sent in full, and how much of it was.
+        var output: [UInt8] = []
+        var sent = 0
+        /// When the client last took some of `output`.
+        var lastProgress: ContinuousClock.Instant
+        /// Since when the connection has had nothing to do.
+        var idleSince: ContinuousClock.Instant
+        /// Close once `output` is sent.
+        var closeAfterSending = false
+        var closed = false
+        /// Whether this connection is counted in `busy`.
+        var countedBusy = false
+
+        init(_ socket: Socket, now: ContinuousClock.Instant) {
+            self.socket = socket
+            lastProgress = now
+            idleSince = now
+        }
+
+        var isSending: Bool { sent < output.count }
+        var isBusy: Bool { requestStarted != nil || isSending }
+    }
+
+    private func run(_ worker: Worker) {
+        let clock = ContinuousClock()
+        var connections: [Connection] = []
+        // Entry 0 is the wake pipe; entry i + 1 is connections[i].
+        var polled = [pollfd(fd: worker.wakeRead, events: Int16(POLLIN), revents: 0)]
+        var scratch = [UInt8](repeating: 0, count: Socket.receiveSize)
         while true {
-            // Wait for a request to start, in slices, so that stopping is noticed.
-            var idleUntil = clock.now + limits.idleTimeout
-            while buffer.isEmpty {
-                if isStopping || clock.now >= idleUntil { return }
-                guard client.waitReadable(milliseconds: 100) else { continue }
-                guard let bytes = client.receive(), !bytes.isEmpty else { return }
-                buffer = bytes
-                idleUntil = clock.now + limits.idleTimeout
+            for (index, connection) in connections.enumerated() {
+                polled[index + 1].events = Int16(connection.isSending ? POLLOUT : POLLIN)
+                polled[index + 1].revents = 0
             }
-            state.withLock { _ = $0.busy.insert(client.fd) }
-            let started = clock.now
-            let deadline = started + limits.requestDeadline
-            var outcome = RequestReader.read(buffer)
-            while case .incomplete = outcome {
-                let left = deadline - clock.now
-                guard left > .zero else {
-                    respond(.error(408, "the request did not arrive whole within \(limits.requestDeadline)"), to: client,
-                            for: nil, started: started, keepAlive: false)
-                    return
+            polled[0].revents = 0
+            let ready = poll(&polled, nfds_t(polled.count), 100)
+            if ready > 0 {
+                for (index, connection) in connections.enumerated() where polled[index + 1].revents != 0 {
+                    service(connection, scratch: &scratch, clock: clock)
                 }
-                let millis = Int32(left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000) + 1
-                guard client.waitReadable(milliseconds: min(millis, 100)) else { continue }
-                guard let bytes = client.receive(), !bytes.isEmpty else { return }
-                buffer += bytes
-                outcome = RequestReader.read(buffer)
             }
-            switch outcome {
+            for socket in ready > 0 && polled[0].revents != 0 ? worker.takeNew() : [] {
+                socket.makeNonBlocking()
+                connections.append(Connection(socket, now: clock.now))
+                polled.append(pollfd(fd: socket.fd, events: Int16(POLLIN), revents: 0))
+            }
+            let now = clock.now
+            for connection in connections where !connection.closed {
+                checkTimes(connection, now: now, clock: clock)
+            }
+            if connections.contains(where: \.closed) {
+                var index = 0
+                while index < connections.count {
+                    if connections[index].closed {
+                        connections.swapAt(index, connections.count - 1)
+                        polled.swapAt(index + 1, polled.count - 1)
+                        connections.removeLast()
+                        polled.removeLast()
+                    } else {
+                        index += 1
+                    }
+                }
+            }
+            if connections.isEmpty, isStopping, acceptorDone.load(ordering: .sequentiallyConsistent), !worker.hasNew {
+                return
+            }
+        }
+    }
+
+    /// Acts on what poll reported for one connection (readable, writable, closed or failed: each shows in the
+    /// receive or the send it makes).
+    private func service(_ connection: Connection, scratch: inout [UInt8], clock: ContinuousClock) {
+        if connection.isSending {
+            send(connection, clock: clock)
+        } else {
+            switch connection.socket.receive(appendingTo: &connection.buffer, scratch: &scratch) {
+            case .received: break
+            case .nothingYet: return
+            case .closed: return close(connection)
+            }
+        }
+        answerWhatArrived(connection, clock: clock)
+    }
+
+    /// Answers each whole request in the buffer, in order, until one is incomplete or an answer cannot be sent at once.
+    private func answerWhatArrived(_ connection: Connection, clock: ContinuousClock) {
+        while !connection.closed, !connection.isSending, !connection.buffer.isEmpty {
+            if connection.requestStarted == nil {
+                connection.requestStarted = clock.now
+                updateBusy(connection)
+            }
+            let started = connection.requestStarted!
+            switch RequestReader.read(connection.buffer) {
             case .incomplete:
                 return
             case .refuse(let response):
-                respond(response, to: client, for: nil, started: started, keepAlive: false)
-                return
+                respond(response, on: connection, for: nil, started: started, keepAlive: false, clock: clock)
             case .request(let request, let consumed):
-                buffer.removeFirst(consumed)
+                if consumed == connection.buffer.count {
+                    connection.buffer.removeAll(keepingCapacity: true)
+                } else {
+                    connection.buffer.removeFirst(consumed)
+                }
                 let keepAlive = request.keepAlive && !isStopping
-                respond(handler(request), to: client, for: request, started: started, keepAlive: keepAlive)
-                state.withLock { _ = $0.busy.remove(client.fd) }
-                if !keepAlive { return }
+                respond(handler(request), on: connection, for: request, started: started, keepAlive: keepAlive, clock: clock)
             }
+        }
+        if !connection.closed, !connection.isBusy { connection.idleSince = clock.now }
+    }
+
+    private func respond(_ response: HTTPResponse, on connection: Connection, for request: HTTPRequest?,
+                         started: ContinuousClock.Instant, keepAlive: Bool, clock: ContinuousClock) {
+        log?(request, response, clock.now - started)
+        connection.requestStarted = nil
+        connection.output = response.serialized(keepAlive: keepAlive)
+        connection.sent = 0
+        connection.lastProgress = clock.now
+        connection.closeAfterSending = !keepAlive
+        send(connection, clock: clock)
+    }
+
+    /// Sends what the socket takes of the answer; closes the connection when it is done and should close.
+    private func send(_ connection: Connection, clock: ContinuousClock) {
+        switch connection.socket.sendSome(connection.output, from: connection.sent) {
+        case .sent(let count):
+            connection.sent += count
+            connection.lastProgress = clock.now
+        case .full:
+            break
+        case .failed:
+            return close(connection)
+        }
+        if connection.isSending {
+            updateBusy(connection)
+            return
+        }
+        connection.output.removeAll(keepingCapacity: true)
+        connection.sent = 0
+        if connection.closeAfterSending { return close(connection) }
+        updateBusy(connection)
+    }
+
+    /// Enforces the request deadline, the send timeout, the idle timeout and stopping.
+    private func checkTimes(_ connection: Connection, now: ContinuousClock.Instant, clock: ContinuousClock) {
+        if connection.isSending {
+            if now - connection.lastProgress >= limits.sendTimeout { close(connection) }
+        } else if let started = connection.requestStarted {
+            if now - started >= limits.requestDeadline {
+                respond(.error(408, "the request did not arrive whole within \(limits.requestDeadline)"), on: connection,
+                        for: nil, started: started, keepAlive: false, clock: clock)
+            }
+        } else if isStopping || now - connection.idleSince >= limits.idleTimeout {
+            close(connection)
         }
     }
 
-    private func respond(_ response: HTTPResponse, to client: Socket, for request: HTTPRequest?, started: ContinuousClock.Instant,
-                         keepAlive: Bool) {
-        log?(request, response, ContinuousClock.now - started)
-        client.send(response.serialized(keepAlive: keepAlive))
+    private func updateBusy(_ connection: Connection) {
+        let isBusy = connection.isBusy && !connection.closed
+        guard isBusy != connection.countedBusy else { return }
+        connection.countedBusy = isBusy
+        if isBusy { busy.add(1, ordering: .sequentiallyConsistent) } else { busy.subtract(1, ordering: .sequentiallyConsistent) }
+    }
+
+    private func close(_ connection: Connection) {
+        guard !connection.closed else { return }
+        connection.closed = true
+        updateBusy(connection)
+        state.withLock { _ = $0.open.remove(connection.socket.fd) }
+        connection.socket.close()
     }
 }

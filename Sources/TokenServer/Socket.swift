@@ -73,19 +73,59 @@ struct Socket: Sendable {
         return Socket(fd: client)
     }
 
+    /// From now on, receives and sends return at once instead of waiting.
+    func makeNonBlocking() {
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+    }
+
+    /// The most one receive reads.
+    static let receiveSize = 16 * 1024
+
+    enum Received {
+        /// Bytes were appended.
+        case received
+        /// Nothing to read yet (a non-blocking socket), or a signal came.
+        case nothingYet
+        /// The peer closed the connection, or it failed.
+        case closed
+    }
+
+    enum Sent {
+        /// This many bytes (at least one) were sent.
+        case sent(Int)
+        /// The send buffer is full; poll for POLLOUT.
+        case full
+        /// The peer is gone.
+        case failed
+    }
+
+    /// Sends what the socket takes at once of `bytes[offset...]` (a non-blocking socket).
+    func sendSome(_ bytes: [UInt8], from offset: Int) -> Sent {
+        while true {
+            let count = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL)) }
+            if count > 0 { return .sent(count) }
+            if count < 0, errno == EINTR { continue }
+            if count < 0, errno == EAGAIN || errno == EWOULDBLOCK { return .full }
+            return .failed
+        }
+    }
+
     /// Waits up to `milliseconds` for something to read (or for the peer to close).
     func waitReadable(milliseconds: Int32) -> Bool {
         var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         return poll(&entry, 1, max(0, milliseconds)) > 0
     }
 
-    /// Reads what is there, up to `capacity` bytes: empty at end of stream, nil on error.
-    func receive(capacity: Int = 16 * 1024) -> [UInt8]? {
-        var buffer = [UInt8](repeating: 0, count: capacity)
-        let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, capacity, 0) }
-        guard count >= 0 else { return errno == EINTR ? [] : nil }
-        buffer.removeLast(capacity - count)
-        return buffer
+    /// Appends what is there to read (at most `scratch.count` bytes), reading through `scratch`, a buffer the caller
+    /// keeps for reuse.
+    func receive(appendingTo buffer: inout [UInt8], scratch: inout [UInt8]) -> Received {
+        let count = scratch.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        if count > 0 {
+            buffer.append(contentsOf: scratch[..<count])
+            return .received
+        }
+        if count == 0 { return .closed }
+        return errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK ? .nothingYet : .closed
     }
 
     /// Sends every byte (bounded by the send timeout); false when the peer is gone.

@@ -21,19 +21,19 @@ struct TokenRoutes: Sendable {
     }
 
     private func route(_ request: HTTPRequest) -> HTTPResponse {
-        let segments = request.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+        let segments = request.path.split(separator: "/", omittingEmptySubsequences: true)
         let allowed: String
         let issue: (HTTPRequest) throws(BadRequest) -> HTTPResponse
         switch segments.first {
         case "ping" where segments.count == 1:
             guard request.method == "GET" else { return notAllowed(request, "GET") }
-            return .json(200, ["message": "pong"])
+            return .json(200, member: "message", "pong")
         case "fetch_rtc_token" where segments.count == 1:
             (allowed, issue) = ("POST", fetchRTCToken)
         case "getToken" where segments.count == 1:
             (allowed, issue) = ("POST", getToken)
         case "rtc" where segments.count == 5:
-            (allowed, issue) = ("GET", { request throws(BadRequest) in try rtcPath(request, segments) })
+            (allowed, issue) = ("GET", { request throws(BadRequest) in try rtcPath(request, segments.map(String.init)) })
         default:
             return .error(404, "no endpoint at \(request.path); try POST /fetch_rtc_token, POST /getToken, GET /rtc/{channel}/{role}/uid/{uid}/ or GET /ping")
         }
@@ -86,7 +86,7 @@ struct TokenRoutes: Sendable {
         let uid = try Self.uid(body["uid"], "uid")
         let role = try body["role"].map { value throws(BadRequest) in try Self.role(value) } ?? .publisher
         let token = try issue(channel: channel, user: .uid(uid), role: role, lifetime: config.tokenLifetime)
-        return .json(200, FetchAnswer(token: token, expiresIn: config.tokenLifetime))
+        return Self.fetchAnswer(token: token, expiresIn: config.tokenLifetime)
     }
 
     /// agora-token-service: `{"tokenType": "rtc", "channel", "role", "uid": "<string>", "expire"}` → `{"token"}`.
@@ -98,7 +98,7 @@ struct TokenRoutes: Sendable {
         let role = try body["role"].map { value throws(BadRequest) in try Self.role(value) } ?? .publisher
         let user = try Self.user(body["uid"], "uid")
         let lifetime = try body["expire"].map { value throws(BadRequest) in try Self.lifetime(value, "expire") } ?? config.tokenLifetime
-        return .json(200, ["token": try issue(channel: channel, user: user, role: role, lifetime: lifetime)])
+        return .json(200, member: "token", try issue(channel: channel, user: user, role: role, lifetime: lifetime))
     }
 
     /// agora-token-service's legacy path: `GET /rtc/{channel}/{role}/{uid|userAccount}/{uid}/?expiry=N` → `{"rtcToken"}`.
@@ -114,12 +114,25 @@ struct TokenRoutes: Sendable {
             guard let value = Int64(text) else { throw BadRequest("expiry must be a whole number of seconds, not \"\(text.prefix(20))\"") }
             return try Self.lifetime(.integer(value), "expiry")
         } ?? config.tokenLifetime
-        return .json(200, ["rtcToken": try issue(channel: segments[1], user: user, role: role, lifetime: lifetime)])
+        return .json(200, member: "rtcToken", try issue(channel: segments[1], user: user, role: role, lifetime: lifetime))
     }
 
-    private struct FetchAnswer: Encodable {
+    struct FetchAnswer: Encodable {
         let token: String
         let expiresIn: UInt32
+    }
+
+    /// `{"expiresIn":N,"token":"..."}`: what JSONEncoder makes of a `FetchAnswer` with sorted keys, written directly
+    /// when the token needs no escaping (an AccessToken2 never does).
+    static func fetchAnswer(token: String, expiresIn: UInt32) -> HTTPResponse {
+        var body: [UInt8] = []
+        body.reserveCapacity(token.utf8.count + 36)
+        body.append(contentsOf: #"{"expiresIn":"#.utf8)
+        PlainJSON.appendDecimal(expiresIn, to: &body)
+        body.append(contentsOf: #","token":"#.utf8)
+        guard PlainJSON.appendString(token, to: &body) else { return .json(200, FetchAnswer(token: token, expiresIn: expiresIn)) }
+        body.append(UInt8(ascii: "}"))
+        return HTTPResponse(status: 200, body: body)
     }
 
     private func issue(channel: String, user: RTCUser, role: RTCRole, lifetime: UInt32) throws(BadRequest) -> String {
@@ -136,6 +149,7 @@ struct TokenRoutes: Sendable {
 
     static func object(_ body: [UInt8]) throws(BadRequest) -> [String: JSONValue] {
         guard !body.isEmpty else { throw BadRequest("the body is empty; send a JSON object") }
+        if let members = PlainJSON.plainObject(body) { return members }
         guard let value = JSONValue.parse(body) else { throw BadRequest("the body is not valid JSON") }
         guard case .object(let object) = value else { throw BadRequest("the body is \(value.kind), not a JSON object") }
         return object

@@ -1,0 +1,365 @@
+#!/usr/bin/env bash
+# The token-server part of `make bench`: wrk -t2 -c50 for 10 s against POST /fetch_rtc_token on three servers,
+# one after the other, each alone on the machine and on 127.0.0.1 only:
+#   - ours: a release build of `tokencall serve --quiet`;
+#   - Python: Benchmarks/ServerBench/reference_server.py, Agora's official builder (PyPI agoraiotools) behind
+#     http.server.ThreadingHTTPServer with Nagle's algorithm off;
+#   - nginx: one fixed answer of the same shape and size, no token work (the cost of HTTP alone).
+# Records requests/s, p99 latency, errors and peak RSS of each, merges our figures into .build/bench/results.json,
+# prints a table, and exits 1 when a target is missed (after recording). Every server it starts is stopped on exit.
+#
+#   Scripts/bench-server.sh                      # what `make bench` runs
+#   BENCH_SERVER_SECONDS=3 Scripts/bench-server.sh   # a quicker look (the recorded figures use 10)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+reference_version=0.3.4
+bench_dir=.build/bench
+venv="$bench_dir/venv"
+results="$bench_dir/results.json"
+work="$bench_dir/server"
+lua=Benchmarks/ServerBench/fetch_rtc_token.lua
+seconds=${BENCH_SERVER_SECONDS:-10}
+warmup_seconds=2
+threads=2
+connections=50
+body='{"uid": 42, "channelName": "bench", "role": 1}'
+export APP_ID=970CA35de60c44645bbae8a215061b33
+export APP_CERTIFICATE=5CFd2fd1755d40ecb72977518be15d3b
+
+# Targets: ours / Python and ours / nginx in requests/s; p99 in ms; errors; peak RSS in MB.
+target_vs_python=10
+target_vs_nginx=0.5
+target_p99_ms=5
+target_rss_mb=50
+
+say() { echo "== $*" >&2; }
+die() { echo "bench-server: $*" >&2; exit 1; }
+
+case "$seconds" in ''|*[!0-9]*|0) die "BENCH_SERVER_SECONDS must be a whole number of seconds > 0, not '$seconds'" ;; esac
+
+# MARK: Tools
+
+# Installs Debian packages the bench needs, with apt, when a binary is missing.
+install_with_apt() {
+    local package=$1
+    local runner=()
+    if [ "$(id -u)" -ne 0 ]; then
+        command -v sudo >/dev/null || die "$package is missing and installing it needs root: apt-get install $package"
+        runner=(sudo)
+    fi
+    command -v apt-get >/dev/null || die "$package is missing and there is no apt-get here; install $package yourself"
+    say "installing $package with apt"
+    # Bounded: a stuck mirror must not hang the bench.
+    timeout 600 "${runner[@]}" apt-get update -qq >&2 || die "apt-get update failed; install $package yourself"
+    DEBIAN_FRONTEND=noninteractive timeout 600 "${runner[@]}" apt-get install -y -qq "$package" >&2 \
+        || die "apt-get install $package failed; install it yourself"
+}
+
+command -v wrk >/dev/null || install_with_apt wrk
+nginx_bin=$(command -v nginx || true)
+[ -n "$nginx_bin" ] || { [ -x /usr/sbin/nginx ] && nginx_bin=/usr/sbin/nginx; } || true
+if [ -z "$nginx_bin" ]; then
+    install_with_apt nginx
+    nginx_bin=$(command -v nginx || echo /usr/sbin/nginx)
+fi
+[ -x "$nginx_bin" ] || die "nginx is not at $nginx_bin after installing it"
+
+if ! "$venv/bin/python" -c "import agoraiotools, sys; sys.exit(agoraiotools.__version__ != '$reference_version')" 2>/dev/null; then
+    say "setting up $venv with agoraiotools==$reference_version"
+    mkdir -p "$bench_dir"
+    [ -x "$venv/bin/python" ] || python3 -m venv "$venv" || die "could not create $venv (on Debian: apt-get install python3-venv)"
+    "$venv/bin/pip" install --quiet --disable-pip-version-check "agoraiotools==$reference_version" \
+        || die "pip could not install agoraiotools==$reference_version into $venv (network access to pypi.org, or PIP_INDEX_URL)"
+fi
+python="$venv/bin/python"
+
+# One run at a time: two at once would share the cores (and this directory) and spoil each other's figures.
+mkdir -p "$bench_dir"
+if command -v flock >/dev/null; then
+    exec 9>"$bench_dir/server.lock"
+    if ! flock -n 9; then
+        say "another bench-server run is under way; waiting for it (at most 10 minutes)"
+        flock -w 600 9 || die "the other bench-server run still holds $bench_dir/server.lock after 10 minutes"
+    fi
+fi
+
+say "building tokencall (release)"
+swift build -c release --product tokencall >&2
+tokencall=.build/release/tokencall
+
+rm -rf "$work"
+mkdir -p "$work"
+
+# MARK: Servers
+
+pids=()
+# Whether PID still runs (an exited child that is not yet waited for does not).
+running() {
+    local state
+    state=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1) || return 1
+    [ -n "$state" ] && [ "$state" != Z ] && [ "$state" != X ]
+}
+stop_server() {
+    local pid=$1
+    running "$pid" || { wait "$pid" 2>/dev/null || true; return 0; }
+    kill -TERM "$pid" 2>/dev/null || true
+    # tokencall finishes within 2 s of SIGTERM; nginx and Python stop at once. Then no more waiting.
+    for _ in $(seq 50); do
+        running "$pid" || break
+        sleep 0.1
+    done
+    if running "$pid"; then
+        echo "bench-server: process $pid did not stop on SIGTERM; killing it" >&2
+        kill -KILL "$pid" 2>/dev/null || true
+    fi
+    wait "$pid" 2>/dev/null || true
+}
+cleanup() {
+    local pid
+    for pid in "${pids[@]}"; do stop_server "$pid"; done
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# A port free on 127.0.0.1 right now.
+free_port() {
+    "$python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
+}
+
+# Posts the benchmark's body once; prints the answer when it is 200 with {"token": "007...", "expiresIn": 3600}.
+probe() {
+    "$python" - "$1" "$body" <<'EOF'
+import json, sys, urllib.request
+request = urllib.request.Request("http://127.0.0.1:%s/fetch_rtc_token" % sys.argv[1], data=sys.argv[2].encode(),
+                                 headers={"Content-Type": "application/json"}, method="POST")
+try:
+    with urllib.request.urlopen(request, timeout=2) as response:
+        answer = json.loads(response.read())
+except Exception:
+    sys.exit(1)
+ok = (isinstance(answer, dict) and sorted(answer) == ["expiresIn", "token"] and answer["expiresIn"] == 3600
+      and isinstance(answer["token"], str) and answer["token"].startswith("007"))
+print(answer["token"] if ok else "")
+sys.exit(0 if ok else 2)
+EOF
+}
+
+# Waits (at most 10 s) until the server of PID answers on PORT, and checks that its token is one for the request
+# (nginx's fixed one is too: it comes from the official builder).
+wait_ready() {
+    local name=$1 pid=$2 port=$3 token status
+    for _ in $(seq 100); do
+        running "$pid" || die "$name exited before answering; its output is in $work/$name.log"
+        status=0
+        token=$(probe "$port") || status=$?
+        if [ "$status" -eq 0 ]; then
+            if ! "$tokencall" token inspect "$token" --channel bench --uid 42 >/dev/null; then
+                die "$name answered with a token that does not verify for channel bench, uid 42: $token"
+            fi
+            return 0
+        fi
+        [ "$status" -eq 2 ] && die "$name answered, but not with {\"token\": \"007...\", \"expiresIn\": 3600}"
+        sleep 0.1
+    done
+    die "$name did not answer POST /fetch_rtc_token on 127.0.0.1:$port within 10 s; see $work/$name.log"
+}
+
+# Peak resident set of PID and its children (nginx's workers), in kB.
+peak_rss_kb() {
+    local total=0 pid kb
+    for pid in "$1" $(pgrep -P "$1" || true); do
+        kb=$(awk '/^VmHWM:/ { print $2 }' "/proc/$pid/status" 2>/dev/null || true)
+        total=$((total + ${kb:-0}))
+    done
+    echo "$total"
+}
+
+# CPU time used so far by PID and its children (nginx's workers), in clock ticks.
+cpu_ticks() {
+    local total=0 pid ticks
+    for pid in "$1" $(pgrep -P "$1" || true); do
+        # utime and stime; the command name (field 2) may hold spaces, so count from after its ")".
+        ticks=$(sed 's/.*) //' "/proc/$pid/stat" 2>/dev/null | awk '{ print $12 + $13 }' || true)
+        total=$((total + ${ticks:-0}))
+    done
+    echo "$total"
+}
+
+# Clock ticks all cores have been busy so far: everything but idle and iowait. Interrupt time counts too: with
+# tick-based accounting a tick in a softirq (where loopback traffic is handled) is also charged to the process
+# it interrupted, so the server's and wrk's share of it is taken off again below.
+machine_busy_ticks() {
+    awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9 }' /proc/stat
+}
+
+# Runs wrk against server PID on PORT: a warm-up, then the measured run. Prints the measured run's BENCH line with
+# the CPU the server, wrk and everything else on the machine used during it, in clock ticks.
+load() {
+    local name=$1 pid=$2 port=$3 line server_before busy_before wrk_cpu server_ticks busy_ticks
+    timeout -k 5 $((warmup_seconds + 30)) wrk -t$threads -c$connections -d${warmup_seconds}s -s "$lua" \
+        "http://127.0.0.1:$port/" >"$work/$name.warmup.txt" 2>&1 || die "wrk's warm-up against $name failed; see $work/$name.warmup.txt"
+    server_before=$(cpu_ticks "$pid")
+    busy_before=$(machine_busy_ticks)
+    {
+        TIMEFORMAT='%3U %3S'
+        time timeout -k 5 $((seconds + 60)) wrk -t$threads -c$connections -d${seconds}s --latency -s "$lua" \
+            "http://127.0.0.1:$port/" >"$work/$name.wrk.txt" 2>&1
+    } 2>"$work/$name.wrk-cpu.txt" || die "wrk against $name failed; see $work/$name.wrk.txt"
+    server_ticks=$(( $(cpu_ticks "$pid") - server_before ))
+    busy_ticks=$(( $(machine_busy_ticks) - busy_before ))
+    wrk_cpu=$(awk -v hz="$clock_ticks" '{ printf "%d", ($1 + $2) * hz + 0.5 }' "$work/$name.wrk-cpu.txt")
+    line=$(grep '^BENCH ' "$work/$name.wrk.txt") || die "wrk printed no BENCH line for $name; see $work/$name.wrk.txt"
+    echo "$line server_ticks=$server_ticks wrk_ticks=$wrk_cpu busy_ticks=$busy_ticks"
+}
+
+# Runs one server from start to stop; appends "name BENCH-fields ... rss_kb=N" to $work/figures.
+bench() {
+    local name=$1 port=$2 pid line rss
+    shift 2
+    say "$name: $*"
+    "$@" >"$work/$name.log" 2>&1 9>&- &
+    pid=$!
+    pids+=("$pid")
+    wait_ready "$name" "$pid" "$port"
+    say "$name: wrk -t$threads -c$connections -d${seconds}s POST /fetch_rtc_token (after a ${warmup_seconds} s warm-up)"
+    line=$(load "$name" "$pid" "$port")
+    rss=$(peak_rss_kb "$pid")
+    stop_server "$pid"
+    echo "$name ${line#BENCH } rss_kb=$rss" >>"$work/figures"
+}
+
+clock_ticks=$(getconf CLK_TCK)
+cores=$(getconf _NPROCESSORS_ONLN)
+
+port=$(free_port)
+bench ours "$port" "$tokencall" serve --host 127.0.0.1 --port "$port" --quiet
+
+port=$(free_port)
+bench python "$port" "$python" Benchmarks/ServerBench/reference_server.py "$port"
+
+# nginx answers with a real token of the official builder, made once, so its body is a real answer's size.
+fixed_token=$("$python" -c '
+import os
+from agoraiotools.RtcTokenBuilder2 import Role_Publisher, RtcTokenBuilder
+print(RtcTokenBuilder.build_token_with_uid(os.environ["APP_ID"], os.environ["APP_CERTIFICATE"], "bench", 42, Role_Publisher, 3600, 3600))')
+port=$(free_port)
+prefix="$PWD/$work/nginx"
+mkdir -p "$prefix"
+sed -e "s|@PREFIX@|$prefix|g" -e "s|@PORT@|$port|g" -e "s|@BODY@|{\"expiresIn\":3600,\"token\":\"$fixed_token\"}|g" \
+    Benchmarks/ServerBench/nginx.conf.in >"$prefix/nginx.conf"
+"$nginx_bin" -t -q -p "$prefix" -c "$prefix/nginx.conf" -e "$prefix/error.log" >"$work/nginx.log" 2>&1 \
+    || die "nginx refused its configuration; see $work/nginx.log"
+bench nginx "$port" "$nginx_bin" -p "$prefix" -c "$prefix/nginx.conf" -e "$prefix/error.log"
+
+# MARK: Figures
+
+status=0
+"$python" - "$work/figures" "$results" "$seconds" "$target_vs_python" "$target_vs_nginx" "$target_p99_ms" "$target_rss_mb" \
+    "$clock_ticks" "$cores" <<'EOF' || status=$?
+import json, os, sys
+
+figures_path, results_path, seconds = sys.argv[1], sys.argv[2], int(sys.argv[3])
+target_vs_python, target_vs_nginx, target_p99, target_rss = map(float, sys.argv[4:8])
+clock_ticks, cores = int(sys.argv[8]), int(sys.argv[9])
+
+servers = {}
+with open(figures_path) as lines:
+    for line in lines:
+        name, *fields = line.split()
+        values = {key: int(value) for key, value in (field.split("=", 1) for field in fields)}
+        run_ticks = values["duration_us"] / 1e6 * clock_ticks
+        servers[name] = {
+            "rps": values["requests"] / (values["duration_us"] / 1e6),
+            "p50_ms": values["p50_us"] / 1000,
+            "p99_ms": values["p99_us"] / 1000,
+            "requests": values["requests"],
+            "socket_errors": sum(values[key] for key in ("connect", "read", "write", "timeout")),
+            "non_2xx": values["status"] + values["other"],
+            "rss_mb": values["rss_kb"] / 1024,
+            # CPU per answer, and the share of all cores that other processes took during the run.
+            "cpu_us": values["server_ticks"] / clock_ticks * 1e6 / max(values["requests"], 1),
+            "other": max(0, values["busy_ticks"] - values["server_ticks"] - values["wrk_ticks"]) / (run_ticks * cores),
+        }
+for server in servers.values():
+    server["errors"] = server["socket_errors"] + server["non_2xx"]
+ours, python, nginx = servers["ours"], servers["python"], servers["nginx"]
+
+labels = {
+    "ours": "tokencall serve (release)",
+    "python": "Python: agoraiotools + ThreadingHTTPServer",
+    "nginx": "nginx, fixed body",
+}
+print(f"token server: wrk -t2 -c50 -d{seconds}s, POST /fetch_rtc_token on 127.0.0.1")
+print(f"{'server':<44}{'req/s':>10}{'p50 ms':>9}{'p99 ms':>9}{'errors':>8}{'peak RSS MB':>13}{'CPU µs/req':>12}{'others':>8}")
+for name in ("ours", "python", "nginx"):
+    server = servers[name]
+    print(f"{labels[name]:<44}{server['rps']:>10.1f}{server['p50_ms']:>9.2f}{server['p99_ms']:>9.2f}"
+          f"{server['errors']:>8}{server['rss_mb']:>13.1f}{server['cpu_us']:>12.1f}{server['other']:>8.0%}")
+    if server["errors"]:
+        print(f"{'':<44}  ({server['socket_errors']} socket errors, {server['non_2xx']} non-2xx answers)")
+print(f"CPU µs/req: the server's CPU time per answer. others: the share of all {cores} cores that processes other than")
+print("the server and wrk took during the run; above a few % they slow every figure down.")
+busiest = max(servers, key=lambda name: servers[name]["other"])
+if servers[busiest]["other"] > 0.10:
+    print(f"warning: other processes took {servers[busiest]['other']:.0%} of the cores during the {busiest} run; "
+          "the figures are not comparable. Run again on an idle machine.")
+print()
+
+# Each entry: value (ours), unit, reference, ratio; and whether the target is met.
+entries = [
+    # Higher is better: ratio = value / reference.
+    ("server_rps_vs_python", ours["rps"], "req/s", python["rps"], ours["rps"] / python["rps"], target_vs_python, f">= {target_vs_python:g}x"),
+    ("server_rps_vs_nginx", ours["rps"], "req/s", nginx["rps"], ours["rps"] / nginx["rps"], target_vs_nginx, f">= {target_vs_nginx:g}x"),
+    # Lower is better: ratio = reference / value, so 1 or more meets the target, as for the ns/op entries.
+    ("server_p99_ms", ours["p99_ms"], "ms", target_p99, target_p99 / max(ours["p99_ms"], 1e-3), 1, f"< {target_p99:g} ms"),
+    ("server_peak_rss_mb", ours["rss_mb"], "MB", target_rss, target_rss / max(ours["rss_mb"], 1e-3), 1, f"< {target_rss:g} MB"),
+    # Errors out of the requests made: ratio = value / reference, the error rate; the target is none.
+    ("server_errors", ours["errors"], "errors", ours["requests"], ours["errors"] / max(ours["requests"], 1), None, "0"),
+    # For information, no target: CPU time per answer, ours and Python's; ratio = reference / value, how many times
+    # less CPU we spend per answer. It moves much less than requests/s when other work shares the cores.
+    ("server_cpu_us_per_req", ours["cpu_us"], "µs", python["cpu_us"], python["cpu_us"] / max(ours["cpu_us"], 1e-3), None, "-"),
+]
+
+def met(name, value, ratio, target):
+    if name == "server_cpu_us_per_req":
+        return True
+    if name == "server_errors":
+        return value == 0
+    if name in ("server_p99_ms", "server_peak_rss_mb"):
+        return ratio > target
+    return ratio >= target
+
+print(f"{'name':<22}{'ours':>12}{'reference':>12}{'ratio':>10}{'target':>12}{'ok':>5}  unit")
+missed = []
+for name, value, unit, reference, ratio, target, shown in entries:
+    ok = met(name, value, ratio, target)
+    if not ok:
+        missed.append(name)
+    verdict = "-" if target is None and name != "server_errors" else ("yes" if ok else "NO")
+    print(f"{name:<22}{value:>12.2f}{reference:>12.2f}{ratio:>10.4g}{shown:>12}{verdict:>5}  {unit}")
+
+results = {}
+if os.path.exists(results_path):
+    try:
+        with open(results_path) as file:
+            results = json.load(file)
+    except ValueError:
+        sys.exit(f"bench-server: {results_path} exists but is not JSON; move it away or fix it")
+    if not isinstance(results, dict):
+        sys.exit(f"bench-server: {results_path} is not a JSON object; move it away or fix it")
+for name, value, unit, reference, ratio, _, _ in entries:
+    results[name] = {"value": round(value, 2), "unit": unit, "reference": round(reference, 2), "ratio": round(ratio, 4)}
+os.makedirs(os.path.dirname(results_path) or ".", exist_ok=True)
+with open(results_path + ".tmp", "w") as file:
+    json.dump(results, file, indent=2, sort_keys=True, separators=(",", " : "))
+    file.write("\n")
+os.replace(results_path + ".tmp", results_path)
+
+if missed:
+    print(f"bench-server: missed target: {', '.join(missed)}", file=sys.stderr)
+    sys.exit(1)
+EOF
+echo "results: $results; wrk output and server logs: $work" >&2
+exit "$status"

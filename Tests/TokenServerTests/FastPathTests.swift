@@ -1,0 +1,232 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import JSON
+import Testing
+@testable import TokenServer
+
+/// The server reads and writes the common requests without Foundation's parsers and coders. These tests hold
+/// that the short ways give exactly what the general ones give, on generated inputs.
+@Suite struct FastPathTests {
+    /// A small deterministic generator, so that a failure can be replayed.
+    struct Generator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return state >> 33
+        }
+        mutating func pick<T>(_ choices: [T]) -> T { choices[Int(next() % UInt64(choices.count))] }
+        mutating func chance(_ percent: UInt64) -> Bool { next() % 100 < percent }
+    }
+
+    // MARK: Heads
+
+    static func describe(_ result: Result<RequestReader.Head, RequestReader.Refusal>) -> String {
+        switch result {
+        case .success(let head):
+            return "\(head.method)|\(head.target)|\(head.version)|" + head.headers.map { "\($0.name)=\($0.value)" }.joined(separator: "|")
+        case .failure(let refusal):
+            return "refused \(refusal.response.status) " + String(decoding: refusal.response.body, as: UTF8.self)
+        }
+    }
+
+    @Test func asciiHeadsReadAsTextHeadsDo() {
+        var random = Generator(state: 1)
+        let pieces = ["GET", "POST", " ", " ", "  ", "/", "/fetch_rtc_token", "*", "HTTP/1.1", "HTTP/1.0", "HTTP/2", "\r\n", "\r\n",
+                      "\r", "\n", ":", ": ", "\t", "Host", "Content-Length", "x", "a b", "\u{01}", "\u{7f}", "?q=1", ""]
+        var checked = 0
+        for _ in 0..<20_000 {
+            var text = ""
+            if random.chance(70) {
+                text = random.pick(["GET", "POST", "", "G T"]) + random.pick([" ", "  ", ""]) + random.pick(["/ping", "*", "x", "/a b"])
+                    + random.pick([" ", ""]) + random.pick(["HTTP/1.1", "HTTP/1.0", "HTTP/1.1 ", "http/1.1", ""])
+            }
+            for _ in 0..<Int(random.next() % 6) {
+                text += random.pick(pieces)
+                if random.chance(40) { text += "\r\n" + random.pick(["Host: x", "A:b", " B: c", "C :d", ":e", "D:\t f \t", "E:", "F: g h "]) }
+            }
+            guard !text.contains("\r\n\r\n"), !text.hasSuffix("\r\n") else { continue }
+            let bytes = Array(text.utf8)
+            #expect(Self.describe(RequestReader.asciiHead(bytes[...])) == Self.describe(RequestReader.textHead(text)), "\(text.debugDescription)")
+            checked += 1
+        }
+        #expect(checked > 10_000)
+    }
+
+    @Test func aPlainTargetIsItsOwnPath() {
+        var random = Generator(state: 2)
+        let characters = (0x20..<0x7F).map { Character(UnicodeScalar(UInt8($0))) }.filter { $0 != "%" && $0 != "?" }
+        for _ in 0..<5_000 {
+            let target = "/" + String((0..<Int(random.next() % 12)).map { _ in random.pick(characters) })
+            let (path, query) = RequestReader.decodeTarget(target)
+            #expect(path == target && query.isEmpty, "\(target.debugDescription)")
+            #expect(RequestReader.splitTarget(target) == (target, [:]))
+        }
+        #expect(RequestReader.splitTarget("/rtc/a%20b/1/uid/5/?expiry=60").0 == "/rtc/a b/1/uid/5/")
+        #expect(RequestReader.splitTarget("/rtc/a/1/uid/5/?expiry=60").1 == ["expiry": "60"])
+        #expect(RequestReader.splitTarget("/a%zz").0 == nil)
+    }
+
+    @Test func headerNamesCompareAsFoundationCompares() {
+        var random = Generator(state: 3)
+        let letters: [Character] = ["a", "A", "z", "Z", "-", "@", "`", "[", "{", "_", "0", "s", "S", "k", "K", "ſ", "K", "é", "É"]
+        for _ in 0..<20_000 {
+            let a = String((0..<Int(random.next() % 5)).map { _ in random.pick(letters) })
+            let b = random.chance(50) ? String(a.map { random.chance(50) ? Character($0.uppercased()) : Character($0.lowercased()) })
+                                      : String((0..<Int(random.next() % 5)).map { _ in random.pick(letters) })
+            #expect(HeaderName.equal(a, b) == (a.caseInsensitiveCompare(b) == .orderedSame), "\(a) \(b)")
+        }
+    }
+
+    // MARK: JSON
+
+    @Test func plainObjectsReadAsJSONValueReadsThem() {
+        var random = Generator(state: 4)
+        let whitespace = ["", " ", "\n", "\t", "\r\n ", "\u{0b}", "\u{a0}"]
+        let keys = [#""uid""#, #""channelName""#, #""role""#, #""""#, #""a b""#, #""x\"y""#, #""é""#, "uid", #""uid"#]
+        let values = ["42", "0", "-1", "-0", "01", "1.0", "1e2", "4294967296", "123456789012345678", "1234567890123456789",
+                      "9223372036854775807", "-", #""bench""#, #""""#, #""a\nb""#, #""é""#, "\"\u{7f}\"", "\"\t\"", "true", "null",
+                      "[1]", "{}", #""1""#, #""publisher""#]
+        var plain = 0
+        for _ in 0..<30_000 {
+            var text = random.pick(whitespace) + (random.chance(97) ? "{" : "[")
+            let count = Int(random.next() % 4)
+            for index in 0..<count {
+                if index > 0 { text += random.chance(97) ? "," : "" }
+                text += random.pick(whitespace) + random.pick(keys) + random.pick(whitespace) + (random.chance(98) ? ":" : "")
+                text += random.pick(whitespace) + random.pick(values) + random.pick(whitespace)
+            }
+            text += (random.chance(97) ? "}" : "") + random.pick(whitespace) + (random.chance(3) ? "x" : "")
+            let bytes = Array(text.utf8)
+            if let members = PlainJSON.plainObject(bytes) {
+                plain += 1
+                #expect(JSONValue.parse(bytes) == .object(members), "\(text.debugDescription)")
+            }
+        }
+        #expect(plain > 3_000)
+        #expect(PlainJSON.plainObject(Array(#"{"uid": 42, "channelName": "bench", "role": 1}"#.utf8))
+                == ["uid": .integer(42), "channelName": .string("bench"), "role": .integer(1)])
+    }
+
+    static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
+
+    @Test func membersAreWrittenAsJSONEncoderWritesThem() throws {
+        var random = Generator(state: 5)
+        let characters: [Character] = ["a", "/", "+", "=", " ", "\"", "\\", "\n", "\t", "\u{01}", "\u{7f}", "é", "\u{2028}", "0", "~"]
+        for _ in 0..<5_000 {
+            let text = String((0..<Int(random.next() % 8)).map { _ in random.pick(characters) })
+            let name = random.pick(["error", "token", "rtcToken", "message", "a\"b"])
+            let status = random.pick([200, 400, 404, 503])
+            let headers = random.chance(50) ? [(name: "Allow", value: "GET")] : []
+            let fast = HTTPResponse.json(status, member: name, text, headers: headers)
+            let general = HTTPResponse.json(status, [name: text], headers: headers)
+            #expect(fast.body == general.body && fast.status == general.status, "\(text.debugDescription)")
+            #expect(fast.serialized(keepAlive: true) == general.serialized(keepAlive: true))
+            #expect(HTTPResponse.error(status, text).body == Array(try Self.encoder.encode(["error": text])))
+        }
+        for byte in UInt8(0x20)..<0x7F {
+            let text = "007" + String(UnicodeScalar(byte))
+            #expect(HTTPResponse.json(200, member: "token", text).body == Array(try Self.encoder.encode(["token": text])))
+        }
+    }
+
+    @Test func fetchAnswersAreWrittenAsJSONEncoderWritesThem() throws {
+        for (token, lifetime) in [("007eJxTYB/+ab=", UInt32(3600)), ("", 1), ("a\"b\\c\n", 86_400), ("é/", 40), ("x", UInt32.max)] {
+            let answer = TokenRoutes.fetchAnswer(token: token, expiresIn: lifetime)
+            #expect(answer.body == Array(try Self.encoder.encode(TokenRoutes.FetchAnswer(token: token, expiresIn: lifetime))))
+            #expect(answer.status == 200 && answer.headers.isEmpty)
+        }
+    }
+
+    @Test func responsesSerializeAsBefore() {
+        let response = HTTPResponse(status: 405, headers: [("Allow", "GET"), ("Vary", "Origin")], body: Array("{}".utf8))
+        #expect(String(decoding: response.serialized(keepAlive: false), as: UTF8.self) == """
+            HTTP/1.1 405 Method Not Allowed\r\nContent-Type: application/json\r\nCache-Control: no-store\r\nContent-Length: 2\r
+            Connection: close\r\nAllow: GET\r\nVary: Origin\r\n\r\n{}
+            """)
+        let empty = HTTPResponse(status: 204)
+        #expect(String(decoding: empty.serialized(keepAlive: true), as: UTF8.self)
+                == "HTTP/1.1 204 No Content\r\nCache-Control: no-store\r\nContent-Length: 0\r\nConnection: keep-alive\r\n\r\n")
+        #expect(String(decoding: HTTPResponse(status: 299).serialized(keepAlive: true), as: UTF8.self).hasPrefix("HTTP/1.1 299 Status 299\r\n"))
+    }
+}
+
+/// The workers: several connections per thread, answers in order, and no connection holding up another.
+@Suite struct WorkerTests {
+    @Test func pipelinedRequestsAreAnsweredInOrder() throws {
+        let server = try startServer()
+        defer { server.stop() }
+        let client = try RawClient(port: server.port)
+        var batch = ""
+        for uid in 0..<20 {
+            let body = #"{"uid": \#(uid + 1), "channelName": "pipe"}"#
+            batch += uid % 5 == 4 ? "GET /nowhere HTTP/1.1\r\n\r\n"
+                : "POST /fetch_rtc_token HTTP/1.1\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
+        }
+        batch += "GET /ping HTTP/1.1\r\nConnection: close\r\n\r\n"
+        client.send(batch)
+        for uid in 0..<20 {
+            let response = client.readResponse()
+            if uid % 5 == 4 {
+                #expect(response?.status == 404)
+            } else {
+                let token = try verifiedToken(response)
+                #expect(token.rtc?.uid == "\(uid + 1)" && token.rtc?.channel == "pipe")
+            }
+        }
+        let last = client.readResponse()
+        #expect(last?.status == 200 && last?.headers["connection"] == "close")
+        #expect(client.isClosedByServer())
+    }
+
+    @Test func aClientThatStopsReadingHoldsUpNobodyAndIsDroppedAfterTheSendTimeout() throws {
+        var limits = HTTPServer.Limits()
+        limits.sendTimeout = .milliseconds(300)
+        limits.workers = 1  // the stuck client and the others share one thread
+        let big = [UInt8](repeating: UInt8(ascii: "x"), count: 256 * 1024)
+        let server = try HTTPServer(host: "127.0.0.1", port: 0, limits: limits, log: nil) { request in
+            request.path == "/big" ? HTTPResponse(status: 200, body: big) : .json(200, member: "message", "pong")
+        }
+        defer { server.stop() }
+        let stuck = try RawClient(port: server.port)
+        var shrink: Int32 = 4096
+        setsockopt(stuck.fd, SOL_SOCKET, SO_RCVBUF, &shrink, socklen_t(MemoryLayout<Int32>.size))
+        stuck.send(String(repeating: "GET /big HTTP/1.1\r\n\r\n", count: 40))
+        Thread.sleep(forTimeInterval: 0.1)
+        let started = ContinuousClock.now
+        for _ in 0..<5 {
+            #expect(try RawClient(port: server.port).request("GET", "/ping")?.status == 200)
+        }
+        #expect(ContinuousClock.now - started < .seconds(1), "others are served while one answer waits")
+        let deadline = ContinuousClock.now + .seconds(3)
+        while server.connectionCount > 0, ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        #expect(server.connectionCount == 0, "the stuck connection is closed")
+    }
+
+    @Test func connectionsSpreadOverTheWorkersAndAllAreServed() async throws {
+        var limits = HTTPServer.Limits()
+        limits.workers = 3
+        let server = try HTTPServer(host: "127.0.0.1", port: 0, limits: limits, log: nil) { _ in .json(200, member: "message", "pong") }
+        defer { server.stop() }
+        let port = server.port
+        let statuses = await withTaskGroup(of: [Int].self) { group in
+            for _ in 0..<30 {
+                group.addTask {
+                    await Task.detached {
+                        guard let client = try? RawClient(port: port) else { return [0] }
+                        return (0..<20).map { _ in client.request("GET", "/ping")?.status ?? 0 }
+                    }.value
+                }
+            }
+            return await group.reduce(into: [Int: Int]()) { counts, statuses in
+                for status in statuses { counts[status, default: 0] += 1 }
+            }
+        }
+        #expect(statuses == [200: 600])
+    }
+}
