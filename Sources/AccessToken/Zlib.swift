@@ -3,8 +3,9 @@ import Synchronization
 
 /// zlib streams as Agora's builders write them (default level) and read them (any framing, capped output).
 ///
-/// Streams are kept and reset rather than made anew: setting one up costs several times more than
-/// compressing a token, and the output of a reset stream is byte-identical.
+/// Token-sized inputs are deflated by `SmallDeflate`, which writes zlib's exact bytes without its 64 KB reset.
+/// Larger ones, and inflating, use zlib streams kept and reset rather than made anew: setting one up costs
+/// several times more than compressing a token, and the output of a reset stream is byte-identical.
 enum Zlib {
     /// Largest inflated token accepted: real tokens are a few hundred bytes.
     static let inflateLimit = 16 * 1024
@@ -12,7 +13,14 @@ enum Zlib {
     private static let deflaters = Mutex<[Stream]>([])
     private static let inflaters = Mutex<[Stream]>([])
 
+    /// What zlib's `compress2` at the default level writes for `input`.
     static func compress(_ input: [UInt8]) -> [UInt8] {
+        if input.count <= SmallDeflate.limit { return input.withUnsafeBufferPointer(SmallDeflate.compress) }
+        return compressWithZlib(input)
+    }
+
+    /// `compress`, always by zlib itself.
+    static func compressWithZlib(_ input: [UInt8]) -> [UInt8] {
         let deflater = deflaters.withLock { $0.popLast() } ?? Stream(deflating: true)
         defer { deflaters.withLock { $0.append(deflater) } }
         let z = deflater.z
