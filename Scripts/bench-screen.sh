@@ -98,21 +98,10 @@ for name, value, unit, ref, target in figures:
     print(f"{name:<32}{value:>14.3f}{ref:>14.3f}{ratio:>9.3f}{'≤ ' + format(target, 'g'):>9}{'yes' if ok else 'NO':>5}  {unit}")
 print()
 
-results = {}
-if os.path.exists(results_path):
-    try:
-        with open(results_path) as file:
-            results = json.load(file)
-    except ValueError:
-        sys.exit(f"bench-screen: {results_path} exists but is not JSON; move it away or fix it")
-    if not isinstance(results, dict):
-        sys.exit(f"bench-screen: {results_path} is not a JSON object; move it away or fix it")
-results.update(rows)
-os.makedirs(os.path.dirname(results_path) or ".", exist_ok=True)
-with open(results_path + ".tmp", "w") as file:
-    json.dump(results, file, indent=2, sort_keys=True)
-    file.write("\n")
-os.replace(results_path + ".tmp", results_path)
+sys.path.insert(0, "Benchmarks")
+from bench_results import merge
+
+merge(results_path, rows, "bench-screen")
 if missed:
     print(f"bench-screen: missed target: {', '.join(missed)}", file=sys.stderr)
     sys.exit(1)

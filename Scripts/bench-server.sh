@@ -340,22 +340,12 @@ for name, value, unit, reference, ratio, target, shown in entries:
     verdict = "-" if target is None and name != "server_errors" else ("yes" if ok else "NO")
     print(f"{name:<22}{value:>12.2f}{reference:>12.2f}{ratio:>10.4g}{shown:>12}{verdict:>5}  {unit}")
 
-results = {}
-if os.path.exists(results_path):
-    try:
-        with open(results_path) as file:
-            results = json.load(file)
-    except ValueError:
-        sys.exit(f"bench-server: {results_path} exists but is not JSON; move it away or fix it")
-    if not isinstance(results, dict):
-        sys.exit(f"bench-server: {results_path} is not a JSON object; move it away or fix it")
-for name, value, unit, reference, ratio, _, _ in entries:
-    results[name] = {"value": round(value, 2), "unit": unit, "reference": round(reference, 2), "ratio": round(ratio, 4)}
-os.makedirs(os.path.dirname(results_path) or ".", exist_ok=True)
-with open(results_path + ".tmp", "w") as file:
-    json.dump(results, file, indent=2, sort_keys=True, separators=(",", " : "))
-    file.write("\n")
-os.replace(results_path + ".tmp", results_path)
+sys.path.insert(0, "Benchmarks")
+from bench_results import merge
+
+merge(results_path, {name: {"value": round(value, 2), "unit": unit, "reference": round(reference, 2),
+                            "ratio": round(ratio, 4)}
+                     for name, value, unit, reference, ratio, _, _ in entries}, "bench-server")
 
 if missed:
     print(f"bench-server: missed target: {', '.join(missed)}", file=sys.stderr)
