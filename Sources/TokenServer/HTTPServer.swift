@@ -20,6 +20,10 @@ final class HTTPServer: Sendable {
         var drainTimeout: Duration = .seconds(2)
         /// An answer the client does not take any of for this long is dropped with its connection.
         var sendTimeout: Duration = .seconds(5)
+        /// After answering with `Connection: close`, the server stops sending and reads (and drops) what the
+        /// client still sends for up to this long before closing: closing with unread bytes would reset the
+        /// connection and could destroy the answer before the client reads it.
+        var lingerTimeout: Duration = .seconds(2)
         /// Threads serving connections; 0 for one per active core.
         var workers = 0
     }
@@ -194,6 +198,8 @@ final class HTTPServer: Sendable {
         var idleSince: ContinuousClock.Instant
         /// Close once `output` is sent.
         var closeAfterSending = false
+        /// Sending is over; what arrives is dropped until the client closes or this instant passes.
+        var lingersUntil: ContinuousClock.Instant?
         var closed = false
         /// Whether this connection is counted in `busy`.
         var countedBusy = false
@@ -257,7 +263,12 @@ final class HTTPServer: Sendable {
     /// Acts on what poll reported for one connection (readable, writable, closed or failed: each shows in the
     /// receive or the send it makes).
     private func service(_ connection: Connection, scratch: inout [UInt8], clock: ContinuousClock) {
-        if connection.isSending {
+        if connection.lingersUntil != nil {
+            connection.buffer.removeAll(keepingCapacity: true)
+            if case .closed = connection.socket.receive(appendingTo: &connection.buffer, scratch: &scratch) { close(connection) }
+            connection.buffer.removeAll(keepingCapacity: true)
+            return
+        } else if connection.isSending {
             send(connection, clock: clock)
         } else {
             switch connection.socket.receive(appendingTo: &connection.buffer, scratch: &scratch) {
@@ -323,13 +334,15 @@ final class HTTPServer: Sendable {
         }
         connection.output.removeAll(keepingCapacity: true)
         connection.sent = 0
-        if connection.closeAfterSending { return close(connection) }
+        if connection.closeAfterSending { return linger(connection, clock: clock) }
         updateBusy(connection)
     }
 
     /// Enforces the request deadline, the send timeout, the idle timeout and stopping.
     private func checkTimes(_ connection: Connection, now: ContinuousClock.Instant, clock: ContinuousClock) {
-        if connection.isSending {
+        if let lingersUntil = connection.lingersUntil {
+            if isStopping || now >= lingersUntil { close(connection) }
+        } else if connection.isSending {
             if now - connection.lastProgress >= limits.sendTimeout { close(connection) }
         } else if let started = connection.requestStarted {
             if now - started >= limits.requestDeadline {
@@ -346,6 +359,17 @@ final class HTTPServer: Sendable {
         guard isBusy != connection.countedBusy else { return }
         connection.countedBusy = isBusy
         if isBusy { busy.add(1, ordering: .sequentiallyConsistent) } else { busy.subtract(1, ordering: .sequentiallyConsistent) }
+    }
+
+    /// Half-closes after the last answer: the client reads it and then the end of the stream, even if it is still
+    /// sending.
+    private func linger(_ connection: Connection, clock: ContinuousClock) {
+        connection.requestStarted = nil
+        updateBusy(connection)
+        guard !isStopping, limits.lingerTimeout > .zero else { return close(connection) }
+        shutdown(connection.socket.fd, Int32(SHUT_WR))
+        connection.buffer.removeAll()
+        connection.lingersUntil = clock.now + limits.lingerTimeout
     }
 
     private func close(_ connection: Connection) {

@@ -60,6 +60,16 @@ import Testing
         #expect(slow.isClosedByServer())
     }
 
+    @Test func aClientStillSendingAnOversizedBodyReadsIts413() throws {
+        let server = try startServer()
+        defer { server.stop() }
+        let client = try RawClient(port: server.port)
+        let upload = Array("POST /getToken HTTP/1.1\r\nContent-Length: 262144\r\n\r\n".utf8) + [UInt8](repeating: 0x7B, count: 262_144)
+        Thread.detachNewThread { client.send(upload) }
+        #expect(client.readResponse()?.status == 413)
+        #expect(client.isClosedByServer())
+    }
+
     @Test func aShortBodyTimesOut() throws {
         let server = try startServer(deadline: .milliseconds(300))
         defer { server.stop() }
