@@ -57,7 +57,7 @@ extension ScreenRenderer {
                 // Half the pixels across: each pixel covers two cells, so a change in the picture is a run of two cells
                 // in one colour pair, which the terminal is sent once (and there are half as many pixels to make).
                 let pixelColumns = (width + 1) / 2
-                let frame = source.frame(at: time, width: pixelColumns, height: height * 2)
+                let frame = source.frame(at: time, width: pixelColumns, height: height * 2, pixelShape: .init(width: 2, height: 1))
                 for row in 0..<height {
                     for pixelColumn in 0..<pixelColumns {
                         let cell = cell(frame, pixelColumn, row, painter)
@@ -66,7 +66,7 @@ extension ScreenRenderer {
                     }
                 }
             } else {
-                let frame = source.frame(at: time, width: width, height: height)
+                let frame = source.frame(at: time, width: width, height: height, pixelShape: .init(width: 1, height: 2))
                 for row in 0..<height {
                     for column in 0..<width {
                         grid[x + column, y + row] = cell(frame, column, row, painter)

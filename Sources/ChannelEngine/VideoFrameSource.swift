@@ -1,5 +1,5 @@
 /// One pixel of synthetic video.
-public struct Pixel: Sendable, Equatable {
+public struct Pixel: Sendable, Hashable {
     public var red: UInt8
     public var green: UInt8
     public var blue: UInt8
@@ -32,11 +32,13 @@ public struct VideoFrame: Sendable, Equatable {
     public subscript(x: Int, y: Int) -> Pixel { pixels[y * width + x] }
 }
 
-/// The synthetic camera of one user: a pattern of its own (chosen by uid) that moves with time and
-/// freezes from `frozenAt` on, while the user's link is silent.
+/// The synthetic camera of one user: a still backdrop of its own (chosen by uid) with a ball that moves across
+/// it, as a face moves in front of a room; the ball stops from `frozenAt` on, while the user's link is silent.
+/// Like real video, one frame differs from the next only where something moves, so a terminal showing it is sent
+/// little more than the ball's edges.
 public struct VideoFrameSource: Sendable, Equatable {
     public enum Pattern: Int, Sendable, CaseIterable {
-        case stripes, rings, bouncingBall, checkerboard
+        case stripes, rings, gradient, checkerboard
     }
 
     public let uid: UInt
@@ -44,26 +46,45 @@ public struct VideoFrameSource: Sendable, Equatable {
     /// When the picture stopped moving; nil while live.
     public let frozenAt: Duration?
     private let hue: Int
+    /// Where on its path the ball starts, so that users' balls do not move in step.
+    private let phase: Int
 
     public init(uid: UInt, frozenAt: Duration? = nil) {
         self.uid = uid
         let mixed = Self.mix(UInt64(uid))
         pattern = Pattern(rawValue: Int(mixed % 4))!
         hue = Int((mixed >> 8) % 360)
+        phase = Int((mixed >> 24) % 100_000)
         self.frozenAt = frozenAt
     }
 
     public var isFrozen: Bool { frozenAt != nil }
 
     /// The picture at `time` (frozen time if frozen), `width` × `height` pixels.
-    public func frame(at time: Duration, width: Int, height: Int) -> VideoFrame {
+    public func frame(at time: Duration, width: Int, height: Int, pixelShape: PixelShape = .square) -> VideoFrame {
         var frame = VideoFrame(width: width, height: height)
-        render(at: time, into: &frame)
+        render(at: time, into: &frame, pixelShape: pixelShape)
         return frame
     }
 
+    /// How a pixel will look on screen: `width` by `height` in some common unit, so that circles stay round.
+    public struct PixelShape: Sendable, Equatable {
+        public var width: Int
+        public var height: Int
+
+        public init(width: Int, height: Int) {
+            self.width = max(1, width)
+            self.height = max(1, height)
+        }
+
+        public static let square = PixelShape(width: 1, height: 1)
+    }
+
+    /// Speed of the ball, in pixel-shape units per second across and down.
+    static let speed = (across: 12, down: 7)
+
     /// Renders into `frame`, reusing its storage; `frame.width` and `frame.height` give the size.
-    public func render(at time: Duration, into frame: inout VideoFrame) {
+    public func render(at time: Duration, into frame: inout VideoFrame, pixelShape: PixelShape = .square) {
         let (width, height) = (frame.width, frame.height)
         let count = width * height
         if frame.pixels.count != count {
@@ -71,51 +92,43 @@ public struct VideoFrameSource: Sendable, Equatable {
         }
         guard count > 0 else { return }
         let shown = min(time, frozenAt ?? time).components
-        let ms = Int(shown.seconds) * 1000 + Int(shown.attoseconds / 1_000_000_000_000_000)
+        let ms = Int(shown.seconds) * 1000 + Int(shown.attoseconds / 1_000_000_000_000_000) + phase
+        let (pw, ph) = (pixelShape.width, pixelShape.height)
+        // The picture in units where a pixel is pw wide and ph tall.
+        let (unitsWide, unitsTall) = (width * pw, height * ph)
         let base = Self.color(hue: hue)
         let accent = Self.color(hue: (hue + 150) % 360)
         let dark = Pixel(red: base.red / 5, green: base.green / 5, blue: base.blue / 5)
+        let middle = Pixel(red: base.red / 2, green: base.green / 2, blue: base.blue / 2)
+        let radius = max(1, min(unitsWide, unitsTall) / 6)
+        let ballX = Self.bounce(ms * Self.speed.across / 1000, over: max(1, unitsWide - 2 * radius)) + radius
+        let ballY = Self.bounce(ms * Self.speed.down / 1000, over: max(1, unitsTall - 2 * radius)) + radius
+        let (centreX, centreY) = (unitsWide / 2, unitsTall / 2)
+        let band = max(2, unitsWide / 8), rings = max(1, (unitsWide + unitsTall) / 24), square = max(2, unitsWide / 10)
         frame.pixels.withUnsafeMutableBufferPointer { pixels in
-            switch pattern {
-            case .stripes:
-                let shift = ms / 40
-                let band = max(2, width / 8)
-                for y in 0..<height {
-                    for x in 0..<width {
-                        pixels[y * width + x] = ((x + y + shift) / band) % 2 == 0 ? base : dark
+            for y in 0..<height {
+                let uy = y * ph + ph / 2
+                let dy = uy - ballY
+                let shade = UInt8(truncatingIfNeeded: 40 + 120 * y / max(1, height))
+                let row = Pixel(red: dark.red &+ shade / 4, green: dark.green &+ shade / 4, blue: dark.blue &+ shade / 3)
+                for x in 0..<width {
+                    let ux = x * pw + pw / 2
+                    let dx = ux - ballX
+                    if dx * dx + dy * dy <= radius * radius {
+                        pixels[y * width + x] = accent
+                        continue
                     }
-                }
-            case .rings:
-                let (cx, cy) = (width / 2, height / 2)
-                let travel = ms / 70
-                let scale = max(1, (width + height) / 24)
-                for y in 0..<height {
-                    let dy = (y - cy) * 2
-                    for x in 0..<width {
-                        let dx = x - cx
-                        let ring = ((Self.isqrt(dx * dx + dy * dy) + travel) / scale) & 3
-                        pixels[y * width + x] = ring == 0 ? accent : ring == 2 ? base : dark
-                    }
-                }
-            case .bouncingBall:
-                let radius = max(1, min(width, height * 2) / 6)
-                let bx = Self.bounce(ms / 25, over: max(1, width - 2 * radius)) + radius
-                let by = Self.bounce(ms / 35, over: max(1, height - radius)) + radius / 2
-                for y in 0..<height {
-                    let dy = (y - by) * 2
-                    let shade = UInt8(truncatingIfNeeded: 40 + 120 * y / max(1, height))
-                    let row = Pixel(red: dark.red &+ shade / 4, green: dark.green &+ shade / 4, blue: dark.blue &+ shade / 3)
-                    for x in 0..<width {
-                        let dx = x - bx
-                        pixels[y * width + x] = dx * dx + dy * dy <= radius * radius ? accent : row
-                    }
-                }
-            case .checkerboard:
-                let size = max(2, width / 10)
-                let dx = ms / 50, dy = ms / 90
-                for y in 0..<height {
-                    for x in 0..<width {
-                        pixels[y * width + x] = (((x + dx) / size) + ((y * 2 + dy) / size)) % 2 == 0 ? base : accent
+                    switch pattern {
+                    case .stripes:
+                        pixels[y * width + x] = ((ux + uy) / band) % 2 == 0 ? base : dark
+                    case .rings:
+                        let (rx, ry) = (ux - centreX, uy - centreY)
+                        let ring = (Self.isqrt(rx * rx + ry * ry) / rings) % 3
+                        pixels[y * width + x] = ring == 0 ? middle : ring == 1 ? base : dark
+                    case .gradient:
+                        pixels[y * width + x] = row
+                    case .checkerboard:
+                        pixels[y * width + x] = (ux / square + uy / square) % 2 == 0 ? middle : dark
                     }
                 }
             }

@@ -22,6 +22,27 @@ import Testing
         #expect(seen.count == VideoFrameSource.Pattern.allCases.count)
     }
 
+    @Test func likeRealVideoOnlyWhatMovesChanges() {
+        for uid in UInt(1)...40 {
+            let source = VideoFrameSource(uid: uid)
+            let before = source.frame(at: .seconds(4), width: 60, height: 40, pixelShape: .init(width: 2, height: 1))
+            let after = source.frame(at: .milliseconds(4100), width: 60, height: 40, pixelShape: .init(width: 2, height: 1))
+            let changed = zip(before.pixels, after.pixels).filter { $0 != $1 }.count
+            #expect(changed > 0 && changed * 10 < before.pixels.count, "uid \(uid): \(changed) of \(before.pixels.count) pixels changed in 100 ms")
+        }
+    }
+
+    @Test func theBallIsRoundOnScreen() {
+        // Pixels twice as wide as tall: the ball spans half as many columns as rows. On stripes, the ball's colour is
+        // the rarest of three.
+        let uid = (UInt(1)...).first { VideoFrameSource(uid: $0).pattern == .stripes }!
+        let frame = VideoFrameSource(uid: uid).frame(at: .seconds(2), width: 80, height: 80, pixelShape: .init(width: 2, height: 1))
+        let accent = Dictionary(grouping: frame.pixels, by: { $0 }).min { $0.value.count < $1.value.count }!.key
+        let spots = frame.pixels.indices.filter { frame.pixels[$0] == accent }
+        let columns = Set(spots.map { $0 % 80 }).count, rows = Set(spots.map { $0 / 80 }).count
+        #expect(abs(rows - 2 * columns) <= 2, "\(columns) columns, \(rows) rows")
+    }
+
     @Test func aFrozenSourceShowsTheMomentItFroze() {
         let frozen = VideoFrameSource(uid: 77, frozenAt: .seconds(5))
         let live = VideoFrameSource(uid: 77)
