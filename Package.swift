@@ -26,7 +26,7 @@ let package = Package(
 
         .executableTarget(
             name: "tokencall-bench",
-            dependencies: ["AccessToken", "ChannelEngine", "TokenClient"],
+            dependencies: ["AccessToken", "ChannelEngine", "TokenClient", "CallSession", "CallScreen"],
             path: "Benchmarks/TokenBench"
         ),
 

@@ -33,6 +33,7 @@ struct Benchmark {
 /// The call screen draws each tile from a frame like this one, reusing its storage, up to 60 times a second.
 nonisolated(unsafe) var videoFrame = VideoFrame(width: 200, height: 120)
 nonisolated(unsafe) var videoTime = Duration.zero
+nonisolated(unsafe) var screenFrame = ScreenFrameBench()
 
 func fail(_ message: String, status: Int32 = 1) -> Never {
     fflush(nil)
@@ -65,6 +66,10 @@ let benchmarks = [
         let uid = UInt(videoTime.components.attoseconds / 16_000_000_000_000_000 % 4 + 1)
         VideoFrameSource(uid: uid).render(at: videoTime, into: &videoFrame)
         if videoFrame.pixels.count != 200 * 120 { fail("video_frame_200x60 drew the wrong size") }
+    },
+    // The pure part of one call-screen frame at 200×50 with five video tiles; the budget is 1 ms per frame.
+    Benchmark(name: "screen_frame_200x50", target: 10, budget: 1_000_000) {
+        screenFrame.frame()
     },
 ]
 

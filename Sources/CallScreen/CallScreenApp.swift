@@ -13,6 +13,8 @@ public final class CallScreenApp {
     private let frameInterval: Duration
     private var state: ScreenState
     private var quitting = false
+    /// The chrome last drawn, and the state it shows.
+    private var chrome: (state: ScreenState, grid: CellGrid)?
 
     public init(session: CallSession, presenter: TerminalPresenter, fps: Int) {
         self.session = session
@@ -45,20 +47,43 @@ public final class CallScreenApp {
             return 1
         }
         if let server = session.embeddedServer { state.tokenServer = "\(server.url) (embedded)" }
-        while !quitting {
-            while let key = presenter.readKey() { handle(KeyCommand(key: key)) }
-            state.now = session.configuration.unixTime()
-            state.sessionTime = session.now
-            let (width, height) = presenter.size
-            let engine = session.engine
-            let grid = ScreenRenderer.render(state, width: width, height: height, options: presenter.options,
-                                             video: { engine?.videoSource(forUid: $0) }, at: engine?.now ?? .zero)
-            presenter.present(grid)
-            try? await Task.sleep(for: frameInterval)
+        // A dispatch timer on the main queue paces the frames: one wake-up per frame, with no task to resume.
+        await withCheckedContinuation { (finished: CheckedContinuation<Void, Never>) in
+            let timer = DispatchSource.makeTimerSource(queue: .main)
+            let nanoseconds = Int(frameInterval.components.attoseconds / 1_000_000_000) + Int(frameInterval.components.seconds) * 1_000_000_000
+            timer.schedule(deadline: .now(), repeating: .nanoseconds(nanoseconds), leeway: .milliseconds(1))
+            timer.setEventHandler { [unowned self] in
+                MainActor.assumeIsolated {
+                    guard !quitting else {
+                        timer.cancel()
+                        finished.resume()
+                        return
+                    }
+                    frame()
+                }
+            }
+            timer.resume()
         }
         session.stop()
         presenter.close()
         return 0
+    }
+
+    /// Reads the keys that came, then draws the state as it is now: the chrome again only if the state or the size
+    /// changed, the video tiles over it every frame.
+    private func frame() {
+        while let key = presenter.readKey() { handle(KeyCommand(key: key)) }
+        guard !quitting else { return }
+        state.tick(unixTime: session.configuration.unixTime(), sessionTime: session.now)
+        let (width, height) = presenter.size
+        if chrome?.state != state || chrome?.grid.width != width || chrome?.grid.height != height {
+            chrome = (state, ScreenRenderer.chrome(state, width: width, height: height, options: presenter.options))
+        }
+        var grid = chrome!.grid
+        let engine = session.engine
+        ScreenRenderer.drawMotion(state, into: &grid, options: presenter.options, video: { engine?.videoSource(forUid: $0) },
+                                  at: engine?.now ?? .zero)
+        presenter.present(grid)
     }
 
     private func handle(_ command: KeyCommand) {
@@ -74,3 +99,4 @@ public final class CallScreenApp {
         }
     }
 }
+

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// A terminal colour: the terminal's default, or an index into its palette (0–7 basic, 8–255 extended).
 public enum TerminalColor: Hashable, Sendable {
     case standard
@@ -26,9 +30,10 @@ public struct CellStyle: Hashable, Sendable {
     public static let plain = CellStyle()
 }
 
-/// One character cell.
+/// One character cell: a single Unicode scalar (every character the screen draws is one), so a cell is a plain
+/// value that copies and compares without reference counting.
 public struct Cell: Hashable, Sendable {
-    public var character: Character
+    public var character: Unicode.Scalar
     public var style: CellStyle
 
     public static let blank = Cell(character: " ", style: .plain)
@@ -59,7 +64,7 @@ public struct CellGrid: Equatable, Sendable {
         guard y >= 0, y < height else { return }
         let end = min(width, limit.map { x + $0 } ?? width)
         var column = x
-        for character in text {
+        for character in text.unicodeScalars {
             guard column < end else { break }
             self[column, y] = Cell(character: character, style: style)
             column += 1
@@ -73,10 +78,38 @@ public struct CellGrid: Equatable, Sendable {
         }
     }
 
+    /// Calls `body` with each cell that differs from `previous` at the same place (every cell when there is no
+    /// previous grid of this size), row by row; rows that did not change are skipped whole.
+    public func forEachChange(since previous: CellGrid?, _ body: (_ x: Int, _ y: Int, Cell) -> Void) {
+        let last = previous.flatMap { $0.width == width && $0.height == height ? $0 : nil }
+        cells.withUnsafeBufferPointer { cells in
+            guard let last else {
+                for index in cells.indices { body(index % width, index / width, cells[index]) }
+                return
+            }
+            last.cells.withUnsafeBufferPointer { lastCells in
+                for y in 0..<height {
+                    let row = y * width
+                    // Equal bytes are equal cells (the converse need not hold: padding), so a row memcmp finds equal
+                    // rows fast and the cell comparison below decides the rest.
+                    if memcmp(lastCells.baseAddress! + row, cells.baseAddress! + row, width * MemoryLayout<Cell>.stride) == 0 {
+                        continue
+                    }
+                    for x in 0..<width where lastCells[row + x] != cells[row + x] { body(x, y, cells[row + x]) }
+                }
+            }
+        }
+    }
+
+    /// Runs `body` on the cells, row by row, for drawing in bulk.
+    mutating func withCells<Result>(_ body: (UnsafeMutableBufferPointer<Cell>) -> Result) -> Result {
+        cells.withUnsafeMutableBufferPointer { body($0) }
+    }
+
     /// The characters of each row, trailing spaces removed.
     public var lines: [String] {
         (0..<height).map { row in
-            var line = String(cells[(row * width)..<(row * width + width)].map(\.character))
+            var line = String(String.UnicodeScalarView(cells[(row * width)..<(row * width + width)].lazy.map(\.character)))
             while line.last == " " { line.removeLast() }
             return line
         }

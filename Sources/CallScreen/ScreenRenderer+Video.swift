@@ -5,11 +5,6 @@ extension ScreenRenderer {
     static func drawVideo(_ state: ScreenState, into grid: inout CellGrid, x: Int, y: Int, width: Int, height: Int,
                           _ painter: Painter, _ video: (UInt) -> VideoFrameSource?, _ time: Duration) {
         guard width > 4, height > 2 else { return }
-        // Video advances at most `videoInterval` apart: the rest of the screen keeps the frame rate, while the tiles
-        // (most of what changes, and of the bytes written) refresh less often.
-        let step = videoInterval.components.attoseconds
-        let time = Duration(secondsComponent: time.components.seconds,
-                            attosecondsComponent: time.components.attoseconds / step * step)
         let remotes = state.visibleRemotes
         let count = remotes.count + 1
         let (columns, rows) = tiling(count, width: width, height: height)
@@ -34,9 +29,6 @@ extension ScreenRenderer {
         }
     }
 
-    /// How often the video tiles change (10 frames/s); must divide one second.
-    static let videoInterval = Duration.milliseconds(100)
-
     /// Columns and rows for `count` tiles: the layout whose tiles are largest, cells being about twice as tall as wide.
     static func tiling(_ count: Int, width: Int, height: Int) -> (columns: Int, rows: Int) {
         var best = (columns: 1, rows: count), bestSize = 0.0
@@ -58,11 +50,19 @@ extension ScreenRenderer {
                 // in one colour pair, which the terminal is sent once (and there are half as many pixels to make).
                 let pixelColumns = (width + 1) / 2
                 let frame = source.frame(at: time, width: pixelColumns, height: height * 2, pixelShape: .init(width: 2, height: 1))
-                for row in 0..<height {
-                    for pixelColumn in 0..<pixelColumns {
-                        let cell = cell(frame, pixelColumn, row, painter)
-                        grid[x + pixelColumn * 2, y + row] = cell
-                        if pixelColumn * 2 + 1 < width { grid[x + pixelColumn * 2 + 1, y + row] = cell }
+                let (gridWidth, gridHeight, colors) = (grid.width, grid.height, painter.options.colors)
+                let columns = min(width, gridWidth - x)
+                guard x >= 0, y >= 0, columns > 0 else { return }
+                frame.pixels.withUnsafeBufferPointer { pixels in
+                    grid.withCells { cells in
+                        for row in 0..<min(height, gridHeight - y) {
+                            let line = (y + row) * gridWidth + x, above = row * 2 * pixelColumns, below = above + pixelColumns
+                            for column in 0..<columns {
+                                let pixel = column / 2
+                                cells[line + column] = Cell(character: "▀", style: CellStyle(foreground: color(pixels[above + pixel], colors),
+                                                                                             background: color(pixels[below + pixel], colors)))
+                            }
+                        }
                     }
                 }
             } else {
@@ -91,7 +91,7 @@ extension ScreenRenderer {
                    limit: max(0, width - title.count))
     }
 
-    private static let ramp = Array(" .:-=+*#%@")
+    private static let ramp = Array(" .:-=+*#%@".unicodeScalars)
 
     /// One cell of a frame: two pixels as an upper half block in 256 colours, else a luminance character.
     private static func cell(_ frame: VideoFrame, _ column: Int, _ row: Int, _ painter: Painter) -> Cell {

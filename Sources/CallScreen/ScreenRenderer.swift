@@ -22,8 +22,16 @@ public enum ScreenRenderer {
 
     public static func render(_ state: ScreenState, width: Int, height: Int, options: RenderOptions,
                               video: (UInt) -> VideoFrameSource?, at time: Duration) -> CellGrid {
+        var grid = chrome(state, width: width, height: height, options: options)
+        drawMotion(state, into: &grid, options: options, video: video, at: time)
+        return grid
+    }
+
+    /// What changes only with the state: everything but the video tiles and the help overlay above them. The app
+    /// keeps it while the state stays the same and draws the motion over a copy each frame.
+    public static func chrome(_ state: ScreenState, width: Int, height: Int, options: RenderOptions) -> CellGrid {
         var grid = CellGrid(width: width, height: height)
-        guard width >= minimumWidth, height >= minimumHeight else {
+        guard let layout = Layout(width: width, height: height) else {
             let message = "terminal too small (need \(minimumWidth)×\(minimumHeight))"
             let lines = message.count <= width ? [message] : ["terminal too small", "(need \(minimumWidth)×\(minimumHeight))"]
             for (index, line) in lines.enumerated() {
@@ -35,22 +43,46 @@ public enum ScreenRenderer {
         drawHeader(state, into: &grid, painter)
         drawStatus(state, into: &grid, painter)
         drawKeys(into: &grid, painter)
-        let bodyTop = 2, bodyHeight = height - 3
-        if width >= 110 {
-            let panelWidth = min(56, width / 3)
-            let videoWidth = width - panelWidth - 1
-            drawVideo(state, into: &grid, x: 0, y: bodyTop, width: videoWidth, height: bodyHeight, painter, video, time)
-            drawTokenPanel(state, into: &grid, x: videoWidth + 1, y: bodyTop, width: panelWidth, painter)
-            drawLog(state, into: &grid, x: videoWidth + 1, y: bodyTop + 7, width: panelWidth, height: bodyHeight - 7, painter)
-        } else {
-            let logHeight = max(4, bodyHeight / 4)
-            let videoHeight = bodyHeight - 6 - logHeight
-            drawVideo(state, into: &grid, x: 0, y: bodyTop, width: width, height: videoHeight, painter, video, time)
-            drawTokenPanel(state, into: &grid, x: 0, y: bodyTop + videoHeight, width: width, painter)
-            drawLog(state, into: &grid, x: 0, y: bodyTop + videoHeight + 6, width: width, height: logHeight, painter)
-        }
-        if state.showHelp { drawHelp(into: &grid, painter) }
+        drawTokenPanel(state, into: &grid, x: layout.panel.x, y: layout.panel.y, width: layout.panel.width, painter)
+        drawLog(state, into: &grid, x: layout.log.x, y: layout.log.y, width: layout.log.width, height: layout.log.height, painter)
         return grid
+    }
+
+    /// Draws the video tiles at `time`, and the help overlay, over `grid`: the chrome of the same state and size.
+    public static func drawMotion(_ state: ScreenState, into grid: inout CellGrid, options: RenderOptions,
+                                  video: (UInt) -> VideoFrameSource?, at time: Duration) {
+        guard let layout = Layout(width: grid.width, height: grid.height) else { return }
+        let painter = Painter(options: options)
+        drawVideo(state, into: &grid, x: 0, y: layout.bodyTop, width: layout.video.width, height: layout.video.height,
+                  painter, video, time)
+        if state.showHelp { drawHelp(into: &grid, painter) }
+    }
+
+    /// Where the parts of the screen go: video on the left with the token panel and log beside it from 110 columns
+    /// on, stacked below it on narrower screens; nil below the minimum size.
+    private struct Layout {
+        let bodyTop = 2
+        let video: (width: Int, height: Int)
+        let panel: (x: Int, y: Int, width: Int)
+        let log: (x: Int, y: Int, width: Int, height: Int)
+
+        init?(width: Int, height: Int) {
+            guard width >= ScreenRenderer.minimumWidth, height >= ScreenRenderer.minimumHeight else { return nil }
+            let bodyHeight = height - 3
+            if width >= 110 {
+                let panelWidth = min(56, width / 3)
+                let videoWidth = width - panelWidth - 1
+                video = (videoWidth, bodyHeight)
+                panel = (videoWidth + 1, bodyTop, panelWidth)
+                log = (videoWidth + 1, bodyTop + 7, panelWidth, bodyHeight - 7)
+            } else {
+                let logHeight = max(4, bodyHeight / 4)
+                let videoHeight = bodyHeight - 6 - logHeight
+                video = (width, videoHeight)
+                panel = (0, bodyTop + videoHeight, width)
+                log = (0, bodyTop + videoHeight + 6, width, logHeight)
+            }
+        }
     }
 
     // MARK: Header, status, keys

@@ -44,6 +44,13 @@ public struct ScreenState: Sendable, Equatable {
     public var now: Double = 0
     public var sessionTime: Duration = .zero
 
+    /// Moves the clocks to these times, in whole seconds: the screen shows time to the second, so a state that
+    /// ticks this way stays equal (and its drawing can be kept) between one second and the next.
+    public mutating func tick(unixTime: Double, sessionTime: Duration) {
+        now = unixTime.rounded(.down)
+        self.sessionTime = .seconds(sessionTime.components.seconds)
+    }
+
     /// How long a `left` tile stays before the grid reflows.
     public static let leftTileLinger: Duration = .seconds(3)
     static let logLimit = 200

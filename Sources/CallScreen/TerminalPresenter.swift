@@ -39,6 +39,8 @@ public final class TerminalPresenter {
         keypad(tc_stdscr(), true)
         wtimeout(tc_stdscr(), 0)
         curs_set(0)
+        // No peeking at the keyboard during an update: ncurses would flush its output at every peek, a write per line.
+        typeahead(-1)
         var colors = 0
         if !noColor, has_colors() {
             start_color()
@@ -52,20 +54,14 @@ public final class TerminalPresenter {
 
     /// Draws `grid`, touching only the cells that changed since the last one.
     public func present(_ grid: CellGrid) {
-        let full = previous.map { $0.width != grid.width || $0.height != grid.height } ?? true
-        if full { werase(tc_stdscr()) }
-        for y in 0..<grid.height {
-            for x in 0..<grid.width {
-                let cell = grid[x, y]
-                if !full, let previous, previous[x, y] == cell { continue }
-                // ncurses scrolls when the bottom-right cell is written with mvadd_wch; leave it to be safe.
-                if y == grid.height - 1, x == grid.width - 1 { continue }
-                var attributes = attr_t(0)
-                if cell.style.bold { attributes |= tc_a_bold() }
-                if cell.style.reverse { attributes |= tc_a_reverse() }
-                let scalar = cell.character.unicodeScalars.first?.value ?? 32
-                _ = tc_put_cell(Int32(y), Int32(x), wchar_t(bitPattern: scalar), attributes, pair(for: cell.style))
-            }
+        if previous.map({ $0.width != grid.width || $0.height != grid.height }) ?? true { werase(tc_stdscr()) }
+        grid.forEachChange(since: previous) { x, y, cell in
+            // ncurses scrolls when the bottom-right cell is written with mvadd_wch; leave it to be safe.
+            if y == grid.height - 1, x == grid.width - 1 { return }
+            var attributes = attr_t(0)
+            if cell.style.bold { attributes |= tc_a_bold() }
+            if cell.style.reverse { attributes |= tc_a_reverse() }
+            _ = tc_put_cell(Int32(y), Int32(x), wchar_t(bitPattern: cell.character.value), attributes, pair(for: cell.style))
         }
         wnoutrefresh(tc_stdscr())
         doupdate()

@@ -104,36 +104,67 @@ public struct VideoFrameSource: Sendable, Equatable {
         let ballX = Self.bounce(ms * Self.speed.across / 1000, over: max(1, unitsWide - 2 * radius)) + radius
         let ballY = Self.bounce(ms * Self.speed.down / 1000, over: max(1, unitsTall - 2 * radius)) + radius
         let (centreX, centreY) = (unitsWide / 2, unitsTall / 2)
-        let band = max(2, unitsWide / 8), rings = max(1, (unitsWide + unitsTall) / 24), square = max(2, unitsWide / 10)
+        let band = max(2, unitsWide / 8), square = max(2, unitsWide / 10)
+        // Rings: the colour at each whole distance from the centre, looked up rather than divided out per pixel.
+        let ringWidth = max(1, (unitsWide + unitsTall) / 24)
+        let ringColors = pattern == .rings
+            ? (0...(unitsWide + unitsTall)).map { distance in [middle, base, dark][(distance / ringWidth) % 3] } : []
         frame.pixels.withUnsafeMutableBufferPointer { pixels in
             for y in 0..<height {
+                let row = UnsafeMutableBufferPointer(rebasing: pixels[(y * width)..<(y * width + width)])
                 let uy = y * ph + ph / 2
-                let dy = uy - ballY
-                let shade = UInt8(truncatingIfNeeded: 40 + 120 * y / max(1, height))
-                let row = Pixel(red: dark.red &+ shade / 4, green: dark.green &+ shade / 4, blue: dark.blue &+ shade / 3)
-                for x in 0..<width {
-                    let ux = x * pw + pw / 2
-                    let dx = ux - ballX
-                    if dx * dx + dy * dy <= radius * radius {
-                        pixels[y * width + x] = accent
-                        continue
+                switch pattern {
+                case .stripes:
+                    Self.alternate(row, from: pw / 2 + uy, step: pw, every: band, base, dark)
+                case .rings:
+                    let ry = uy - centreY
+                    var root = 0
+                    for x in 0..<width {
+                        let rx = x * pw + pw / 2 - centreX
+                        let squared = rx * rx + ry * ry
+                        // The distance changes little from one pixel to the next: walk the root instead of taking it.
+                        while (root + 1) * (root + 1) <= squared { root += 1 }
+                        while root * root > squared { root -= 1 }
+                        row[x] = ringColors[root]
                     }
-                    switch pattern {
-                    case .stripes:
-                        pixels[y * width + x] = ((ux + uy) / band) % 2 == 0 ? base : dark
-                    case .rings:
-                        let (rx, ry) = (ux - centreX, uy - centreY)
-                        let ring = (Self.isqrt(rx * rx + ry * ry) / rings) % 3
-                        pixels[y * width + x] = ring == 0 ? middle : ring == 1 ? base : dark
-                    case .gradient:
-                        pixels[y * width + x] = row
-                    case .checkerboard:
-                        pixels[y * width + x] = (ux / square + uy / square) % 2 == 0 ? middle : dark
-                    }
+                case .gradient:
+                    let shade = UInt8(truncatingIfNeeded: 40 + 120 * y / max(1, height))
+                    row.update(repeating: Pixel(red: dark.red &+ shade / 4, green: dark.green &+ shade / 4, blue: dark.blue &+ shade / 3))
+                case .checkerboard:
+                    let odd = (uy / square) % 2 == 1
+                    Self.alternate(row, from: pw / 2, step: pw, every: square, odd ? dark : middle, odd ? middle : dark)
                 }
+                // The ball's span on this row: the pixels whose centres lie within `radius` of the ball's centre.
+                let dy = uy - ballY
+                let reach = radius * radius - dy * dy
+                guard reach >= 0 else { continue }
+                var half = Self.isqrt(reach)
+                while (half + 1) * (half + 1) <= reach { half += 1 }
+                // Centre ux = x * pw + pw / 2 within [ballX - half, ballX + half].
+                let first = max(0, Self.ceilDivide(ballX - half - pw / 2, pw))
+                let last = min(width - 1, Self.floorDivide(ballX + half - pw / 2, pw))
+                if first <= last { UnsafeMutableBufferPointer(rebasing: row[first...last]).update(repeating: accent) }
             }
         }
     }
+
+    /// Fills `row` with `even` and `odd` in turns of `every` units, pixel x sitting at unit `from + x * step`.
+    private static func alternate(_ row: UnsafeMutableBufferPointer<Pixel>, from: Int, step: Int, every: Int, _ even: Pixel, _ odd: Pixel) {
+        var isOdd = (from / every) % 2 == 1
+        var edge = (from / every + 1) * every
+        var unit = from
+        for x in row.indices {
+            while unit >= edge {
+                isOdd.toggle()
+                edge += every
+            }
+            row[x] = isOdd ? odd : even
+            unit += step
+        }
+    }
+
+    private static func floorDivide(_ a: Int, _ b: Int) -> Int { a >= 0 ? a / b : -((-a + b - 1) / b) }
+    private static func ceilDivide(_ a: Int, _ b: Int) -> Int { -floorDivide(-a, b) }
 
     private static func bounce(_ step: Int, over span: Int) -> Int {
         let period = 2 * span
