@@ -21,13 +21,15 @@ static inline const char *tc_codeset(void) { return nl_langinfo(CODESET); }
 /* A screen on this process's stdin/stdout; NULL when TERM names no usable terminal. */
 static inline SCREEN *tc_newterm(void) { return newterm(NULL, stdout, stdin); }
 
-/* Draws one character cell at (y, x) with attributes and an extended colour pair. */
-static inline int tc_put_cell(int y, int x, wchar_t character, attr_t attrs, int pair) {
-    wchar_t text[2] = { character, L'\0' };
-    cchar_t cell;
-    if (setcchar(&cell, text, attrs, 0, &pair) != OK) return ERR;
-    return mvadd_wch(y, x, &cell);
+/* A terminfo string capability of the current terminal; NULL when it has none. */
+static inline const char *tc_capability(const char *name) {
+    char *value = tigetstr(name);
+    return value == (char *)-1 ? NULL : value;
 }
+
+/* A capability with one or two numbers filled in (tiparm is variadic, which Swift cannot call). */
+static inline const char *tc_format1(const char *capability, int a) { return tiparm(capability, a); }
+static inline const char *tc_format2(const char *capability, int a, int b) { return tiparm(capability, a, b); }
 
 /* On a fatal signal: give the terminal back, then die of the same signal. */
 static void tc_fatal_signal(int number) {

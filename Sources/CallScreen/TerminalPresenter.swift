@@ -3,7 +3,10 @@ import CNcurses
 import Glibc
 #endif
 
-/// The only code that touches the terminal: ncurses on the main actor, drawing what changed between grids.
+/// The only code that touches the terminal, on the main actor. ncurses sets the terminal up, reads keys and gives the
+/// terminal back; frames are written with the terminal's own escape sequences (from terminfo), only the cells that
+/// changed, in one write each: ncurses' own update, which formats every sequence anew, cost more than the rest of a
+/// frame together.
 @MainActor
 public final class TerminalPresenter {
     /// Why the terminal cannot be used.
@@ -12,14 +15,9 @@ public final class TerminalPresenter {
     }
 
     public let options: RenderOptions
+    private var output: TerminalOutput
     private var previous: CellGrid?
-    private var pairs: [PairKey: Int32] = [:]
     private var isOpen = true
-
-    private struct PairKey: Hashable {
-        let foreground: TerminalColor
-        let background: TerminalColor
-    }
 
     /// Takes over the terminal. Checks TERM first, so that ncurses never exits the process itself.
     public init(noColor: Bool) throws(Unavailable) {
@@ -32,6 +30,10 @@ public final class TerminalPresenter {
         guard tc_newterm() != nil else {
             throw Unavailable(description: "TERM=\(term) is not a terminal this system knows; run with --headless, or set TERM=xterm-256color")
         }
+        guard let cup = tc_capability("cup") else {
+            endwin()
+            throw Unavailable(description: "TERM=\(term) cannot move the cursor; run with --headless, or set TERM=xterm-256color")
+        }
         tc_restore_terminal_on_fatal_signals()
         raw()
         noecho()
@@ -39,8 +41,6 @@ public final class TerminalPresenter {
         keypad(tc_stdscr(), true)
         wtimeout(tc_stdscr(), 0)
         curs_set(0)
-        // No peeking at the keyboard during an update: ncurses would flush its output at every peek, a write per line.
-        typeahead(-1)
         var colors = 0
         if !noColor, has_colors() {
             start_color()
@@ -48,24 +48,39 @@ public final class TerminalPresenter {
             colors = tc_colors() >= 256 ? 256 : 8
         }
         options = RenderOptions(colors: colors, unicode: unicode)
+        output = TerminalOutput(codes: Self.codes(cup: cup, colors: colors))
+        // ncurses clears the screen once; from here on it only reads keys.
+        wrefresh(tc_stdscr())
+    }
+
+    /// This terminal's sequences from terminfo; what it lacks is left out.
+    private static func codes(cup: UnsafePointer<CChar>, colors: Int) -> TerminalCodes {
+        func bytes(_ text: UnsafePointer<CChar>?) -> [UInt8] {
+            text.map { Array(UnsafeBufferPointer(start: UnsafeRawPointer($0).assumingMemoryBound(to: UInt8.self), count: strlen($0))) } ?? []
+        }
+        func palette(_ name: String) -> [[UInt8]] {
+            guard colors > 0, let capability = tc_capability(name) else { return [] }
+            return (0..<colors).map { bytes(tc_format1(capability, Int32($0))) }
+        }
+        // Most terminals move the cursor with ECMA-48's sequence; that one is written directly, any other formatted.
+        let move: (Int, Int, inout [UInt8]) -> Void = if String(cString: cup) == "\u{1B}[%i%p1%d;%p2%dH" {
+            ansiMove
+        } else {
+            { row, column, out in out += bytes(tc_format2(cup, Int32(row), Int32(column))) }
+        }
+        return TerminalCodes(
+            clear: bytes(tc_capability("clear")), reset: bytes(tc_capability("sgr0")), defaultColors: bytes(tc_capability("op")),
+            bold: bytes(tc_capability("bold")), reverse: bytes(tc_capability("rev")),
+            foreground: palette("setaf"), background: palette("setab"), moveTo: move)
     }
 
     public var size: (width: Int, height: Int) { (Int(tc_cols()), Int(tc_lines())) }
 
-    /// Draws `grid`, touching only the cells that changed since the last one.
+    /// Draws `grid`, sending only the cells that changed since the last one.
     public func present(_ grid: CellGrid) {
-        if previous.map({ $0.width != grid.width || $0.height != grid.height }) ?? true { werase(tc_stdscr()) }
-        grid.forEachChange(since: previous) { x, y, cell in
-            // ncurses scrolls when the bottom-right cell is written with mvadd_wch; leave it to be safe.
-            if y == grid.height - 1, x == grid.width - 1 { return }
-            var attributes = attr_t(0)
-            if cell.style.bold { attributes |= tc_a_bold() }
-            if cell.style.reverse { attributes |= tc_a_reverse() }
-            _ = tc_put_cell(Int32(y), Int32(x), wchar_t(bitPattern: cell.character.value), attributes, pair(for: cell.style))
-        }
-        wnoutrefresh(tc_stdscr())
-        doupdate()
+        let bytes = output.bytes(from: previous, to: grid)
         previous = grid
+        write(bytes)
     }
 
     /// The next key, or nil when none is waiting.
@@ -74,28 +89,31 @@ public final class TerminalPresenter {
         return key == ERR ? nil : key
     }
 
-    /// Forgets what is on screen, so the next frame is drawn whole (after a resize).
-    public func invalidate() { previous = nil }
+    /// Forgets what is on screen, so the next frame is drawn whole (after a resize, which ncurses may have redrawn).
+    public func invalidate() {
+        previous = nil
+        output.forget()
+    }
 
     /// Gives the terminal back.
     public func close() {
         guard isOpen else { return }
         isOpen = false
+        // Attributes off, and the cursor where ncurses left it (home), so that its own last moves land right.
+        var bytes = output.codes.reset
+        output.codes.moveTo(0, 0, &bytes)
+        write(bytes)
         curs_set(1)
         endwin()
     }
 
-    private func pair(for style: CellStyle) -> Int32 {
-        guard options.colors > 0, style.foreground != .standard || style.background != .standard else { return 0 }
-        let key = PairKey(foreground: style.foreground, background: style.background)
-        if let pair = pairs[key] { return pair }
-        let next = Int32(pairs.count + 1)
-        guard next < tc_color_pairs() else { return 0 }
-        func number(_ color: TerminalColor) -> Int32 {
-            if case .index(let index) = color { Int32(index) } else { -1 }
+    private func write(_ bytes: [UInt8]) {
+        var sent = 0
+        while sent < bytes.count {
+            let count = bytes.withUnsafeBytes { Glibc.write(STDOUT_FILENO, $0.baseAddress! + sent, bytes.count - sent) }
+            if count < 0, errno == EINTR || errno == EAGAIN { continue }
+            guard count > 0 else { return }
+            sent += count
         }
-        init_extended_pair(next, number(style.foreground), number(style.background))
-        pairs[key] = next
-        return next
     }
 }

@@ -115,7 +115,8 @@ final class HTTPServer: Sendable {
         }
         var next = 0
         while !isStopping {
-            guard listener.waitReadable(milliseconds: 100) else { continue }
+            // Stopping shuts the listener down, which wakes this poll; the timeout is only a safety net.
+            guard listener.waitReadable(milliseconds: 1000) else { continue }
             guard !isStopping, let client = listener.accept() else { continue }
             let admitted = state.withLock { state -> Bool in
                 guard state.open.count < limits.maxConnections, !state.stopping else { return false }
@@ -226,7 +227,7 @@ final class HTTPServer: Sendable {
                 polled[index + 1].revents = 0
             }
             polled[0].revents = 0
-            let ready = poll(&polled, nfds_t(polled.count), 100)
+            let ready = poll(&polled, nfds_t(polled.count), pollTimeout(connections, clock: clock))
             if ready > 0 {
                 for (index, connection) in connections.enumerated() where polled[index + 1].revents != 0 {
                     service(connection, scratch: &scratch, clock: clock)
@@ -258,6 +259,24 @@ final class HTTPServer: Sendable {
                 return
             }
         }
+    }
+
+    /// How long a worker may sleep in poll: until its connections' first deadline, or until woken when it has none
+    /// (an idle server wakes up for nothing).
+    private func pollTimeout(_ connections: [Connection], clock: ContinuousClock) -> Int32 {
+        guard !connections.isEmpty else { return -1 }
+        guard !isStopping else { return 100 }
+        let now = clock.now
+        var next = now + .seconds(1)
+        for connection in connections where !connection.closed {
+            let deadline = if let lingersUntil = connection.lingersUntil { lingersUntil }
+                else if connection.isSending { connection.lastProgress + limits.sendTimeout }
+                else if let started = connection.requestStarted { started + limits.requestDeadline }
+                else { connection.idleSince + limits.idleTimeout }
+            next = min(next, deadline)
+        }
+        let (seconds, attoseconds) = (next - now).components
+        return Int32(max(0, seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1))
     }
 
     /// Acts on what poll reported for one connection (readable, writable, closed or failed: each shows in the

@@ -1,0 +1,125 @@
+import Testing
+@testable import CallScreen
+
+/// Just enough of a terminal to replay what `TerminalOutput` writes: cursor moves, clear, SGR, characters.
+private struct MiniTerminal {
+    var screen: CellGrid
+    var row = 0, column = 0
+    var pen = CellStyle.plain
+
+    init(width: Int, height: Int) { screen = CellGrid(width: width, height: height) }
+
+    mutating func feed(_ bytes: [UInt8]) {
+        let scalars = Array(String(decoding: bytes, as: UTF8.self).unicodeScalars)
+        var index = 0
+        while index < scalars.count {
+            guard scalars[index] == "\u{1B}", index + 1 < scalars.count, scalars[index + 1] == "[" else {
+                screen[column, row] = Cell(character: scalars[index], style: pen)
+                column += 1
+                index += 1
+                continue
+            }
+            var end = index + 2
+            while !("@"..."~").contains(scalars[end]) { end += 1 }
+            let parameters = String(String.UnicodeScalarView(scalars[(index + 2)..<end])).split(separator: ";", omittingEmptySubsequences: false)
+                .map { Int($0) ?? 0 }
+            switch scalars[end] {
+            case "H":
+                (row, column) = parameters.count == 2 ? (parameters[0] - 1, parameters[1] - 1) : (0, 0)
+            case "J":
+                screen = CellGrid(width: screen.width, height: screen.height)
+            case "m":
+                var codes = parameters[...]
+                while let code = codes.popFirst() {
+                    switch code {
+                    case 0: pen = .plain
+                    case 1: pen.bold = true
+                    case 7: pen.reverse = true
+                    case 38: pen.foreground = .index(UInt8(codes.dropFirst().first!)); codes = codes.dropFirst(2)
+                    case 48: pen.background = .index(UInt8(codes.dropFirst().first!)); codes = codes.dropFirst(2)
+                    case 39: pen.foreground = .standard
+                    case 49: pen.background = .standard
+                    default: Issue.record("unexpected SGR \(code)")
+                    }
+                }
+            default:
+                Issue.record("unexpected sequence ending in \(scalars[end])")
+            }
+            index = end + 1
+        }
+    }
+}
+
+private func text(_ bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8.self) }
+
+@Suite struct TerminalOutputTests {
+    @Test func anUnchangedFrameSendsNothing() {
+        var output = TerminalOutput(codes: .ansi)
+        var grid = CellGrid(width: 20, height: 4)
+        grid.write("hello", x: 1, y: 1, style: CellStyle(foreground: .green, bold: true))
+        _ = output.bytes(from: nil, to: grid)
+        #expect(output.bytes(from: grid, to: grid).isEmpty)
+    }
+
+    @Test func aChangeSendsOnlyItsCellsAndLeavesAttributesOff() {
+        var output = TerminalOutput(codes: .ansi)
+        let before = CellGrid(width: 20, height: 4)
+        _ = output.bytes(from: nil, to: before)
+        var after = before
+        after.write("X", x: 7, y: 2, style: CellStyle(foreground: .red, bold: true))
+        #expect(text(output.bytes(from: before, to: after)) == "\u{1B}[3;8H\u{1B}[1m\u{1B}[38;5;1mX\u{1B}[m\u{1B}[39;49m")
+    }
+
+    @Test func aShortGapIsRewrittenRatherThanJumped() {
+        var output = TerminalOutput(codes: .ansi)
+        var before = CellGrid(width: 20, height: 4)
+        before.write("abcdef", x: 0, y: 0)
+        _ = output.bytes(from: nil, to: before)
+        var after = before
+        after.write("B", x: 1, y: 0)
+        after.write("E", x: 4, y: 0)
+        #expect(text(output.bytes(from: before, to: after)) == "\u{1B}[1;2HBcdE")
+    }
+
+    @Test func theBottomRightCellIsNeverWritten() {
+        var output = TerminalOutput(codes: .ansi)
+        let before = CellGrid(width: 5, height: 2)
+        _ = output.bytes(from: nil, to: before)
+        var after = before
+        after.write("Z", x: 4, y: 1)
+        #expect(output.bytes(from: before, to: after).isEmpty)
+    }
+
+    @Test func aFirstOrResizedFrameClearsAndDrawsWhatIsNotBlank() {
+        var output = TerminalOutput(codes: .ansi)
+        var grid = CellGrid(width: 30, height: 3)
+        grid.write("tokencall", x: 2, y: 1)
+        let bytes = text(output.bytes(from: CellGrid(width: 10, height: 3), to: grid))
+        #expect(bytes.hasSuffix("\u{1B}[H\u{1B}[2J\u{1B}[2;3Htokencall"))
+    }
+
+    @Test func replayedFramesShowExactlyTheGrids() {
+        var generator = SystemRandomNumberGenerator()
+        // Few styles, so that runs and short gaps of one style (rewritten rather than jumped) are common.
+        let styles = [CellStyle.plain, CellStyle(foreground: .index(17), background: .index(231)), CellStyle(foreground: .red, bold: true),
+                      CellStyle(reverse: true)]
+        let characters: [Unicode.Scalar] = [" ", "a", "▀", "│", "#"]
+        var output = TerminalOutput(codes: .ansi)
+        var terminal = MiniTerminal(width: 24, height: 6)
+        var previous: CellGrid?
+        var grid = CellGrid(width: 24, height: 6)
+        for _ in 0..<300 {
+            for _ in 0..<Int.random(in: 0...12, using: &generator) {
+                let style = styles.randomElement(using: &generator)!
+                grid[Int.random(in: 0..<24, using: &generator), Int.random(in: 0..<6, using: &generator)] =
+                    Cell(character: characters.randomElement(using: &generator)!, style: style)
+            }
+            terminal.feed(output.bytes(from: previous, to: grid))
+            previous = grid
+            var expected = grid
+            expected[23, 5] = terminal.screen[23, 5]
+            #expect(terminal.screen == expected)
+            #expect(terminal.pen == .plain, "every frame ends with attributes off")
+        }
+    }
+}
