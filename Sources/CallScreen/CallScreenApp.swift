@@ -10,7 +10,7 @@ import Glibc
 public final class CallScreenApp {
     private let session: CallSession
     private let presenter: TerminalPresenter
-    private let frameInterval: Duration
+    private let frameInterval: DispatchTimeInterval
     private var state: ScreenState
     private var quitting = false
     /// The chrome last drawn, and the state it shows.
@@ -19,7 +19,7 @@ public final class CallScreenApp {
     public init(session: CallSession, presenter: TerminalPresenter, fps: Int) {
         self.session = session
         self.presenter = presenter
-        frameInterval = .microseconds(1_000_000 / Int64(max(1, min(60, fps))))
+        frameInterval = .microseconds(1_000_000 / max(1, min(60, fps)))
         let config = session.configuration
         state = ScreenState(channel: config.channel, uid: config.uid, role: config.role,
                             tokenServer: config.tokenURL?.absoluteString ?? "embedded", renewMethod: config.renewMethod,
@@ -50,8 +50,7 @@ public final class CallScreenApp {
         // A dispatch timer on the main queue paces the frames: one wake-up per frame, with no task to resume.
         await withCheckedContinuation { (finished: CheckedContinuation<Void, Never>) in
             let timer = DispatchSource.makeTimerSource(queue: .main)
-            let nanoseconds = Int(frameInterval.components.attoseconds / 1_000_000_000) + Int(frameInterval.components.seconds) * 1_000_000_000
-            timer.schedule(deadline: .now(), repeating: .nanoseconds(nanoseconds), leeway: .milliseconds(1))
+            timer.schedule(deadline: .now(), repeating: frameInterval, leeway: .milliseconds(1))
             timer.setEventHandler { [unowned self] in
                 MainActor.assumeIsolated {
                     guard !quitting else {
@@ -99,4 +98,3 @@ public final class CallScreenApp {
         }
     }
 }
-
