@@ -30,13 +30,13 @@ let package = Package(
             path: "Benchmarks/TokenBench"
         ),
 
-        .testTarget(name: "AccessTokenTests", dependencies: ["AccessToken"], exclude: ["Fixtures"]),
+        .testTarget(name: "AccessTokenTests", dependencies: ["AccessToken", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "ArgumentsTests", dependencies: ["Arguments"]),
         .testTarget(name: "ChannelEngineTests", dependencies: ["ChannelEngine", "AccessToken", "TestSupport"]),
         .testTarget(name: "TokenServerTests", dependencies: ["TokenServer", "AccessToken"]),
         .testTarget(name: "TokenClientTests", dependencies: ["TokenClient", "TokenServer", "AccessToken", "TestSupport"]),
         .testTarget(name: "CallSessionTests", dependencies: ["CallSession", "ChannelEngine", "TokenClient", "TokenServer", "TestSupport"]),
-        .testTarget(name: "CallScreenTests", dependencies: ["CallScreen", "CallSession", "ChannelEngine"],
+        .testTarget(name: "CallScreenTests", dependencies: ["CallScreen", "CallSession", "ChannelEngine", "TestSupport"],
                     exclude: ["Snapshots"]),
         .testTarget(name: "TokenCallTests", dependencies: ["tokencall"]),
     ]

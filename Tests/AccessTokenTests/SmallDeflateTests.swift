@@ -1,5 +1,6 @@
 import CZlib
 import Testing
+import TestSupport
 @testable import AccessToken
 
 /// SmallDeflate against zlib itself: every output must be the bytes `compress2(..., Z_DEFAULT_COMPRESSION)` writes,
@@ -282,22 +283,3 @@ private func services(_ random: inout SplitMix64) -> [Service] {
     return services
 }
 
-/// A small seeded generator, so every run compares the same inputs.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ z >> 30) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ z >> 27) &* 0x94D0_49BB_1331_11EB
-        return z ^ z >> 31
-    }
-
-    mutating func byte() -> UInt8 { UInt8(truncatingIfNeeded: next()) }
-
-    /// 0..<bound, near enough uniform for test data.
-    mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
-}

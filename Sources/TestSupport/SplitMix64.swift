@@ -1,0 +1,19 @@
+/// A small seeded generator, so that every run of a randomized test sees the same inputs.
+public struct SplitMix64: RandomNumberGenerator, Sendable {
+    public var state: UInt64
+
+    public init(seed: UInt64) { state = seed }
+
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ z >> 30) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ z >> 27) &* 0x94D0_49BB_1331_11EB
+        return z ^ z >> 31
+    }
+
+    public mutating func byte() -> UInt8 { UInt8(truncatingIfNeeded: next()) }
+
+    /// 0..<bound, near enough uniform for test data.
+    public mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
+}
