@@ -67,8 +67,9 @@ let benchmarks = [
         VideoFrameSource(uid: uid).render(at: videoTime, into: &videoFrame)
         if videoFrame.pixels.count != 200 * 120 { fail("video_frame_200x60 drew the wrong size") }
     },
-    // The pure part of one call-screen frame at 200×50 with five video tiles; the budget is 1 ms per frame.
-    Benchmark(name: "screen_frame_200x50", target: 10, budget: 1_000_000) {
+    // The pure part of one call-screen frame at 200×50 with five video tiles: at most 200 µs, a twentieth of a frame
+    // at 25 frames/s (the CPU target of the screen run leaves about 400 µs per frame for everything).
+    Benchmark(name: "screen_frame_200x50", target: 5, budget: 1_000_000) {
         screenFrame.frame()
     },
 ]
