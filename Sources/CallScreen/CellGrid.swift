@@ -59,14 +59,17 @@ public struct CellGrid: Equatable, Sendable {
         }
     }
 
-    /// Writes `text` from (x, y), clipped at `limit` columns (default: the grid's edge).
+    /// Writes `text` from (x, y), clipped at `limit` columns (default: the grid's edge). A character that a
+    /// terminal would not show in exactly one column — a control character, a combining mark, a wide one — is
+    /// written as `?`: text from outside (a token server's error, say) can neither move the cursor nor shift the
+    /// rest of the line.
     public mutating func write(_ text: String, x: Int, y: Int, style: CellStyle = .plain, limit: Int? = nil) {
         guard y >= 0, y < height else { return }
         let end = min(width, limit.map { x + $0 } ?? width)
         var column = x
         for character in text.unicodeScalars {
             guard column < end else { break }
-            self[column, y] = Cell(character: character, style: style)
+            self[column, y] = Cell(character: character.isSingleColumn ? character : "?", style: style)
             column += 1
         }
     }
@@ -117,4 +120,26 @@ public struct CellGrid: Equatable, Sendable {
 
     /// All rows joined by newlines.
     public var text: String { lines.joined(separator: "\n") }
+}
+
+extension Unicode.Scalar {
+    /// Whether terminals show this scalar in exactly one column. Conservative: printable ASCII, and the Latin,
+    /// Greek, Cyrillic and other alphabetic blocks, punctuation, arrows, box drawing and other symbols below
+    /// U+2C00, without marks, format and control characters, and symbols drawn as emoji; anything else (CJK among
+    /// it) is taken as not.
+    var isSingleColumn: Bool {
+        switch value {
+        case 0x20...0x7E:
+            return true
+        case 0xA0...0x2FF, 0x370...0x10FF, 0x1160...0x1FFF, 0x2010...0x2328, 0x232B...0x2BFF:
+            switch properties.generalCategory {
+            case .nonspacingMark, .spacingMark, .enclosingMark, .format, .control, .unassigned, .lineSeparator, .paragraphSeparator:
+                return false
+            default:
+                return !properties.isEmojiPresentation
+            }
+        default:
+            return false
+        }
+    }
 }

@@ -112,7 +112,10 @@ struct TerminalOutput {
     }
 
     private func append(_ character: Unicode.Scalar, _ out: inout [UInt8]) {
-        if character.isASCII {
+        // A control character would act instead of showing; cells never hold one (`CellGrid.write`), and none is sent.
+        if character.value < 0x20 || (0x7F...0x9F).contains(character.value) {
+            out.append(UInt8(ascii: "?"))
+        } else if character.isASCII {
             out.append(UInt8(character.value))
         } else {
             UTF8.encode(character) { out.append($0) }

@@ -108,7 +108,9 @@ extension SessionEvent {
         var line = "[\(Self.pad(Self.decimal(time), 8))s] \(name)"
         for (key, value) in fields {
             switch value {
-            case .text(let text): line += " \(key)=" + (text.contains(" ") || text.isEmpty ? "\"\(text)\"" : text)
+            case .text(let text):
+                let shown = Self.printable(text)
+                line += " \(key)=" + (shown.contains(" ") || shown.isEmpty ? "\"\(shown)\"" : shown)
             case .number(let number): line += " \(key)=\(number)"
             case .seconds(let duration): line += " \(key)=\(Self.decimal(duration))s"
             case .flag(let flag): line += " \(key)=\(flag)"
@@ -156,12 +158,28 @@ extension SessionEvent {
             case "\n": out += "\\n"
             case "\r": out += "\\r"
             case "\t": out += "\\t"
-            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
+            case _ where scalar.isControl: out += String(format: "\\u%04x", scalar.value)
             default: out.unicodeScalars.append(scalar)
             }
         }
         return out + "\""
     }
+
+    /// `text` with each control character written as `\u001b` and the like: text from outside (a token server's
+    /// error, say) must not reach a terminal as escape sequences.
+    private static func printable(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: \.isControl) else { return text }
+        var out = ""
+        for scalar in text.unicodeScalars {
+            if scalar.isControl { out += String(format: "\\u%04x", scalar.value) } else { out.unicodeScalars.append(scalar) }
+        }
+        return out
+    }
 }
 
 import Foundation
+
+extension Unicode.Scalar {
+    /// C0 and C1 control characters and DEL.
+    fileprivate var isControl: Bool { value < 0x20 || (0x7F...0x9F).contains(value) }
+}

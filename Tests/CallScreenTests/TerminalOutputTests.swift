@@ -124,3 +124,21 @@ private func text(_ bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8
         }
     }
 }
+
+@Suite struct CellTextTests {
+    @Test func textThatWouldNotTakeOneColumnIsWrittenAsAQuestionMark() {
+        var grid = CellGrid(width: 30, height: 1)
+        grid.write("a\u{1B}[2Jb错e\u{301}\u{9B}é│●😀z", x: 0, y: 0)
+        #expect(grid.lines == ["a?[2Jb?e??é│●?z"])
+    }
+
+    @Test func noControlCharacterReachesTheTerminal() {
+        var output = TerminalOutput(codes: .ansi)
+        let before = CellGrid(width: 8, height: 2)
+        _ = output.bytes(from: nil, to: before)
+        var after = before
+        after[1, 0] = Cell(character: "\u{1B}", style: .plain)
+        after[2, 0] = Cell(character: "\u{9B}", style: .plain)
+        #expect(text(output.bytes(from: before, to: after)) == " ??")  // from the home position, the blank is rewritten
+    }
+}
