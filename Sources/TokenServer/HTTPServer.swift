@@ -360,7 +360,7 @@ final class HTTPServer: Sendable {
     /// Enforces the request deadline, the send timeout, the idle timeout and stopping.
     private func checkTimes(_ connection: Connection, now: ContinuousClock.Instant, clock: ContinuousClock) {
         if let lingersUntil = connection.lingersUntil {
-            if isStopping || now >= lingersUntil { close(connection) }
+            if now >= lingersUntil { close(connection) }
         } else if connection.isSending {
             if now - connection.lastProgress >= limits.sendTimeout { close(connection) }
         } else if let started = connection.requestStarted {
@@ -385,7 +385,8 @@ final class HTTPServer: Sendable {
     private func linger(_ connection: Connection, clock: ContinuousClock) {
         connection.requestStarted = nil
         updateBusy(connection)
-        guard !isStopping, limits.lingerTimeout > .zero else { return close(connection) }
+        // While stopping too: stop() ends lingering connections with its final shutdown, after the answers are out.
+        guard limits.lingerTimeout > .zero else { return close(connection) }
         shutdown(connection.socket.fd, Int32(SHUT_WR))
         connection.buffer.removeAll()
         connection.lingersUntil = clock.now + limits.lingerTimeout
