@@ -114,7 +114,8 @@ public enum ScreenRenderer {
 
     private static func drawKeys(into grid: inout CellGrid, _ painter: Painter) {
         let keys = " j join  l leave  r rejoin  n renew  a auto  m method  c role  +/- users  i net  s server  e expire  ? help  q quit"
-        grid.write(keys, x: 0, y: grid.height - 1, style: painter.style(foreground: .cyan))
+        // Not into the bottom-right cell: writing it would scroll a terminal with automatic margins, so it is never sent.
+        grid.write(keys, x: 0, y: grid.height - 1, style: painter.style(foreground: .cyan), limit: grid.width - 1)
     }
 
     // MARK: Token panel
