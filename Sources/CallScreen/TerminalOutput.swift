@@ -14,6 +14,25 @@ struct TerminalCodes {
     /// Appends the move of the cursor to a row and column, counted from 0 (`cup`).
     var moveTo: (_ row: Int, _ column: Int, _ out: inout [UInt8]) -> Void
 
+    /// `capability` without terminfo's padding (`$<5>`, `$<2*/>`: delays for old hardware that ncurses' `tputs`
+    /// would turn into waits); written as it is, it would show on screen.
+    static func withoutPadding(_ capability: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = []
+        var index = 0
+        while index < capability.count {
+            if capability[index] == UInt8(ascii: "$"), index + 1 < capability.count, capability[index + 1] == UInt8(ascii: "<"),
+               let close = capability[(index + 2)...].firstIndex(of: UInt8(ascii: ">")),
+               capability[(index + 2)..<close].allSatisfy({ (0x30...0x39).contains($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "*")
+                   || $0 == UInt8(ascii: "/") }) {
+                index = close + 1
+                continue
+            }
+            out.append(capability[index])
+            index += 1
+        }
+        return out
+    }
+
     /// ECMA-48 sequences with 256 colours, as xterm and tmux take them.
     static var ansi: TerminalCodes {
         TerminalCodes(

@@ -56,7 +56,9 @@ public final class TerminalPresenter {
     /// This terminal's sequences from terminfo; what it lacks is left out.
     private static func codes(cup: UnsafePointer<CChar>, colors: Int) -> TerminalCodes {
         func bytes(_ text: UnsafePointer<CChar>?) -> [UInt8] {
-            text.map { Array(UnsafeBufferPointer(start: UnsafeRawPointer($0).assumingMemoryBound(to: UInt8.self), count: strlen($0))) } ?? []
+            guard let text else { return [] }
+            return TerminalCodes.withoutPadding(Array(UnsafeBufferPointer(start: UnsafeRawPointer(text).assumingMemoryBound(to: UInt8.self),
+                                                                          count: strlen(text))))
         }
         func palette(_ name: String) -> [[UInt8]] {
             guard colors > 0, let capability = tc_capability(name) else { return [] }

@@ -91,6 +91,14 @@ private func text(_ bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8
         #expect(output.bytes(from: before, to: after).isEmpty)
     }
 
+    @Test func terminfoPaddingIsNotSentToTheScreen() {
+        // vt100's sgr0, clear and cup, as terminfo has them.
+        #expect(text(TerminalCodes.withoutPadding(Array("\u{1B}[m\u{0F}$<2>".utf8))) == "\u{1B}[m\u{0F}")
+        #expect(text(TerminalCodes.withoutPadding(Array("\u{1B}[H\u{1B}[J$<50>".utf8))) == "\u{1B}[H\u{1B}[J")
+        #expect(text(TerminalCodes.withoutPadding(Array("\u{1B}[3;4H$<5*/>x".utf8))) == "\u{1B}[3;4Hx")
+        #expect(text(TerminalCodes.withoutPadding(Array("cost $<not padding>".utf8))) == "cost $<not padding>")
+    }
+
     @Test func aFirstOrResizedFrameClearsAndDrawsWhatIsNotBlank() {
         var output = TerminalOutput(codes: .ansi)
         var grid = CellGrid(width: 30, height: 3)
