@@ -569,18 +569,29 @@ extension SmallDeflate {
 
         /// zlib's sift-down: the entry at slot `k` sinks below each child that precedes it, right child on ties.
         @inline(__always) func siftDown(_ k: Int, size: Int) {
+            // zlib's pqdownheap, done Floyd's way: the entry that sinks is usually among the heaviest, so first walk
+            // down the lighter children to a leaf, moving each up, then climb back to where the entry belongs. Along
+            // that path the keys never decrease, so "stop at the first child the entry precedes" lands on the same
+            // place as zlib's walk, ties included; the walk down has no branch that depends on the data, which on
+            // a token's unpredictable weights costs less than zlib's two comparisons per level.
             let heap = heap
             let moving = heap[k]
-            var k = k, child = k << 1
-            while child <= size {
-                if child < size && heap[child + 1].precedes(heap[child]) { child += 1 }
-                let next = heap[child]
-                if moving.precedes(next) { break }
-                heap[k] = next
-                k = child
+            var hole = k, child = k << 1
+            while child < size {
+                child += heap[child + 1].precedes(heap[child]) ? 1 : 0
+                heap[hole] = heap[child]
+                hole = child
                 child <<= 1
             }
-            heap[k] = moving
+            if child == size {
+                heap[hole] = heap[child]
+                hole = child
+            }
+            while hole > k, moving.precedes(heap[hole >> 1]) {
+                heap[hole] = heap[hole >> 1]
+                hole >>= 1
+            }
+            heap[hole] = moving
         }
 
         /// Canonical codes, bit-reversed for sending, for the `count` ascending symbols in `symbols`.
