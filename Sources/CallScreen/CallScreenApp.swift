@@ -13,8 +13,13 @@ public final class CallScreenApp {
     private let frameInterval: DispatchTimeInterval
     private var state: ScreenState
     private var quitting = false
-    /// The chrome last drawn, and the state it shows.
-    private var chrome: (state: ScreenState, grid: CellGrid)?
+    /// The chrome last drawn, the state it shows, and a number that changes with each new chrome.
+    private var chrome: (state: ScreenState, grid: CellGrid, version: Int)?
+    /// A frame the presenter let go of, to draw the next one on without copying the chrome: its tiles are drawn
+    /// over every frame, and the rest still is the chrome of `version`.
+    private var spare: (grid: CellGrid, version: Int)?
+    /// The chrome version of the frame the presenter holds.
+    private var presentedVersion: Int?
 
     public init(session: CallSession, presenter: TerminalPresenter, fps: Int) {
         self.session = session
@@ -76,13 +81,17 @@ public final class CallScreenApp {
         state.tick(unixTime: session.configuration.unixTime(), sessionTime: session.now)
         let (width, height) = presenter.size
         if chrome?.state != state || chrome?.grid.width != width || chrome?.grid.height != height {
-            chrome = (state, ScreenRenderer.chrome(state, width: width, height: height, options: presenter.options))
+            chrome = (state, ScreenRenderer.chrome(state, width: width, height: height, options: presenter.options),
+                      (chrome?.version ?? 0) + 1)
         }
+        let version = chrome!.version
         var grid = chrome!.grid
+        if let taken = spare.take(), taken.version == version { grid = taken.grid }
         let engine = session.engine
         ScreenRenderer.drawMotion(state, into: &grid, options: presenter.options, video: { engine?.videoSource(forUid: $0) },
                                   at: engine?.now ?? .zero)
-        presenter.present(grid)
+        if let released = presenter.present(grid), let presentedVersion { spare = (released, presentedVersion) }
+        presentedVersion = version
     }
 
     private func handle(_ command: KeyCommand) {

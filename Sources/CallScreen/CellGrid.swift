@@ -76,8 +76,14 @@ public struct CellGrid: Equatable, Sendable {
 
     /// Fills a rectangle with one cell.
     public mutating func fill(x: Int, y: Int, width w: Int, height h: Int, with cell: Cell = .blank) {
-        for row in max(0, y)..<min(height, y + h) {
-            for column in max(0, x)..<min(width, x + w) { self[column, row] = cell }
+        let columns = max(0, x)..<min(width, x + w), rows = max(0, y)..<min(height, y + h)
+        guard !columns.isEmpty, !rows.isEmpty else { return }
+        let gridWidth = width
+        withCells { cells in
+            for row in rows {
+                UnsafeMutableBufferPointer(rebasing: cells[(row * gridWidth + columns.lowerBound)..<(row * gridWidth + columns.upperBound)])
+                    .update(repeating: cell)
+            }
         }
     }
 

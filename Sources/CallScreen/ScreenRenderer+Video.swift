@@ -55,12 +55,18 @@ extension ScreenRenderer {
                 guard x >= 0, y >= 0, columns > 0 else { return }
                 frame.pixels.withUnsafeBufferPointer { pixels in
                     grid.withCells { cells in
+                        // Pictures come in runs of one colour pair: make each cell once per run.
+                        var last: (top: Pixel, bottom: Pixel)?
+                        var cell = Cell.blank
                         for row in 0..<min(height, gridHeight - y) {
                             let line = (y + row) * gridWidth + x, above = row * 2 * pixelColumns, below = above + pixelColumns
                             for column in 0..<columns {
-                                let pixel = column / 2
-                                cells[line + column] = Cell(character: "▀", style: CellStyle(foreground: color(pixels[above + pixel], colors),
-                                                                                             background: color(pixels[below + pixel], colors)))
+                                let top = pixels[above + column / 2], bottom = pixels[below + column / 2]
+                                if top != last?.top || bottom != last?.bottom {
+                                    last = (top, bottom)
+                                    cell = Cell(character: "▀", style: CellStyle(foreground: color(top, colors), background: color(bottom, colors)))
+                                }
+                                cells[line + column] = cell
                             }
                         }
                     }

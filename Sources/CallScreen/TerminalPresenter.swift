@@ -78,11 +78,14 @@ public final class TerminalPresenter {
 
     public var size: (width: Int, height: Int) { (Int(tc_cols()), Int(tc_lines())) }
 
-    /// Draws `grid`, sending only the cells that changed since the last one.
-    public func present(_ grid: CellGrid) {
+    /// Draws `grid`, sending only the cells that changed since the last one; returns the grid drawn before, which
+    /// it no longer needs (nil after a resize).
+    @discardableResult
+    public func present(_ grid: CellGrid) -> CellGrid? {
         let bytes = output.bytes(from: previous, to: grid)
-        previous = grid
+        defer { previous = grid }
         write(bytes)
+        return previous
     }
 
     /// The next key, or nil when none is waiting.
