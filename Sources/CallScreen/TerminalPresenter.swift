@@ -116,7 +116,13 @@ public final class TerminalPresenter {
         var sent = 0
         while sent < bytes.count {
             let count = bytes.withUnsafeBytes { Glibc.write(STDOUT_FILENO, $0.baseAddress! + sent, bytes.count - sent) }
-            if count < 0, errno == EINTR || errno == EAGAIN { continue }
+            if count < 0, errno == EINTR { continue }
+            if count < 0, errno == EAGAIN || errno == EWOULDBLOCK {
+                // A terminal someone made non-blocking: wait until it takes more rather than spin.
+                var entry = pollfd(fd: STDOUT_FILENO, events: Int16(POLLOUT), revents: 0)
+                _ = poll(&entry, 1, 100)
+                continue
+            }
             guard count > 0 else { return }
             sent += count
         }
