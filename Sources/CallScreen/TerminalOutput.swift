@@ -62,12 +62,15 @@ func ansiMove(_ row: Int, _ column: Int, _ out: inout [UInt8]) {
 /// which attributes are on between frames.
 struct TerminalOutput {
     let codes: TerminalCodes
+    /// Whether the terminal takes UTF-8; if not, only ASCII is sent and anything else shows as `?`.
+    let unicode: Bool
     private var cursor: (row: Int, column: Int)?
     /// The attributes on now; nil when unknown.
     private var pen: CellStyle?
 
-    init(codes: TerminalCodes) {
+    init(codes: TerminalCodes, unicode: Bool = true) {
         self.codes = codes
+        self.unicode = unicode
     }
 
     /// Forgets what the terminal shows (someone else wrote to it).
@@ -136,6 +139,8 @@ struct TerminalOutput {
             out.append(UInt8(ascii: "?"))
         } else if character.isASCII {
             out.append(UInt8(character.value))
+        } else if !unicode {
+            out.append(UInt8(ascii: "?"))
         } else {
             UTF8.encode(character) { out.append($0) }
         }

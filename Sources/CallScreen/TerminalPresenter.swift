@@ -48,7 +48,7 @@ public final class TerminalPresenter {
             colors = tc_colors() >= 256 ? 256 : 8
         }
         options = RenderOptions(colors: colors, unicode: unicode)
-        output = TerminalOutput(codes: Self.codes(cup: cup, colors: colors))
+        output = TerminalOutput(codes: Self.codes(cup: cup, colors: colors), unicode: unicode)
         // ncurses clears the screen once; from here on it only reads keys.
         wrefresh(tc_stdscr())
     }

@@ -140,6 +140,13 @@ private func text(_ bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8
         #expect(grid.lines == ["a?[2Jb?e??é│●?z"])
     }
 
+    @Test func aTerminalWithoutUTF8GetsOnlyASCII() {
+        var output = TerminalOutput(codes: .ansi, unicode: false)
+        var grid = CellGrid(width: 20, height: 2)
+        grid.write("café │ ok", x: 0, y: 0)
+        #expect(text(output.bytes(from: nil, to: grid)).hasSuffix("caf? ? ok"))
+    }
+
     @Test func noControlCharacterReachesTheTerminal() {
         var output = TerminalOutput(codes: .ansi)
         let before = CellGrid(width: 8, height: 2)
