@@ -31,12 +31,18 @@ public struct CellStyle: Hashable, Sendable {
 }
 
 /// One character cell: a single Unicode scalar (every character the screen draws is one), so a cell is a plain
-/// value that copies and compares without reference counting.
+/// value that copies and compares without reference counting. A wide character (CJK, say) takes its cell and the
+/// next, which holds a continuation.
 public struct Cell: Hashable, Sendable {
     public var character: Unicode.Scalar
     public var style: CellStyle
 
     public static let blank = Cell(character: " ", style: .plain)
+
+    /// The right half of the wide character in the cell to its left.
+    public static func continuation(_ style: CellStyle) -> Cell { Cell(character: "\u{0}", style: style) }
+
+    public var isContinuation: Bool { character == "\u{0}" }
 }
 
 /// What a frame draws, in memory: rows of cells that tests read as text and the presenter diffs.
@@ -59,25 +65,50 @@ public struct CellGrid: Equatable, Sendable {
         }
     }
 
-    /// Writes `text` from (x, y), clipped at `limit` columns (default: the grid's edge). A character that a
-    /// terminal would not show in exactly one column — a control character, a combining mark, a wide one — is
-    /// written as `?`: text from outside (a token server's error, say) can neither move the cursor nor shift the
-    /// rest of the line.
+    /// Writes `text` from (x, y), clipped at `limit` columns (default: the grid's edge). A wide character takes two
+    /// columns; a character that a terminal would not show in one or two whole columns — a control character, a
+    /// combining mark — is written as `?`, as is a wide one with one column left: text from outside (a token
+    /// server's error, say) can neither move the cursor nor shift the rest of the line.
     public mutating func write(_ text: String, x: Int, y: Int, style: CellStyle = .plain, limit: Int? = nil) {
-        guard y >= 0, y < height else { return }
         let end = min(width, limit.map { x + $0 } ?? width)
+        guard y >= 0, y < height, x < end, !text.isEmpty else { return }
+        cutWideCharacter(before: x, row: y)
         var column = x
         for character in text.unicodeScalars {
             guard column < end else { break }
-            self[column, y] = Cell(character: character.isSingleColumn ? character : "?", style: style)
-            column += 1
+            if character.isDoubleColumn, column + 1 < end {
+                self[column, y] = Cell(character: character, style: style)
+                self[column + 1, y] = .continuation(style)
+                column += 2
+            } else {
+                self[column, y] = Cell(character: character.isSingleColumn ? character : "?", style: style)
+                column += 1
+            }
         }
+        cutWideCharacter(after: column, row: y)
+    }
+
+    /// Cells from `column` on are about to be overwritten: a wide character whose right half is there loses its left
+    /// half too (a terminal shows the rest as blank).
+    private mutating func cutWideCharacter(before column: Int, row: Int) {
+        guard column > 0, column < width, self[column, row].isContinuation else { return }
+        self[column - 1, row] = Cell(character: " ", style: self[column - 1, row].style)
+    }
+
+    /// Cells before `column` were overwritten: a right half left there without its wide character becomes blank.
+    private mutating func cutWideCharacter(after column: Int, row: Int) {
+        guard column < width, self[column, row].isContinuation else { return }
+        self[column, row] = Cell(character: " ", style: self[column, row].style)
     }
 
     /// Fills a rectangle with one cell.
     public mutating func fill(x: Int, y: Int, width w: Int, height h: Int, with cell: Cell = .blank) {
         let columns = max(0, x)..<min(width, x + w), rows = max(0, y)..<min(height, y + h)
         guard !columns.isEmpty, !rows.isEmpty else { return }
+        for row in rows {
+            cutWideCharacter(before: columns.lowerBound, row: row)
+            cutWideCharacter(after: columns.upperBound, row: row)
+        }
         let gridWidth = width
         withCells { cells in
             for row in rows {
@@ -118,7 +149,8 @@ public struct CellGrid: Equatable, Sendable {
     /// The characters of each row, trailing spaces removed.
     public var lines: [String] {
         (0..<height).map { row in
-            var line = String(String.UnicodeScalarView(cells[(row * width)..<(row * width + width)].lazy.map(\.character)))
+            var line = String(String.UnicodeScalarView(cells[(row * width)..<(row * width + width)].lazy.filter { !$0.isContinuation }
+                .map(\.character)))
             while line.last == " " { line.removeLast() }
             return line
         }
@@ -129,6 +161,22 @@ public struct CellGrid: Equatable, Sendable {
 }
 
 extension Unicode.Scalar {
+    /// Whether terminals show this scalar in two columns: the East Asian wide and fullwidth blocks (Hangul, kana,
+    /// CJK ideographs and symbols, fullwidth forms) and pictographic emoji, without marks.
+    var isDoubleColumn: Bool {
+        switch value {
+        case 0x1100...0x115F, 0x2E80...0x303E, 0x3041...0x33FF, 0x3400...0x4DBF, 0x4E00...0x9FFF, 0xA000...0xA4CF,
+             0xAC00...0xD7A3, 0xF900...0xFAFF, 0xFE30...0xFE4F, 0xFF00...0xFF60, 0xFFE0...0xFFE6, 0x1F300...0x1F64F,
+             0x1F900...0x1F9FF, 0x20000...0x2FFFD, 0x30000...0x3FFFD:
+            switch properties.generalCategory {
+            case .nonspacingMark, .spacingMark, .enclosingMark, .format, .control, .unassigned: return false
+            default: return true
+            }
+        default:
+            return false
+        }
+    }
+
     /// Whether terminals show this scalar in exactly one column. Conservative: printable ASCII, and the Latin,
     /// Greek, Cyrillic and other alphabetic blocks, punctuation, arrows, box drawing and other symbols below
     /// U+2C00, without marks, format and control characters, and symbols drawn as emoji; anything else (CJK among

@@ -92,19 +92,24 @@ struct TerminalOutput {
         }
         grid.cells.withUnsafeBufferPointer { cells in
             grid.forEachChange(since: sameSize ? previous : nil) { column, row, cell in
+                // The right half of a wide character is drawn with its left half, which changed with it.
+                if cell.isContinuation { return }
+                let columns = cell.character.isDoubleColumn ? 2 : 1
                 // Writing the last cell would scroll a terminal with automatic margins.
-                if row == grid.height - 1, column == grid.width - 1 { return }
+                if row == grid.height - 1, column + columns >= grid.width { return }
                 if !sameSize, cell == .blank { return }
                 if let cursor, cursor.row == row, cursor.column < column, column - cursor.column <= 3,
                    (cursor.column..<column).allSatisfy({ cells[row * grid.width + $0].style == pen }) {
                     // A short gap of unchanged cells in the pen's style: rewriting them is shorter than a move.
-                    for gap in cursor.column..<column { append(cells[row * grid.width + gap].character, &out) }
+                    for gap in cursor.column..<column where !cells[row * grid.width + gap].isContinuation {
+                        append(cells[row * grid.width + gap].character, &out)
+                    }
                 } else if cursor == nil || cursor! != (row, column) {
                     codes.moveTo(row, column, &out)
                 }
                 setPen(cell.style, &out)
                 append(cell.character, &out)
-                cursor = column + 1 < grid.width ? (row, column + 1) : nil
+                cursor = column + columns < grid.width ? (row, column + columns) : nil
             }
         }
         setPen(.plain, &out)
@@ -140,7 +145,8 @@ struct TerminalOutput {
         } else if character.isASCII {
             out.append(UInt8(character.value))
         } else if !unicode {
-            out.append(UInt8(ascii: "?"))
+            // Two columns for a wide character, so that the rest of the line stays in place.
+            out += character.isDoubleColumn ? [UInt8(ascii: "?"), UInt8(ascii: "?")] : [UInt8(ascii: "?")]
         } else {
             UTF8.encode(character) { out.append($0) }
         }

@@ -16,6 +16,10 @@ private struct MiniTerminal {
         while index < scalars.count {
             guard scalars[index] == "\u{1B}", index + 1 < scalars.count, scalars[index + 1] == "[" else {
                 screen[column, row] = Cell(character: scalars[index], style: pen)
+                if scalars[index].isDoubleColumn {
+                    screen[column + 1, row] = .continuation(pen)
+                    column += 1
+                }
                 column += 1
                 index += 1
                 continue
@@ -112,7 +116,7 @@ private func text(_ bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8
         // Few styles, so that runs and short gaps of one style (rewritten rather than jumped) are common.
         let styles = [CellStyle.plain, CellStyle(foreground: .index(17), background: .index(231)), CellStyle(foreground: .red, bold: true),
                       CellStyle(reverse: true)]
-        let characters: [Unicode.Scalar] = [" ", "a", "▀", "│", "#"]
+        let characters: [Unicode.Scalar] = [" ", "a", "▀", "│", "#", "中", "文"]
         var output = TerminalOutput(codes: .ansi)
         var terminal = MiniTerminal(width: 24, height: 6)
         var previous: CellGrid?
@@ -120,8 +124,13 @@ private func text(_ bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8
         for _ in 0..<2000 {
             for _ in 0..<Int.random(in: 0...12, using: &generator) {
                 let style = styles.randomElement(using: &generator)!
-                grid[Int.random(in: 0..<24, using: &generator), Int.random(in: 0..<6, using: &generator)] =
-                    Cell(character: characters.randomElement(using: &generator)!, style: style)
+                let row = Int.random(in: 0..<6, using: &generator)
+                // Not into the last two cells of the last row, which are never sent (automatic margins).
+                let column = Int.random(in: 0..<(row == 5 ? 22 : 24), using: &generator)
+                let text = String(String.UnicodeScalarView((0..<Int.random(in: 1...3, using: &generator)).map { _ in
+                    characters.randomElement(using: &generator)!
+                }))
+                grid.write(text, x: column, y: row, style: style, limit: row == 5 ? 22 - column : nil)
             }
             terminal.feed(output.bytes(from: previous, to: grid))
             previous = grid
@@ -134,10 +143,10 @@ private func text(_ bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8
 }
 
 @Suite struct CellTextTests {
-    @Test func textThatWouldNotTakeOneColumnIsWrittenAsAQuestionMark() {
+    @Test func controlCharactersAndMarksAreWrittenAsQuestionMarks() {
         var grid = CellGrid(width: 30, height: 1)
         grid.write("a\u{1B}[2Jb错e\u{301}\u{9B}é│●😀z", x: 0, y: 0)
-        #expect(grid.lines == ["a?[2Jb?e??é│●?z"])
+        #expect(grid.lines == ["a?[2Jb错e??é│●😀z"])
     }
 
     @Test func aTerminalWithoutUTF8GetsOnlyASCII() {
@@ -145,6 +154,18 @@ private func text(_ bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8
         var grid = CellGrid(width: 20, height: 2)
         grid.write("café │ ok", x: 0, y: 0)
         #expect(text(output.bytes(from: nil, to: grid)).hasSuffix("caf? ? ok"))
+    }
+
+    @Test func wideCharactersTakeTwoColumnsAndCuttingOneInHalfBlanksIt() {
+        var grid = CellGrid(width: 12, height: 1)
+        grid.write("a中文b", x: 0, y: 0)
+        #expect(grid.lines == ["a中文b"] && grid[5, 0].character == "b" && grid[2, 0].isContinuation)
+        grid.write("x", x: 2, y: 0)
+        #expect(grid.lines == ["a x文b"], "the left half goes with the right")
+        grid.write("中", x: 10, y: 0)
+        grid.write("中", x: 11, y: 0)
+        #expect(grid[11, 0].character == "?", "one column left: a question mark")
+        #expect(grid[10, 0].character == " ", "and the wide character it cut is blanked")
     }
 
     @Test func noControlCharacterReachesTheTerminal() {
