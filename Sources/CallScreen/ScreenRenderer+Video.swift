@@ -55,18 +55,20 @@ extension ScreenRenderer {
                 guard x >= 0, y >= 0, columns > 0 else { return }
                 frame.pixels.withUnsafeBufferPointer { pixels in
                     grid.withCells { cells in
-                        // Pictures come in runs of one colour pair: make each cell once per run.
-                        var last: (top: Pixel, bottom: Pixel)?
-                        var cell = Cell.blank
+                        // Pictures come in runs of one colour pair: make each cell once per run. A pixel covers two cells.
+                        var lastTop = Pixel(red: 0, green: 0, blue: 0), lastBottom = lastTop, cell = Cell.blank, fresh = true
                         for row in 0..<min(height, gridHeight - y) {
                             let line = (y + row) * gridWidth + x, above = row * 2 * pixelColumns, below = above + pixelColumns
-                            for column in 0..<columns {
-                                let top = pixels[above + column / 2], bottom = pixels[below + column / 2]
-                                if top != last?.top || bottom != last?.bottom {
-                                    last = (top, bottom)
+                            var column = 0
+                            while column < columns {
+                                let top = pixels[above + column >> 1], bottom = pixels[below + column >> 1]
+                                if fresh || top != lastTop || bottom != lastBottom {
+                                    (lastTop, lastBottom, fresh) = (top, bottom, false)
                                     cell = Cell(character: "▀", style: CellStyle(foreground: color(top, colors), background: color(bottom, colors)))
                                 }
                                 cells[line + column] = cell
+                                if column + 1 < columns { cells[line + column + 1] = cell }
+                                column += 2
                             }
                         }
                     }

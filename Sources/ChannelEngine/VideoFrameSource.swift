@@ -206,18 +206,26 @@ extension AgoraRtcEngineKit {
     /// The video of a publishing user: the local user (a broadcaster with video on) or an announced
     /// remote user; nil for anyone else. Remote video freezes while their link or ours is down.
     public func videoSource(forUid uid: UInt) -> VideoFrameSource? {
-        for channel in [main].compactMap({ $0 }) + exChannels {
-            if channel.connection.localUid == uid {
-                let publishing = videoEnabled && (previewing || channel.isInChannel) && channel.role == .broadcaster
-                return publishing ? VideoFrameSource(uid: uid) : nil
-            }
-            if channel.announced.contains(uid) {
-                let silent = worlds[channel.connection.channelId]?.peer(uid)?.silentSince
-                let frozen = [silent, networkDownSince].compactMap { $0 }.min()
-                return VideoFrameSource(uid: uid, frozenAt: frozen)
-            }
+        if let main, let found = videoSource(forUid: uid, in: main) { return found }
+        for channel in exChannels {
+            if let found = videoSource(forUid: uid, in: channel) { return found }
         }
         return nil
+    }
+
+    /// The answer for `uid` if `channel` knows it (`.some(nil)`: its local user, not publishing); nil if not.
+    private func videoSource(forUid uid: UInt, in channel: Channel) -> VideoFrameSource?? {
+        if channel.connection.localUid == uid {
+            let publishing = videoEnabled && (previewing || channel.isInChannel) && channel.role == .broadcaster
+            return .some(publishing ? VideoFrameSource(uid: uid) : nil)
+        }
+        guard channel.announced.contains(uid) else { return nil }
+        let silent = worlds[channel.connection.channelId]?.peer(uid)?.silentSince
+        let frozen = switch (silent, networkDownSince) {
+        case let (silent?, down?): min(silent, down)
+        case let (silent, down): silent ?? down
+        }
+        return .some(VideoFrameSource(uid: uid, frozenAt: frozen))
     }
 
     /// Time on the engine's clock, which video sources are drawn at.
