@@ -1,34 +1,32 @@
 import CallSession
 import ChannelEngine
 import Dispatch
+import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// The call screen: session events and keys update the state, each frame renders it and presents what changed.
+/// The call screen. On the main actor, session events and keys update the state, which is handed to the frame
+/// thread; the frame thread owns the terminal, reads keys (handing them back) and draws a frame every interval.
+/// Frames do not wake the main actor: a hop to it costs more than drawing a frame's video (`Docs/benchmarks.md`).
 @MainActor
 public final class CallScreenApp {
     private let session: CallSession
     private let presenter: TerminalPresenter
-    private let frameInterval: DispatchTimeInterval
+    private let fps: Int
     private var state: ScreenState
-    private var quitting = false
-    /// The chrome last drawn, the state it shows, and a number that changes with each new chrome.
-    private var chrome: (state: ScreenState, grid: CellGrid, version: Int)?
-    /// A frame the presenter let go of, to draw the next one on without copying the chrome: its tiles are drawn
-    /// over every frame, and the rest still is the chrome of `version`.
-    private var spare: (grid: CellGrid, version: Int)?
-    /// The chrome version of the frame the presenter holds.
-    private var presentedVersion: Int?
+    private let feed: SharedFeed
 
     public init(session: CallSession, presenter: TerminalPresenter, fps: Int) {
         self.session = session
         self.presenter = presenter
-        frameInterval = .microseconds(1_000_000 / max(1, min(60, fps)))
+        self.fps = max(1, min(60, fps))
         let config = session.configuration
         state = ScreenState(channel: config.channel, uid: config.uid, role: config.role,
                             tokenServer: config.tokenURL?.absoluteString ?? "embedded", renewMethod: config.renewMethod,
                             autoRenew: config.autoRenew)
+        feed = SharedFeed(ScreenFeed(state: state))
     }
 
     /// Runs until `q`, Ctrl-C, SIGTERM or SIGHUP; leaves the channel and gives the terminal back. Returns the exit status.
@@ -36,11 +34,12 @@ public final class CallScreenApp {
         session.onEvent = { [unowned self] event in
             state.now = session.configuration.unixTime()
             state.apply(event)
+            publish()
         }
         let signals = [SIGTERM, SIGHUP, SIGINT].map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .main)
-            source.setEventHandler { [unowned self] in MainActor.assumeIsolated { quitting = true } }
+            source.setEventHandler { [unowned self] in MainActor.assumeIsolated { feed.update { $0.quitting = true } } }
             source.resume()
             return source
         }
@@ -52,33 +51,139 @@ public final class CallScreenApp {
             return 1
         }
         if let server = session.embeddedServer { state.tokenServer = "\(server.url) (embedded)" }
-        // A dispatch timer on the main queue paces the frames: one wake-up per frame, with no task to resume.
+        publish()
+        // Video sources can change without an event (a peer's link going quiet): look again every second.
+        let refresh = DispatchSource.makeTimerSource(queue: .main)
+        refresh.schedule(deadline: .now() + 1, repeating: 1, leeway: .milliseconds(100))
+        refresh.setEventHandler { [unowned self] in MainActor.assumeIsolated { publish() } }
+        refresh.resume()
+        defer { refresh.cancel() }
         await withCheckedContinuation { (finished: CheckedContinuation<Void, Never>) in
-            let timer = DispatchSource.makeTimerSource(queue: .main)
-            timer.schedule(deadline: .now(), repeating: frameInterval, leeway: .milliseconds(1))
-            timer.setEventHandler { [unowned self] in
-                MainActor.assumeIsolated {
-                    guard !quitting else {
-                        timer.cancel()
-                        finished.resume()
-                        return
-                    }
-                    frame()
-                }
+            let frames = FrameThread(presenter: presenter, feed: feed, fps: fps, unixTime: session.configuration.unixTime) { command in
+                // Weak: a key can be on its way when the screen has already finished.
+                DispatchQueue.main.async { [weak self] in MainActor.assumeIsolated { self?.handle(command) } }
+            } finished: {
+                finished.resume()
             }
-            timer.resume()
+            frames.start()
         }
         session.stop()
-        presenter.close()
         return 0
     }
 
-    /// Reads the keys that came, then draws the state as it is now: the chrome again only if the state or the size
-    /// changed, the video tiles over it every frame.
-    private func frame() {
-        while let key = presenter.readKey() { handle(KeyCommand(key: key)) }
-        guard !quitting else { return }
-        state.tick(unixTime: session.configuration.unixTime(), sessionTime: session.now)
+    /// Hands the state, the video sources and the clocks to the frame thread.
+    private func publish() {
+        let engine = session.engine
+        var sources: [UInt: VideoFrameSource] = [:]
+        for uid in [state.uid] + state.remotes.map(\.uid) {
+            if let source = engine?.videoSource(forUid: uid) { sources[uid] = source }
+        }
+        let snapshot = (state: state, sources: sources, engineTime: engine?.now ?? .zero, sessionTime: session.now)
+        feed.update { feed in
+            feed.state = snapshot.state
+            feed.sources = snapshot.sources
+            feed.engineTime = snapshot.engineTime
+            feed.sessionTime = snapshot.sessionTime
+            feed.publishedAt = .now
+        }
+    }
+
+    private func handle(_ command: KeyCommand) {
+        defer { publish() }
+        if state.showHelp, command != .resize, command != .quit {
+            state.showHelp = false
+            return
+        }
+        switch command {
+        case .quit: feed.update { $0.quitting = true }
+        case .help: state.showHelp = true
+        case .resize: break  // the frame thread draws the next frame whole
+        default: command.perform(on: session)
+        }
+    }
+}
+
+/// What the main actor hands the frame thread: the latest state and what is needed to draw it at any moment.
+struct ScreenFeed: Sendable {
+    var state: ScreenState
+    /// Video of each user who has some, by uid.
+    var sources: [UInt: VideoFrameSource] = [:]
+    /// The engine's and the session's clocks at `publishedAt`; the frame thread moves them on by the time since.
+    var engineTime: Duration = .zero
+    var sessionTime: Duration = .zero
+    var publishedAt = ContinuousClock.now
+    var quitting = false
+}
+
+/// The feed, shared by the main actor (which writes it) and the frame thread (which reads it each frame).
+final class SharedFeed: Sendable {
+    private let mutex: Mutex<ScreenFeed>
+
+    init(_ feed: ScreenFeed) { mutex = Mutex(feed) }
+
+    var current: ScreenFeed { mutex.withLock { $0 } }
+
+    func update(_ change: (inout ScreenFeed) -> Void) { mutex.withLock { change(&$0) } }
+}
+
+/// The thread that owns the terminal while the screen runs: it waits in poll(2) for a key or the next frame, hands
+/// keys to the main actor, and draws — the chrome again only when the state or the size changed, the video tiles
+/// over it every frame, on the frame the presenter let go of.
+final class FrameThread: @unchecked Sendable {
+    private let presenter: TerminalPresenter
+    private let feed: SharedFeed
+    private let interval: Duration
+    private let unixTime: @Sendable () -> Double
+    private let keys: @Sendable (KeyCommand) -> Void
+    private let finished: @Sendable () -> Void
+
+    // Owned by the thread.
+    private var chrome: (state: ScreenState, grid: CellGrid, version: Int)?
+    private var spare: (grid: CellGrid, version: Int)?
+    private var presentedVersion: Int?
+
+    init(presenter: TerminalPresenter, feed: SharedFeed, fps: Int, unixTime: @escaping @Sendable () -> Double,
+         keys: @escaping @Sendable (KeyCommand) -> Void, finished: @escaping @Sendable () -> Void) {
+        self.presenter = presenter
+        self.feed = feed
+        interval = .microseconds(1_000_000 / fps)
+        self.unixTime = unixTime
+        self.keys = keys
+        self.finished = finished
+    }
+
+    func start() {
+        let thread = Thread { [self] in run() }
+        thread.name = "tokencall-frames"
+        thread.start()
+    }
+
+    private func run() {
+        let clock = ContinuousClock()
+        var next = clock.now
+        while true {
+            var quit = false
+            while let key = presenter.readKey() {
+                let command = KeyCommand(key: key)
+                if command == .resize { presenter.invalidate() }
+                if command == .quit { quit = true }
+                keys(command)
+            }
+            let feed = self.feed.current
+            if quit || feed.quitting { break }
+            draw(feed, elapsed: clock.now - feed.publishedAt)
+            next += interval
+            let now = clock.now
+            if next < now { next = now }
+            presenter.waitForKey(upTo: next - now)
+        }
+        presenter.close()
+        finished()
+    }
+
+    private func draw(_ feed: ScreenFeed, elapsed: Duration) {
+        var state = feed.state
+        state.tick(unixTime: unixTime(), sessionTime: feed.sessionTime + elapsed)
         let (width, height) = presenter.size
         if chrome?.state != state || chrome?.grid.width != width || chrome?.grid.height != height {
             chrome = (state, ScreenRenderer.chrome(state, width: width, height: height, options: presenter.options),
@@ -87,23 +192,9 @@ public final class CallScreenApp {
         let version = chrome!.version
         var grid = chrome!.grid
         if let taken = spare.take(), taken.version == version { grid = taken.grid }
-        let engine = session.engine
-        ScreenRenderer.drawMotion(state, into: &grid, options: presenter.options, video: { engine?.videoSource(forUid: $0) },
-                                  at: engine?.now ?? .zero)
+        ScreenRenderer.drawMotion(state, into: &grid, options: presenter.options, video: { feed.sources[$0] },
+                                  at: feed.engineTime + elapsed)
         if let released = presenter.present(grid), let presentedVersion { spare = (released, presentedVersion) }
         presentedVersion = version
-    }
-
-    private func handle(_ command: KeyCommand) {
-        if state.showHelp, command != .resize, command != .quit {
-            state.showHelp = false
-            return
-        }
-        switch command {
-        case .quit: quitting = true
-        case .help: state.showHelp = true
-        case .resize: presenter.invalidate()
-        default: command.perform(on: session)
-        }
     }
 }

@@ -3,12 +3,11 @@ import CNcurses
 import Glibc
 #endif
 
-/// The only code that touches the terminal, on the main actor. ncurses sets the terminal up, reads keys and gives the
-/// terminal back; frames are written with the terminal's own escape sequences (from terminfo), only the cells that
-/// changed, in one write each: ncurses' own update, which formats every sequence anew, cost more than the rest of a
-/// frame together.
-@MainActor
-public final class TerminalPresenter {
+/// The only code that touches the terminal, from one thread at a time: set up on the main actor, then used by the
+/// frame thread alone until it closes it. ncurses sets the terminal up, reads keys and gives the terminal back;
+/// frames are written with the terminal's own escape sequences (from terminfo), only the cells that changed, in one
+/// write each: ncurses' own update, which formats every sequence anew, cost more than the rest of a frame together.
+public final class TerminalPresenter: @unchecked Sendable {
     /// Why the terminal cannot be used.
     public struct Unavailable: Error, CustomStringConvertible {
         public let description: String
@@ -86,6 +85,13 @@ public final class TerminalPresenter {
         defer { previous = grid }
         write(bytes)
         return previous
+    }
+
+    /// Sleeps until a key comes or `duration` passes.
+    func waitForKey(upTo duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        var entry = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
+        _ = poll(&entry, 1, Int32(max(0, seconds * 1000 + attoseconds / 1_000_000_000_000_000)))
     }
 
     /// The next key, or nil when none is waiting.
