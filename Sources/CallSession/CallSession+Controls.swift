@@ -36,6 +36,7 @@ extension CallSession {
     public func leave() {
         guard let engine, engine.connectionState != .disconnected else { return emit(.note("leave: not in a channel")) }
         timers.cancel(retryTimer)
+        timers.cancel(shortRenewalTimer)
         _ = engine.leaveChannel()
     }
 

@@ -4,8 +4,10 @@ extension CallSession: AgoraRtcEngineDelegate {
     private func record(_ event: AgoraRtcEvent) {
         emit(.engine(event))
         switch event {
+        case .simulatorNotice(.tokenAccepted(let expiresAt, let short)):
+            shortTokenExpiresAt = short ? expiresAt : nil
         case .tokenPrivilegeWillExpire where autoRenew:
-            fetch(for: .willExpire)
+            renewBeforeExpiry()
         case .requestToken where autoRenew:
             fetch(for: .requestToken)
         case .connectionStateChanged(.connected, _):
@@ -14,6 +16,18 @@ extension CallSession: AgoraRtcEngineDelegate {
             if let cache { Task { await cache.invalidate(rejected: token) } }
         default:
             break
+        }
+    }
+
+    /// Renews on the warning; but a token that lives less than the warning lead warns as soon as it is taken, and
+    /// renewing at once would fetch without pause: such a token is renewed halfway through what is left of it.
+    private func renewBeforeExpiry() {
+        guard let expiresAt = shortTokenExpiresAt else { return fetch(for: .willExpire) }
+        let left = max(0, Double(expiresAt) - configuration.unixTime())
+        timers.cancel(shortRenewalTimer)
+        shortRenewalTimer = timers.schedule(after: .milliseconds(Int64(left * 500))) { [weak self] in
+            guard let self, self.stillNeeds(.willExpire) else { return }
+            self.fetch(for: .willExpire)
         }
     }
 

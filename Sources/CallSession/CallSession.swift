@@ -61,6 +61,10 @@ public final class CallSession {
     var cache: TokenCache?
     var fetching: FetchReason?
     var retryTimer: TimerQueue.ID?
+    /// When the token in use expires, if it lives less than the warning lead (so it warned as soon as it was taken).
+    var shortTokenExpiresAt: Int64?
+    /// The renewal of such a token, halfway through its life.
+    var shortRenewalTimer: TimerQueue.ID?
     /// A renewal the engine is still completing (after a rejoin or a renewal from failed).
     var pendingRenewal: (method: RenewMethod, token: String)?
     var appID: String?
@@ -125,7 +129,14 @@ public final class CallSession {
     public func stop() {
         guard !ended else { return }
         timers.cancel(retryTimer)
-        let failed = engine.map { $0.connectionState == .failed } ?? true
+        timers.cancel(shortRenewalTimer)
+        // Failed: the connection failed, or the network refused the join (a wrong token, App ID, channel) and left it
+        // disconnected.
+        let refusals: Set<AgoraConnectionChangedReason> = [.invalidAppId, .invalidChannelName, .invalidToken, .tokenExpired,
+                                                            .bannedByServer, .rejectedByServer, .joinFailed, .inconsistentAppId]
+        let failed = engine.map { engine in
+            engine.connectionState == .failed || (engine.connectionState == .disconnected && refusals.contains(engine.connectionChangedReason))
+        } ?? true
         if let engine, engine.connectionState != .disconnected { _ = engine.leaveChannel() }
         ended = true
         emit(.sessionEnded(failed: failed))

@@ -1,6 +1,10 @@
 import AccessToken
 import Foundation
 
+private extension String {
+    func leftPadded(to width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
+}
+
 /// A token server: Agora's guide's `POST /fetch_rtc_token`, agora-token-service's `POST /getToken` and
 /// `GET /rtc/...`, and `GET /ping`, issuing AccessToken2.
 public final class TokenServer: Sendable {
@@ -24,7 +28,7 @@ public final class TokenServer: Sendable {
         let log = config.log.map { write in
             { @Sendable (request: HTTPRequest?, response: HTTPResponse, elapsed: Duration) in
                 let micros = elapsed.components.seconds * 1_000_000 + elapsed.components.attoseconds / 1_000_000_000_000
-                write("\(request?.method ?? "-") \(request?.path ?? "-") \(response.status) \(micros)µs")
+                write("\(TokenServer.printable(request?.method ?? "-")) \(TokenServer.printable(request?.path ?? "-")) \(response.status) \(micros)µs")
             }
         }
         http = try HTTPServer(host: config.host, port: config.port, limits: limits, log: log, handler: routes.handle)
@@ -35,6 +39,21 @@ public final class TokenServer: Sendable {
     public var url: URL {
         let host = config.host.contains(":") ? "[\(config.host)]" : config.host
         return URL(string: "http://\(host == "0.0.0.0" ? "127.0.0.1" : host):\(port)")!
+    }
+
+    /// `text` with control characters and spaces written as %-escapes: a client's path (decoded) goes into a log
+    /// line, where a newline would forge another line and an escape sequence would act on the operator's terminal.
+    static func printable(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: { $0.value <= 0x20 || (0x7F...0x9F).contains($0.value) }) else { return text }
+        var out = ""
+        for scalar in text.unicodeScalars {
+            if scalar.value <= 0x20 || (0x7F...0x9F).contains(scalar.value) {
+                out += "%" + String(scalar.value, radix: 16, uppercase: true).leftPadded(to: 2)
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
     }
 
     /// Stops accepting and finishes requests under way (up to 2 s).

@@ -85,6 +85,17 @@ final class SessionHarness {
         #expect(h.session.engine?.connectionState == .connected)
     }
 
+    @Test func tokensShorterThanTheWarningAreRenewedHalfwayNotInALoop() async throws {
+        let h = SessionHarness { $0.tokenLifetime = 5 }
+        try h.session.start()
+        await h.settle(until: { h.count("tokenFetched") == 1 }, timeout: .seconds(5))
+        await h.run(for: 30)
+        // A 5 s token warns as soon as it is taken; renewed halfway, that is a fetch every 2.5 s or so.
+        #expect((8...16).contains(h.count("tokenFetchStarted")), "\(h.count("tokenFetchStarted")) fetches in 30 s")
+        #expect(h.count("requestToken") == 0)
+        #expect(h.session.engine?.connectionState == .connected)
+    }
+
     @Test(arguments: RenewMethod.allCases)
     func eachRenewMethodLandsBeforeExpiry(method: RenewMethod) async throws {
         let h = SessionHarness { $0.renewMethod = method; $0.remoteUsers = 1 }

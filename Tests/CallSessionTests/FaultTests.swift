@@ -106,6 +106,21 @@ final class FaultServer: Sendable {
         #expect(h.events.contains { $0.kind == .note("App ID \(appID) taken from the first token") })
     }
 
+    @Test func aJoinRefusedForAWrongCertificateEndsTheSessionFailed() async throws {
+        let clock = SessionHarness.makeClock()
+        let server = try FaultServer(.none, unixTime: { clock.unixTime })
+        defer { server.stop() }
+        let h = SessionHarness(clock: clock) { config in
+            config.tokenURL = server.url
+            config.appCertificate = String(repeating: "0", count: 32)
+        }
+        try h.session.start()
+        await h.run(for: 3)
+        #expect(h.session.engine?.connectionChangedReason == .invalidToken)
+        h.session.stop()
+        #expect(h.events.last?.kind == .sessionEnded(failed: true), "a call that never got in did not succeed")
+    }
+
     @Test func aServerFailingEveryOtherCallStillRenewsInTime() async throws {
         let clock = SessionHarness.makeClock()
         let server = try FaultServer(.errorEveryOtherCall, unixTime: { clock.unixTime })

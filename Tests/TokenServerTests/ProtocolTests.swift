@@ -166,6 +166,17 @@ import Testing
         }
     }
 
+    @Test func aPathCannotForgeLogLinesOrDriveTheTerminal() throws {
+        let log = LogLines()
+        let server = try startServer(log: log)
+        defer { server.stop() }
+        let client = try RawClient(port: server.port)
+        _ = client.request("GET", "/x%0AGET%20/ping%20200%201%C2%B5s%1B%5B2J")
+        let lines = log.all
+        #expect(lines == ["GET /x%0AGET%20/ping%20200%201µs%1B[2J 404 " + (lines.first?.split(separator: " ").last ?? "")])
+        #expect(!lines.joined().unicodeScalars.contains { $0.value < 0x20 })
+    }
+
     @Test func stoppingFinishesQuicklyAndRefusesNewConnections() throws {
         let server = try startServer()
         let idle = try RawClient(port: server.port)
