@@ -173,6 +173,8 @@ struct TokenRoutes: Sendable {
             guard !text.isEmpty, text.allSatisfy(\.isASCIIDigit) else { throw BadRequest("\(name) must be \(range), not \"\(text.prefix(40))\"") }
             guard let uid = UInt32(text) else { throw BadRequest("\(name) must be \(range), not \(text.prefix(40))") }
             return uid
+        case .number(let number)?:
+            throw BadRequest("\(name) must be \(range), not \(number)")
         case let other?:
             throw BadRequest("\(name) must be \(range), not \(other.kind)")
         }
@@ -180,6 +182,10 @@ struct TokenRoutes: Sendable {
 
     /// A uid (digits) or, when `integers` allows it only for digits, a string user account.
     static func user(_ value: JSONValue?, _ name: String, integers: Bool = true) throws(BadRequest) -> RTCUser {
+        // "-5" is a uid gone negative (a signed integer in the client), not a user account.
+        if integers, case .string(let text)? = value, text.count > 1, text.first == "-", text.dropFirst().allSatisfy(\.isASCIIDigit) {
+            throw BadRequest("\(name) must be an integer from 0 to 4294967295, not \(text.prefix(40))")
+        }
         if integers, case .string(let text)? = value, text.isEmpty || !text.allSatisfy(\.isASCIIDigit) {
             return try account(text, name)
         }
@@ -202,6 +208,8 @@ struct TokenRoutes: Sendable {
         case .integer(1), .string("1"), .string("publisher"): return .publisher
         case .integer(2), .string("2"), .string("subscriber"): return .subscriber
         case .string(let text): throw BadRequest("role must be publisher, subscriber, 1 or 2, not \"\(text.prefix(20))\"")
+        case .integer(let number): throw BadRequest("role must be publisher, subscriber, 1 or 2, not \(number)")
+        case .number(let number): throw BadRequest("role must be publisher, subscriber, 1 or 2, not \(number)")
         default: throw BadRequest("role must be publisher, subscriber, 1 or 2, not \(value.kind)")
         }
     }
