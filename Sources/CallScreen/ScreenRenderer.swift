@@ -113,7 +113,8 @@ public enum ScreenRenderer {
     }
 
     private static func drawKeys(into grid: inout CellGrid, _ painter: Painter) {
-        let keys = " j join  l leave  r rejoin  n renew  a auto  m method  c role  +/- users  i net  s server  e expire  ? help  q quit"
+        // Help and quit first: a narrow terminal cuts the line's end.
+        let keys = " ? help  q quit  j join  l leave  r rejoin  n renew  a auto  m method  c role  +/- users  i net  s server  e expire"
         // Not into the bottom-right cell: writing it would scroll a terminal with automatic margins, so it is never sent.
         grid.write(keys, x: 0, y: grid.height - 1, style: painter.style(foreground: .cyan), limit: grid.width - 1)
     }
@@ -190,7 +191,7 @@ public enum ScreenRenderer {
     ]
 
     private static func drawHelp(into grid: inout CellGrid, _ painter: Painter) {
-        let width = 52, height = keyHelp.count + 4
+        let width = min(grid.width - 2, keyHelp.map { $0.1.count }.max()! + 14), height = keyHelp.count + 4
         let x = (grid.width - width) / 2, y = max(1, (grid.height - height) / 2)
         grid.fill(x: x, y: y, width: width, height: height, with: Cell(character: " ", style: CellStyle(reverse: true)))
         grid.write(" keys (any key closes) ", x: x + 2, y: y, style: CellStyle(bold: true, reverse: true))

@@ -5,9 +5,10 @@ extension CallSession {
     /// Whether a token fetch is under way.
     public var fetchingToken: Bool { fetching != nil }
 
-    /// Fetches a fresh token now and hands it over with the current renew method (or joins, when out).
+    /// Fetches a fresh token now and hands it over with the current renew method (out of a failed call: joins again).
     public func renewNow() {
         guard !ended else { return }
+        if engine?.connectionState == .disconnected { return emit(.note("renew: not in a channel; press j to join")) }
         guard fetching == nil else { return emit(.note("renew: a token fetch is already under way")) }
         fetch(for: .manual)
     }
