@@ -164,7 +164,11 @@ public enum ScreenRenderer {
                                 _ painter: Painter) {
         guard height > 1 else { return }
         grid.write(" events " + String(repeating: painter.horizontal, count: max(0, width - 9)), x: x, y: y, style: painter.style(bold: true))
-        for (row, entry) in state.log.suffix(height - 1).enumerated() {
+        // The newest entries that fit, each wrapped onto as many lines as it needs: an error's reason is at its end.
+        typealias Piece = (text: String, style: CellStyle)
+        let indent = 11, room = height - 1
+        var lines: [[Piece]] = []  // newest first
+        for entry in state.log.reversed() where lines.count < room {
             let color: TerminalColor = switch entry.tone {
             case .good: .green
             case .warning: .yellow
@@ -173,11 +177,36 @@ public enum ScreenRenderer {
             }
             let time = SessionEvent.decimal(entry.time)
             let stamp = String(repeating: " ", count: max(0, 8 - time.count)) + time + "s "
-            grid.write(stamp, x: x, y: y + 1 + row, style: painter.style(foreground: .standard), limit: width)
-            grid.write(entry.name, x: x + stamp.count, y: y + 1 + row,
-                       style: painter.style(foreground: color, bold: entry.tone != .normal), limit: width - stamp.count)
-            grid.write(" " + entry.detail, x: x + stamp.count + entry.name.count, y: y + 1 + row, style: painter.style(foreground: color),
-                       limit: max(0, width - stamp.count - entry.name.count))
+            let detailStyle = painter.style(foreground: color)
+            var detail = Array((entry.detail.isEmpty ? "" : " " + entry.detail).unicodeScalars)
+            /// As much of what is left as fits in `room` columns, ending at a space when one is not too far back.
+            func cut(_ room: Int) -> Int {
+                guard detail.count > room else { return detail.count }
+                if let space = detail[..<room].lastIndex(of: " "), space > room / 2 { return space + 1 }
+                return room
+            }
+            let firstRoom = cut(max(0, width - stamp.count - entry.name.count))
+            var entryLines: [[Piece]] = [[(stamp, painter.style(foreground: .standard)),
+                                          (entry.name, painter.style(foreground: color, bold: entry.tone != .normal)),
+                                          (String(String.UnicodeScalarView(detail.prefix(firstRoom))), detailStyle)]]
+            detail.removeFirst(firstRoom)
+            while detail.first == " " { detail.removeFirst() }
+            while !detail.isEmpty {
+                let take = cut(max(1, width - indent))
+                entryLines.append([(String(repeating: " ", count: indent), .plain),
+                                   (String(String.UnicodeScalarView(detail.prefix(take))), detailStyle)])
+                detail.removeFirst(take)
+                while detail.first == " " { detail.removeFirst() }
+            }
+            // The oldest entry shown keeps its first lines when not all of it fits.
+            lines += entryLines.prefix(room - lines.count).reversed()
+        }
+        for (row, line) in lines.reversed().enumerated() {
+            var column = x
+            for piece in line {
+                grid.write(piece.text, x: column, y: y + 1 + row, style: piece.style, limit: max(0, x + width - column))
+                column += piece.text.unicodeScalars.count
+            }
         }
     }
 
