@@ -20,8 +20,11 @@ public final class TerminalPresenter: @unchecked Sendable {
 
     /// Takes over the terminal. Checks TERM first, so that ncurses never exits the process itself.
     public init(noColor: Bool) throws(Unavailable) {
-        guard let term = getenv("TERM").map({ String(cString: $0) }), !term.isEmpty, term != "dumb" else {
-            throw Unavailable(description: "TERM is not set to a usable terminal; run with --headless, or set TERM (e.g. TERM=xterm-256color)")
+        guard let term = getenv("TERM").map({ String(cString: $0) }), !term.isEmpty else {
+            throw Unavailable(description: "TERM is not set; run with --headless, or set TERM (e.g. TERM=xterm-256color)")
+        }
+        guard term != "dumb" else {
+            throw Unavailable(description: "TERM=dumb cannot draw the call screen; run with --headless, or set TERM=xterm-256color")
         }
         setlocale(LC_ALL, "")
         var unicode = String(cString: tc_codeset()) == "UTF-8"

@@ -118,6 +118,9 @@ enum RequestReader {
 
     static func read(_ buffer: [UInt8]) -> Outcome {
         guard let headEnd = headEnd(in: buffer) else {
+            if buffer.count >= 2, zip(buffer, buffer.dropFirst()).contains(where: { $0 == 10 && $1 == 10 }) {
+                return .refuse(.error(400, "the request's lines end with LF alone; HTTP needs CR LF"))
+            }
             return buffer.count > maxHeaderBytes
                 ? .refuse(.error(431, "the request headers are over \(maxHeaderBytes) bytes"))
                 : .incomplete

@@ -57,6 +57,11 @@ enum JoinCommand {
         }
         config.requestShape = try args.choice("token-request", ["fetch": HTTPTokenProvider.Shape.fetch, "getToken": .getToken,
                                                                 "rtc-path": .rtcPath]) ?? .fetch
+        if let bearer = args.string("auth-bearer") {
+            // Sent as `Authorization: Bearer <credential>`: a space would make it two words, which servers refuse.
+            if bearer.isEmpty { throw args.error("--auth-bearer needs a credential; it is empty") }
+            if bearer.contains(where: \.isWhitespace) { throw args.error("--auth-bearer needs a credential without spaces") }
+        }
         config.bearer = args.string("auth-bearer")
         config.requestTimeout = .seconds(try args.integer("request-timeout", in: 1...120) ?? 10)
         for (name, length) in [("app-id", 0), ("app-certificate", 1)] {

@@ -35,8 +35,9 @@ enum ServeCommand {
         let maxConnections = try args.integer("max-connections", in: 1...10_000) ?? 256
         let origins = (args.string("cors-origin") ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
             .filter { !$0.isEmpty }
-        if let bearer = args.string("require-bearer"), bearer.isEmpty || bearer.contains(where: \.isWhitespace) {
-            throw args.error("--require-bearer needs a credential without spaces")
+        if let bearer = args.string("require-bearer") {
+            if bearer.isEmpty { throw args.error("--require-bearer needs a credential; it is empty") }
+            if bearer.contains(where: \.isWhitespace) { throw args.error("--require-bearer needs a credential without spaces") }
         }
         let log: (@Sendable (String) -> Void)? = args.has("quiet") ? nil : { @Sendable line in Console.error(line) }
         let config = TokenServerConfig(

@@ -68,6 +68,8 @@ import Testing
         (["join", "--token-url", "http://127.0.0.1:9", "--token-lifetime", "60"], "--token-lifetime sets the embedded server"),
         (["join", "--app-id", "xyz"], "the App ID must be 32 hex characters"),
         (["join", "--remote-users", "99"], "--remote-users must be an integer from 0 to 16"),
+        (["join", "--auth-bearer", "two words"], "--auth-bearer needs a credential without spaces"),
+        (["join", "--auth-bearer", ""], "--auth-bearer needs a credential; it is empty"),
     ])
     func badOptionsAreUsageErrors(arguments: [String], words: String) throws {
         let result = try TokenCallProcess.run(arguments)

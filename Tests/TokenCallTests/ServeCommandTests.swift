@@ -61,6 +61,7 @@ private let certificate = "5CFd2fd1755d40ecb72977518be15d3b"
             (["serve", "--token-lifetime", "0"], "--token-lifetime must be an integer from 1 to 86400"),
             (["serve", "--port", "70000"], "--port must be an integer from 0 to 65535"),
             (["serve", "--app-certificate", "short"], "the App Certificate must be 32 hex characters"),
+            (["serve", "--require-bearer", ""], "--require-bearer needs a credential; it is empty"),
         ] {
             let result = try TokenCallProcess.run(arguments, environment: environment)
             #expect(result.status == 64, "\(arguments)")

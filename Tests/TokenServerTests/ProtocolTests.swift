@@ -14,6 +14,7 @@ import Testing
         ("POST without length", "POST /getToken HTTP/1.1\r\nHost: x\r\n\r\n", 411),
         ("chunked", "POST /getToken HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n", 411),
         ("body over 16 KiB", "POST /getToken HTTP/1.1\r\nContent-Length: 16385\r\n\r\n", 413),
+        ("bare LF line ends", "GET /ping HTTP/1.1\nHost: x\n\n", 400),
         ("headers over 8 KiB", "GET /ping HTTP/1.1\r\nX-Big: \(String(repeating: "a", count: 9000))\r\n\r\n", 431),
     ])
     func malformedRequestsGetAnErrorAndAClosedConnection(name: String, raw: String, status: Int) throws {
