@@ -92,9 +92,20 @@ extension ScreenRenderer {
         case "frozen", "reconnecting": .yellow
         default: .red
         }
-        let title = " \(label) "
+        // A label too long for the tile is shortened visibly (a uid cut short would read as another uid), keeping the
+        // tag while there is room for it.
+        var title = " \(label) ", tagText = " \(tag) "
+        if title.count + tagText.count > width {
+            let room = width - tagText.count
+            if room >= 8 {
+                title = " " + String(label.prefix(room - 3)) + painter.ellipsis + " "
+            } else {
+                title = width > 2 ? " " + String(label.prefix(width - 2)) + painter.ellipsis : ""
+                tagText = ""
+            }
+        }
         grid.write(title, x: x, y: y, style: CellStyle(bold: true, reverse: true), limit: width)
-        grid.write(" \(tag) ", x: x + title.count, y: y, style: CellStyle(foreground: painter.options.colors > 0 ? .black : .standard,
+        grid.write(tagText, x: x + title.count, y: y, style: CellStyle(foreground: painter.options.colors > 0 ? .black : .standard,
                    background: painter.options.colors > 0 ? tagColor : .standard, bold: true, reverse: painter.options.colors == 0),
                    limit: max(0, width - title.count))
     }

@@ -252,6 +252,7 @@ struct Painter {
     var horizontal: String { options.unicode ? "─" : "-" }
     var full: String { options.unicode ? "█" : "#" }
     var light: String { options.unicode ? "░" : "." }
+    var ellipsis: String { options.unicode ? "…" : "~" }
 
     func style(foreground: TerminalColor = .standard, bold: Bool = false) -> CellStyle {
         CellStyle(foreground: options.colors > 0 ? foreground : .standard, bold: bold)

@@ -99,6 +99,16 @@ private func assertSnapshot(_ grid: CellGrid, _ name: String, sourceLocation: So
         #expect(ScreenRenderer.tiling(4, width: 80, height: 40).columns == 2)
     }
 
+    @Test func aLabelTooLongForItsTileIsShortenedVisibly() {
+        var s = state("connected")
+        s.apply(SessionEvent(time: .seconds(6), kind: .engine(.didJoinChannel(channel: "test", uid: 754_737_879, elapsed: 1))))
+        for _ in 0..<3 { s.apply(SessionEvent(time: .seconds(6), kind: .engine(.didJoinedOfUid(UInt.random(in: 100_000...999_999), elapsed: 1)))) }
+        let top = render(s, 60, 20).lines[2]
+        // Either the whole uid or a visibly shortened one; never a shorter number that reads as another uid.
+        #expect(top.contains("uid 754737879") || top.contains("~"), "\(top)")
+        #expect(!top.contains("uid 75473787 "), "\(top)")
+    }
+
     @Test func anAudienceMemberIsNotPublishing() {
         var s = state("connected")
         s.apply(SessionEvent(time: .seconds(6), kind: .engine(.didClientRoleChanged(old: .broadcaster, new: .audience))))
