@@ -57,7 +57,11 @@ extension CallSession {
     }
 
     public func addRemoteUser() {
-        guard engine?.simulateRemoteUserJoin() != nil else { return emit(.note("+: join a channel first")) }
+        guard let engine, let count = engine.simulatedRemoteUserCount else { return emit(.note("+: join a channel first")) }
+        guard count < AgoraRtcEngineKit.remoteUserLimit else {
+            return emit(.note("+: the channel already has \(count) remote users, the most it simulates"))
+        }
+        _ = engine.simulateRemoteUserJoin()
     }
 
     public func removeRemoteUser() {

@@ -1,12 +1,22 @@
 import Timers
 
 extension AgoraRtcEngineKit {
-    /// Adds a remote user to the main channel now; returns its uid, or nil when not joined.
+    /// Adds a remote user to the main channel now; returns its uid, or nil when not joined or at `remoteUserLimit`.
     public func simulateRemoteUserJoin() -> UInt? {
         guard let main, main.isActive else { return nil }
+        guard world(for: main).peers.count < Self.remoteUserLimit else { return nil }
         let uid = world(for: main).add()
         flush()
         return uid
+    }
+
+    /// The most remote users a simulated channel holds (as `--remote-users` allows).
+    public nonisolated static let remoteUserLimit = 16
+
+    /// How many remote users the main channel has (present or on their way); nil when not joined.
+    public var simulatedRemoteUserCount: Int? {
+        guard let main, main.isActive else { return nil }
+        return world(for: main).peers.count
     }
 
     /// Makes a remote user of the main channel quit (the latest one when `uid` is nil); returns its uid.

@@ -75,7 +75,7 @@ enum JoinCommand {
         config.tokenLifetime = try args.integer("token-lifetime", in: UInt32(1)...86_400) ?? 40
         config.renewMethod = try args.choice("renew-method", ["renew": RenewMethod.renew, "update": .update, "rejoin": .rejoin]) ?? .renew
         config.autoRenew = !args.has("no-auto-renew")
-        config.remoteUsers = try args.integer("remote-users", in: 0...16) ?? 2
+        config.remoteUsers = try args.integer("remote-users", in: 0...AgoraRtcEngineKit.remoteUserLimit) ?? 2
         config.seed = try args.integer("seed", in: UInt64(0)...UInt64.max) ?? UInt64.random(in: 0...999_999)
         return config
     }

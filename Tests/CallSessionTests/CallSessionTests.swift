@@ -96,6 +96,17 @@ final class SessionHarness {
         #expect(h.session.engine?.connectionState == .connected)
     }
 
+    @Test func addingUsersStopsAtTheLimitAndSaysSo() async throws {
+        let h = SessionHarness { $0.remoteUsers = AgoraRtcEngineKit.remoteUserLimit - 1 }
+        try h.session.start()
+        await h.settle(until: { h.count("tokenFetched") == 1 }, timeout: .seconds(5))
+        await h.run(for: 1)
+        h.session.addRemoteUser()
+        h.session.addRemoteUser()
+        #expect(h.session.engine?.simulatedRemoteUserCount == AgoraRtcEngineKit.remoteUserLimit)
+        #expect(h.events.contains { $0.kind == .note("+: the channel already has 16 remote users, the most it simulates") })
+    }
+
     @Test(arguments: RenewMethod.allCases)
     func eachRenewMethodLandsBeforeExpiry(method: RenewMethod) async throws {
         let h = SessionHarness { $0.renewMethod = method; $0.remoteUsers = 1 }
