@@ -3,6 +3,8 @@ public struct Invocation: Sendable {
     /// Command names from the top, e.g. ["tokencall", "token", "build"].
     public let path: [String]
     let values: [String: String]
+    /// For options whose value came from the environment, the variable it came from.
+    var environmentSources: [String: String] = [:]
     public let positionals: [String]
     /// The usage of the command reached, for errors found after parsing.
     public let usage: String
@@ -13,6 +15,11 @@ public struct Invocation: Sendable {
     /// The option's value, or nil when not given.
     public func string(_ name: String) -> String? { values[name] }
 
+    /// How an error names the option: `--port`, or `SERVER_PORT (for --port)` when the value came from there.
+    public func described(_ name: String) -> String {
+        environmentSources[name].map { "\($0) (for --\(name))" } ?? "--\(name)"
+    }
+
     /// A usage error for this command.
     public func error(_ message: String) -> UsageError {
         UsageError(message: "\(path.joined(separator: " ")): \(message)", usage: usage)
@@ -22,7 +29,7 @@ public struct Invocation: Sendable {
     public func integer<T: FixedWidthInteger & Sendable>(_ name: String, in range: ClosedRange<T>) throws(UsageError) -> T? {
         guard let text = values[name] else { return nil }
         guard let value = T(text), range.contains(value) else {
-            throw error("--\(name) must be an integer from \(range.lowerBound) to \(range.upperBound), not \"\(text)\"")
+            throw error("\(described(name)) must be an integer from \(range.lowerBound) to \(range.upperBound), not \"\(text)\"")
         }
         return value
     }
@@ -32,7 +39,7 @@ public struct Invocation: Sendable {
         guard let text = values[name] else { return nil }
         guard let match = choices.first(where: { $0.key == text }) else {
             let words = choices.map(\.key)
-            throw error("--\(name) must be \(words.dropLast().joined(separator: ", ")) or \(words.last ?? ""), not \"\(text)\"")
+            throw error("\(described(name)) must be \(words.dropLast().joined(separator: ", ")) or \(words.last ?? ""), not \"\(text)\"")
         }
         return match.value
     }

@@ -80,9 +80,11 @@ extension Command {
             }
             throw fail("missing command; one of: \(command.subcommands.map(\.name).joined(separator: ", "))")
         }
+        var environmentSources: [String: String] = [:]
         for option in command.options where values[option.name] == nil {
-            if let value = option.environment.lazy.compactMap({ environment[$0] }).first(where: { !$0.isEmpty }) {
-                values[option.name] = value
+            if let variable = option.environment.first(where: { environment[$0]?.isEmpty == false }) {
+                values[option.name] = environment[variable]
+                environmentSources[option.name] = variable
             } else if option.isRequired {
                 throw fail("missing --\(option.name) \(option.placeholder ?? "")".trimmingTrailingSpace())
             }
@@ -93,7 +95,7 @@ extension Command {
         if let missing = command.positionals.dropFirst(positionals.count).first(where: \.isRequired) {
             throw fail("missing \(missing.name)")
         }
-        return .run(Invocation(path: path, values: values, positionals: positionals, usage: usage))
+        return .run(Invocation(path: path, values: values, environmentSources: environmentSources, positionals: positionals, usage: usage))
     }
 
     /// " (did you mean --uid?)" when a known name is close to `word`.

@@ -51,6 +51,16 @@ private func failure(_ words: [String], env: [String: String] = [:]) -> String? 
         #expect(failure(["token", "build"], env: ["APP_ID": ""]) == "tool token build: missing --app-id ID")
     }
 
+    @Test func aBadValueFromTheEnvironmentNamesTheVariable() throws {
+        let fromEnvironment = try run(["token", "build"], env: ["APP_ID": "abc"])
+        #expect(throws: UsageError(message: "tool token build: APP_ID (for --app-id) must be an integer from 0 to 9, not \"abc\"",
+                                   usage: fromEnvironment.usage)) {
+            try fromEnvironment.integer("app-id", in: 0...9)
+        }
+        let fromArguments = try run(["token", "build", "--app-id", "abc"])
+        #expect(fromArguments.described("app-id") == "--app-id")
+    }
+
     @Test func unknownOptionsSaySoAndSuggestTheClosest() {
         #expect(failure(["token", "build", "--app-id", "x", "--uidd", "1"])
                 == "tool token build: unknown option --uidd (did you mean --uid?)")
