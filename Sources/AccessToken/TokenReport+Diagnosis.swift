@@ -123,10 +123,10 @@ extension TokenReport {
         }
         let tokenIsInteger = !uid.isEmpty && uid.allSatisfy(\.isASCIIDigit) && UInt32(uid) != nil && !(uid.hasPrefix("0"))
         switch user {
-        case .uid(0):
-            problems.append("you join with uid 0, so the SDK picks a random uid, but the token is only for uid \"\(uid)\": join with that uid, or build the token with uid 0 (any uid)")
         case .uid where uid == "0":
             problems.append("the token carries the account string \"0\", which is not the wildcard: build it with the integer uid 0 to allow any uid")
+        case .uid(0):
+            problems.append("you join with uid 0, so the SDK picks a random uid, but the token is only for uid \"\(uid)\": join with that uid, or build the token with uid 0 (any uid)")
         case .uid:
             if tokenIsInteger {
                 problems.append("it was built for uid \(uid), but you join as \(user): build the token for the uid you join with")
