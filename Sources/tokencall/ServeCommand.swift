@@ -51,7 +51,8 @@ enum ServeCommand {
         } catch let error as TokenError {
             throw args.error(error.description)
         } catch {
-            Console.error("tokencall serve: \(error); pick another address or port with --host/--port")
+            let hint = "\(error)".contains("; ") ? "" : "; pick another address or port with --host/--port"
+            Console.error("tokencall serve: \(error)\(hint)")
             return ExitCode.failure
         }
         Console.error("tokencall serve: listening on \(server.url) — tokens for App ID \(config.appID), \(lifetime) s each"
