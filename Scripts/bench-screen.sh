@@ -13,8 +13,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-bench_dir=.build/bench
-results="$bench_dir/results.json"
+. Scripts/bench-env.sh
 work="$bench_dir/screen"
 seconds=${BENCH_SCREEN_SECONDS:-10}
 width=200

@@ -13,10 +13,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-reference_version=0.3.4
-bench_dir=.build/bench
-venv="$bench_dir/venv"
-results="$bench_dir/results.json"
+. Scripts/bench-env.sh
 work="$bench_dir/server"
 lua=Benchmarks/ServerBench/fetch_rtc_token.lua
 seconds=${BENCH_SERVER_SECONDS:-10}
@@ -65,13 +62,7 @@ if [ -z "$nginx_bin" ]; then
 fi
 [ -x "$nginx_bin" ] || die "nginx is not at $nginx_bin after installing it"
 
-if ! "$venv/bin/python" -c "import agoraiotools, sys; sys.exit(agoraiotools.__version__ != '$reference_version')" 2>/dev/null; then
-    say "setting up $venv with agoraiotools==$reference_version"
-    mkdir -p "$bench_dir"
-    [ -x "$venv/bin/python" ] || python3 -m venv "$venv" || die "could not create $venv (on Debian: apt-get install python3-venv)"
-    "$venv/bin/pip" install --quiet --disable-pip-version-check "agoraiotools==$reference_version" \
-        || die "pip could not install agoraiotools==$reference_version into $venv (network access to pypi.org, or PIP_INDEX_URL)"
-fi
+ensure_reference
 python="$venv/bin/python"
 
 # One run at a time: two at once would share the cores (and this directory) and spoil each other's figures.

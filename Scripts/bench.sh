@@ -6,33 +6,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-reference_version=0.3.4
-bench_dir=.build/bench
-venv="$bench_dir/venv"
-results="$bench_dir/results.json"
+. Scripts/bench-env.sh
 
 echo "== building tokencall-bench (release)" >&2
 swift build -c release --product tokencall-bench
 
-if [ ! -x "$venv/bin/python" ]; then
-    echo "== creating $venv" >&2
-    mkdir -p "$bench_dir"
-    if ! python3 -m venv "$venv"; then
-        rm -rf "$venv"
-        echo "bench: could not create a Python virtualenv at $venv." >&2
-        echo "       It needs python3 with the venv module; on Debian: apt-get install python3-venv" >&2
-        exit 1
-    fi
-fi
-if ! "$venv/bin/python" -c "import agoraiotools, sys; sys.exit(agoraiotools.__version__ != '$reference_version')" 2>/dev/null; then
-    echo "== installing agoraiotools==$reference_version into $venv" >&2
-    if ! "$venv/bin/pip" install --quiet --disable-pip-version-check "agoraiotools==$reference_version"; then
-        echo "bench: pip could not install agoraiotools==$reference_version (Agora's Python reference) into $venv." >&2
-        echo "       It comes from PyPI: check network access to pypi.org (or set PIP_INDEX_URL to a mirror)," >&2
-        echo "       then run 'make bench' again; 'rm -rf $venv' starts the virtualenv afresh." >&2
-        exit 1
-    fi
-fi
+ensure_reference
 
 echo "== timing the reference (agoraiotools $reference_version)" >&2
 reference=$("$venv/bin/python" Benchmarks/reference.py)

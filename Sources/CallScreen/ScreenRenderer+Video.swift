@@ -112,14 +112,9 @@ extension ScreenRenderer {
 
     private static let ramp = Array(" .:-=+*#%@".unicodeScalars)
 
-    /// One cell of a frame: two pixels as an upper half block in 256 colours, else a luminance character.
+    /// One cell of a frame drawn a pixel per cell: a luminance character, in the nearest basic colour when there are any.
     private static func cell(_ frame: VideoFrame, _ column: Int, _ row: Int, _ painter: Painter) -> Cell {
-        if painter.options.unicode && painter.options.colors >= 8 && frame.height >= 2 * (row + 1) {
-            let top = frame[column, row * 2], bottom = frame[column, row * 2 + 1]
-            return Cell(character: "▀", style: CellStyle(foreground: color(top, painter.options.colors),
-                                                          background: color(bottom, painter.options.colors)))
-        }
-        let pixel = frame[column, min(row, frame.height - 1)]
+        let pixel = frame[column, row]
         let character = ramp[Int(pixel.luminance) * (ramp.count - 1) / 255]
         return Cell(character: character, style: CellStyle(foreground: painter.options.colors >= 8 ? color(pixel, 8) : .standard))
     }

@@ -82,7 +82,6 @@ public final class TerminalPresenter: @unchecked Sendable {
 
     /// Draws `grid`, sending only the cells that changed since the last one; returns the grid drawn before, which
     /// it no longer needs (nil after a resize).
-    @discardableResult
     public func present(_ grid: CellGrid) -> CellGrid? {
         let bytes = output.bytes(from: previous, to: grid)
         defer { previous = grid }

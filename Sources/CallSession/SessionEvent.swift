@@ -180,6 +180,6 @@ extension SessionEvent {
 import Foundation
 
 extension Unicode.Scalar {
-    /// C0 and C1 control characters and DEL.
-    fileprivate var isControl: Bool { value < 0x20 || (0x7F...0x9F).contains(value) }
+    /// C0 and C1 control characters and DEL (Unicode's category Cc).
+    fileprivate var isControl: Bool { properties.generalCategory == .control }
 }

@@ -268,13 +268,7 @@ final class HTTPServer: Sendable {
         guard !isStopping else { return 100 }
         let now = clock.now
         var next = now + .seconds(1)
-        for connection in connections where !connection.closed {
-            let deadline = if let lingersUntil = connection.lingersUntil { lingersUntil }
-                else if connection.isSending { connection.lastProgress + limits.sendTimeout }
-                else if let started = connection.requestStarted { started + limits.requestDeadline }
-                else { connection.idleSince + limits.idleTimeout }
-            next = min(next, deadline)
-        }
+        for connection in connections where !connection.closed { next = min(next, deadline(of: connection)) }
         let (seconds, attoseconds) = (next - now).components
         return Int32(max(0, seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1))
     }
@@ -359,18 +353,23 @@ final class HTTPServer: Sendable {
 
     /// Enforces the request deadline, the send timeout, the idle timeout and stopping.
     private func checkTimes(_ connection: Connection, now: ContinuousClock.Instant, clock: ContinuousClock) {
-        if let lingersUntil = connection.lingersUntil {
-            if now >= lingersUntil { close(connection) }
-        } else if connection.isSending {
-            if now - connection.lastProgress >= limits.sendTimeout { close(connection) }
-        } else if let started = connection.requestStarted {
-            if now - started >= limits.requestDeadline {
-                respond(.error(408, "the request did not arrive whole within \(limits.requestDeadline)"), on: connection,
-                        for: nil, started: started, keepAlive: false, clock: clock)
-            }
-        } else if isStopping || now - connection.idleSince >= limits.idleTimeout {
+        let idle = connection.lingersUntil == nil && !connection.isBusy
+        guard now >= deadline(of: connection) || (idle && isStopping) else { return }
+        if connection.lingersUntil == nil, !connection.isSending, let started = connection.requestStarted {
+            respond(.error(408, "the request did not arrive whole within \(limits.requestDeadline)"), on: connection,
+                    for: nil, started: started, keepAlive: false, clock: clock)
+        } else {
             close(connection)
         }
+    }
+
+    /// When the connection's current wait runs out: lingering, an answer the client does not take, a request not
+    /// arriving whole, or idleness.
+    private func deadline(of connection: Connection) -> ContinuousClock.Instant {
+        if let lingersUntil = connection.lingersUntil { return lingersUntil }
+        if connection.isSending { return connection.lastProgress + limits.sendTimeout }
+        if let started = connection.requestStarted { return started + limits.requestDeadline }
+        return connection.idleSince + limits.idleTimeout
     }
 
     private func updateBusy(_ connection: Connection) {

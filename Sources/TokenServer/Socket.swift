@@ -2,25 +2,22 @@
 import Glibc
 #endif
 
-/// A socket error: what was being done, and errno's words for why it failed.
+/// A socket error: what was being done, and the system's words for why it failed.
 public struct SocketError: Error, CustomStringConvertible, Sendable {
     public let operation: String
-    public let code: Int32
-    /// The whole message, when the system's words for `code` would not say it.
-    private var message: String?
+    /// What went wrong, in the system's words.
+    public let reason: String
 
     init(_ operation: String, code: Int32 = errno) {
+        self.init(operation, reason: String(cString: strerror(code)))
+    }
+
+    init(_ operation: String, reason: String) {
         self.operation = operation
-        self.code = code
+        self.reason = reason
     }
 
-    init(message: String) {
-        operation = message
-        code = 0
-        self.message = message
-    }
-
-    public var description: String { message ?? "\(operation): \(String(cString: strerror(code)))" }
+    public var description: String { "\(operation): \(reason)" }
 }
 
 /// A file descriptor for a TCP socket, with the few blocking operations the server needs, each bounded in time.
@@ -36,8 +33,8 @@ struct Socket: Sendable {
         var list: UnsafeMutablePointer<addrinfo>?
         let status = getaddrinfo(host, String(port), &hints, &list)
         guard status == 0, let first = list else {
-            let reason = status == EAI_SYSTEM ? String(cString: strerror(errno)) : String(cString: gai_strerror(status))
-            throw SocketError(message: "cannot listen on host \"\(host)\" (\(reason)); give an address of this machine, such as 127.0.0.1, ::1 or 0.0.0.0 for all")
+            throw SocketError("cannot listen on host \"\(host)\"",
+                              reason: status == EAI_SYSTEM ? String(cString: strerror(errno)) : String(cString: gai_strerror(status)))
         }
         defer { freeaddrinfo(list) }
         let fd = socket(first.pointee.ai_family, first.pointee.ai_socktype | Int32(SOCK_CLOEXEC.rawValue), 0)

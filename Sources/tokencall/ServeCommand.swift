@@ -51,8 +51,7 @@ enum ServeCommand {
         } catch let error as TokenError {
             throw args.error(error.description)
         } catch {
-            let hint = "\(error)".contains("; ") ? "" : "; pick another address or port with --host/--port"
-            Console.error("tokencall serve: \(error)\(hint)")
+            Console.error("tokencall serve: \(error); pick another address (such as 127.0.0.1, or 0.0.0.0 for all) or port with --host/--port")
             return ExitCode.failure
         }
         Console.error("tokencall serve: listening on \(server.url) — tokens for App ID \(config.appID), \(lifetime) s each"

@@ -36,12 +36,7 @@ import Testing
         process.standardOutput = stdout
         process.standardError = Pipe()
         try process.run()
-        var seen = ""
-        while !seen.contains("didJoinChannel") {
-            let chunk = stdout.fileHandleForReading.availableData
-            guard !chunk.isEmpty else { break }
-            seen += String(decoding: chunk, as: UTF8.self)
-        }
+        var seen = TokenCallProcess.read(stdout, until: "didJoinChannel")
         process.terminate()
         process.waitUntilExit()
         seen += String(decoding: stdout.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)

@@ -18,12 +18,7 @@ private let certificate = "5CFd2fd1755d40ecb72977518be15d3b"
         process.standardError = stderr
         process.standardOutput = Pipe()
         try process.run()
-        var seen = ""
-        while !seen.contains("\n") {
-            let chunk = stderr.fileHandleForReading.availableData
-            guard !chunk.isEmpty else { break }
-            seen += String(decoding: chunk, as: UTF8.self)
-        }
+        let seen = TokenCallProcess.read(stderr, until: "\n")
         let address = try #require(seen.split(separator: " ").first { $0.hasPrefix("http://") })
         return (process, stderr, try #require(URL(string: String(address))))
     }

@@ -17,6 +17,17 @@ struct TokenCallProcess {
         return directory.appendingPathComponent("tokencall")
     }()
 
+    /// Reads what a running process writes to `pipe` until `text` shows (or the pipe closes); returns what it read.
+    static func read(_ pipe: Pipe, until text: String) -> String {
+        var seen = ""
+        while !seen.contains(text) {
+            let chunk = pipe.fileHandleForReading.availableData
+            guard !chunk.isEmpty else { break }
+            seen += String(decoding: chunk, as: UTF8.self)
+        }
+        return seen
+    }
+
     static func run(_ arguments: [String], environment: [String: String] = [:], stdin: String? = nil) throws -> Result {
         let process = Process()
         process.executableURL = binary
