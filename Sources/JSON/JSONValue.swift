@@ -1,33 +1,14 @@
-import Foundation
-
-/// Any JSON value, decoded without guessing at types, so each field can be checked and explained.
-public enum JSONValue: Decodable, Equatable, Sendable {
+/// Any JSON value, read without guessing at types, so each field can be checked and explained.
+public enum JSONValue: Equatable, Sendable {
     case null
     case bool(Bool)
+    /// A number written as a whole number that fits an `Int64`: no fraction, no exponent, not `-0`.
     case integer(Int64)
-    case number(Double)
+    /// Any other number, exactly as written (`1e3`, `0.0`, `-0`, `18446744073709551616`): never rounded.
+    case number(String)
     case string(String)
     case array([JSONValue])
     case object([String: JSONValue])
-
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if container.decodeNil() {
-            self = .null
-        } else if let value = try? container.decode(Bool.self) {
-            self = .bool(value)
-        } else if let value = try? container.decode(Int64.self) {
-            self = .integer(value)
-        } else if let value = try? container.decode(Double.self) {
-            self = .number(value)
-        } else if let value = try? container.decode(String.self) {
-            self = .string(value)
-        } else if let value = try? container.decode([JSONValue].self) {
-            self = .array(value)
-        } else {
-            self = .object(try container.decode([String: JSONValue].self))
-        }
-    }
 
     /// What kind of value this is, for error messages.
     public var kind: String {
@@ -40,13 +21,6 @@ public enum JSONValue: Decodable, Equatable, Sendable {
         case .object: "an object"
         }
     }
-}
-
-extension JSONValue {
-    /// The value of `data` when it is JSON; nil when it is not.
-    public static func parse(_ data: some DataProtocol) -> JSONValue? {
-        try? JSONDecoder().decode(JSONValue.self, from: Data(data))
-    }
 
     /// The members of an object; nil for anything else.
     public var object: [String: JSONValue]? {
@@ -56,5 +30,19 @@ extension JSONValue {
     /// The text of a string; nil for anything else.
     public var string: String? {
         if case .string(let text) = self { text } else { nil }
+    }
+}
+
+extension JSONValue {
+    /// The value `bytes` hold when they are exactly one JSON text (RFC 8259); nil when they are not.
+    public static func parse(_ bytes: some Collection<UInt8>) -> JSONValue? {
+        try? decode(bytes)
+    }
+
+    /// The value `bytes` hold when they are exactly one JSON text (RFC 8259), or what is wrong with them.
+    public static func decode(_ bytes: some Collection<UInt8>) throws(JSONError) -> JSONValue {
+        let result = bytes.withContiguousStorageIfAvailable { buffer in Result { () throws(JSONError) in try JSONParser.parse(buffer) } }
+            ?? Array(bytes).withUnsafeBufferPointer { buffer in Result { () throws(JSONError) in try JSONParser.parse(buffer) } }
+        return try result.get()
     }
 }

@@ -111,7 +111,9 @@ struct TokenRoutes: Sendable {
         default: throw BadRequest("the token type in the path is \"\(segments[3])\"; use uid or userAccount")
         }
         let lifetime = try request.query["expiry"].map { text throws(BadRequest) in
-            guard let value = Int64(text) else { throw BadRequest("expiry must be a whole number of seconds, not \"\(text.prefix(20))\"") }
+            guard !text.isEmpty, text.allSatisfy(\.isASCIIDigit), let value = Int64(text) else {
+                throw BadRequest("expiry must be a whole number of seconds, not \"\(text.prefix(20))\"")
+            }
             return try Self.lifetime(.integer(value), "expiry")
         } ?? config.tokenLifetime
         return .json(200, member: "rtcToken", try issue(channel: segments[1], user: user, role: role, lifetime: lifetime))
@@ -149,8 +151,12 @@ struct TokenRoutes: Sendable {
 
     static func object(_ body: [UInt8]) throws(BadRequest) -> [String: JSONValue] {
         guard !body.isEmpty else { throw BadRequest("the body is empty; send a JSON object") }
-        if let members = PlainJSON.plainObject(body) { return members }
-        guard let value = JSONValue.parse(body) else { throw BadRequest("the body is not valid JSON") }
+        let value: JSONValue
+        do {
+            value = try JSONValue.decode(body)
+        } catch {
+            throw BadRequest("the body is not valid JSON: \(error); send one JSON object")
+        }
         guard case .object(let object) = value else { throw BadRequest("the body is \(value.kind), not a JSON object") }
         return object
     }
@@ -173,8 +179,8 @@ struct TokenRoutes: Sendable {
             guard !text.isEmpty, text.allSatisfy(\.isASCIIDigit) else { throw BadRequest("\(name) must be \(range), not \"\(text.prefix(40))\"") }
             guard let uid = UInt32(text) else { throw BadRequest("\(name) must be \(range), not \(text.prefix(40))") }
             return uid
-        case .number(let number)?:
-            throw BadRequest("\(name) must be \(range), not \(number)")
+        case .number(let text)?:
+            throw BadRequest("\(name) must be \(range), not \(text.prefix(40))")
         case let other?:
             throw BadRequest("\(name) must be \(range), not \(other.kind)")
         }
@@ -209,7 +215,7 @@ struct TokenRoutes: Sendable {
         case .integer(2), .string("2"), .string("subscriber"): return .subscriber
         case .string(let text): throw BadRequest("role must be publisher, subscriber, 1 or 2, not \"\(text.prefix(20))\"")
         case .integer(let number): throw BadRequest("role must be publisher, subscriber, 1 or 2, not \(number)")
-        case .number(let number): throw BadRequest("role must be publisher, subscriber, 1 or 2, not \(number)")
+        case .number(let text): throw BadRequest("role must be publisher, subscriber, 1 or 2, not \(text.prefix(20))")
         default: throw BadRequest("role must be publisher, subscriber, 1 or 2, not \(value.kind)")
         }
     }

@@ -2,7 +2,6 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
-import JSON
 import Testing
 @testable import TokenServer
 
@@ -77,36 +76,6 @@ import Testing
                                       : String((0..<Int(random.next() % 5)).map { _ in random.pick(letters) })
             #expect(HeaderName.equal(a, b) == (a.caseInsensitiveCompare(b) == .orderedSame), "\(a) \(b)")
         }
-    }
-
-    // MARK: JSON
-
-    @Test func plainObjectsReadAsJSONValueReadsThem() {
-        var random = Generator(state: 4)
-        let whitespace = ["", " ", "\n", "\t", "\r\n ", "\u{0b}", "\u{a0}"]
-        let keys = [#""uid""#, #""channelName""#, #""role""#, #""""#, #""a b""#, #""x\"y""#, #""é""#, "uid", #""uid"#]
-        let values = ["42", "0", "-1", "-0", "01", "1.0", "1e2", "4294967296", "123456789012345678", "1234567890123456789",
-                      "9223372036854775807", "-", #""bench""#, #""""#, #""a\nb""#, #""é""#, "\"\u{7f}\"", "\"\t\"", "true", "null",
-                      "[1]", "{}", #""1""#, #""publisher""#]
-        var plain = 0
-        for _ in 0..<30_000 {
-            var text = random.pick(whitespace) + (random.chance(97) ? "{" : "[")
-            let count = Int(random.next() % 4)
-            for index in 0..<count {
-                if index > 0 { text += random.chance(97) ? "," : "" }
-                text += random.pick(whitespace) + random.pick(keys) + random.pick(whitespace) + (random.chance(98) ? ":" : "")
-                text += random.pick(whitespace) + random.pick(values) + random.pick(whitespace)
-            }
-            text += (random.chance(97) ? "}" : "") + random.pick(whitespace) + (random.chance(3) ? "x" : "")
-            let bytes = Array(text.utf8)
-            if let members = PlainJSON.plainObject(bytes) {
-                plain += 1
-                #expect(JSONValue.parse(bytes) == .object(members), "\(text.debugDescription)")
-            }
-        }
-        #expect(plain > 3_000)
-        #expect(PlainJSON.plainObject(Array(#"{"uid": 42, "channelName": "bench", "role": 1}"#.utf8))
-                == ["uid": .integer(42), "channelName": .string("bench"), "role": .integer(1)])
     }
 
     static let encoder: JSONEncoder = {
