@@ -128,7 +128,7 @@ public struct ScreenState: Sendable, Equatable {
     static func tone(of event: SessionEvent) -> Tone {
         switch event.kind {
         case .tokenRenewed, .tokenFetched: return .good
-        case .tokenFetchFailed, .sessionEnded(failed: true): return .bad
+        case .tokenFetchFailed, .stuck, .sessionEnded(failed: true): return .bad
         case .engine(let callback):
             switch callback {
             case .tokenPrivilegeWillExpire: return .warning

@@ -12,6 +12,8 @@ extension CallSession: AgoraRtcEngineDelegate {
             fetch(for: .requestToken)
         case .connectionStateChanged(.connected, _):
             connected()
+        case .connectionStateChanged(let state, let reason) where Self.refused(state, reason):
+            emit(.stuck(reason: "the network refused the call (\(reason.name)); a new token from the same server will not mend it"))
         case .renewTokenResult(let token, let code) where code != .success:
             if let cache { Task { await cache.invalidate(rejected: token) } }
         default:
@@ -26,7 +28,7 @@ extension CallSession: AgoraRtcEngineDelegate {
         let left = max(0, Double(expiresAt) - configuration.unixTime())
         timers.cancel(shortRenewalTimer)
         shortRenewalTimer = timers.schedule(after: .milliseconds(Int64(left * 500))) { [weak self] in
-            guard let self, self.stillNeeds(.willExpire) else { return }
+            guard let self, self.need(after: .willExpire) == .willExpire else { return }
             self.fetch(for: .willExpire)
         }
     }

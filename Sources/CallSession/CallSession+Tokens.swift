@@ -32,22 +32,29 @@ extension CallSession {
                 let clientError = error as? TokenClientError
                 let retrying = clientError?.isRetryable ?? true
                 emit(.tokenFetchFailed(error: "\(clientError.map { "\($0)" } ?? "\(error)")", retryIn: retrying ? retryIn ?? .zero : nil))
-                guard retrying, !ended else { return }
+                guard !ended else { return }
+                guard retrying else {
+                    return emit(.stuck(reason: "the token server refuses the credential; nothing will retry"))
+                }
                 retryTimer = timers.schedule(after: retryIn ?? .zero) { [weak self] in
-                    guard let self, self.stillNeeds(reason) else { return }
-                    self.fetch(for: reason)
+                    guard let self, let need = self.need(after: reason) else { return }
+                    self.fetch(for: need)
                 }
             }
         }
     }
 
-    /// Whether a token for `reason` is still wanted when a retry comes due.
-    func stillNeeds(_ reason: FetchReason) -> Bool {
-        guard !ended else { return false }
+    /// What a token is wanted for when a retry or a timer comes due: `reason` while it still applies, recovery once
+    /// the token in use has expired (whatever the fetch was for: the call needs a token now), or nothing.
+    func need(after reason: FetchReason) -> FetchReason? {
+        guard !ended else { return nil }
+        guard let engine else { return reason == .join ? .join : nil }
+        let state = engine.connectionState
+        if state == .failed, engine.connectionChangedReason == .tokenExpired { return .requestToken }
         switch reason {
-        case .join, .rejoin: return engine.map { $0.connectionState == .disconnected || $0.connectionState == .failed } ?? true
-        case .willExpire, .manual: return engine?.connectionState == .connected || engine?.connectionState == .reconnecting
-        case .requestToken: return engine?.connectionState == .failed
+        case .join, .rejoin: return state == .disconnected || state == .failed ? reason : nil
+        case .willExpire, .manual: return state == .connected || state == .reconnecting ? reason : nil
+        case .requestToken: return nil
         }
     }
 

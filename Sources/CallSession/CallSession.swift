@@ -130,12 +130,8 @@ public final class CallSession {
         guard !ended else { return }
         timers.cancel(retryTimer)
         timers.cancel(shortRenewalTimer)
-        // Failed: the connection failed, or the network refused the join (a wrong token, App ID, channel) and left it
-        // disconnected.
-        let refusals: Set<AgoraConnectionChangedReason> = [.invalidAppId, .invalidChannelName, .invalidToken, .tokenExpired,
-                                                            .bannedByServer, .rejectedByServer, .joinFailed, .inconsistentAppId]
         let failed = engine.map { engine in
-            engine.connectionState == .failed || (engine.connectionState == .disconnected && refusals.contains(engine.connectionChangedReason))
+            engine.connectionState == .failed || Self.refused(engine.connectionState, engine.connectionChangedReason)
         } ?? true
         if let engine, engine.connectionState != .disconnected { _ = engine.leaveChannel() }
         ended = true
@@ -143,6 +139,21 @@ public final class CallSession {
         continuation.finish()
         embeddedServer?.stop()
     }
+
+    /// Whether the network ended the call in a way no fetch mends: a refused join (a wrong token, App ID or channel), a
+    /// ban, a lost link given up on. Failed for an expired token is not: a fresh token brings the call back.
+    static func refused(_ state: AgoraConnectionState, _ reason: AgoraConnectionChangedReason) -> Bool {
+        switch state {
+        case .failed: reason != .tokenExpired
+        case .disconnected: refusals.contains(reason)
+        default: false
+        }
+    }
+
+    private static let refusals: Set<AgoraConnectionChangedReason> = [
+        .invalidAppId, .invalidChannelName, .invalidToken, .tokenExpired, .bannedByServer, .rejectedByServer, .joinFailed,
+        .inconsistentAppId,
+    ]
 
     /// The session's clock time since it started.
     public var now: Duration { timers.now }

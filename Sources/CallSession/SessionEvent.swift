@@ -27,6 +27,8 @@ public struct SessionEvent: Sendable, Equatable {
         case tokenRenewed(method: RenewMethod)
         /// Something the session itself says: where the embedded server listens, a key that does not apply.
         case note(String)
+        /// Nothing more will happen without a person: a refused credential, a join the network refused.
+        case stuck(reason: String)
         case sessionEnded(failed: Bool)
     }
 
@@ -47,6 +49,7 @@ public struct SessionEvent: Sendable, Equatable {
         case .tokenFetchFailed: "tokenFetchFailed"
         case .tokenRenewed: "tokenRenewed"
         case .note: "note"
+        case .stuck: "stuck"
         case .sessionEnded: "sessionEnded"
         }
     }
@@ -69,6 +72,7 @@ public struct SessionEvent: Sendable, Equatable {
         case .tokenFetchFailed(let error, let retryIn): [("error", .text(error)), ("retryIn", retryIn.map(Value.seconds) ?? .none)]
         case .tokenRenewed(let method): [("method", .text(method.rawValue))]
         case .note(let text): [("text", .text(text))]
+        case .stuck(let reason): [("reason", .text(reason))]
         case .sessionEnded(let failed): [("failed", .flag(failed))]
         }
     }

@@ -127,6 +127,7 @@ enum JoinCommand {
         for await event in session.events {
             print(json ? event.jsonLine : event.textLine)
             fflush(nil)
+            if case .stuck = event.kind { session.stop() }
         }
         signals.forEach { $0.cancel() }
         return failed ? ExitCode.failure : ExitCode.ok

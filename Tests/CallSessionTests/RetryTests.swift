@@ -1,0 +1,120 @@
+import AccessToken
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Synchronization
+import TestSupport
+import Testing
+import TokenClient
+@testable import CallSession
+
+private let appID = "970CA35de60c44645bbae8a215061b33"
+private let certificate = "5CFd2fd1755d40ecb72977518be15d3b"
+
+/// A token server inside the process: answers, hangs until cancelled, or refuses, as a test sets it.
+final class ScriptedTransport: HTTPTransport {
+    enum Mode: Sendable { case answer, hang, unauthorized }
+
+    let mode: Mutex<Mode> = Mutex(.answer)
+    let calls = Mutex(0)
+    let unixTime: @Sendable () -> Double
+
+    init(unixTime: @escaping @Sendable () -> Double) { self.unixTime = unixTime }
+
+    func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+        calls.withLock { $0 += 1 }
+        let status: Int
+        var body = ""
+        switch mode.withLock({ $0 }) {
+        case .hang:
+            try await Task.sleep(for: .seconds(3600))
+            throw CancellationError()
+        case .unauthorized:
+            status = 401
+        case .answer:
+            status = 200
+            let token = try AccessToken2.buildRTC(appID: appID, appCertificate: certificate, channel: "test", user: .uid(0),
+                                                  role: .publisher, tokenExpire: 40, privilegeExpire: 40,
+                                                  issuedAt: UInt32(unixTime()))
+            body = #"{"token": "\#(token)"}"#
+        }
+        return (Data(body.utf8), HTTPURLResponse(url: request.url!, statusCode: status, httpVersion: "HTTP/1.1",
+                                                 headerFields: ["Content-Type": "application/json"])!)
+    }
+}
+
+@MainActor
+@Suite(.serialized) struct RetryTests {
+    private func harness(_ transport: ScriptedTransport, clock: ManualClock, timeout: Duration = .seconds(10)) -> SessionHarness {
+        SessionHarness(clock: clock) { config in
+            config.tokenURL = URL(string: "http://127.0.0.1:9")
+            config.transport = transport
+            config.appID = appID
+            config.appCertificate = certificate
+            config.requestTimeout = timeout
+        }
+    }
+
+    private func fetchStarts(_ h: SessionHarness, after time: Duration) -> [String] {
+        h.events.compactMap { event in
+            if case .tokenFetchStarted(let reason) = event.kind, event.time > time { reason } else { nil }
+        }
+    }
+
+    /// The renewal fetch started at the warning is still hanging when the token runs out; when it fails, the retry
+    /// it announces must come, now to recover the expired call, until the server answers again.
+    @Test func aRenewalFailingAcrossExpiryKeepsRetryingAndRecovers() async throws {
+        let clock = SessionHarness.makeClock()
+        let transport = ScriptedTransport(unixTime: { clock.unixTime })
+        let h = harness(transport, clock: clock, timeout: .seconds(35))
+        try h.session.start()
+        await h.run(for: 5)
+        #expect(h.session.engine?.connectionState == .connected)
+        transport.mode.withLock { $0 = .hang }
+        await h.run(for: 35, step: 5)
+        await h.run(for: 2, step: 1)
+        #expect(h.count("requestToken") == 1, "the token ran out while its renewal hung")
+        #expect(h.session.fetchingToken)
+        await h.run(for: 3.25)
+        let failure = try #require(h.events.last { if case .tokenFetchFailed = $0.kind { true } else { false } })
+        guard case .tokenFetchFailed(_, let retryIn) = failure.kind else { Issue.record("not a failure"); return }
+        let announced = try #require(retryIn)
+        transport.mode.withLock { $0 = .answer }
+        await h.run(for: 1 + Double(announced / .milliseconds(1)) / 1000)
+        #expect(fetchStarts(h, after: failure.time) == ["requestToken"], "the announced retry came, to recover")
+        #expect(h.session.engine?.connectionState == .connected)
+        #expect(h.count("tokenRenewed") >= 1)
+    }
+
+    @Test func everyAnnouncedRetryComesWhileTheServerStaysDown() async throws {
+        let clock = SessionHarness.makeClock()
+        let transport = ScriptedTransport(unixTime: { clock.unixTime })
+        let h = harness(transport, clock: clock, timeout: .seconds(3))
+        try h.session.start()
+        await h.run(for: 5)
+        transport.mode.withLock { $0 = .hang }
+        await h.run(for: 120, step: 1)
+        let failures = h.events.filter { if case .tokenFetchFailed = $0.kind { true } else { false } }
+        #expect(failures.count >= 4)
+        for failure in failures.dropLast() {
+            guard case .tokenFetchFailed(_, let retryIn?) = failure.kind else { Issue.record("no retry announced"); continue }
+            let due = failure.time + retryIn
+            #expect(h.events.contains { $0.name == "tokenFetchStarted" && $0.time >= due && $0.time <= due + .seconds(1) },
+                    "a retry announced at \(failure.time) for \(due) came")
+        }
+    }
+
+    @Test func aRefusedCredentialIsStuckAndEndsFailed() async throws {
+        let clock = SessionHarness.makeClock()
+        let transport = ScriptedTransport(unixTime: { clock.unixTime })
+        transport.mode.withLock { $0 = .unauthorized }
+        let h = harness(transport, clock: clock)
+        try h.session.start()
+        await h.run(for: 60)
+        #expect(transport.calls.withLock { $0 } == 1, "a refused credential is not retried")
+        #expect(h.events.contains { if case .stuck = $0.kind { true } else { false } })
+        h.session.stop()
+        #expect(h.events.last?.kind == .sessionEnded(failed: true))
+    }
+}
