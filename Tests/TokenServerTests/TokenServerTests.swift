@@ -117,7 +117,43 @@ func verifiedToken(_ response: RawClient.Response?, field: String = "token") thr
         ("lifetime 0", "/getToken", #"{"tokenType": "rtc", "channel": "a", "uid": "1", "expire": 0}"#, 400, "from 1 to 86400"),
         ("lifetime too long", "/getToken", #"{"tokenType": "rtc", "channel": "a", "uid": "1", "expire": 86401}"#, 400, "from 1 to 86400"),
         ("empty body", "/fetch_rtc_token", "", 400, "body is empty"),
+        ("uid past Int64", "/fetch_rtc_token", #"{"uid": 9223372036854775808, "channelName": "t"}"#, 400, "not 9223372036854775808"),
+        ("uid 0.0", "/fetch_rtc_token", #"{"uid": 0.0, "channelName": "t"}"#, 400, "uid must be an integer from 0 to 4294967295, not 0.0"),
+        ("uid -0", "/fetch_rtc_token", #"{"uid": -0, "channelName": "t"}"#, 400, "not -0"),
+        ("uid 1e-400", "/fetch_rtc_token", #"{"uid": 1e-400, "channelName": "t"}"#, 400, "not 1e-400"),
+        ("uid a hair above 2^32-1", "/fetch_rtc_token", #"{"uid": 4294967295.0000001, "channelName": "t"}"#, 400, "not 4294967295.0000001"),
+        ("trailing comma", "/fetch_rtc_token", #"{"uid": 1, "channelName": "t",}"#, 400, "not valid JSON: a trailing comma at byte 30"),
+        ("byte-order mark", "/fetch_rtc_token", "\u{FEFF}" + #"{"uid": 1, "channelName": "t"}"#, 400, "byte-order mark"),
+        ("repeated key", "/fetch_rtc_token", #"{"uid": 1, "uid": 0, "channelName": "t"}"#, 400, "a key given twice"),
+        ("role past Int64", "/getToken", #"{"tokenType": "rtc", "channel": "a", "uid": "1", "role": 99999999999999999999}"#, 400,
+         "role must be publisher, subscriber, 1 or 2, not 99999999999999999999"),
+        ("expire past Int64", "/getToken", #"{"tokenType": "rtc", "channel": "a", "uid": "1", "expire": 99999999999999999999}"#, 400,
+         "from 1 to 86400"),
     ]
+
+    /// Numbers of any size in any field of any route: a 400 each, and the server still answers.
+    @Test func hugeNumbersAnywhereAreRefusedAndTheServerLives() throws {
+        let server = try startServer()
+        defer { server.stop() }
+        let client = try RawClient(port: server.port)
+        let numbers = ["9223372036854775808", "-9223372036854775809", "18446744073709551616", String(repeating: "9", count: 400),
+                       "1e999999999999", "-1e-999999999999", "1" + String(repeating: "0", count: 300) + ".5"]
+        for number in numbers {
+            for body in [#"{"uid": \#(number), "channelName": "t"}"#, #"{"uid": 1, "channelName": "t", "role": \#(number)}"#,
+                         #"{"uid": 1, "channelName": \#(number)}"#] {
+                #expect(client.request("POST", "/fetch_rtc_token", body: body)?.status == 400, "\(body.prefix(60))")
+            }
+            for field in ["uid", "role", "expire", "channel"] {
+                var members = [#""tokenType": "rtc""#, #""channel": "a""#, #""uid": "1""#].filter { !$0.hasPrefix("\"\(field)\"") }
+                members.append(#""\#(field)": \#(number)"#)
+                #expect(client.request("POST", "/getToken", body: "{" + members.joined(separator: ", ") + "}")?.status == 400, "\(field)")
+            }
+            let digits = number.filter(\.isNumber).prefix(200)
+            #expect(client.request("GET", "/rtc/a/publisher/uid/\(digits)/")?.status == 400)
+            #expect(client.request("GET", "/rtc/a/publisher/uid/1/?expiry=\(digits)")?.status == 400)
+        }
+        #expect(client.request("GET", "/ping")?.status == 200)
+    }
 
     @Test(arguments: cases.map { ($0.0, $0.1, $0.2, $0.3, $0.4) })
     func badFieldsGetAClearJSONError(name: String, path: String, body: String, status: Int, words: String) throws {
