@@ -53,6 +53,24 @@ import Testing
         #expect(result.stdout.contains("sessionEnded failed=true"))
     }
 
+    /// Without --duration, a headless call that only a person could mend ends by itself, failed.
+    @Test(arguments: [
+        (["--app-certificate", "0123456789abcdef0123456789abcdef"], "the network refused the call (invalidToken)"),
+        (["--auth-bearer", "wrong"], "the token server refuses the credential"),
+    ])
+    func aCallNothingWillMendEndsFailed(extra: [String], words: String) throws {
+        let appID = "970CA35de60c44645bbae8a215061b33"
+        let (server, _, url) = try TokenCallProcess.serve(appID: appID, certificate: "5CFd2fd1755d40ecb72977518be15d3b",
+                                                         ["--require-bearer", "right", "--quiet"])
+        defer { server.terminate(); server.waitUntilExit() }
+        let bearer = extra.contains("--auth-bearer") ? [] : ["--auth-bearer", "right"]
+        let result = try TokenCallProcess.run(["join", "--headless", "--token-url", url.absoluteString, "--app-id", appID] + bearer + extra,
+                                              limit: .seconds(30))
+        #expect(result.stdout.contains("] stuck reason=\"\(words)"), "\(result.stdout)")
+        #expect(result.stdout.hasSuffix("sessionEnded failed=true\n"))
+        #expect(result.status == 1)
+    }
+
     @Test(arguments: [
         (["join", "--channel", "a/b"], "--channel: invalid channel name"),
         (["join", "--uid", "-3"], "--uid must be an integer from 0 to 4294967295"),

@@ -8,19 +8,8 @@ private let appID = "970CA35de60c44645bbae8a215061b33"
 private let certificate = "5CFd2fd1755d40ecb72977518be15d3b"
 
 @Suite struct ServeCommandTests {
-    /// Starts `tokencall serve --port 0` and waits for the line saying where it listens.
     private func launch(_ extra: [String] = []) throws -> (Process, Pipe, URL) {
-        let process = Process()
-        process.executableURL = TokenCallProcess.binary
-        process.arguments = ["serve", "--port", "0"] + extra
-        process.environment = ["APP_ID": appID, "APP_CERTIFICATE": certificate, "PATH": "/usr/bin:/bin"]
-        let stderr = Pipe()
-        process.standardError = stderr
-        process.standardOutput = Pipe()
-        try process.run()
-        let seen = TokenCallProcess.read(stderr, until: "\n")
-        let address = try #require(seen.split(separator: " ").first { $0.hasPrefix("http://") })
-        return (process, stderr, try #require(URL(string: String(address))))
+        try TokenCallProcess.serve(appID: appID, certificate: certificate, extra)
     }
 
     @Test func servesTokensAndStopsCleanlyOnSIGTERM() async throws {

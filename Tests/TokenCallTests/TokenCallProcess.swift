@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 
 /// Runs the built `tokencall` binary, as a user would, and collects what it prints.
 struct TokenCallProcess {
@@ -28,7 +29,24 @@ struct TokenCallProcess {
         return seen
     }
 
-    static func run(_ arguments: [String], environment: [String: String] = [:], stdin: String? = nil) throws -> Result {
+    /// Starts `tokencall serve --port 0` with these credentials and waits for the line saying where it listens.
+    static func serve(appID: String, certificate: String, _ extra: [String] = []) throws -> (Process, Pipe, URL) {
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = ["serve", "--port", "0"] + extra
+        process.environment = ["APP_ID": appID, "APP_CERTIFICATE": certificate, "PATH": "/usr/bin:/bin"]
+        let stderr = Pipe()
+        process.standardError = stderr
+        process.standardOutput = Pipe()
+        try process.run()
+        let seen = read(stderr, until: "\n")
+        let address = try #require(seen.split(separator: " ").first { $0.hasPrefix("http://") })
+        return (process, stderr, try #require(URL(string: String(address))))
+    }
+
+    /// Runs the binary to its end; one still running after `limit` is killed (SIGKILL, so its status says so).
+    static func run(_ arguments: [String], environment: [String: String] = [:], stdin: String? = nil,
+                    limit: Duration = .seconds(120)) throws -> Result {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
@@ -42,6 +60,8 @@ struct TokenCallProcess {
         process.standardError = err
         process.standardInput = input
         try process.run()
+        let pid = process.processIdentifier
+        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(Int(limit / .milliseconds(1)))) { kill(pid, SIGKILL) }
         if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
         try input.fileHandleForWriting.close()
         let stdout = out.fileHandleForReading.readDataToEndOfFile()
