@@ -2,6 +2,7 @@
 SWIFT ?= swift
 FUZZ_SECONDS ?= 60
 ARGS ?=
+STRICT ?= 0
 
 .PHONY: run test bench fuzz deps build release clean
 
@@ -14,7 +15,7 @@ test: deps
 	$(SWIFT) test --skip-build
 
 bench: deps
-	Scripts/bench.sh
+	STRICT="$(STRICT)" Scripts/bench.sh
 
 fuzz: deps
 	Scripts/fuzz.sh $(FUZZ_SECONDS)

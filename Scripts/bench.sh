@@ -1,42 +1,66 @@
 #!/usr/bin/env bash
 # `make bench`: times our AccessToken2 build and parse+verify against Agora's Python reference
 # (PyPI agoraiotools), then the token server under load (Scripts/bench-server.sh) and the call screen beside cmatrix
-# (Scripts/bench-screen.sh), writes
-# .build/bench/results.json, fails when a target is missed.
+# (Scripts/bench-screen.sh), and writes every figure, its target and whether it was met to .build/bench/results.json.
+#
+# Exit status: 0 once everything ran and was recorded, missed targets included (each is marked NO in its table and
+# "met": false in the results); 1 when a part could not run. With STRICT=1 (`make bench STRICT=1`, for gates) a
+# missed target exits 1 too. A part says "missed, recorded" with exit status 3.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 . Scripts/bench-env.sh
 
-echo "== building tokencall-bench (release)" >&2
-swift build -c release --product tokencall-bench
+missed_status=3
+failed=()
+missed=()
 
-ensure_reference
+# Runs one part; records whether it failed or missed a target, and goes on with the next part either way.
+part() {
+    local name=$1 status=0
+    shift
+    "$@" || status=$?
+    case "$status" in
+        0) ;;
+        "$missed_status") missed+=("$name") ;;
+        *) failed+=("$name (exit $status)") ;;
+    esac
+}
 
-echo "== timing the reference (agoraiotools $reference_version)" >&2
-reference=$("$venv/bin/python" Benchmarks/reference.py)
-figure() { "$venv/bin/python" -c 'import json, sys; print(json.loads(sys.argv[1])[sys.argv[2]])' "$reference" "$1"; }
-build_ns=$(figure token_build)
-verify_ns=$(figure token_parse_verify)
+# (`set -e` does not reach into a function called as `f || ...`, so each step says when it fails.)
+tokens() {
+    echo "== building tokencall-bench (release)" >&2
+    swift build -c release --product tokencall-bench || return 1
+    ensure_reference || return 1
+    echo "== timing the reference (agoraiotools $reference_version)" >&2
+    local reference
+    reference=$("$venv/bin/python" Benchmarks/reference.py) || return 1
+    figure() { "$venv/bin/python" -c 'import json, sys; print(json.loads(sys.argv[1])[sys.argv[2]])' "$reference" "$1"; }
+    echo "== timing tokencall" >&2
+    .build/release/tokencall-bench \
+        --reference "token_build=$(figure token_build)" \
+        --reference "token_parse_verify=$(figure token_parse_verify)" \
+        --results "$results"
+}
 
-echo "== timing tokencall" >&2
-status=0
-.build/release/tokencall-bench \
-    --reference "token_build=$build_ns" \
-    --reference "token_parse_verify=$verify_ns" \
-    --results "$results" || status=$?
-echo "results: $results" >&2
-
-# The token server under load, beside the Python reference and nginx. It runs whatever the first part said;
-# `make bench` fails when either part does.
+part tokens tokens
 echo "== token server" >&2
-server_status=0
-Scripts/bench-server.sh || server_status=$?
-if [ "$status" -eq 0 ]; then status=$server_status; fi
-
-# The call screen beside cmatrix (Scripts/bench-screen.sh); it runs whatever the parts before said.
+part "token server" Scripts/bench-server.sh
 echo "== call screen" >&2
-screen_status=0
-Scripts/bench-screen.sh || screen_status=$?
-if [ "$status" -eq 0 ]; then status=$screen_status; fi
-exit "$status"
+part "call screen" Scripts/bench-screen.sh
+
+echo "results: $results" >&2
+if [ "${#failed[@]}" -gt 0 ]; then
+    echo "make bench: could not run: ${failed[*]}" >&2
+    exit 1
+fi
+if [ "${#missed[@]}" -gt 0 ]; then
+    echo "make bench: targets missed in: ${missed[*]} (marked NO above, \"met\": false in $results)" >&2
+    if [ "${STRICT:-0}" = 1 ]; then
+        echo "make bench: STRICT=1, so this is a failure" >&2
+        exit 1
+    fi
+    echo "make bench: recorded; STRICT=1 makes a missed target fail" >&2
+    exit 0
+fi
+echo "make bench: every target met" >&2
