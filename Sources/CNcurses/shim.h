@@ -31,16 +31,36 @@ static inline const char *tc_capability(const char *name) {
 static inline const char *tc_format1(const char *capability, int a) { return tiparm(capability, a); }
 static inline const char *tc_format2(const char *capability, int a, int b) { return tiparm(capability, a, b); }
 
-/* On a fatal signal: give the terminal back, then die of the same signal. */
-static void tc_fatal_signal(int number) {
+/* What `number` did before the terminal was taken over: end the process, or the Swift runtime's backtrace. */
+static inline struct sigaction *tc_previous_action(int number) {
+    static struct sigaction previous[NSIG];
+    return &previous[number];
+}
+
+/* On a signal that ends the process: give the terminal back, then let the signal do what it did before, so that a
+   backtrace is written on a sane terminal below the screen rather than over it. */
+static void tc_ending_signal(int number) {
     endwin();
-    signal(number, SIG_DFL);
+    sigaction(number, tc_previous_action(number), NULL);
     raise(number);
 }
 
-static inline void tc_restore_terminal_on_fatal_signals(void) {
-    int fatal[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT };
-    for (unsigned i = 0; i < sizeof fatal / sizeof fatal[0]; i++) signal(fatal[i], tc_fatal_signal);
+/* Catches `number` unless it is ignored, remembering what it did before. */
+static inline void tc_catch_ending_signal(int number) {
+    struct sigaction *previous = tc_previous_action(number);
+    if (sigaction(number, NULL, previous) != 0) return;
+    if (!(previous->sa_flags & SA_SIGINFO) && previous->sa_handler == SIG_IGN) return;
+    struct sigaction action = { .sa_handler = tc_ending_signal };
+    sigemptyset(&action.sa_mask);
+    sigaction(number, &action, NULL);
+}
+
+/* Every signal whose default action ends the process (not SIGKILL, which cannot be caught). */
+static inline void tc_restore_terminal_on_ending_signals(void) {
+    int ending[] = { SIGHUP, SIGINT, SIGQUIT, SIGILL, SIGTRAP, SIGABRT, SIGBUS, SIGFPE, SIGUSR1, SIGSEGV, SIGUSR2, SIGPIPE,
+                     SIGALRM, SIGTERM, SIGSTKFLT, SIGXCPU, SIGXFSZ, SIGVTALRM, SIGPROF, SIGIO, SIGPWR, SIGSYS };
+    for (unsigned i = 0; i < sizeof ending / sizeof ending[0]; i++) tc_catch_ending_signal(ending[i]);
+    for (int number = SIGRTMIN; number <= SIGRTMAX; number++) tc_catch_ending_signal(number);
 }
 
 #endif

@@ -36,7 +36,7 @@ public final class TerminalPresenter: @unchecked Sendable {
             endwin()
             throw Unavailable(description: "TERM=\(term) cannot move the cursor; run with --headless, or set TERM=xterm-256color")
         }
-        tc_restore_terminal_on_fatal_signals()
+        tc_restore_terminal_on_ending_signals()
         raw()
         noecho()
         nonl()
