@@ -3,6 +3,7 @@
 #define NCURSES_WIDECHAR 1
 #include <langinfo.h>
 #include <locale.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <wchar.h>
@@ -37,11 +38,33 @@ static inline struct sigaction *tc_previous_action(int number) {
     return &previous[number];
 }
 
-/* On a signal that ends the process: give the terminal back, then let the signal do what it did before, so that a
-   backtrace is written on a sane terminal below the screen rather than over it. */
-static void tc_ending_signal(int number) {
+/* Set once a signal has given the terminal back; from then on nothing may draw or read keys: the process is ending,
+   but a backtrace (and its prompt) may still take a while, and the threads go on until it is done. */
+static inline int *tc_given_back_flag(void) {
+    static int given_back;
+    return &given_back;
+}
+
+static inline int tc_terminal_given_back(void) { return __atomic_load_n(tc_given_back_flag(), __ATOMIC_SEQ_CST); }
+
+/* On a signal that ends the process: give the terminal back, then let the signal do what it did before (the Swift
+   runtime's backtrace on a crash or SIGQUIT), so that it writes on a sane terminal below the screen, not over it. */
+static void tc_ending_signal(int number, siginfo_t *info, void *context) {
+    (void)context;
+    __atomic_store_n(tc_given_back_flag(), 1, __ATOMIC_SEQ_CST);
     endwin();
     sigaction(number, tc_previous_action(number), NULL);
+    /* A fault of the instruction itself happens again on return, where the previous handler sees where it was. */
+    int fault = number == SIGSEGV || number == SIGBUS || number == SIGILL || number == SIGFPE;
+    if (fault && info->si_code > 0) return;
+    /* Anything else is handed over now, and ends the process even when the previous handler returns (the runtime's
+       does, after a backtrace, expecting the fault to come again). */
+    sigset_t only;
+    sigemptyset(&only);
+    sigaddset(&only, number);
+    pthread_sigmask(SIG_UNBLOCK, &only, NULL);
+    raise(number);
+    signal(number, SIG_DFL);
     raise(number);
 }
 
@@ -50,7 +73,7 @@ static inline void tc_catch_ending_signal(int number) {
     struct sigaction *previous = tc_previous_action(number);
     if (sigaction(number, NULL, previous) != 0) return;
     if (!(previous->sa_flags & SA_SIGINFO) && previous->sa_handler == SIG_IGN) return;
-    struct sigaction action = { .sa_handler = tc_ending_signal };
+    struct sigaction action = { .sa_sigaction = tc_ending_signal, .sa_flags = SA_SIGINFO | SA_ONSTACK };
     sigemptyset(&action.sa_mask);
     sigaction(number, &action, NULL);
 }

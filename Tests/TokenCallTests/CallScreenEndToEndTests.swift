@@ -117,6 +117,12 @@ final class TmuxScreen {
         try #require(tmuxAvailable, "tmux is needed; make deps installs it")
         let (screen, pid) = try startCall(marker: "\(getpid())\(signal)")
         kill(pid, signal)
+        // The Swift runtime's backtrace on SIGQUIT offers to debug for 30 s; any key declines.
+        let deadline = ContinuousClock.now + .seconds(15)
+        while !screen.screen.contains("TERMINAL="), ContinuousClock.now < deadline {
+            if screen.screen.contains("any other key to quit") { try screen.press("q") }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
         screen.waitFor("TERMINAL=")
         #expect(screen.screen.contains("TERMINAL=cooked"), "\(screen.screen)")
         #expect(try screen.tmux("display-message -p -t \(screen.session) '#{alternate_on}'") == "0\n")
