@@ -1,4 +1,4 @@
-/// Text from outside (a token's fields, a server's answer, a command line) made safe to print on a terminal.
+// Text from outside (a token's fields, a server's answer, a command line) made safe to print on a terminal.
 
 extension Unicode.Scalar {
     /// Whether printing this scalar raw could act on a terminal or hide in what it shows: C0 and C1 controls and
