@@ -12,17 +12,18 @@ let package = Package(
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CNcurses", providers: [.apt(["libncurses-dev"])]),
 
-        .target(name: "AccessToken", dependencies: ["CCrypto", "CZlib"]),
+        .target(name: "PrintableText"),
+        .target(name: "AccessToken", dependencies: ["CCrypto", "CZlib", "PrintableText"]),
         .target(name: "Arguments"),
         .target(name: "Timers"),
         .target(name: "ChannelEngine", dependencies: ["AccessToken", "Timers"]),
         .target(name: "JSON"),
-        .target(name: "TokenServer", dependencies: ["AccessToken", "JSON"]),
+        .target(name: "TokenServer", dependencies: ["AccessToken", "JSON", "PrintableText"]),
         .target(name: "TokenClient", dependencies: ["AccessToken", "JSON"]),
-        .target(name: "CallSession", dependencies: ["ChannelEngine", "TokenClient", "TokenServer", "AccessToken", "Timers"]),
+        .target(name: "CallSession", dependencies: ["ChannelEngine", "TokenClient", "TokenServer", "AccessToken", "Timers", "PrintableText"]),
         .target(name: "CallScreen", dependencies: ["CallSession", "ChannelEngine", "CNcurses"]),
         .target(name: "TestSupport", dependencies: ["Timers"]),
-        .executableTarget(name: "tokencall", dependencies: ["AccessToken", "Arguments", "TokenServer", "CallSession", "CallScreen", "ChannelEngine", "TokenClient"]),
+        .executableTarget(name: "tokencall", dependencies: ["AccessToken", "Arguments", "TokenServer", "CallSession", "CallScreen", "ChannelEngine", "TokenClient", "PrintableText"]),
 
         .executableTarget(
             name: "tokencall-bench",
@@ -33,12 +34,13 @@ let package = Package(
         .testTarget(name: "AccessTokenTests", dependencies: ["AccessToken", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "ArgumentsTests", dependencies: ["Arguments"]),
         .testTarget(name: "JSONTests", dependencies: ["JSON", "TestSupport"]),
+        .testTarget(name: "PrintableTextTests", dependencies: ["PrintableText"]),
         .testTarget(name: "ChannelEngineTests", dependencies: ["ChannelEngine", "AccessToken", "TestSupport"]),
         .testTarget(name: "TokenServerTests", dependencies: ["TokenServer", "AccessToken"]),
         .testTarget(name: "TokenClientTests", dependencies: ["TokenClient", "TokenServer", "AccessToken", "TestSupport"]),
         .testTarget(name: "CallSessionTests", dependencies: ["CallSession", "ChannelEngine", "TokenClient", "TokenServer", "TestSupport"]),
         .testTarget(name: "CallScreenTests", dependencies: ["CallScreen", "CallSession", "ChannelEngine", "TestSupport"],
                     exclude: ["Snapshots"]),
-        .testTarget(name: "TokenCallTests", dependencies: ["tokencall"]),
+        .testTarget(name: "TokenCallTests", dependencies: ["tokencall", "AccessToken"]),
     ]
 )

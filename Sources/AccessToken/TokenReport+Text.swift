@@ -1,5 +1,8 @@
+import PrintableText
+
 extension TokenReport {
-    /// The report as aligned lines for a terminal.
+    /// The report as aligned lines for a terminal. Each line is escaped for printing, so what came from the token or
+    /// the command line shows as `\u001b` and the like: it can neither act on the terminal nor start a line.
     public var text: String {
         var lines: [String] = []
         func row(_ label: String, _ value: String) {
@@ -36,7 +39,7 @@ extension TokenReport {
         row("verdict", isValid ? "valid for what was asked" : "NOT valid")
         if !problems.isEmpty { lines.append("problems"); lines += problems.map { "  - " + $0 } }
         if !notes.isEmpty { lines.append("notes"); lines += notes.map { "  - " + $0 } }
-        return lines.joined(separator: "\n")
+        return lines.map(\.escapedForPrinting).joined(separator: "\n")
     }
 
     /// "uid 42", "any uid (0)" or "account \"alice\"", as a token's uid field reads to a person.

@@ -49,7 +49,8 @@ extension Command {
             if argument == "-h" || argument == "--help" { return .help(usage) }
             if argument == "--version", path.count == 1 { return .version }
             guard argument.hasPrefix("--") else {
-                throw fail("unknown option \(argument)\(command.suggestion(for: argument))")
+                let name = String(argument.prefix { $0 != "=" })
+                throw fail("unknown option \(name)\(command.suggestion(for: name))")
             }
             let body = argument.dropFirst(2)
             let (name, inline) = body.firstIndex(of: "=").map {
@@ -76,7 +77,10 @@ extension Command {
 
         if !command.subcommands.isEmpty, command.positionals.isEmpty {
             if let word = positionals.first {
-                throw fail("unknown command \"\(word)\"\(command.suggestion(for: word))")
+                let suggestion = command.suggestion(for: word)
+                throw fail(suggestion.isEmpty
+                    ? "unknown command (not shown, as it may be a secret); one of: \(command.subcommands.map(\.name).joined(separator: ", "))"
+                    : "unknown command\(suggestion)")
             }
             throw fail("missing command; one of: \(command.subcommands.map(\.name).joined(separator: ", "))")
         }
@@ -90,12 +94,21 @@ extension Command {
             }
         }
         if positionals.count > command.positionals.count {
-            throw fail("unexpected argument \"\(positionals[command.positionals.count])\"")
+            throw fail(command.tooManyArguments(positionals.count - command.positionals.count))
         }
         if let missing = command.positionals.dropFirst(positionals.count).first(where: \.isRequired) {
             throw fail("missing \(missing.name)")
         }
         return .run(Invocation(path: path, values: values, environmentSources: environmentSources, positionals: positionals, usage: usage))
+    }
+
+    /// Why `count` more arguments than the command takes are wrong, without showing them: a value given without its
+    /// option may be a certificate.
+    func tooManyArguments(_ count: Int) -> String {
+        let takes = positionals.isEmpty ? "none" : "only " + positionals.map(\.name).joined(separator: " ")
+        let example = options.first { $0.placeholder != nil }.map { ", such as --\($0.name) \($0.placeholder!)" } ?? ""
+        return "\(count) unexpected argument\(count == 1 ? "" : "s") (not shown, as \(count == 1 ? "it" : "one") may be a secret): it takes \(takes);"
+            + " give each value after its option\(example)"
     }
 
     /// " (did you mean --uid?)" when a known name is close to `word`.

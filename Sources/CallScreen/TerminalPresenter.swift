@@ -36,7 +36,7 @@ public final class TerminalPresenter: @unchecked Sendable {
             endwin()
             throw Unavailable(description: "TERM=\(term) cannot move the cursor; run with --headless, or set TERM=xterm-256color")
         }
-        tc_restore_terminal_on_fatal_signals()
+        tc_restore_terminal_on_ending_signals()
         raw()
         noecho()
         nonl()
@@ -92,12 +92,14 @@ public final class TerminalPresenter: @unchecked Sendable {
     /// Sleeps until a key comes or `duration` passes.
     func waitForKey(upTo duration: Duration) {
         let (seconds, attoseconds) = duration.components
-        var entry = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
+        // Once a signal gave the terminal back, its keys are no longer ours (a backtrace's prompt may want one).
+        var entry = pollfd(fd: tc_terminal_given_back() == 0 ? STDIN_FILENO : -1, events: Int16(POLLIN), revents: 0)
         _ = poll(&entry, 1, Int32(max(0, seconds * 1000 + attoseconds / 1_000_000_000_000_000)))
     }
 
     /// The next key, or nil when none is waiting.
     public func readKey() -> Int32? {
+        guard tc_terminal_given_back() == 0 else { return nil }
         let key = wgetch(tc_stdscr())
         return key == ERR ? nil : key
     }
@@ -110,7 +112,7 @@ public final class TerminalPresenter: @unchecked Sendable {
 
     /// Gives the terminal back.
     public func close() {
-        guard isOpen else { return }
+        guard isOpen, tc_terminal_given_back() == 0 else { return }
         isOpen = false
         // Attributes off, and the cursor where ncurses left it (home), so that its own last moves land right.
         var bytes = output.codes.reset
@@ -121,6 +123,7 @@ public final class TerminalPresenter: @unchecked Sendable {
     }
 
     private func write(_ bytes: [UInt8]) {
+        guard tc_terminal_given_back() == 0 else { return }
         var sent = 0
         while sent < bytes.count {
             let count = bytes.withUnsafeBytes { Glibc.write(STDOUT_FILENO, $0.baseAddress! + sent, bytes.count - sent) }

@@ -1,4 +1,5 @@
 import ChannelEngine
+import PrintableText
 
 /// How a fresh token reaches the engine.
 public enum RenewMethod: String, Sendable, CaseIterable {
@@ -113,7 +114,7 @@ extension SessionEvent {
         for (key, value) in fields {
             switch value {
             case .text(let text):
-                let shown = Self.printable(text)
+                let shown = text.escapedForPrinting
                 line += " \(key)=" + (shown.contains(" ") || shown.isEmpty ? "\"\(shown)\"" : shown)
             case .number(let number): line += " \(key)=\(number)"
             case .seconds(let duration): line += " \(key)=\(Self.decimal(duration))s"
@@ -162,28 +163,11 @@ extension SessionEvent {
             case "\n": out += "\\n"
             case "\r": out += "\\r"
             case "\t": out += "\\t"
-            case _ where scalar.isControl: out += String(format: "\\u%04x", scalar.value)
+            case _ where scalar.isUnsafeToPrint: out += scalar.jsonEscaped
             default: out.unicodeScalars.append(scalar)
             }
         }
         return out + "\""
     }
-
-    /// `text` with each control character written as `\u001b` and the like: text from outside (a token server's
-    /// error, say) must not reach a terminal as escape sequences.
-    private static func printable(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: \.isControl) else { return text }
-        var out = ""
-        for scalar in text.unicodeScalars {
-            if scalar.isControl { out += String(format: "\\u%04x", scalar.value) } else { out.unicodeScalars.append(scalar) }
-        }
-        return out
-    }
 }
 
-import Foundation
-
-extension Unicode.Scalar {
-    /// C0 and C1 control characters and DEL (Unicode's category Cc).
-    fileprivate var isControl: Bool { properties.generalCategory == .control }
-}

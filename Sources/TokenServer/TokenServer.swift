@@ -1,5 +1,6 @@
 import AccessToken
 import Foundation
+import PrintableText
 
 private extension String {
     func leftPadded(to width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
@@ -41,14 +42,16 @@ public final class TokenServer: Sendable {
         return URL(string: "http://\(host == "0.0.0.0" ? "127.0.0.1" : host):\(port)")!
     }
 
-    /// `text` with control characters and spaces written as %-escapes: a client's path (decoded) goes into a log
-    /// line, where a newline would forge another line and an escape sequence would act on the operator's terminal.
+    /// `text` with spaces and what is unsafe to print (controls, bidi overrides, line separators) written as %-escapes
+    /// of their UTF-8: a client's path (decoded) goes into a log line, where a newline would forge another line and an
+    /// escape sequence would act on the operator's terminal.
     static func printable(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: { $0.value <= 0x20 || (0x7F...0x9F).contains($0.value) }) else { return text }
+        func isUnsafe(_ scalar: Unicode.Scalar) -> Bool { scalar == " " || scalar.isUnsafeToPrint }
+        guard text.unicodeScalars.contains(where: isUnsafe) else { return text }
         var out = ""
         for scalar in text.unicodeScalars {
-            if scalar.value <= 0x20 || (0x7F...0x9F).contains(scalar.value) {
-                out += "%" + String(scalar.value, radix: 16, uppercase: true).leftPadded(to: 2)
+            if isUnsafe(scalar) {
+                for byte in String(scalar).utf8 { out += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2) }
             } else {
                 out.unicodeScalars.append(scalar)
             }

@@ -1,4 +1,5 @@
 import Foundation
+import PrintableText
 
 enum TokenCallVersion {
     static let current = "0.1.0"
@@ -12,7 +13,18 @@ enum ExitCode {
 }
 
 enum Console {
-    static func error(_ text: String) {
-        FileHandle.standardError.write(Data((text + "\n").utf8))
+    /// Writes one line to stderr, escaped for printing: text from outside in it (a TERM value, a host name, a
+    /// command-line value) can neither act on the terminal nor start a line of its own.
+    static func error(_ line: String) {
+        write(line.escapedForPrinting + "\n")
+    }
+
+    /// Writes a usage text, generated from the command table, to stderr after a blank line.
+    static func usage(_ text: String) {
+        write("\n" + text + "\n")
+    }
+
+    private static func write(_ text: String) {
+        FileHandle.standardError.write(Data(text.utf8))
     }
 }

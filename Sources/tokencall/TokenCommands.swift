@@ -1,6 +1,7 @@
 import AccessToken
 import Arguments
 import Foundation
+import PrintableText
 
 /// `tokencall token build` and `tokencall token inspect`.
 enum TokenCommands {
@@ -90,7 +91,8 @@ enum TokenCommands {
         if args.has("json") {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            print(String(decoding: (try? encoder.encode(report)) ?? Data(), as: UTF8.self))
+            // JSONEncoder leaves DEL, C1 controls and bidi overrides as they are; their \u escapes read back the same.
+            print(String(decoding: (try? encoder.encode(report)) ?? Data(), as: UTF8.self).escapedForPrinting)
         } else {
             print(report.text)
         }

@@ -30,7 +30,8 @@ do {
         }
     }
 } catch {
-    Console.error("\(error.message)\n\n\(error.usage)")
+    Console.error(error.message)
+    Console.usage(error.usage)
     exitCode = ExitCode.usage
 }
 exit(exitCode)

@@ -88,18 +88,44 @@ final class TmuxScreen {
         screen.waitFor("EXIT=0")
     }
 
+    /// Starts a call in tmux that, once tokencall exits, prints its exit status and whether the terminal was left raw
+    /// (no line editing or echo), then waits there; returns the screen and tokencall's pid.
+    private func startCall(marker: String) throws -> (TmuxScreen, pid_t) {
+        let binary = TokenCallProcess.binary.path
+        let mode = "if stty -a | grep -qE -- '(^| )-(icanon|echo)( |$)'; then echo TERMINAL=raw; else echo TERMINAL=cooked; fi"
+        let screen = try TmuxScreen(width: 100, height: 30,
+                                    command: "TERM=tmux-256color \(binary) --seed \(marker); echo EXIT=$?; \(mode); sleep 60")
+        screen.waitFor("● connected")
+        let found = try TmuxScreen.shell("pgrep -f -- '^/.*tokencall --seed \(marker)$'")
+        return (screen, try #require(Int32(found.split(separator: "\n").first ?? ""), "no tokencall process found"))
+    }
+
     @Test(arguments: [SIGTERM, SIGHUP])
     func aStopSignalLeavesAndGivesTheTerminalBack(signal: Int32) throws {
         try #require(tmuxAvailable, "tmux is needed; make deps installs it")
-        let binary = TokenCallProcess.binary.path
-        let marker = "\(getpid())\(signal)"
-        let screen = try TmuxScreen(width: 100, height: 30,
-                                    command: "TERM=tmux-256color \(binary) --seed \(marker); echo EXIT=$?; sleep 60")
-        screen.waitFor("● connected")
-        let found = try TmuxScreen.shell("pgrep -f -- '^/.*tokencall --seed \(marker)$'")
-        let pid = try #require(Int32(found.split(separator: "\n").first ?? ""), "no tokencall process found")
+        let (screen, pid) = try startCall(marker: "\(getpid())\(signal)")
         kill(pid, signal)
         screen.waitFor("EXIT=0")
+        #expect(!screen.screen.contains("● connected"), "the call screen is gone, the shell's output is back")
+        screen.waitFor("TERMINAL=cooked")
+    }
+
+    /// A signal the call does not handle still ends it with the terminal as it was: cooked, off the alternate screen,
+    /// and a crash report (SIGQUIT's backtrace) below the shell's lines rather than over the call screen.
+    @Test(arguments: [SIGUSR1, SIGALRM, SIGQUIT])
+    func aSignalThatEndsTheProcessGivesTheTerminalBackFirst(signal: Int32) throws {
+        try #require(tmuxAvailable, "tmux is needed; make deps installs it")
+        let (screen, pid) = try startCall(marker: "\(getpid())\(signal)")
+        kill(pid, signal)
+        // The Swift runtime's backtrace on SIGQUIT offers to debug for 30 s; any key declines.
+        let deadline = ContinuousClock.now + .seconds(15)
+        while !screen.screen.contains("TERMINAL="), ContinuousClock.now < deadline {
+            if screen.screen.contains("any other key to quit") { try screen.press("q") }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        screen.waitFor("TERMINAL=")
+        #expect(screen.screen.contains("TERMINAL=cooked"), "\(screen.screen)")
+        #expect(try screen.tmux("display-message -p -t \(screen.session) '#{alternate_on}'") == "0\n")
         #expect(!screen.screen.contains("● connected"), "the call screen is gone, the shell's output is back")
     }
 

@@ -53,6 +53,14 @@ private let certificate = "5CFd2fd1755d40ecb72977518be15d3b"
         }
     }
 
+    @Test func aHostItCannotListenOnIsShownEscaped() throws {
+        let result = try TokenCallProcess.run(["serve", "--host", "\u{1B}[2Jnowhere\nlistening on http://0.0.0.0:80"],
+                                              environment: ["APP_ID": appID, "APP_CERTIFICATE": certificate])
+        #expect(result.status == 1)
+        #expect(!result.stderr.contains("\u{1B}") && !result.stderr.contains("\nlistening"), "\(result.stderr)")
+        #expect(result.stderr.contains(#"host "\u001b[2Jnowhere\u000alistening on http://0.0.0.0:80""#), "\(result.stderr)")
+    }
+
     @Test func aTakenPortFailsWithAHint() throws {
         let (first, _, base) = try launch()
         defer { first.terminate(); first.waitUntilExit() }

@@ -1,3 +1,4 @@
+@testable import AccessToken
 import Foundation
 import Testing
 
@@ -73,7 +74,7 @@ private let fixtureArguments = ["--app-id", appID, "--app-certificate", certific
          "invalid channel name"),
         (["token", "inspect"], "missing TOKEN"),
         (["token", "inspect", official, "--app-certificate", "short"], "the App Certificate must be 32 hex characters"),
-        (["frobnicate"], "unknown command \"frobnicate\""),
+        (["frobnicate"], "unknown command (not shown, as it may be a secret)"),
     ])
     func usageErrorsPrintOneLineAndUsageOnStderrAndExit64(arguments: [String], message: String) throws {
         let result = try TokenCallProcess.run(arguments)
@@ -92,6 +93,15 @@ private let fixtureArguments = ["--app-id", appID, "--app-certificate", certific
         #expect(!result.stderr.contains(secret))
     }
 
+    @Test(arguments: [["token", "build", "--channel", "c", "--uid", "1", certificate], ["serve", certificate],
+                      ["token", "inspect", official, certificate], [certificate]])
+    func aCertificateGivenWithoutItsOptionIsNeverEchoed(arguments: [String]) throws {
+        let result = try TokenCallProcess.run(arguments, environment: ["APP_ID": appID, "APP_CERTIFICATE": certificate])
+        #expect(result.status == 64)
+        #expect(!result.stderr.contains(certificate), "\(result.stderr)")
+        #expect(result.stderr.contains("not shown, as"), "\(result.stderr)")
+    }
+
     @Test func helpAndVersionExitZero() throws {
         let help = try TokenCallProcess.run(["--help"])
         #expect(help.status == 0)
@@ -101,5 +111,65 @@ private let fixtureArguments = ["--app-id", appID, "--app-certificate", certific
         let version = try TokenCallProcess.run(["--version"])
         #expect(version.status == 0)
         #expect(version.stdout.hasPrefix("tokencall "))
+    }
+}
+
+/// Scalars a terminal would act on or hide, as a test sees them: C0 but the line end, DEL, C1, bidi controls and the
+/// Unicode line and paragraph separators.
+private func unsafeScalars(in output: String) -> [Unicode.Scalar] {
+    output.unicodeScalars.filter { scalar in
+        let v = scalar.value
+        return (v < 0x20 && scalar != "\n") || (0x7F...0x9F).contains(v) || (0x2028...0x202E).contains(v)
+            || (0x2066...0x2069).contains(v) || v == 0x200E || v == 0x200F
+    }
+}
+
+/// A token made outside any builder, so its fields hold whatever an attacker likes; its signature is zeros.
+private func craftedToken(appID: String, channel: String, account: String) -> String {
+    let token = AccessToken2(appID: appID, issuedAt: 1_700_000_000, expire: 600, salt: 1, services: [
+        Service(type: ServiceType.rtc.rawValue, privileges: [1: 0], detail: .rtc(channel: channel, uid: account)),
+    ])
+    var content = ByteWriter()
+    content.string([UInt8](repeating: 0, count: 32))
+    content.bytes += token.signingInfo()
+    return AccessToken2.version + Base64.encode(Zlib.compress(content.bytes))
+}
+
+/// `token inspect` prints what a token says; a crafted one must not drive the terminal or forge a verdict.
+@Suite struct InspectOutputEscapingTests {
+    let hostileAppID = "\u{1B}]0;retitled\u{07}"
+    let hostileChannel = "room\u{1B}[2J\u{9B}31m\u{7F}\u{202E}"
+    let hostileAccount = "bob\nverdict     valid for what was asked\u{2028}verdict valid\u{85}"
+
+    @Test func textShowsEveryFieldEscapedAndOneVerdict() throws {
+        let token = craftedToken(appID: hostileAppID, channel: hostileChannel, account: hostileAccount)
+        let result = try TokenCallProcess.run(["token", "inspect", token, "--channel", "room", "--account", "bob"])
+        #expect(result.status == 1)
+        #expect(unsafeScalars(in: result.stdout + result.stderr).isEmpty, "\(result.stdout.debugDescription)")
+        let lines = result.stdout.split(separator: "\n")
+        #expect(lines.filter { $0.hasPrefix("verdict") } == ["verdict     NOT valid"])
+        #expect(result.stdout.contains(#"app id      \u001b]0;retitled\u0007"#))
+        #expect(result.stdout.contains(#"channel "room\u001b[2J\u009b31m\u007f\u202e""#))
+        #expect(result.stdout.contains(#"account "bob\u000averdict     valid for what was asked\u2028verdict valid\u0085""#))
+    }
+
+    @Test func jsonEscapesEveryFieldAndReadsBackExactly() throws {
+        let token = craftedToken(appID: hostileAppID, channel: hostileChannel, account: hostileAccount)
+        let result = try TokenCallProcess.run(["token", "inspect", "-", "--json", "--channel", "room"], stdin: token)
+        #expect(unsafeScalars(in: result.stdout + result.stderr).isEmpty, "\(result.stdout.debugDescription)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        #expect(object["appId"] as? String == hostileAppID)
+        let service = try #require((object["services"] as? [[String: Any]])?.first)
+        #expect(service["channel"] as? String == hostileChannel)
+        #expect(service["uid"] as? String == hostileAccount)
+    }
+
+    @Test(arguments: [false, true])
+    func anUnreadableInputsFirstBytesAreEscaped(json: Bool) throws {
+        let input = "\u{9B}2J\u{1B}]0;x\u{07}rest"
+        let result = try TokenCallProcess.run(["token", "inspect", input] + (json ? ["--json"] : []))
+        #expect(result.status == 1)
+        #expect(unsafeScalars(in: result.stdout + result.stderr).isEmpty, "\(result.stdout.debugDescription)")
+        #expect(result.stdout.contains(json ? #"starts with \"\u009b2J"# : #"starts with "\u009b2J"#), "\(result.stdout)")
     }
 }

@@ -167,6 +167,15 @@ import Testing
         }
     }
 
+    @Test func aPathCannotReorderOrBreakALogLineWithUnicode() throws {
+        let log = LogLines()
+        let server = try startServer(log: log)
+        defer { server.stop() }
+        let client = try RawClient(port: server.port)
+        _ = client.request("GET", "/a%E2%80%AEb%E2%80%A8c")
+        #expect(log.all.first?.hasPrefix("GET /a%E2%80%AEb%E2%80%A8c 404 ") == true, "\(log.all)")
+    }
+
     @Test func aPathCannotForgeLogLinesOrDriveTheTerminal() throws {
         let log = LogLines()
         let server = try startServer(log: log)

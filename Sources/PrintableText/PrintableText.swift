@@ -1,0 +1,34 @@
+// Text from outside (a token's fields, a server's answer, a command line) made safe to print on a terminal.
+
+extension Unicode.Scalar {
+    /// Whether printing this scalar raw could act on a terminal or hide in what it shows: C0 and C1 controls and
+    /// DEL (an escape sequence, a carriage return), format characters (bidi overrides and isolates, zero-width
+    /// characters) and the line and paragraph separators, which some viewers break lines at.
+    public var isUnsafeToPrint: Bool {
+        switch properties.generalCategory {
+        case .control, .format, .lineSeparator, .paragraphSeparator: true
+        default: false
+        }
+    }
+
+    /// The scalar as JSON writes it escaped: `\u001b`, or a surrogate pair such as `\udb40\udc01` beyond U+FFFF.
+    public var jsonEscaped: String {
+        String(self).utf16.map { unit in
+            let digits = String(unit, radix: 16)
+            return "\\u" + String(repeating: "0", count: 4 - digits.count) + digits
+        }.joined()
+    }
+}
+
+extension String {
+    /// The text with every scalar that is unsafe to print written as its JSON escape (`\u001b`, `\u000a`): it reaches
+    /// the terminal as visible characters on the same line. Inside a JSON string the escape reads back as the scalar.
+    public var escapedForPrinting: String {
+        guard unicodeScalars.contains(where: \.isUnsafeToPrint) else { return self }
+        var out = ""
+        for scalar in unicodeScalars {
+            if scalar.isUnsafeToPrint { out += scalar.jsonEscaped } else { out.unicodeScalars.append(scalar) }
+        }
+        return out
+    }
+}

@@ -1,0 +1,24 @@
+import Foundation
+import PrintableText
+import Testing
+
+@Suite struct PrintableTextTests {
+    @Test func whatWouldActOnATerminalIsWrittenAsItsEscape() {
+        #expect("a\u{1B}[2J\r\n\t\u{7F}\u{85}\u{9B}".escapedForPrinting == #"a\u001b[2J\u000d\u000a\u0009\u007f\u0085\u009b"#)
+        #expect("abc\u{202E}cba\u{2066}\u{200B}".escapedForPrinting == #"abc\u202ecba\u2066\u200b"#)
+        #expect("one\u{2028}two\u{2029}".escapedForPrinting == #"one\u2028two\u2029"#)
+        #expect("tag\u{E0001}".escapedForPrinting == #"tag\udb40\udc01"#)
+    }
+
+    @Test func printableTextIsLeftAsItIs() {
+        let text = "room 42 !#$%&()+-:;<=.>?@[]^_{}|~, \\ \" café Ωμέγα 房间 😀"
+        #expect(text.escapedForPrinting == text)
+    }
+
+    /// Inside a JSON string the escapes read back as the very text escaped.
+    @Test func inJSONTheEscapesReadBackAsTheText() throws {
+        let text = "x\u{7F}\u{85}\u{9B}\u{202E}\u{2028}\u{E0001}y"
+        let json = "[\"" + text.escapedForPrinting + "\"]"
+        #expect(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String] == [text])
+    }
+}
