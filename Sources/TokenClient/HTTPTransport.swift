@@ -2,16 +2,26 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import Synchronization
 
 /// Sends one HTTP request: the network's seam, replaced by stubs in tests.
 public protocol HTTPTransport: Sendable {
-    func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse)
+    /// The answer, refused (`invalidResponse`) as soon as it is known to pass `bodyLimit` bytes.
+    /// Throws `CancellationError` at once when the calling task is cancelled.
+    func send(_ request: URLRequest, bodyLimit: Int) async throws -> (Data, HTTPURLResponse)
 }
 
 /// URLSession without a URL cache (Linux ignores `cachePolicy`, and a cached token would be replayed).
-/// Deadlines are the token cache's job: URLSession's own timeout is an idle timeout in whole seconds.
+///
+/// The body is counted as it arrives and the task cancelled once it passes the limit. Redirects stay on the
+/// origin of the request (its credential is never sent elsewhere) and are followed `redirectLimit` times at most.
+/// Deadlines are the token cache's job: URLSession's own timeout restarts with every byte received.
 public struct URLSessionTransport: HTTPTransport {
+    /// Same-origin redirects followed before the request is refused as a loop.
+    public static let redirectLimit = 3
+
     private let session: URLSession
+    private let exchanges: Exchanges
 
     public init() {
         let configuration = URLSessionConfiguration.ephemeral
@@ -19,12 +29,167 @@ public struct URLSessionTransport: HTTPTransport {
         configuration.requestCachePolicy = .reloadIgnoringLocalAndRemoteCacheData
         configuration.timeoutIntervalForRequest = 60
         configuration.httpCookieStorage = nil
-        session = URLSession(configuration: configuration)
+        exchanges = Exchanges()
+        session = URLSession(configuration: configuration, delegate: exchanges, delegateQueue: nil)
     }
 
-    public func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
-        let (data, response) = try await session.data(for: request)
-        guard let http = response as? HTTPURLResponse else { throw URLError(.badServerResponse) }
-        return (data, http)
+    public func send(_ request: URLRequest, bodyLimit: Int) async throws -> (Data, HTTPURLResponse) {
+        let task = session.dataTask(with: request)
+        let exchange = Exchange(origin: Origin(request.url), bodyLimit: bodyLimit)
+        exchanges.add(exchange, for: task)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                exchange.start(continuation)
+                task.resume()
+            }
+        } onCancel: {
+            exchange.finish(.failure(CancellationError()))
+            task.cancel()
+        }
+    }
+}
+
+/// Scheme, host and port: where a request may go with its credential.
+struct Origin: Equatable, CustomStringConvertible {
+    let scheme: String
+    let host: String
+    let port: Int?
+
+    init(_ url: URL?) {
+        scheme = url?.scheme?.lowercased() ?? ""
+        host = url?.host?.lowercased() ?? ""
+        port = url?.port ?? ["http": 80, "https": 443][scheme]
+    }
+
+    var description: String { "\(scheme)://\(host)" + (port.map { ":\($0)" } ?? "") }
+}
+
+/// One request in flight: the body so far, and the caller waiting for the outcome, resumed exactly once.
+private final class Exchange: Sendable {
+    typealias Outcome = Result<(Data, HTTPURLResponse), any Error>
+
+    private struct State {
+        var body = Data()
+        var redirects = 0
+        var waiting: CheckedContinuation<(Data, HTTPURLResponse), any Error>?
+        var outcome: Outcome?
+    }
+
+    let origin: Origin
+    let bodyLimit: Int
+    private let state = Mutex(State())
+
+    init(origin: Origin, bodyLimit: Int) {
+        self.origin = origin
+        self.bodyLimit = bodyLimit
+    }
+
+    func start(_ continuation: CheckedContinuation<(Data, HTTPURLResponse), any Error>) {
+        let outcome = state.withLock { state -> Outcome? in
+            guard let outcome = state.outcome else {
+                state.waiting = continuation
+                return nil
+            }
+            return outcome
+        }
+        if let outcome { continuation.resume(with: outcome) }
+    }
+
+    /// The first outcome wins; later ones (URLSession completing a task already refused) are dropped.
+    /// Returns whether this one was the first.
+    @discardableResult
+    func finish(_ outcome: Outcome) -> Bool {
+        let (first, waiting) = state.withLock { state -> (Bool, CheckedContinuation<(Data, HTTPURLResponse), any Error>?) in
+            guard state.outcome == nil else { return (false, nil) }
+            state.outcome = outcome
+            defer { state.waiting = nil }
+            return (true, state.waiting)
+        }
+        waiting?.resume(with: outcome)
+        return first
+    }
+
+    /// Adds `data` to the body of an exchange still open; false once the body passes the limit.
+    func append(_ data: Data) -> Bool {
+        state.withLock { state in
+            guard state.outcome == nil else { return true }
+            state.body.append(data)
+            return state.body.count <= bodyLimit
+        }
+    }
+
+    /// Counts a redirect; false when there have been more than the transport follows.
+    func redirected() -> Bool {
+        state.withLock { state in
+            state.redirects += 1
+            return state.redirects <= URLSessionTransport.redirectLimit
+        }
+    }
+
+    var body: Data { state.withLock { $0.body } }
+}
+
+/// The session's delegate: routes each task's callbacks to its exchange.
+private final class Exchanges: NSObject, URLSessionDataDelegate, Sendable {
+    private let byTask = Mutex<[Int: Exchange]>([:])
+
+    func add(_ exchange: Exchange, for task: URLSessionTask) {
+        byTask.withLock { $0[task.taskIdentifier] = exchange }
+    }
+
+    private func exchange(for task: URLSessionTask) -> Exchange? {
+        byTask.withLock { $0[task.taskIdentifier] }
+    }
+
+    /// Fails the exchange and stops the transfer, unless the exchange had already ended.
+    private func refuse(_ task: URLSessionTask, _ error: TokenClientError) {
+        if exchange(for: task)?.finish(.failure(error)) == true { task.cancel() }
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+                    completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void) {
+        // FoundationNetworking ignores the disposition, so the task is cancelled as well.
+        if let exchange = exchange(for: dataTask), response.expectedContentLength > exchange.bodyLimit {
+            refuse(dataTask, .answerTooLong(bytes: Int(response.expectedContentLength), limit: exchange.bodyLimit))
+            completionHandler(.cancel)
+        } else {
+            completionHandler(.allow)
+        }
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        guard let exchange = exchange(for: dataTask), !exchange.append(data) else { return }
+        refuse(dataTask, .answerTooLong(bytes: nil, limit: exchange.bodyLimit))
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+                    newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void) {
+        // A refused redirect completes the task with the 3xx answer, which the finished exchange ignores;
+        // cancelling here as well would race FoundationNetworking's redirect state into a crash.
+        guard let exchange = exchange(for: task) else { return completionHandler(nil) }
+        let target = Origin(request.url)
+        if target != exchange.origin {
+            exchange.finish(.failure(TokenClientError.redirected(
+                "HTTP \(response.statusCode) to another origin, \(target); tokencall sends requests, "
+                    + "and the --auth-bearer credential, only to the origin of --token-url")))
+            completionHandler(nil)
+        } else if !exchange.redirected() {
+            exchange.finish(.failure(TokenClientError.redirected(
+                "more than \(URLSessionTransport.redirectLimit) redirects (a redirect loop?)")))
+            completionHandler(nil)
+        } else {
+            completionHandler(request)
+        }
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        guard let exchange = byTask.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
+        if let error {
+            exchange.finish(.failure(error))
+        } else if let response = task.response as? HTTPURLResponse {
+            exchange.finish(.success((exchange.body, response)))
+        } else {
+            exchange.finish(.failure(URLError(.badServerResponse)))
+        }
     }
 }

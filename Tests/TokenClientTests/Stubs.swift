@@ -74,7 +74,7 @@ struct StubTransport: HTTPTransport {
     var headers: [String: String] = ["Content-Type": "application/json"]
     let body: String
 
-    func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+    func send(_ request: URLRequest, bodyLimit: Int) async throws -> (Data, HTTPURLResponse) {
         (Data(body.utf8), HTTPURLResponse(url: request.url!, statusCode: status, httpVersion: "HTTP/1.1", headerFields: headers)!)
     }
 }
