@@ -13,8 +13,9 @@ public protocol HTTPTransport: Sendable {
 
 /// URLSession without a URL cache (Linux ignores `cachePolicy`, and a cached token would be replayed).
 ///
-/// The body is counted as it arrives and the task cancelled once it passes the limit. Redirects stay on the
-/// origin of the request (its credential is never sent elsewhere) and are followed `redirectLimit` times at most.
+/// The body is counted as it arrives and the task cancelled once it passes the limit. Redirects are followed
+/// here, not by URLSession (which drops a 307's body on Linux): only on the origin of the request, so its
+/// credential is never sent elsewhere, and `redirectLimit` times at most.
 /// Deadlines are the token cache's job: URLSession's own timeout restarts with every byte received.
 public struct URLSessionTransport: HTTPTransport {
     /// Same-origin redirects followed before the request is refused as a loop.
@@ -34,10 +35,26 @@ public struct URLSessionTransport: HTTPTransport {
     }
 
     public func send(_ request: URLRequest, bodyLimit: Int) async throws -> (Data, HTTPURLResponse) {
+        let origin = Origin(request.url)
+        var hop = request
+        for _ in 0...Self.redirectLimit {
+            let (data, response, target) = try await transfer(hop, bodyLimit: bodyLimit)
+            guard let target else { return (data, response) }
+            guard Origin(target) == origin else {
+                throw TokenClientError.redirected("HTTP \(response.statusCode) to another origin, \(Origin(target)); tokencall sends "
+                    + "requests, and the --auth-bearer credential, only to the origin of --token-url")
+            }
+            hop = Self.request(following: hop, to: target, status: response.statusCode)
+        }
+        throw TokenClientError.redirected("more than \(Self.redirectLimit) redirects (a redirect loop?)")
+    }
+
+    /// One request without following redirects: the answer, and where it redirects to if it does.
+    private func transfer(_ request: URLRequest, bodyLimit: Int) async throws -> (Data, HTTPURLResponse, URL?) {
         let task = session.dataTask(with: request)
-        let exchange = Exchange(origin: Origin(request.url), bodyLimit: bodyLimit)
+        let exchange = Exchange(bodyLimit: bodyLimit)
         exchanges.add(exchange, for: task)
-        return try await withTaskCancellationHandler {
+        let (data, response) = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 exchange.start(continuation)
                 task.resume()
@@ -46,6 +63,19 @@ public struct URLSessionTransport: HTTPTransport {
             exchange.finish(.failure(CancellationError()))
             task.cancel()
         }
+        return (data, response, exchange.redirectTarget)
+    }
+
+    /// The request a redirect asks for: 307 and 308 repeat it; the others make a POST a GET without a body (RFC 9110).
+    private static func request(following request: URLRequest, to target: URL, status: Int) -> URLRequest {
+        var next = request
+        next.url = target
+        if status == 303 || (status != 307 && status != 308 && request.httpMethod == "POST") {
+            next.httpMethod = "GET"
+            next.httpBody = nil
+            next.setValue(nil, forHTTPHeaderField: "Content-Type")
+        }
+        return next
     }
 }
 
@@ -70,17 +100,15 @@ private final class Exchange: Sendable {
 
     private struct State {
         var body = Data()
-        var redirects = 0
+        var redirectTarget: URL?
         var waiting: CheckedContinuation<(Data, HTTPURLResponse), any Error>?
         var outcome: Outcome?
     }
 
-    let origin: Origin
     let bodyLimit: Int
     private let state = Mutex(State())
 
-    init(origin: Origin, bodyLimit: Int) {
-        self.origin = origin
+    init(bodyLimit: Int) {
         self.bodyLimit = bodyLimit
     }
 
@@ -118,15 +146,13 @@ private final class Exchange: Sendable {
         }
     }
 
-    /// Counts a redirect; false when there have been more than the transport follows.
-    func redirected() -> Bool {
-        state.withLock { state in
-            state.redirects += 1
-            return state.redirects <= URLSessionTransport.redirectLimit
-        }
-    }
-
     var body: Data { state.withLock { $0.body } }
+
+    /// Where the answer redirects to; the transport, not URLSession, decides whether to go.
+    var redirectTarget: URL? {
+        get { state.withLock { $0.redirectTarget } }
+        set { state.withLock { $0.redirectTarget = newValue } }
+    }
 }
 
 /// The session's delegate: routes each task's callbacks to its exchange.
@@ -164,22 +190,8 @@ private final class Exchanges: NSObject, URLSessionDataDelegate, Sendable {
 
     func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
                     newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void) {
-        // A refused redirect completes the task with the 3xx answer, which the finished exchange ignores;
-        // cancelling here as well would race FoundationNetworking's redirect state into a crash.
-        guard let exchange = exchange(for: task) else { return completionHandler(nil) }
-        let target = Origin(request.url)
-        if target != exchange.origin {
-            exchange.finish(.failure(TokenClientError.redirected(
-                "HTTP \(response.statusCode) to another origin, \(target); tokencall sends requests, "
-                    + "and the --auth-bearer credential, only to the origin of --token-url")))
-            completionHandler(nil)
-        } else if !exchange.redirected() {
-            exchange.finish(.failure(TokenClientError.redirected(
-                "more than \(URLSessionTransport.redirectLimit) redirects (a redirect loop?)")))
-            completionHandler(nil)
-        } else {
-            completionHandler(request)
-        }
+        exchange(for: task)?.redirectTarget = request.url
+        completionHandler(nil)
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
