@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -13,25 +14,24 @@ public protocol HTTPTransport: Sendable {
 
 /// URLSession without a URL cache (Linux ignores `cachePolicy`, and a cached token would be replayed).
 ///
-/// The body is counted as it arrives and the task cancelled once it passes the limit. Redirects are followed
-/// here, not by URLSession (which drops a 307's body on Linux): only on the origin of the request, so its
-/// credential is never sent elsewhere, and `redirectLimit` times at most.
-/// Deadlines are the token cache's job: URLSession's own timeout restarts with every byte received.
+/// Each request has a session of its own, so one that floods or hangs holds up no other. The body is counted as
+/// it arrives; past the limit the caller gets its error at once and the rest is dropped until URLSession acts on
+/// the cancel (on Linux it can lag behind a flood). Redirects are followed here, not by URLSession (which drops a
+/// 307's body on Linux): only on the origin of the request, so its credential is never sent elsewhere, and
+/// `redirectLimit` times at most. Deadlines are the token cache's job: URLSession's own timeout restarts with
+/// every byte received.
 public struct URLSessionTransport: HTTPTransport {
     /// Same-origin redirects followed before the request is refused as a loop.
     public static let redirectLimit = 3
 
-    private let session: URLSession
-    private let exchanges: Exchanges
+    private let configuration: URLSessionConfiguration
 
     public init() {
-        let configuration = URLSessionConfiguration.ephemeral
+        configuration = URLSessionConfiguration.ephemeral
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalAndRemoteCacheData
         configuration.timeoutIntervalForRequest = 60
         configuration.httpCookieStorage = nil
-        exchanges = Exchanges()
-        session = URLSession(configuration: configuration, delegate: exchanges, delegateQueue: nil)
     }
 
     public func send(_ request: URLRequest, bodyLimit: Int) async throws -> (Data, HTTPURLResponse) {
@@ -51,17 +51,16 @@ public struct URLSessionTransport: HTTPTransport {
 
     /// One request without following redirects: the answer, and where it redirects to if it does.
     private func transfer(_ request: URLRequest, bodyLimit: Int) async throws -> (Data, HTTPURLResponse, URL?) {
-        let task = session.dataTask(with: request)
         let exchange = Exchange(bodyLimit: bodyLimit)
-        exchanges.add(exchange, for: task)
+        let session = URLSession(configuration: configuration, delegate: exchange, delegateQueue: nil)
+        defer { session.finishTasksAndInvalidate() }
         let (data, response) = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 exchange.start(continuation)
-                task.resume()
+                session.dataTask(with: request).resume()
             }
         } onCancel: {
-            exchange.finish(.failure(CancellationError()))
-            task.cancel()
+            exchange.fail(CancellationError(), session: session)
         }
         return (data, response, exchange.redirectTarget)
     }
@@ -94,40 +93,41 @@ struct Origin: Equatable, CustomStringConvertible {
     var description: String { "\(scheme)://\(host)" + (port.map { ":\($0)" } ?? "") }
 }
 
-/// One request in flight: the body so far, and the caller waiting for the outcome, resumed exactly once.
-private final class Exchange: Sendable {
-    typealias Outcome = Result<(Data, HTTPURLResponse), any Error>
+/// One request in flight and its session's delegate: the body so far, and the caller waiting for the outcome,
+/// resumed exactly once.
+private final class Exchange: NSObject, URLSessionDataDelegate, Sendable {
+    typealias Answer = (Data, HTTPURLResponse)
 
     private struct State {
         var body = Data()
         var redirectTarget: URL?
-        var waiting: CheckedContinuation<(Data, HTTPURLResponse), any Error>?
-        var outcome: Outcome?
+        var waiting: CheckedContinuation<Answer, any Error>?
+        var outcome: Result<Answer, any Error>?
     }
 
-    let bodyLimit: Int
+    private let bodyLimit: Int
     private let state = Mutex(State())
 
     init(bodyLimit: Int) {
         self.bodyLimit = bodyLimit
     }
 
-    func start(_ continuation: CheckedContinuation<(Data, HTTPURLResponse), any Error>) {
-        let outcome = state.withLock { state -> Outcome? in
-            guard let outcome = state.outcome else {
-                state.waiting = continuation
-                return nil
-            }
-            return outcome
+    func start(_ continuation: CheckedContinuation<Answer, any Error>) {
+        let outcome = state.withLock { state -> Result<Answer, any Error>? in
+            if state.outcome == nil { state.waiting = continuation }
+            return state.outcome
         }
         if let outcome { continuation.resume(with: outcome) }
     }
 
+    /// Where the answer redirects to; the transport, not URLSession, decides whether to go.
+    var redirectTarget: URL? { state.withLock { $0.redirectTarget } }
+
     /// The first outcome wins; later ones (URLSession completing a task already refused) are dropped.
     /// Returns whether this one was the first.
     @discardableResult
-    func finish(_ outcome: Outcome) -> Bool {
-        let (first, waiting) = state.withLock { state -> (Bool, CheckedContinuation<(Data, HTTPURLResponse), any Error>?) in
+    private func finish(_ outcome: Result<Answer, any Error>) -> Bool {
+        let (first, waiting) = state.withLock { state -> (Bool, CheckedContinuation<Answer, any Error>?) in
             guard state.outcome == nil else { return (false, nil) }
             state.outcome = outcome
             defer { state.waiting = nil }
@@ -137,71 +137,44 @@ private final class Exchange: Sendable {
         return first
     }
 
-    /// Adds `data` to the body of an exchange still open; false once the body passes the limit.
-    func append(_ data: Data) -> Bool {
-        state.withLock { state in
-            guard state.outcome == nil else { return true }
-            state.body.append(data)
-            return state.body.count <= bodyLimit
-        }
-    }
-
-    var body: Data { state.withLock { $0.body } }
-
-    /// Where the answer redirects to; the transport, not URLSession, decides whether to go.
-    var redirectTarget: URL? {
-        get { state.withLock { $0.redirectTarget } }
-        set { state.withLock { $0.redirectTarget = newValue } }
-    }
-}
-
-/// The session's delegate: routes each task's callbacks to its exchange.
-private final class Exchanges: NSObject, URLSessionDataDelegate, Sendable {
-    private let byTask = Mutex<[Int: Exchange]>([:])
-
-    func add(_ exchange: Exchange, for task: URLSessionTask) {
-        byTask.withLock { $0[task.taskIdentifier] = exchange }
-    }
-
-    private func exchange(for task: URLSessionTask) -> Exchange? {
-        byTask.withLock { $0[task.taskIdentifier] }
-    }
-
-    /// Fails the exchange and stops the transfer, unless the exchange had already ended.
-    private func refuse(_ task: URLSessionTask, _ error: TokenClientError) {
-        if exchange(for: task)?.finish(.failure(error)) == true { task.cancel() }
+    /// Answers the caller with `error` now and cancels the transfer off this thread: URLSession's cancel waits for
+    /// its work queue, which a flooding server keeps busy.
+    func fail(_ error: any Error, session: URLSession) {
+        guard finish(.failure(error)) else { return }
+        DispatchQueue.global().async { session.invalidateAndCancel() }
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
                     completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void) {
-        // FoundationNetworking ignores the disposition, so the task is cancelled as well.
-        if let exchange = exchange(for: dataTask), response.expectedContentLength > exchange.bodyLimit {
-            refuse(dataTask, .answerTooLong(bytes: Int(response.expectedContentLength), limit: exchange.bodyLimit))
-            completionHandler(.cancel)
-        } else {
-            completionHandler(.allow)
+        // FoundationNetworking ignores the disposition; failing cancels the task.
+        if response.expectedContentLength > bodyLimit {
+            fail(TokenClientError.answerTooLong(bytes: Int(response.expectedContentLength), limit: bodyLimit), session: session)
         }
+        completionHandler(.allow)
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        guard let exchange = exchange(for: dataTask), !exchange.append(data) else { return }
-        refuse(dataTask, .answerTooLong(bytes: nil, limit: exchange.bodyLimit))
+        let within = state.withLock { state in
+            guard state.outcome == nil else { return true }
+            state.body.append(data)
+            return state.body.count <= bodyLimit
+        }
+        if !within { fail(TokenClientError.answerTooLong(bytes: nil, limit: bodyLimit), session: session) }
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
                     newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void) {
-        exchange(for: task)?.redirectTarget = request.url
+        state.withLock { $0.redirectTarget = request.url }
         completionHandler(nil)
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        guard let exchange = byTask.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
         if let error {
-            exchange.finish(.failure(error))
+            finish(.failure(error))
         } else if let response = task.response as? HTTPURLResponse {
-            exchange.finish(.success((exchange.body, response)))
+            finish(.success((state.withLock { $0.body }, response)))
         } else {
-            exchange.finish(.failure(URLError(.badServerResponse)))
+            finish(.failure(URLError(.badServerResponse)))
         }
     }
 }

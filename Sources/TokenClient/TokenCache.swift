@@ -208,7 +208,7 @@ private final class Race: Sendable {
             return state.waiting.map { ($0, state.stop) }
         }
         guard let (continuation, stop) = first else { return }
-        stop?()
         continuation.resume(with: outcome)
+        stop?()
     }
 }

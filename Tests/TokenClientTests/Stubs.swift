@@ -1,4 +1,5 @@
 import AccessToken
+import Dispatch
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -25,6 +26,8 @@ final class StubProvider: TokenProvider, Sendable {
         case fail(TokenClientError)
         /// Never answers until cancelled.
         case hang
+        /// Answers a token after `seconds` of real time, whether cancelled or not.
+        case deaf(seconds: Double)
     }
 
     private let steps: Mutex<[Step]>
@@ -54,6 +57,9 @@ final class StubProvider: TokenProvider, Sendable {
         case .hang:
             try await Task.sleep(for: .seconds(3600))
             throw CancellationError()
+        case .deaf(let seconds):
+            await withCheckedContinuation { done in DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { done.resume() } }
+            return FetchedToken(token: realToken(issuedAt: UInt32(clock.unixTime)), expiresAt: Int64(clock.unixTime) + 3600)
         }
     }
 }

@@ -150,6 +150,16 @@ import Testing
         await #expect(throws: TokenClientError.timeout(.seconds(10))) { try await waiting.value }
     }
 
+    @Test func theDeadlineDoesNotWaitForAProviderThatIgnoresCancellation() async throws {
+        let (cache, _, clock) = makeCache([.deaf(seconds: 2)])
+        let waiting = Task { try await cache.token() }
+        await clock.waitForSleepers()
+        await clock.advance(by: .seconds(10))
+        let started = ContinuousClock.now
+        await #expect(throws: TokenClientError.timeout(.seconds(10))) { try await waiting.value }
+        #expect(ContinuousClock.now - started < .seconds(1), "the timeout is reported when the deadline passes")
+    }
+
     @Test func invalidateClearsOnlyTheRejectedToken() async throws {
         let (cache, provider, _) = makeCache([.token(lifetime: 3600)])
         let token = try await cache.token()
