@@ -14,9 +14,9 @@ public protocol HTTPTransport: Sendable {
 
 /// URLSession without a URL cache (Linux ignores `cachePolicy`, and a cached token would be replayed).
 ///
-/// Each request has a session of its own, so one that floods or hangs holds up no other. The body is counted as
-/// it arrives; past the limit the caller gets its error at once and the rest is dropped until URLSession acts on
-/// the cancel (on Linux it can lag behind a flood). Redirects are followed here, not by URLSession (which drops a
+/// Each request has a session of its own, which is its delegate's whole state. The body is counted as it arrives;
+/// past the limit the caller gets its error at once and the rest is dropped until URLSession acts on the cancel
+/// (on Linux a loopback flood can delay that by seconds). Redirects are followed here, not by URLSession (which drops a
 /// 307's body on Linux): only on the origin of the request, so its credential is never sent elsewhere, and
 /// `redirectLimit` times at most. Deadlines are the token cache's job: URLSession's own timeout restarts with
 /// every byte received.
