@@ -185,7 +185,7 @@ public struct HTTPTokenProvider: TokenProvider {
             return "the TLS handshake failed; check the server's certificate"
         case .unknown:
             // curl's other failures: most often the connection closing mid-answer, else TLS; curl's own words tell which.
-            let curl = (error.userInfo[NSLocalizedDescriptionKey] as? String ?? "").prefix(120).filter { $0.isASCII && !$0.isNewline }
+            let curl = (error.userInfo[NSLocalizedDescriptionKey] as? String ?? "").prefix(120).filter { (" "..."~").contains($0) }
             return "the connection closed before the whole answer" + (curl.isEmpty ? "" : " (curl: \(curl))")
         default: return "network error \(error.code.rawValue)"
         }

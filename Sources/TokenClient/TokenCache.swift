@@ -195,8 +195,8 @@ private final class Race: Sendable {
             return state.outcome
         }
         if let outcome {
-            stop()
             continuation.resume(with: outcome)
+            stop()
         }
     }
 
