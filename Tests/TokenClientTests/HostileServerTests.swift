@@ -6,43 +6,50 @@ import Testing
 
 /// What a token server can do to the client, on a real socket: each test names what a user would notice.
 @Suite struct HostileServerTests {
-    static let deadline = Duration.milliseconds(500)
+    static let deadline = Duration.seconds(1)
 
     enum Stall: String, CaseIterable, Sendable {
         case silent, dripsTheHead, dripsTheBody
     }
 
+    /// At 16 MB/s, as a server across a network sends: at loopback speed FoundationNetworking can take seconds to act
+    /// on the cancel (the bytes are dropped meanwhile), which this test would measure instead.
     @Test func anEndlessAnswerIsCutOffAtTheLimitAndTheConnectionClosed() async throws {
         let total = 64 << 20
         let server = try HostileServer { connection in
             guard connection.write(head("200 OK", ["Content-Type: application/json"])) else { return }
             let chunk = [UInt8](repeating: UInt8(ascii: "a"), count: 16 * 1024)
-            for _ in 0..<total / chunk.count where !connection.write(chunk) { return }
+            for _ in 0..<total / chunk.count {
+                guard connection.write(chunk) else { return }
+                usleep(1000)
+            }
         }
         defer { server.stop() }
         #expect(await failure(HTTPTokenProvider(url: server.url)) == .answerTooLong(bytes: nil, limit: HTTPTokenProvider.bodyLimit))
         #expect(await eventually { server.clientClosed }, "the client hung up instead of reading on")
-        #expect(server.bytesSent < total, "the server's count includes the kernel's socket buffers (tcp_rmem), up to 32 MB")
+        #expect(server.bytesSent < 4 << 20, "the server's count includes the kernel's socket buffers")
     }
 
     @Test func anAnnouncedOversizedAnswerIsRefusedAtItsHead() async throws {
+        let announced = head("200 OK", ["Content-Type: application/json", "Content-Length: 100000000"])
         let server = try HostileServer { connection in
-            guard connection.write(head("200 OK", ["Content-Type: application/json", "Content-Length: 100000000"])) else { return }
-            connection.waitForClose(upTo: .seconds(5))
+            guard connection.write(announced) else { return }
+            connection.waitForClose(upTo: .seconds(30))
         }
         defer { server.stop() }
-        let started = ContinuousClock.now
         #expect(await failure(HTTPTokenProvider(url: server.url)) == .answerTooLong(bytes: 100_000_000, limit: HTTPTokenProvider.bodyLimit))
-        #expect(ContinuousClock.now - started < .seconds(1), "refused without waiting for a body")
-        #expect(await eventually { server.clientClosed })
+        #expect(await eventually { server.clientClosed }, "the client hung up while the server still held the body back")
+        #expect(server.bytesSent == announced.utf8.count)
     }
 
+    /// The cache's deadline is on a manual clock, so the test does not depend on how busy the machine is: what it
+    /// checks is that the deadline ends the exchange whatever the server does, and that the connection is dropped.
     @Test(arguments: Stall.allCases)
     func theDeadlineBoundsTheWholeExchange(stall: Stall) async throws {
         let server = try HostileServer { connection in
             switch stall {
             case .silent:
-                connection.waitForClose(upTo: .seconds(5))
+                connection.waitForClose(upTo: .seconds(30))
             case .dripsTheHead:
                 guard connection.write("HTTP/1.1 200 OK\r\nX-Slow: ") else { return }
                 drip(connection)
@@ -52,13 +59,16 @@ import Testing
             }
         }
         defer { server.stop() }
+        let clock = ManualClock()
         var policy = TokenCache.Policy()
         policy.deadline = Self.deadline
-        let cache = TokenCache(provider: HTTPTokenProvider(url: server.url), request: request, policy: policy,
-                               unixTime: { Date().timeIntervalSince1970 })
-        let started = ContinuousClock.now
-        await #expect(throws: TokenClientError.timeout(Self.deadline)) { try await cache.token() }
-        #expect(ContinuousClock.now - started < Self.deadline + .milliseconds(500))
+        let cache = TokenCache(provider: HTTPTokenProvider(url: server.url), request: request, policy: policy, clock: clock,
+                               unixTime: { clock.unixTime })
+        let waiting = Task { try await cache.token() }
+        #expect(await eventually { server.requests.count == 1 })
+        await clock.waitForSleepers()
+        await clock.advance(by: Self.deadline)
+        await #expect(throws: TokenClientError.timeout(Self.deadline)) { try await waiting.value }
         #expect(await eventually { server.clientClosed }, "the request is cancelled, not left running")
     }
 
@@ -134,9 +144,9 @@ import Testing
     }
 }
 
-/// Writes a byte every 50 ms until the client hangs up, for five seconds at most.
+/// Writes a byte every 50 ms until the client hangs up, for thirty seconds at most.
 private func drip(_ connection: HostileServer.Connection) {
-    let end = ContinuousClock.now + .seconds(5)
+    let end = ContinuousClock.now + .seconds(30)
     while ContinuousClock.now < end, connection.write("a") { usleep(50_000) }
 }
 
@@ -155,9 +165,9 @@ private func failure(_ provider: HTTPTokenProvider) async -> TokenClientError? {
     }
 }
 
-/// Whether `condition` holds within three seconds.
+/// Whether `condition` holds within twenty seconds (generous: a busy test run can stall for seconds).
 private func eventually(_ condition: () -> Bool) async -> Bool {
-    for _ in 0..<300 {
+    for _ in 0..<2000 {
         if condition() { return true }
         try? await Task.sleep(for: .milliseconds(10))
     }

@@ -32,6 +32,7 @@ final class StubProvider: TokenProvider, Sendable {
 
     private let steps: Mutex<[Step]>
     private let calls = Mutex(0)
+    private let deafAnswers = Mutex(0)
     private let clock: ManualClock
 
     init(_ steps: [Step], clock: ManualClock) {
@@ -40,6 +41,8 @@ final class StubProvider: TokenProvider, Sendable {
     }
 
     var callCount: Int { calls.withLock { $0 } }
+    /// How many `deaf` steps have answered.
+    var deafAnswerCount: Int { deafAnswers.withLock { $0 } }
 
     func fetchToken(for request: TokenRequest) async throws -> FetchedToken {
         let call = calls.withLock { count -> Int in
@@ -59,6 +62,7 @@ final class StubProvider: TokenProvider, Sendable {
             throw CancellationError()
         case .deaf(let seconds):
             await withCheckedContinuation { done in DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { done.resume() } }
+            deafAnswers.withLock { $0 += 1 }
             return FetchedToken(token: realToken(issuedAt: UInt32(clock.unixTime)), expiresAt: Int64(clock.unixTime) + 3600)
         }
     }

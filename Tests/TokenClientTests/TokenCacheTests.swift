@@ -151,13 +151,12 @@ import Testing
     }
 
     @Test func theDeadlineDoesNotWaitForAProviderThatIgnoresCancellation() async throws {
-        let (cache, _, clock) = makeCache([.deaf(seconds: 2)])
+        let (cache, provider, clock) = makeCache([.deaf(seconds: 30)])
         let waiting = Task { try await cache.token() }
         await clock.waitForSleepers()
         await clock.advance(by: .seconds(10))
-        let started = ContinuousClock.now
         await #expect(throws: TokenClientError.timeout(.seconds(10))) { try await waiting.value }
-        #expect(ContinuousClock.now - started < .seconds(1), "the timeout is reported when the deadline passes")
+        #expect(provider.deafAnswerCount == 0, "the timeout came at the deadline, not when the provider finally answered")
     }
 
     @Test func invalidateClearsOnlyTheRejectedToken() async throws {
