@@ -25,6 +25,10 @@ extension CallSession {
                 fetching = nil
                 lastFetchLatency = timers.now - started
                 emit(.tokenFetched(latency: timers.now - started, expiresAt: fetched.expiresAt))
+                if let path = fetched.redirectedTo {
+                    emit(.note("the token server redirected the request to \(path) on the same origin; a token endpoint that redirects "
+                               + "is suspicious, point --token-url at the final endpoint"))
+                }
                 deliver(fetched.token, for: reason)
             } catch {
                 fetching = nil

@@ -41,9 +41,10 @@ public struct HTTPTokenProvider: TokenProvider {
 
     public func fetchToken(for request: TokenRequest) async throws -> FetchedToken {
         let startedAt = unixTime()
+        let sent = try httpRequest(for: request)
         let (data, response): (Data, HTTPURLResponse)
         do {
-            (data, response) = try await transport.send(try httpRequest(for: request))
+            (data, response) = try await transport.send(sent, bodyLimit: Self.bodyLimit)
         } catch let error as TokenClientError {
             throw error
         } catch let error as URLError where error.code == .cancelled {
@@ -53,7 +54,9 @@ public struct HTTPTokenProvider: TokenProvider {
         } catch {
             throw TokenClientError.transport(Self.words(for: error))
         }
-        return try accept(data, response, for: request, startedAt: startedAt)
+        var fetched = try accept(data, response, for: request, startedAt: startedAt)
+        if let final = response.url, final.path != sent.url?.path { fetched.redirectedTo = String(final.path.prefix(200)) }
+        return fetched
     }
 
     // MARK: Request
@@ -106,9 +109,7 @@ public struct HTTPTokenProvider: TokenProvider {
 
     func accept(_ data: Data, _ response: HTTPURLResponse, for request: TokenRequest, startedAt: Double) throws(TokenClientError) -> FetchedToken {
         let status = response.statusCode
-        guard data.count <= Self.bodyLimit else {
-            throw .invalidResponse("the answer is \(data.count) bytes; at most \(Self.bodyLimit) are read")
-        }
+        guard data.count <= Self.bodyLimit else { throw .answerTooLong(bytes: data.count, limit: Self.bodyLimit) }
         let object = JSONValue.parse(data)?.object
         guard (200..<300).contains(status) else {
             let message = object?["error"]?.string.map { String($0.prefix(200)) }
@@ -163,9 +164,10 @@ public struct HTTPTokenProvider: TokenProvider {
     private static func retryAfter(_ response: HTTPURLResponse) -> Duration? {
         guard let text = response.value(forHTTPHeaderField: "Retry-After"), let seconds = Int64(text.trimmingCharacters(in: .whitespaces)),
               seconds >= 0 else { return nil }
-        return .seconds(min(seconds, 3600))
+        return .seconds(seconds)
     }
 
+    /// The codes FoundationNetworking makes of curl's errors (and Darwin's few others), in words.
     static func words(for error: any Error) -> String {
         guard let error = error as? URLError else { return "\(type(of: error))" }
         switch error.code {
@@ -174,9 +176,18 @@ public struct HTTPTokenProvider: TokenProvider {
         case .timedOut: return "timed out"
         case .networkConnectionLost: return "the connection dropped"
         case .notConnectedToInternet: return "no network"
-        case .badServerResponse: return "not an HTTP answer"
+        case .badServerResponse: return "the server closed the connection without an HTTP answer"
         case .unsupportedURL: return "unsupported URL"
-        default: return "URL error \(error.code.rawValue)"
+        case .badURL: return "the URL is malformed"
+        case .httpTooManyRedirects: return "redirect loop"
+        case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate, .serverCertificateNotYetValid,
+             .serverCertificateHasUnknownRoot, .clientCertificateRejected:
+            return "the TLS handshake failed; check the server's certificate"
+        case .unknown:
+            // curl's other failures: most often the connection closing mid-answer, else TLS; curl's own words tell which.
+            let curl = (error.userInfo[NSLocalizedDescriptionKey] as? String ?? "").prefix(120).filter { (" "..."~").contains($0) }
+            return "the connection closed before the whole answer" + (curl.isEmpty ? "" : " (curl: \(curl))")
+        default: return "network error \(error.code.rawValue)"
         }
     }
 }

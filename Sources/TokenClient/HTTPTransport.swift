@@ -1,30 +1,180 @@
+import Dispatch
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import Synchronization
 
 /// Sends one HTTP request: the network's seam, replaced by stubs in tests.
 public protocol HTTPTransport: Sendable {
-    func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse)
+    /// The answer, refused (`invalidResponse`) as soon as it is known to pass `bodyLimit` bytes.
+    /// Throws `CancellationError` at once when the calling task is cancelled.
+    func send(_ request: URLRequest, bodyLimit: Int) async throws -> (Data, HTTPURLResponse)
 }
 
 /// URLSession without a URL cache (Linux ignores `cachePolicy`, and a cached token would be replayed).
-/// Deadlines are the token cache's job: URLSession's own timeout is an idle timeout in whole seconds.
+///
+/// Each request has a session of its own, which is its delegate's whole state. The body is counted as it arrives;
+/// past the limit the caller gets its error at once and the rest is dropped until URLSession acts on the cancel
+/// (on Linux a loopback flood can delay that by seconds). Redirects are followed here, not by URLSession (which drops a
+/// 307's body on Linux): only on the origin of the request, so its credential is never sent elsewhere, and
+/// `redirectLimit` times at most. Deadlines are the token cache's job: URLSession's own timeout restarts with
+/// every byte received.
 public struct URLSessionTransport: HTTPTransport {
-    private let session: URLSession
+    /// Same-origin redirects followed before the request is refused as a loop.
+    public static let redirectLimit = 3
+
+    private let configuration: URLSessionConfiguration
 
     public init() {
-        let configuration = URLSessionConfiguration.ephemeral
+        configuration = URLSessionConfiguration.ephemeral
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalAndRemoteCacheData
         configuration.timeoutIntervalForRequest = 60
         configuration.httpCookieStorage = nil
-        session = URLSession(configuration: configuration)
     }
 
-    public func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
-        let (data, response) = try await session.data(for: request)
-        guard let http = response as? HTTPURLResponse else { throw URLError(.badServerResponse) }
-        return (data, http)
+    public func send(_ request: URLRequest, bodyLimit: Int) async throws -> (Data, HTTPURLResponse) {
+        let origin = Origin(request.url)
+        var hop = request
+        for _ in 0...Self.redirectLimit {
+            let (data, response, target) = try await transfer(hop, bodyLimit: bodyLimit)
+            guard let target else { return (data, response) }
+            guard Origin(target) == origin else {
+                throw TokenClientError.redirected("HTTP \(response.statusCode) to another origin, \(Origin(target)); tokencall sends "
+                    + "requests, and the --auth-bearer credential, only to the origin of --token-url")
+            }
+            hop = Self.request(following: hop, to: target, status: response.statusCode)
+        }
+        throw TokenClientError.redirected("more than \(Self.redirectLimit) redirects (a redirect loop?)")
+    }
+
+    /// One request without following redirects: the answer, and where it redirects to if it does.
+    private func transfer(_ request: URLRequest, bodyLimit: Int) async throws -> (Data, HTTPURLResponse, URL?) {
+        let exchange = Exchange(bodyLimit: bodyLimit)
+        let session = URLSession(configuration: configuration, delegate: exchange, delegateQueue: nil)
+        defer { session.finishTasksAndInvalidate() }
+        let (data, response) = try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                exchange.start(continuation)
+                session.dataTask(with: request).resume()
+            }
+        } onCancel: {
+            exchange.fail(CancellationError(), session: session)
+        }
+        return (data, response, exchange.redirectTarget)
+    }
+
+    /// The request a redirect asks for: 307 and 308 repeat it; the others make a POST a GET without a body (RFC 9110).
+    private static func request(following request: URLRequest, to target: URL, status: Int) -> URLRequest {
+        var next = request
+        next.url = target
+        if status == 303 || (status != 307 && status != 308 && request.httpMethod == "POST") {
+            next.httpMethod = "GET"
+            next.httpBody = nil
+            next.setValue(nil, forHTTPHeaderField: "Content-Type")
+        }
+        return next
+    }
+}
+
+/// Scheme, host and port: where a request may go with its credential.
+struct Origin: Equatable, CustomStringConvertible {
+    let scheme: String
+    let host: String
+    let port: Int?
+
+    init(_ url: URL?) {
+        scheme = url?.scheme?.lowercased() ?? ""
+        host = url?.host?.lowercased() ?? ""
+        port = url?.port ?? ["http": 80, "https": 443][scheme]
+    }
+
+    var description: String { "\(scheme)://\(host)" + (port.map { ":\($0)" } ?? "") }
+}
+
+/// One request in flight and its session's delegate: the body so far, and the caller waiting for the outcome,
+/// resumed exactly once.
+private final class Exchange: NSObject, URLSessionDataDelegate, Sendable {
+    typealias Answer = (Data, HTTPURLResponse)
+
+    private struct State {
+        var body = Data()
+        var redirectTarget: URL?
+        var waiting: CheckedContinuation<Answer, any Error>?
+        var outcome: Result<Answer, any Error>?
+    }
+
+    private let bodyLimit: Int
+    private let state = Mutex(State())
+
+    init(bodyLimit: Int) {
+        self.bodyLimit = bodyLimit
+    }
+
+    func start(_ continuation: CheckedContinuation<Answer, any Error>) {
+        let outcome = state.withLock { state -> Result<Answer, any Error>? in
+            if state.outcome == nil { state.waiting = continuation }
+            return state.outcome
+        }
+        if let outcome { continuation.resume(with: outcome) }
+    }
+
+    /// Where the answer redirects to; the transport, not URLSession, decides whether to go.
+    var redirectTarget: URL? { state.withLock { $0.redirectTarget } }
+
+    /// The first outcome wins; later ones (URLSession completing a task already refused) are dropped.
+    /// Returns whether this one was the first.
+    @discardableResult
+    private func finish(_ outcome: Result<Answer, any Error>) -> Bool {
+        let (first, waiting) = state.withLock { state -> (Bool, CheckedContinuation<Answer, any Error>?) in
+            guard state.outcome == nil else { return (false, nil) }
+            state.outcome = outcome
+            defer { state.waiting = nil }
+            return (true, state.waiting)
+        }
+        waiting?.resume(with: outcome)
+        return first
+    }
+
+    /// Answers the caller with `error` now and cancels the transfer off this thread: URLSession's cancel waits for
+    /// its work queue, which a flooding server keeps busy.
+    func fail(_ error: any Error, session: URLSession) {
+        guard finish(.failure(error)) else { return }
+        DispatchQueue.global().async { session.invalidateAndCancel() }
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+                    completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void) {
+        // FoundationNetworking ignores the disposition; failing cancels the task.
+        if response.expectedContentLength > bodyLimit {
+            fail(TokenClientError.answerTooLong(bytes: Int(response.expectedContentLength), limit: bodyLimit), session: session)
+        }
+        completionHandler(.allow)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        let within = state.withLock { state in
+            guard state.outcome == nil else { return true }
+            state.body.append(data)
+            return state.body.count <= bodyLimit
+        }
+        if !within { fail(TokenClientError.answerTooLong(bytes: nil, limit: bodyLimit), session: session) }
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+                    newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void) {
+        state.withLock { $0.redirectTarget = request.url }
+        completionHandler(nil)
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        if let error {
+            finish(.failure(error))
+        } else if let response = task.response as? HTTPURLResponse {
+            finish(.success((state.withLock { $0.body }, response)))
+        } else {
+            finish(.failure(URLError(.badServerResponse)))
+        }
     }
 }

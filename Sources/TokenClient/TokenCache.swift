@@ -1,3 +1,4 @@
+import Synchronization
 import Timers
 
 /// Caches one token for one request: serves it until a soft margin before its end, refreshes early in the
@@ -103,18 +104,27 @@ public actor TokenCache {
         }
     }
 
-    /// The provider's answer, or `timeout` when the deadline comes first (the request is then cancelled).
+    /// The provider's answer, or `timeout` when the deadline comes first. Either way the other is cancelled and not
+    /// waited for: a provider that ignores cancellation cannot hold the cache past its deadline.
     private static func fetch(_ provider: any TokenProvider, _ request: TokenRequest, clock: ElapsedClock,
                               until deadline: Duration, limit: Duration) async throws -> FetchedToken {
-        try await withThrowingTaskGroup(of: FetchedToken?.self) { group in
-            group.addTask { try await provider.fetchToken(for: request) }
-            group.addTask {
-                try await clock.sleep(deadline)
-                return nil
+        let race = Race()
+        return try await withTaskCancellationHandler {
+            try await withUnsafeThrowingContinuation { continuation in
+                let work = Task {
+                    do { race.finish(.success(try await provider.fetchToken(for: request))) } catch { race.finish(.failure(error)) }
+                }
+                let timer = Task {
+                    try await clock.sleep(deadline)
+                    race.finish(.failure(TokenClientError.timeout(limit)))
+                }
+                race.start(continuation) {
+                    work.cancel()
+                    timer.cancel()
+                }
             }
-            defer { group.cancelAll() }
-            guard let first = try await group.next(), let token = first else { throw TokenClientError.timeout(limit) }
-            return token
+        } onCancel: {
+            race.finish(.failure(CancellationError()))
         }
     }
 
@@ -133,7 +143,7 @@ public actor TokenCache {
         case .failure(let error):
             failures += 1
             var delay = min(policy.backoffCap, policy.backoffBase * (1 << min(failures - 1, 20))) * policy.jitter()
-            if case .rateLimited(_, let after?) = error { delay = max(delay, after) }
+            if let asked = error.requestedWait { delay = max(delay, asked) }
             failure = (error, now + delay)
             resumeWaiters(with: .failure(error))
         }
@@ -163,5 +173,42 @@ public actor TokenCache {
         let waiting = waiters
         waiters = [:]
         for continuation in waiting.values { continuation.resume(with: result.mapError { $0 as any Error }) }
+    }
+}
+
+/// The first of a fetch and its deadline to finish: resumes the waiting fetch once and stops both.
+private final class Race: Sendable {
+    private struct State {
+        var waiting: UnsafeContinuation<FetchedToken, any Error>?
+        var stop: (@Sendable () -> Void)?
+        var outcome: Result<FetchedToken, any Error>?
+    }
+
+    private let state = Mutex(State())
+
+    func start(_ continuation: UnsafeContinuation<FetchedToken, any Error>, stop: @escaping @Sendable () -> Void) {
+        let outcome = state.withLock { state -> Result<FetchedToken, any Error>? in
+            if state.outcome == nil {
+                state.waiting = continuation
+                state.stop = stop
+            }
+            return state.outcome
+        }
+        if let outcome {
+            continuation.resume(with: outcome)
+            stop()
+        }
+    }
+
+    func finish(_ outcome: Result<FetchedToken, any Error>) {
+        let first = state.withLock { state -> (UnsafeContinuation<FetchedToken, any Error>, (@Sendable () -> Void)?)? in
+            guard state.outcome == nil else { return nil }
+            state.outcome = outcome
+            defer { (state.waiting, state.stop) = (nil, nil) }
+            return state.waiting.map { ($0, state.stop) }
+        }
+        guard let (continuation, stop) = first else { return }
+        continuation.resume(with: outcome)
+        stop?()
     }
 }

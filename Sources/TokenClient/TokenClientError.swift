@@ -6,8 +6,10 @@ public enum TokenClientError: Error, Equatable, Sendable, CustomStringConvertibl
     case timeout(Duration)
     /// 401 or 403: the server refuses the credential.
     case unauthorized(status: Int)
-    /// 429 or 503: the server asks to come back later.
+    /// 429 or 503: the server asks to come back later, after `retryAfter` when it says (as asked, not yet capped).
     case rateLimited(status: Int, retryAfter: Duration?)
+    /// A redirect tokencall does not follow: to another origin, or one too many.
+    case redirected(String)
     /// Another non-2xx status, with the server's own error text when it sent one.
     case server(status: Int, message: String?)
     /// A 2xx answer that does not hold a usable token.
@@ -22,14 +24,36 @@ public enum TokenClientError: Error, Equatable, Sendable, CustomStringConvertibl
         case .transport(let why): "cannot reach the token server: \(why)"
         case .timeout(let limit): "the token server did not answer within \(limit.secondsText)"
         case .unauthorized(let status): "the token server refused the credential (HTTP \(status)); check --auth-bearer"
-        case .rateLimited(let status, let after):
-            "the token server is busy (HTTP \(status))" + (after.map { "; it asks to retry in \($0.secondsText)" } ?? "")
+        case .rateLimited(let status, let asked):
+            "the token server is busy (HTTP \(status))" + (asked.map { asked in
+                asked > Self.longestWait
+                    ? "; it asked for \(asked.secondsText); retrying in \(Self.longestWait.secondsText), the most tokencall waits"
+                    : "; it asks to retry in \(asked.secondsText)"
+            } ?? "")
+        case .redirected(let why):
+            "the token server redirected the request: \(why); a token endpoint that redirects is suspicious, "
+                + "point --token-url at the final endpoint"
         case .server(let status, let message):
             "the token server answered HTTP \(status)" + (message.map { ": \($0)" } ?? "")
         case .invalidResponse(let why): "the token server's answer is not usable: \(why)"
         case .wrongAudience(let why): "the token server sent a token for someone else: \(why)"
         case .expired(let ago): "the token server sent a token that expired \(ago) s ago; check its clock and expiry settings"
         }
+    }
+
+    /// The longest Retry-After that is honoured.
+    public static let longestWait: Duration = .seconds(3600)
+
+    /// How long the server asked to wait before the next attempt, at most `longestWait`.
+    public var requestedWait: Duration? {
+        guard case .rateLimited(_, let asked?) = self else { return nil }
+        return min(asked, Self.longestWait)
+    }
+
+    /// An answer longer than `limit` bytes: `bytes` long, or more when its length is not known.
+    static func answerTooLong(bytes: Int?, limit: Int) -> TokenClientError {
+        .invalidResponse("it is \(bytes.map { "\($0) bytes" } ?? "longer than \(limit) bytes"); at most \(limit) are read, "
+            + "is the URL the token endpoint?")
     }
 
     /// Whether trying again later can help: not when the credential is refused (that needs a person).

@@ -22,6 +22,8 @@ public struct FetchedToken: Sendable, Equatable, CustomStringConvertible {
     public let token: String
     /// Unix time the token (or its join privilege) ends.
     public let expiresAt: Int64
+    /// The path a same-origin redirect led to, when the token came from another endpoint than the one asked.
+    public internal(set) var redirectedTo: String?
 
     public init(token: String, expiresAt: Int64) {
         self.token = token

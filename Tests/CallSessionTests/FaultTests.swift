@@ -13,6 +13,8 @@ private let certificate = "5CFd2fd1755d40ecb72977518be15d3b"
 final class FaultServer: Sendable {
     enum Fault: Sendable {
         case none, errorEveryOtherCall, slow(Duration), html, otherChannel, otherUid, expired
+        /// Answers from /v2/fetch_rtc_token only, redirecting there with a 307 from anywhere else.
+        case moved
     }
 
     /// What the handler threads share.
@@ -65,6 +67,9 @@ final class FaultServer: Sendable {
         case .otherChannel: channel = "elsewhere"
         case .otherUid: uid = 4242
         case .expired: issued -= 120
+        case .moved where request.path != "/v2/fetch_rtc_token":
+            return HTTPResponse(status: 307, headers: [("Location", "/v2/fetch_rtc_token")])
+        case .moved: break
         }
         let token = try! AccessToken2.buildRTC(appID: appID, appCertificate: certificate, channel: channel, user: .uid(uid),
                                                role: .publisher, tokenExpire: 40, privilegeExpire: 40, issuedAt: issued)
@@ -176,6 +181,20 @@ final class FaultServer: Sendable {
         server.set(.none)
         await h.run(for: 35)
         #expect(h.session.engine?.connectionState == .connected)
+    }
+
+    @Test func aTokenThroughASameOriginRedirectIsUsedAndTheRedirectNoted() async throws {
+        let clock = SessionHarness.makeClock()
+        let server = try FaultServer(.moved, unixTime: { clock.unixTime })
+        defer { server.stop() }
+        let h = SessionHarness(clock: clock) { config in
+            config.tokenURL = server.url
+        }
+        try h.session.start()
+        await h.run(for: 3)
+        #expect(h.session.engine?.connectionState == .connected)
+        #expect(h.events.contains { $0.kind == .note("the token server redirected the request to /v2/fetch_rtc_token on the same origin; "
+                + "a token endpoint that redirects is suspicious, point --token-url at the final endpoint") })
     }
 
     @Test func aServerRestartedMidCallLosesNoRenewal() async throws {

@@ -22,7 +22,7 @@ final class ScriptedTransport: HTTPTransport {
 
     init(unixTime: @escaping @Sendable () -> Double) { self.unixTime = unixTime }
 
-    func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+    func send(_ request: URLRequest, bodyLimit: Int) async throws -> (Data, HTTPURLResponse) {
         calls.withLock { $0 += 1 }
         let status: Int
         var body = ""

@@ -64,7 +64,7 @@ private func failure(_ provider: HTTPTokenProvider, for asked: TokenRequest = re
 
     @Test func aBodyOverTheCapIsRefused() async throws {
         let huge = #"{"token": ""# + String(repeating: "a", count: 70_000) + #""}"#
-        #expect(await failure(provider(200, huge)) == .invalidResponse("the answer is 70013 bytes; at most 65536 are read"))
+        #expect(await failure(provider(200, huge)) == .answerTooLong(bytes: 70013, limit: 65536))
     }
 
     @Test func aTokenForSomeoneElseIsAWrongAudienceError() async throws {

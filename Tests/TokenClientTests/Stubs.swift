@@ -1,4 +1,5 @@
 import AccessToken
+import Dispatch
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -25,10 +26,13 @@ final class StubProvider: TokenProvider, Sendable {
         case fail(TokenClientError)
         /// Never answers until cancelled.
         case hang
+        /// Answers a token after `seconds` of real time, whether cancelled or not.
+        case deaf(seconds: Double)
     }
 
     private let steps: Mutex<[Step]>
     private let calls = Mutex(0)
+    private let deafAnswers = Mutex(0)
     private let clock: ManualClock
 
     init(_ steps: [Step], clock: ManualClock) {
@@ -37,6 +41,8 @@ final class StubProvider: TokenProvider, Sendable {
     }
 
     var callCount: Int { calls.withLock { $0 } }
+    /// How many `deaf` steps have answered.
+    var deafAnswerCount: Int { deafAnswers.withLock { $0 } }
 
     func fetchToken(for request: TokenRequest) async throws -> FetchedToken {
         let call = calls.withLock { count -> Int in
@@ -54,6 +60,10 @@ final class StubProvider: TokenProvider, Sendable {
         case .hang:
             try await Task.sleep(for: .seconds(3600))
             throw CancellationError()
+        case .deaf(let seconds):
+            await withCheckedContinuation { done in DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { done.resume() } }
+            deafAnswers.withLock { $0 += 1 }
+            return FetchedToken(token: realToken(issuedAt: UInt32(clock.unixTime)), expiresAt: Int64(clock.unixTime) + 3600)
         }
     }
 }
@@ -74,7 +84,7 @@ struct StubTransport: HTTPTransport {
     var headers: [String: String] = ["Content-Type": "application/json"]
     let body: String
 
-    func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+    func send(_ request: URLRequest, bodyLimit: Int) async throws -> (Data, HTTPURLResponse) {
         (Data(body.utf8), HTTPURLResponse(url: request.url!, statusCode: status, httpVersion: "HTTP/1.1", headerFields: headers)!)
     }
 }

@@ -150,6 +150,15 @@ import Testing
         await #expect(throws: TokenClientError.timeout(.seconds(10))) { try await waiting.value }
     }
 
+    @Test func theDeadlineDoesNotWaitForAProviderThatIgnoresCancellation() async throws {
+        let (cache, provider, clock) = makeCache([.deaf(seconds: 30)])
+        let waiting = Task { try await cache.token() }
+        await clock.waitForSleepers()
+        await clock.advance(by: .seconds(10))
+        await #expect(throws: TokenClientError.timeout(.seconds(10))) { try await waiting.value }
+        #expect(provider.deafAnswerCount == 0, "the timeout came at the deadline, not when the provider finally answered")
+    }
+
     @Test func invalidateClearsOnlyTheRejectedToken() async throws {
         let (cache, provider, _) = makeCache([.token(lifetime: 3600)])
         let token = try await cache.token()

@@ -1,0 +1,134 @@
+import Foundation
+import Glibc
+import Synchronization
+
+/// A token server that misbehaves on purpose: a raw socket on 127.0.0.1 that reads each request and answers
+/// it with the test's script, one request per connection, recording what it was sent and whether the client
+/// hung up.
+final class HostileServer: Sendable {
+    /// One accepted connection, as the script sees it.
+    struct Connection: Sendable {
+        /// 0 for the first request the server received, 1 for the next...
+        let index: Int
+        /// The request's head and body as sent.
+        let request: String
+        fileprivate let fd: Int32
+        fileprivate let server: HostileServer
+
+        /// Writes all of `text`; false once the client has closed the connection.
+        @discardableResult
+        func write(_ text: String) -> Bool { write(Array(text.utf8)) }
+
+        @discardableResult
+        func write(_ bytes: [UInt8]) -> Bool {
+            var offset = 0
+            while offset < bytes.count {
+                let sent = bytes[offset...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                guard sent > 0 else {
+                    server.state.withLock { $0.clientClosed = true }
+                    return false
+                }
+                offset += sent
+                server.state.withLock { $0.bytesSent += sent }
+            }
+            return true
+        }
+
+        /// Waits, sending nothing, until the client closes the connection (true) or `limit` passes (false).
+        @discardableResult
+        func waitForClose(upTo limit: Duration) -> Bool {
+            let end = ContinuousClock.now + limit
+            var scratch = [UInt8](repeating: 0, count: 4096)
+            while ContinuousClock.now < end {
+                var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                guard poll(&poller, 1, 20) > 0 else { continue }
+                if recv(fd, &scratch, scratch.count, 0) <= 0 {
+                    server.state.withLock { $0.clientClosed = true }
+                    return true
+                }
+            }
+            return false
+        }
+    }
+
+    fileprivate struct State {
+        var requests: [String] = []
+        var bytesSent = 0
+        var clientClosed = false
+    }
+
+    let port: UInt16
+    fileprivate let state = Mutex(State())
+    private let listener: Int32
+
+    /// Listens on a free port of 127.0.0.1 and runs `script` on a thread of its own for each request.
+    init(_ script: @escaping @Sendable (Connection) -> Void) throws {
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0, listen(listener, 16) == 0 else { throw POSIXError(.EADDRNOTAVAIL) }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
+        }
+        port = UInt16(bigEndian: address.sin_port)
+        self.listener = listener
+        Thread.detachNewThread { [self] in
+            while true {
+                let fd = accept(listener, nil, nil)
+                guard fd >= 0 else { return }
+                var small: Int32 = 4096
+                setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &small, socklen_t(MemoryLayout<Int32>.size))
+                Thread.detachNewThread { [self] in
+                    let request = Self.readRequest(fd)
+                    let index = state.withLock { state in
+                        state.requests.append(request)
+                        return state.requests.count - 1
+                    }
+                    script(Connection(index: index, request: request, fd: fd, server: self))
+                    close(fd)
+                }
+            }
+        }
+    }
+
+    var url: URL { URL(string: "http://127.0.0.1:\(port)")! }
+    /// Every request received, head and body.
+    var requests: [String] { state.withLock { $0.requests } }
+    /// Bytes of answers the client took.
+    var bytesSent: Int { state.withLock { $0.bytesSent } }
+    /// Whether the client closed a connection while the server was still answering.
+    var clientClosed: Bool { state.withLock { $0.clientClosed } }
+
+    /// Stops accepting; connections already accepted run their scripts to the end.
+    func stop() { shutdown(listener, Int32(SHUT_RDWR)) }
+
+    /// The head and, as its Content-Length says, the body; whatever came within two seconds.
+    private static func readRequest(_ fd: Int32) -> String {
+        var timeout = timeval(tv_sec: 2, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var bytes: [UInt8] = []
+        var scratch = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let text = String(decoding: bytes, as: UTF8.self)
+            if let end = text.range(of: "\r\n\r\n") {
+                let length = text[..<end.lowerBound].split(separator: "\r\n")
+                    .first { $0.lowercased().hasPrefix("content-length:") }
+                    .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
+                if text.utf8.distance(from: end.upperBound, to: text.utf8.endIndex) >= length { return text }
+            }
+            let received = recv(fd, &scratch, scratch.count, 0)
+            guard received > 0 else { return text }
+            bytes += scratch[..<received]
+        }
+    }
+}
+
+/// An HTTP/1.1 head that closes the connection after the answer, so each request comes on a new one.
+func head(_ status: String, _ headers: [String] = []) -> String {
+    (["HTTP/1.1 \(status)", "Connection: close"] + headers).joined(separator: "\r\n") + "\r\n\r\n"
+}
