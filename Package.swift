@@ -20,7 +20,7 @@ let package = Package(
         .target(name: "JSON"),
         .target(name: "TokenServer", dependencies: ["AccessToken", "JSON", "PrintableText"]),
         .target(name: "TokenClient", dependencies: ["AccessToken", "JSON"]),
-        .target(name: "CallSession", dependencies: ["ChannelEngine", "TokenClient", "TokenServer", "AccessToken", "Timers", "PrintableText"]),
+        .target(name: "CallSession", dependencies: ["ChannelEngine", "TokenClient", "AccessToken", "Timers", "PrintableText"]),
         .target(name: "CallScreen", dependencies: ["CallSession", "ChannelEngine", "CNcurses"]),
         .target(name: "TestSupport", dependencies: ["Timers"]),
         .executableTarget(name: "tokencall", dependencies: ["AccessToken", "Arguments", "TokenServer", "CallSession", "CallScreen", "ChannelEngine", "TokenClient", "PrintableText"]),

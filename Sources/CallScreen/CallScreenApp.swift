@@ -24,7 +24,7 @@ public final class CallScreenApp {
         self.fps = max(1, min(60, fps))
         let config = session.configuration
         state = ScreenState(channel: config.channel, uid: config.uid, role: config.role,
-                            tokenServer: config.tokenURL?.absoluteString ?? "embedded", renewMethod: config.renewMethod,
+                            tokenServer: session.tokenSource.label, renewMethod: config.renewMethod,
                             autoRenew: config.autoRenew)
         feed = SharedFeed(ScreenFeed(state: state))
     }
@@ -44,13 +44,7 @@ public final class CallScreenApp {
             return source
         }
         defer { signals.forEach { $0.cancel() } }
-        do {
-            try session.start()
-        } catch {
-            presenter.close()
-            return 1
-        }
-        if let server = session.embeddedServer { state.tokenServer = "\(server.url) (embedded)" }
+        session.start()
         publish()
         // Video sources can change without an event (a peer's link going quiet): look again every second.
         let refresh = DispatchSource.makeTimerSource(queue: .main)

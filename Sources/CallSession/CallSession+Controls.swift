@@ -1,5 +1,4 @@
 import ChannelEngine
-import TokenServer
 
 extension CallSession {
     /// Whether a token fetch is under way.
@@ -76,18 +75,13 @@ extension CallSession {
 
     /// Stops or starts the embedded token server (on the same port), to watch renewal fail and recover.
     public func toggleTokenServer() {
-        guard embeddedConfig != nil else { return emit(.note("server: only the embedded token server can be stopped here")) }
-        if let server = embeddedServer {
-            server.stop()
-            embeddedServer = nil
-            emit(.note("embedded token server stopped"))
-        } else {
-            do {
-                embeddedServer = try TokenServer(embeddedConfig!)
-                emit(.note("embedded token server started again"))
-            } catch {
-                emit(.note("embedded token server could not start again: \(error)"))
-            }
+        guard let server = tokenSource.ownServer else {
+            return emit(.note("server: only the embedded token server can be stopped here"))
+        }
+        do {
+            emit(.note(try server.toggle() ? "embedded token server started again" : "embedded token server stopped"))
+        } catch {
+            emit(.note("embedded token server could not start again: \(error)"))
         }
     }
 

@@ -31,8 +31,8 @@ extension CallSession {
                 }
                 deliver(fetched.token, for: reason)
             } catch {
-                fetching = nil
                 let retryIn = await cache.retryDelay()
+                fetching = nil
                 let clientError = error as? TokenClientError
                 let retrying = clientError?.isRetryable ?? true
                 emit(.tokenFetchFailed(error: "\(clientError.map { "\($0)" } ?? "\(error)")", retryIn: retrying ? retryIn ?? .zero : nil))

@@ -41,8 +41,14 @@ enum JoinCommand {
         Stop with q or Ctrl-C (or SIGTERM): the call leaves the channel. Exit status: 0, or 1 when a headless call ended failed.
         """)
 
-    /// The session configuration the options describe.
-    static func configuration(_ args: Invocation) throws(UsageError) -> CallSession.Configuration {
+    /// Where the options say tokens come from: the user's server, or one `join` runs itself.
+    enum TokenServerChoice {
+        case url(URL, shape: HTTPTokenProvider.Shape, bearer: String?)
+        case embedded(tokenLifetime: UInt32)
+    }
+
+    /// The session configuration the options describe, and where its tokens come from.
+    static func configuration(_ args: Invocation) throws(UsageError) -> (CallSession.Configuration, TokenServerChoice) {
         var config = CallSession.Configuration()
         config.channel = args.string("channel") ?? "test"
         do throws(TokenError) { try AgoraID.validateChannelName(config.channel) } catch { throw args.error("--channel: \(error.description)") }
@@ -52,17 +58,15 @@ enum JoinCommand {
             guard let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
                 throw args.error("--token-url must be an http:// or https:// URL with a host, not \"\(text)\"")
             }
-            config.tokenURL = url
             if args.has("token-lifetime") { throw args.error("--token-lifetime sets the embedded server; your server decides with --token-url") }
         }
-        config.requestShape = try args.choice("token-request", ["fetch": HTTPTokenProvider.Shape.fetch, "getToken": .getToken,
-                                                                "rtc-path": .rtcPath]) ?? .fetch
+        let shape = try args.choice("token-request", ["fetch": HTTPTokenProvider.Shape.fetch, "getToken": .getToken,
+                                                      "rtc-path": .rtcPath]) ?? .fetch
         if let bearer = args.string("auth-bearer") {
             // Sent as `Authorization: Bearer <credential>`: a space would make it two words, which servers refuse.
             if bearer.isEmpty { throw args.error("--auth-bearer needs a credential; it is empty") }
             if bearer.contains(where: \.isWhitespace) { throw args.error("--auth-bearer needs a credential without spaces") }
         }
-        config.bearer = args.string("auth-bearer")
         config.requestTimeout = .seconds(try args.integer("request-timeout", in: 1...120) ?? 10)
         for (name, length) in [("app-id", 0), ("app-certificate", 1)] {
             if let value = args.string(name), !AgoraID.isValid(value) {
@@ -72,17 +76,40 @@ enum JoinCommand {
         }
         config.appID = args.string("app-id")
         config.appCertificate = args.string("app-certificate")
-        config.tokenLifetime = try args.integer("token-lifetime", in: UInt32(1)...86_400) ?? 40
         config.renewMethod = try args.choice("renew-method", ["renew": RenewMethod.renew, "update": .update, "rejoin": .rejoin]) ?? .renew
         config.autoRenew = !args.has("no-auto-renew")
         config.remoteUsers = try args.integer("remote-users", in: 0...AgoraRtcEngineKit.remoteUserLimit) ?? 2
         config.seed = try args.integer("seed", in: UInt64(0)...UInt64.max) ?? UInt64.random(in: 0...999_999)
-        return config
+        let server: TokenServerChoice = if let text = args.string("token-url"), let url = URL(string: text) {
+            .url(url, shape: shape, bearer: args.string("auth-bearer"))
+        } else {
+            .embedded(tokenLifetime: try args.integer("token-lifetime", in: UInt32(1)...86_400) ?? 40)
+        }
+        return (config, server)
+    }
+
+    /// Tokens from the user's server, or from one started here (and stopped by `stop`); nil when it cannot start.
+    static func tokenSource(_ choice: TokenServerChoice, for config: CallSession.Configuration) -> (TokenSource, stop: () -> Void)? {
+        let transport = URLSessionTransport()
+        switch choice {
+        case .url(let url, let shape, let bearer):
+            let provider = HTTPTokenProvider(url: url, shape: shape, bearer: bearer, transport: transport, unixTime: config.unixTime)
+            return (TokenSource(provider: provider, url: url), {})
+        case .embedded(let lifetime):
+            do {
+                let server = try EmbeddedTokenServer(appID: config.appID, appCertificate: config.appCertificate, tokenLifetime: lifetime,
+                                                     unixTime: config.unixTime)
+                return (server.source(transport: transport, unixTime: config.unixTime), server.stop)
+            } catch {
+                Console.error("tokencall join: cannot start the embedded token server: \(error)")
+                return nil
+            }
+        }
     }
 
     @MainActor
     static func run(_ args: Invocation) async throws(UsageError) -> Int32 {
-        let config = try configuration(args)
+        let (config, server) = try configuration(args)
         let duration = try args.integer("duration", in: 1...86_400 * 7)
         let fps = try args.integer("fps", in: 1...60) ?? 15
         let headless = args.has("headless") || args.has("json")
@@ -96,26 +123,28 @@ enum JoinCommand {
                     Console.error("tokencall: \(error.description)")
                     return ExitCode.usage
                 }
-                return await CallScreenApp(session: CallSession(config), presenter: presenter, fps: fps).run()
+                guard let (source, stopServer) = tokenSource(server, for: config) else {
+                    presenter.close()
+                    return ExitCode.failure
+                }
+                defer { stopServer() }
+                return await CallScreenApp(session: CallSession(config, tokenSource: source), presenter: presenter, fps: fps).run()
             }
             Console.error("tokencall: stdout or stdin is not a terminal; printing events instead of the call screen")
         }
-        return await runHeadless(config, json: args.has("json"), duration: duration.map { .seconds($0) })
+        guard let (source, stopServer) = tokenSource(server, for: config) else { return ExitCode.failure }
+        defer { stopServer() }
+        return await runHeadless(CallSession(config, tokenSource: source), json: args.has("json"), duration: duration.map { .seconds($0) })
     }
 
     @MainActor
-    static func runHeadless(_ config: CallSession.Configuration, json: Bool, duration: Duration?) async -> Int32 {
-        let session = CallSession(config)
+    static func runHeadless(_ session: CallSession, json: Bool, duration: Duration?) async -> Int32 {
+        let config = session.configuration
         var failed = false
         session.onEvent = { event in
             if case .sessionEnded(let wasFailed) = event.kind { failed = wasFailed }
         }
-        do {
-            try session.start()
-        } catch {
-            Console.error("tokencall join: cannot start the embedded token server: \(error)")
-            return ExitCode.failure
-        }
+        session.start()
         Console.error("tokencall join: seed \(config.seed)")
         let signals = stopOnSignals { session.stop() }
         if let duration {

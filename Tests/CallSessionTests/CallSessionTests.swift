@@ -3,21 +3,27 @@ import ChannelEngine
 import Foundation
 import TestSupport
 import Testing
-import TokenServer
+import TokenClient
 @testable import CallSession
 
-/// A session on a manual clock whose wall time the embedded server shares, recording its events.
+/// A session on a manual clock, recording its events. Its tokens come from the process itself unless a test gives a
+/// source; one that crosses real sockets (`loopback`) is given real time to answer.
 @MainActor
 final class SessionHarness {
     let clock: ManualClock
     let session: CallSession
+    /// The in-process token server, when the session uses it.
+    let local: LocalTokenServer?
+    private let loopback: Bool
     var events: [SessionEvent] = []
 
     /// A manual clock whose wall time starts at the real time now, so real servers' tokens fit it.
     static func makeClock() -> ManualClock { ManualClock(unixTime: Double(Int(Date().timeIntervalSince1970))) }
 
-    init(clock: ManualClock = makeClock(), _ adjust: (inout CallSession.Configuration) -> Void = { _ in }) {
+    init(clock: ManualClock = makeClock(), tokenLifetime: UInt32 = 40, source: TokenSource? = nil, loopback: Bool = false,
+         _ adjust: (inout CallSession.Configuration) -> Void = { _ in }) {
         self.clock = clock
+        self.loopback = loopback
         var config = CallSession.Configuration()
         config.clock = clock
         let clock = clock
@@ -25,15 +31,16 @@ final class SessionHarness {
         config.remoteUsers = 0
         config.seed = 1
         adjust(&config)
-        session = CallSession(config)
-        session.onEvent = { [unowned self] in events.append($0) }
+        local = source == nil ? LocalTokenServer(lifetime: tokenLifetime, clock: clock) : nil
+        session = CallSession(config, tokenSource: source ?? local!.source)
+        session.onEvent = { [weak self] in self?.events.append($0) }
     }
 
     func names() -> [String] { events.map(\.name) }
     func count(_ name: String) -> Int { events.filter { $0.name == name }.count }
     func first(_ name: String) -> SessionEvent? { events.first { $0.name == name } }
 
-    /// Advances in small steps, letting real network answers (loopback) arrive between them.
+    /// Advances in small steps, letting fetches finish between them.
     func run(for seconds: Double, step: Double = 0.25) async {
         var left = seconds
         while left > 0 {
@@ -44,23 +51,30 @@ final class SessionHarness {
         await settle()
     }
 
-    /// Gives a fetch crossing a real socket up to `timeout` of real time to finish, and `condition` to hold.
-    func settle(until condition: () -> Bool = { true }, timeout: Duration = .milliseconds(200)) async {
-        let deadline = ContinuousClock.now + timeout
-        repeat {
-            for _ in 0..<20 { await Task.yield() }
-            if condition(), session.fetchingToken == false { return }
-            try? await Task.sleep(for: .milliseconds(1))
-        } while ContinuousClock.now < deadline
+    /// Whether the fetch under way waits for the clock (a provider that does not answer, and the deadline asleep).
+    var fetchWaitsForTheClock: () -> Bool = { false }
+
+    /// Lets a fetch under way finish (or come to wait for the clock) and `condition` come to hold. In the process that
+    /// takes turns of the main actor, not time; over loopback, up to 200 ms of real time for the answer to cross.
+    func settle(until condition: () -> Bool = { true }) async {
+        let deadline = ContinuousClock.now + .milliseconds(200)
+        for _ in 0..<200_000 {
+            if condition(), !session.fetchingToken || (fetchWaitsForTheClock() && clock.sleeperCount > 0) { return }
+            await Task.yield()
+            if loopback {
+                guard ContinuousClock.now < deadline else { return }
+                try? await Task.sleep(for: .milliseconds(1))
+            }
+        }
     }
 }
 
 @MainActor
 @Suite(.serialized) struct CallSessionTests {
-    @Test func startsTheEmbeddedServerFetchesThenJoins() async throws {
+    @Test func announcesItsOwnServerFetchesThenJoins() async throws {
         let h = SessionHarness()
-        try h.session.start()
-        await h.settle(until: { h.count("tokenFetched") == 1 }, timeout: .seconds(5))
+        h.session.start()
+        await h.settle(until: { h.count("tokenFetched") == 1 })
         await h.run(for: 1)
         let names = h.names()
         #expect(names.first == "note")
@@ -73,8 +87,8 @@ final class SessionHarness {
 
     @Test func renewsOnEachWarningAndKeepsTheCallUp() async throws {
         let h = SessionHarness()
-        try h.session.start()
-        await h.settle(until: { h.count("tokenFetched") == 1 }, timeout: .seconds(5))
+        h.session.start()
+        await h.settle(until: { h.count("tokenFetched") == 1 })
         await h.run(for: 125)
         #expect(h.count("tokenPrivilegeWillExpire") >= 10)
         #expect(h.count("tokenRenewed") == h.count("tokenPrivilegeWillExpire"))
@@ -86,9 +100,9 @@ final class SessionHarness {
     }
 
     @Test func tokensShorterThanTheWarningAreRenewedHalfwayNotInALoop() async throws {
-        let h = SessionHarness { $0.tokenLifetime = 5 }
-        try h.session.start()
-        await h.settle(until: { h.count("tokenFetched") == 1 }, timeout: .seconds(5))
+        let h = SessionHarness(tokenLifetime: 5)
+        h.session.start()
+        await h.settle(until: { h.count("tokenFetched") == 1 })
         await h.run(for: 30)
         // A 5 s token warns as soon as it is taken; renewed halfway, that is a fetch every 2.5 s or so.
         #expect((8...16).contains(h.count("tokenFetchStarted")), "\(h.count("tokenFetchStarted")) fetches in 30 s")
@@ -98,8 +112,8 @@ final class SessionHarness {
 
     @Test func addingUsersStopsAtTheLimitAndSaysSo() async throws {
         let h = SessionHarness { $0.remoteUsers = AgoraRtcEngineKit.remoteUserLimit - 1 }
-        try h.session.start()
-        await h.settle(until: { h.count("tokenFetched") == 1 }, timeout: .seconds(5))
+        h.session.start()
+        await h.settle(until: { h.count("tokenFetched") == 1 })
         await h.run(for: 1)
         h.session.addRemoteUser()
         h.session.addRemoteUser()
@@ -110,8 +124,8 @@ final class SessionHarness {
     @Test(arguments: RenewMethod.allCases)
     func eachRenewMethodLandsBeforeExpiry(method: RenewMethod) async throws {
         let h = SessionHarness { $0.renewMethod = method; $0.remoteUsers = 1 }
-        try h.session.start()
-        await h.settle(until: { h.count("tokenFetched") == 1 }, timeout: .seconds(5))
+        h.session.start()
+        await h.settle(until: { h.count("tokenFetched") == 1 })
         await h.run(for: 45)
         #expect(h.events.contains { $0.kind == .tokenRenewed(method: method) })
         #expect(h.count("requestToken") == 0)
@@ -123,17 +137,41 @@ final class SessionHarness {
         }
     }
 
+    @Test func stoppingItsOwnServerFailsTheRenewalsUntilItRunsAgain() async throws {
+        let h = SessionHarness()
+        h.session.start()
+        await h.run(for: 5)
+        h.session.toggleTokenServer()
+        #expect(h.events.last?.kind == .note("embedded token server stopped"))
+        await h.run(for: 10)
+        let failure = try #require(h.events.first { $0.name == "tokenFetchFailed" })
+        #expect(failure.time >= .seconds(10), "the renewal at the warning found the server stopped")
+        h.session.toggleTokenServer()
+        #expect(h.events.last?.kind == .note("embedded token server started again"))
+        await h.run(for: 35)
+        #expect(h.count("tokenRenewed") >= 1)
+        #expect(h.count("requestToken") == 0, "renewed before the token ran out")
+        #expect(h.session.engine?.connectionState == .connected)
+    }
+
+    @Test func aServerOfTheUsersCannotBeStoppedHere() async throws {
+        let clock = SessionHarness.makeClock()
+        let h = SessionHarness(clock: clock, source: .http(URL(string: "http://127.0.0.1:9")!, clock: clock))
+        h.session.toggleTokenServer()
+        #expect(h.events.last?.kind == .note("server: only the embedded token server can be stopped here"))
+    }
+
     @Test func withoutAutoRenewTheTokenExpiresAndAManualRenewalRecovers() async throws {
         let h = SessionHarness { $0.autoRenew = false }
-        try h.session.start()
-        await h.settle(until: { h.count("tokenFetched") == 1 }, timeout: .seconds(5))
+        h.session.start()
+        await h.settle(until: { h.count("tokenFetched") == 1 })
         await h.run(for: 41)
         #expect(h.count("tokenPrivilegeWillExpire") == 1)
         #expect(h.count("requestToken") == 1)
         #expect(h.session.engine?.connectionState == .failed)
         h.session.renewNow()
-        await h.settle(until: { h.count("tokenRenewed") == 1 }, timeout: .seconds(5))
         await h.run(for: 1)
+        #expect(h.count("tokenRenewed") == 1)
         #expect(h.session.engine?.connectionState == .connected)
         h.session.stop()
         #expect(h.events.last?.kind == .sessionEnded(failed: false))

@@ -12,7 +12,7 @@ private let certificate = "5CFd2fd1755d40ecb72977518be15d3b"
 /// A token server that misbehaves on request, over real loopback.
 final class FaultServer: Sendable {
     enum Fault: Sendable {
-        case none, errorEveryOtherCall, slow(Duration), html, otherChannel, otherUid, expired
+        case none, errorEveryOtherCall, html, otherChannel, otherUid, expired
         /// Answers from /v2/fetch_rtc_token only, redirecting there with a 307 from anywhere else.
         case moved
     }
@@ -62,7 +62,6 @@ final class FaultServer: Sendable {
         case .none: break
         case .errorEveryOtherCall where call % 2 == 0: return .error(500, "every other call fails")
         case .errorEveryOtherCall: break
-        case .slow(let delay): Thread.sleep(forTimeInterval: Double(delay.components.seconds))
         case .html: return HTTPResponse(status: 200, body: Array("<html>sign in</html>".utf8))
         case .otherChannel: channel = "elsewhere"
         case .otherUid: uid = 4242
@@ -79,12 +78,9 @@ final class FaultServer: Sendable {
 
 @MainActor
 @Suite(.serialized) struct SessionFaultTests {
-    private func harness(_ server: FaultServer? = nil, url: URL? = nil, timeout: Duration = .seconds(10)) -> SessionHarness {
-        SessionHarness { config in
-            config.tokenURL = url ?? server?.url
-            config.requestTimeout = timeout
-            config.remoteUsers = 0
-        }
+    private func harness(url: URL, clock: ManualClock = SessionHarness.makeClock(), _ adjust: (inout CallSession.Configuration) -> Void = { _ in })
+        -> SessionHarness {
+        SessionHarness(clock: clock, source: .http(url, clock: clock), loopback: true, adjust)
     }
 
     private func failures(_ h: SessionHarness) -> [String] {
@@ -96,7 +92,7 @@ final class FaultServer: Sendable {
         let port = probe.port
         probe.stop()
         let h = harness(url: URL(string: "http://127.0.0.1:\(port)")!)
-        try h.session.start()
+        h.session.start()
         await h.run(for: 8)
         #expect(failures(h).count >= 3)
         #expect(failures(h).allSatisfy { $0.contains("connection refused") })
@@ -115,11 +111,10 @@ final class FaultServer: Sendable {
         let clock = SessionHarness.makeClock()
         let server = try FaultServer(.none, unixTime: { clock.unixTime })
         defer { server.stop() }
-        let h = SessionHarness(clock: clock) { config in
-            config.tokenURL = server.url
+        let h = harness(url: server.url, clock: clock) { config in
             config.appCertificate = String(repeating: "0", count: 32)
         }
-        try h.session.start()
+        h.session.start()
         await h.run(for: 3)
         #expect(h.session.engine?.connectionChangedReason == .invalidToken)
         #expect(h.events.contains { if case .stuck = $0.kind { true } else { false } }, "headless ends on it")
@@ -131,31 +126,14 @@ final class FaultServer: Sendable {
         let clock = SessionHarness.makeClock()
         let server = try FaultServer(.errorEveryOtherCall, unixTime: { clock.unixTime })
         defer { server.stop() }
-        let h = SessionHarness(clock: clock) { config in
-            config.tokenURL = server.url
+        let h = harness(url: server.url, clock: clock) { config in
             config.remoteUsers = 0
         }
-        try h.session.start()
+        h.session.start()
         await h.run(for: 200)
         #expect(failures(h).count >= 3)
         #expect(h.count("requestToken") == 0, "no renewal lost while the token was valid")
         #expect(h.count("tokenRenewed") >= 10)
-        #expect(h.session.engine?.connectionState == .connected)
-    }
-
-    @Test func anAnswerSlowerThanTheDeadlineTimesOutAndIsRetried() async throws {
-        let clock = SessionHarness.makeClock()
-        let server = try FaultServer(.slow(.seconds(3)), unixTime: { clock.unixTime })
-        defer { server.stop() }
-        let h = SessionHarness(clock: clock) { config in
-            config.tokenURL = server.url
-            config.requestTimeout = .seconds(2)
-        }
-        try h.session.start()
-        await h.run(for: 3)
-        #expect(failures(h).first == "the token server did not answer within 2 s")
-        server.set(.none)
-        await h.run(for: 10)
         #expect(h.session.engine?.connectionState == .connected)
     }
 
@@ -169,11 +147,10 @@ final class FaultServer: Sendable {
         let clock = SessionHarness.makeClock()
         let server = try FaultServer(fault, unixTime: { clock.unixTime })
         defer { server.stop() }
-        let h = SessionHarness(clock: clock) { config in
-            config.tokenURL = server.url
+        let h = harness(url: server.url, clock: clock) { config in
             config.appID = appID
         }
-        try h.session.start()
+        h.session.start()
         await h.run(for: 4)
         #expect(failures(h).first?.contains(words) == true, "\(failures(h))")
         #expect(failures(h).count >= 2, "retried")
@@ -187,10 +164,9 @@ final class FaultServer: Sendable {
         let clock = SessionHarness.makeClock()
         let server = try FaultServer(.moved, unixTime: { clock.unixTime })
         defer { server.stop() }
-        let h = SessionHarness(clock: clock) { config in
-            config.tokenURL = server.url
+        let h = harness(url: server.url, clock: clock) { config in
         }
-        try h.session.start()
+        h.session.start()
         await h.run(for: 3)
         #expect(h.session.engine?.connectionState == .connected)
         #expect(h.events.contains { $0.kind == .note("the token server redirected the request to /v2/fetch_rtc_token on the same origin; "
@@ -201,10 +177,9 @@ final class FaultServer: Sendable {
         let clock = SessionHarness.makeClock()
         let server = try FaultServer(.none, unixTime: { clock.unixTime })
         defer { server.stop() }
-        let h = SessionHarness(clock: clock) { config in
-            config.tokenURL = server.url
+        let h = harness(url: server.url, clock: clock) { config in
         }
-        try h.session.start()
+        h.session.start()
         await h.run(for: 5)
         server.stop()
         await h.run(for: 12)

@@ -18,6 +18,8 @@ final class ScriptedTransport: HTTPTransport {
 
     let mode: Mutex<Mode> = Mutex(.answer)
     let calls = Mutex(0)
+    /// Requests held unanswered now.
+    let hanging = Mutex(0)
     let unixTime: @Sendable () -> Double
 
     init(unixTime: @escaping @Sendable () -> Double) { self.unixTime = unixTime }
@@ -28,6 +30,8 @@ final class ScriptedTransport: HTTPTransport {
         var body = ""
         switch mode.withLock({ $0 }) {
         case .hang:
+            hanging.withLock { $0 += 1 }
+            defer { hanging.withLock { $0 -= 1 } }
             try await Task.sleep(for: .seconds(3600))
             throw CancellationError()
         case .unauthorized:
@@ -47,13 +51,13 @@ final class ScriptedTransport: HTTPTransport {
 @MainActor
 @Suite(.serialized) struct RetryTests {
     private func harness(_ transport: ScriptedTransport, clock: ManualClock, timeout: Duration = .seconds(10)) -> SessionHarness {
-        SessionHarness(clock: clock) { config in
-            config.tokenURL = URL(string: "http://127.0.0.1:9")
-            config.transport = transport
+        let h = SessionHarness(clock: clock, source: .http(URL(string: "http://127.0.0.1:9")!, clock: clock, transport: transport)) { config in
             config.appID = appID
             config.appCertificate = certificate
             config.requestTimeout = timeout
         }
+        h.fetchWaitsForTheClock = { transport.hanging.withLock { $0 } > 0 }
+        return h
     }
 
     private func fetchStarts(_ h: SessionHarness, after time: Duration) -> [String] {
@@ -68,7 +72,7 @@ final class ScriptedTransport: HTTPTransport {
         let clock = SessionHarness.makeClock()
         let transport = ScriptedTransport(unixTime: { clock.unixTime })
         let h = harness(transport, clock: clock, timeout: .seconds(35))
-        try h.session.start()
+        h.session.start()
         await h.run(for: 5)
         #expect(h.session.engine?.connectionState == .connected)
         transport.mode.withLock { $0 = .hang }
@@ -91,7 +95,7 @@ final class ScriptedTransport: HTTPTransport {
         let clock = SessionHarness.makeClock()
         let transport = ScriptedTransport(unixTime: { clock.unixTime })
         let h = harness(transport, clock: clock, timeout: .seconds(3))
-        try h.session.start()
+        h.session.start()
         await h.run(for: 5)
         transport.mode.withLock { $0 = .hang }
         await h.run(for: 120, step: 1)
@@ -106,12 +110,26 @@ final class ScriptedTransport: HTTPTransport {
         }
     }
 
+    @Test func anAnswerSlowerThanTheDeadlineTimesOutAndIsRetried() async throws {
+        let clock = SessionHarness.makeClock()
+        let transport = ScriptedTransport(unixTime: { clock.unixTime })
+        transport.mode.withLock { $0 = .hang }
+        let h = harness(transport, clock: clock, timeout: .seconds(2))
+        h.session.start()
+        await h.run(for: 2.5)
+        let failures = h.events.compactMap { if case .tokenFetchFailed(let error, _) = $0.kind { error } else { nil } }
+        #expect(failures == ["the token server did not answer within 2 s"])
+        transport.mode.withLock { $0 = .answer }
+        await h.run(for: 10)
+        #expect(h.session.engine?.connectionState == .connected)
+    }
+
     @Test func aRefusedCredentialIsStuckAndEndsFailed() async throws {
         let clock = SessionHarness.makeClock()
         let transport = ScriptedTransport(unixTime: { clock.unixTime })
         transport.mode.withLock { $0 = .unauthorized }
         let h = harness(transport, clock: clock)
-        try h.session.start()
+        h.session.start()
         await h.run(for: 60)
         #expect(transport.calls.withLock { $0 } == 1, "a refused credential is not retried")
         #expect(h.events.contains { if case .stuck = $0.kind { true } else { false } })

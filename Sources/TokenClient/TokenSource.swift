@@ -1,0 +1,36 @@
+import Foundation
+
+/// Where a call's tokens come from: the provider that fetches them, the server's URL, and what the app knows of
+/// that server when it runs it itself.
+public struct TokenSource: Sendable {
+    public var provider: any TokenProvider
+    public var url: URL
+    /// Set when the app runs the token server itself.
+    public var ownServer: OwnTokenServer?
+
+    public init(provider: any TokenProvider, url: URL, ownServer: OwnTokenServer? = nil) {
+        self.provider = provider
+        self.url = url
+        self.ownServer = ownServer
+    }
+
+    /// The server as a person reads it: its URL, marked when the server is the app's own.
+    public var label: String { ownServer == nil ? url.absoluteString : "\(url.absoluteString) (embedded)" }
+}
+
+/// A token server the app runs itself: the credentials it signs with, its tokens' lifetime, and a switch to stop
+/// and start it again.
+public struct OwnTokenServer: Sendable {
+    public var appID: String
+    public var appCertificate: String
+    public var tokenLifetime: UInt32
+    /// Stops the server when it runs, starts it again (on the same port) when it does not; returns whether it runs.
+    public var toggle: @Sendable () throws -> Bool
+
+    public init(appID: String, appCertificate: String, tokenLifetime: UInt32, toggle: @escaping @Sendable () throws -> Bool) {
+        self.appID = appID
+        self.appCertificate = appCertificate
+        self.tokenLifetime = tokenLifetime
+        self.toggle = toggle
+    }
+}

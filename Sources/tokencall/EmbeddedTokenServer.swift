@@ -1,0 +1,54 @@
+import AccessToken
+import Foundation
+import Synchronization
+import TokenClient
+import TokenServer
+
+/// The token server `join` runs on 127.0.0.1 when it is given no URL, and the session's source of tokens from it.
+final class EmbeddedTokenServer: Sendable {
+    /// How it was started, on the port it got, to start it again there.
+    private let config: TokenServerConfig
+    private let server: Mutex<TokenServer?>
+    let url: URL
+
+    /// Starts it with these credentials, or random ones.
+    init(appID: String?, appCertificate: String?, tokenLifetime: UInt32, unixTime: @escaping @Sendable () -> Double) throws {
+        let started = try TokenServer(TokenServerConfig(
+            port: 0, appID: appID ?? Self.randomHex(), appCertificate: appCertificate ?? Self.randomHex(), tokenLifetime: tokenLifetime,
+            unixTime: { UInt32(truncatingIfNeeded: Int64(unixTime())) }))
+        var config = started.config
+        config.port = started.port
+        self.config = config
+        url = started.url
+        server = Mutex(started)
+    }
+
+    /// Tokens from it over HTTP, as from any server, with the switch the `s` key turns.
+    func source(transport: any HTTPTransport, unixTime: @escaping @Sendable () -> Double) -> TokenSource {
+        TokenSource(provider: HTTPTokenProvider(url: url, transport: transport, unixTime: unixTime), url: url,
+                    ownServer: OwnTokenServer(appID: config.appID, appCertificate: config.appCertificate,
+                                              tokenLifetime: config.tokenLifetime, toggle: toggle))
+    }
+
+    /// Stops it when it runs; otherwise starts it again on its port. Returns whether it runs.
+    @Sendable func toggle() throws -> Bool {
+        try server.withLock { server in
+            if let running = server {
+                running.stop()
+                server = nil
+                return false
+            }
+            server = try TokenServer(config)
+            return true
+        }
+    }
+
+    func stop() {
+        server.withLock { $0?.stop(); $0 = nil }
+    }
+
+    private static func randomHex() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<16).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
+    }
+}
