@@ -2,13 +2,15 @@ import ChannelEngine
 
 extension CallSession {
     /// Whether a token fetch is under way.
-    public var fetchingToken: Bool { fetching != nil }
+    public var fetchingToken: Bool {
+        if case .fetching = tokenPhase { true } else { false }
+    }
 
     /// Fetches a fresh token now and hands it over with the current renew method (out of a failed call: joins again).
     public func renewNow() {
         guard !ended else { return }
         if engine?.connectionState == .disconnected { return emit(.note("renew: not in a channel; press j to join")) }
-        guard fetching == nil else { return emit(.note("renew: a token fetch is already under way")) }
+        guard !fetchingToken else { return emit(.note("renew: a token fetch is already under way")) }
         fetch(for: .manual)
     }
 
@@ -29,21 +31,20 @@ extension CallSession {
             return emit(.note("join: already \(engine.connectionState.name); press l to leave first"))
         }
         if engine.connectionState == .failed { _ = engine.leaveChannel() }
-        guard fetching == nil else { return emit(.note("join: a token fetch is already under way")) }
+        guard !fetchingToken else { return emit(.note("join: a token fetch is already under way")) }
         fetch(for: .join)
     }
 
     public func leave() {
         guard let engine, engine.connectionState != .disconnected else { return emit(.note("leave: not in a channel")) }
-        timers.cancel(retryTimer)
-        timers.cancel(shortRenewalTimer)
+        cancelPlannedFetch()
         _ = engine.leaveChannel()
     }
 
     /// Leaves and joins again with a fresh token: remote users are dropped and announced again.
     public func rejoin() {
         guard let engine, engine.connectionState == .connected else { return emit(.note("rejoin: only while connected")) }
-        guard fetching == nil else { return emit(.note("rejoin: a token fetch is already under way")) }
+        guard !fetchingToken else { return emit(.note("rejoin: a token fetch is already under way")) }
         _ = engine.leaveChannel()
         fetch(for: .rejoin)
     }

@@ -4,10 +4,12 @@ extension CallSession: AgoraRtcEngineDelegate {
     private func record(_ event: AgoraRtcEvent) {
         emit(.engine(event))
         switch event {
-        case .simulatorNotice(.tokenAccepted(let expiresAt, let short)):
-            shortTokenExpiresAt = short ? expiresAt : nil
+        case .simulatorNotice(.tokenAccepted(let expiresAt, short: true)) where autoRenew:
+            renewShortToken(expiringAt: expiresAt)
         case .tokenPrivilegeWillExpire where autoRenew:
-            renewBeforeExpiry()
+            // A short token's warning comes as it is taken; its renewal is planned already.
+            if case .planned(.willExpire, _) = tokenPhase { break }
+            fetch(for: .willExpire)
         case .requestToken where autoRenew:
             fetch(for: .requestToken)
         case .connectionStateChanged(.connected, _):
@@ -21,16 +23,11 @@ extension CallSession: AgoraRtcEngineDelegate {
         }
     }
 
-    /// Renews on the warning; but a token that lives less than the warning lead warns as soon as it is taken, and
-    /// renewing at once would fetch without pause: such a token is renewed halfway through what is left of it.
-    private func renewBeforeExpiry() {
-        guard let expiresAt = shortTokenExpiresAt else { return fetch(for: .willExpire) }
+    /// A token that lives less than the warning lead warns as soon as it is taken, and renewing at once would fetch
+    /// without pause: such a token is renewed halfway through what is left of it.
+    private func renewShortToken(expiringAt expiresAt: Int64) {
         let left = max(0, Double(expiresAt) - configuration.unixTime())
-        timers.cancel(shortRenewalTimer)
-        shortRenewalTimer = timers.schedule(after: .milliseconds(Int64(left * 500))) { [weak self] in
-            guard let self, self.need(after: .willExpire) == .willExpire else { return }
-            self.fetch(for: .willExpire)
-        }
+        plan(.willExpire, after: .milliseconds(Int64(left * 500)))
     }
 
     public func rtcEngine(_ engine: AgoraRtcEngineKit, didJoinChannel channel: String, withUid uid: UInt, elapsed: Int) {

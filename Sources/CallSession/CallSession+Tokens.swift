@@ -1,5 +1,6 @@
 import AccessToken
 import ChannelEngine
+import Timers
 import TokenClient
 
 /// Why a token is being fetched.
@@ -7,22 +8,33 @@ enum FetchReason: String {
     case join, willExpire, requestToken, manual, rejoin
 }
 
+/// Where the session is with fetching tokens: one phase at a time.
+enum TokenPhase {
+    /// No fetch under way or planned.
+    case idle
+    /// A fetch for this reason is under way (until its answer is handed over, or its retry planned).
+    case fetching(FetchReason)
+    /// A fetch planned for when the timer fires: the retry after a failure, or the halfway renewal of a token that
+    /// lives less than the warning lead.
+    case planned(FetchReason, timer: TimerQueue.ID)
+}
+
 extension CallSession {
     /// Fetches a token for `reason` (one fetch at a time) and hands it to the engine; on failure says when
     /// it tries again, and does while the token is still needed.
     func fetch(for reason: FetchReason) {
-        guard !ended, fetching == nil, let cache else { return }
-        timers.cancel(retryTimer)
-        retryTimer = nil
-        fetching = reason
+        guard !ended, !fetchingToken, let cache else { return }
+        cancelPlannedFetch()
+        tokenPhase = .fetching(reason)
         fetchCount += 1
         emit(.tokenFetchStarted(reason: reason.rawValue))
         let started = timers.now
-        let lead = Duration.seconds(31)
+        // A renewal wants a token that outlives the next warning; the one cached may be the one warned about.
+        let lead = reason == .join ? .zero : (engine?.config.simulation.willExpireLead ?? .zero) + .seconds(1)
         Task { @MainActor in
             do {
-                let fetched = try await cache.token(validFor: reason == .join ? .zero : lead)
-                fetching = nil
+                let fetched = try await cache.token(validFor: lead)
+                tokenPhase = .idle
                 lastFetchLatency = timers.now - started
                 emit(.tokenFetched(latency: timers.now - started, expiresAt: fetched.expiresAt))
                 if let path = fetched.redirectedTo {
@@ -32,7 +44,7 @@ extension CallSession {
                 deliver(fetched.token, for: reason)
             } catch {
                 let retryIn = await cache.retryDelay()
-                fetching = nil
+                tokenPhase = .idle
                 let clientError = error as? TokenClientError
                 let retrying = clientError?.isRetryable ?? true
                 emit(.tokenFetchFailed(error: "\(clientError.map { "\($0)" } ?? "\(error)")", retryIn: retrying ? retryIn ?? .zero : nil))
@@ -40,12 +52,27 @@ extension CallSession {
                 guard retrying else {
                     return emit(.stuck(reason: "the token server refuses the credential; nothing will retry"))
                 }
-                retryTimer = timers.schedule(after: retryIn ?? .zero) { [weak self] in
-                    guard let self, let need = self.need(after: reason) else { return }
-                    self.fetch(for: need)
-                }
+                plan(reason, after: retryIn ?? .zero)
             }
         }
+    }
+
+    /// Fetches when `delay` has passed, for what a token is needed for then (`need(after:)`).
+    func plan(_ reason: FetchReason, after delay: Duration) {
+        cancelPlannedFetch()
+        let timer = timers.schedule(after: delay) { [weak self] in
+            guard let self else { return }
+            tokenPhase = .idle
+            if let need = need(after: reason) { fetch(for: need) }
+        }
+        tokenPhase = .planned(reason, timer: timer)
+    }
+
+    /// Drops a planned fetch (a fetch under way goes on).
+    func cancelPlannedFetch() {
+        guard case .planned(_, let timer) = tokenPhase else { return }
+        timers.cancel(timer)
+        tokenPhase = .idle
     }
 
     /// What a token is wanted for when a retry or a timer comes due: `reason` while it still applies, recovery once

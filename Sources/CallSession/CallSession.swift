@@ -46,12 +46,7 @@ public final class CallSession {
     let timers: TimerQueue
     private let continuation: AsyncStream<SessionEvent>.Continuation
     var cache: TokenCache?
-    var fetching: FetchReason?
-    var retryTimer: TimerQueue.ID?
-    /// When the token in use expires, if it lives less than the warning lead (so it warned as soon as it was taken).
-    var shortTokenExpiresAt: Int64?
-    /// The renewal of such a token, halfway through its life.
-    var shortRenewalTimer: TimerQueue.ID?
+    var tokenPhase = TokenPhase.idle
     /// A renewal the engine is still completing (after a rejoin or a renewal from failed).
     var pendingRenewal: (method: RenewMethod, token: String)?
     var appID: String?
@@ -99,8 +94,7 @@ public final class CallSession {
     /// Leaves the channel and ends the stream.
     public func stop() {
         guard !ended else { return }
-        timers.cancel(retryTimer)
-        timers.cancel(shortRenewalTimer)
+        cancelPlannedFetch()
         let failed = engine.map { engine in
             engine.connectionState == .failed || Self.refused(engine.connectionState, engine.connectionChangedReason)
         } ?? true
