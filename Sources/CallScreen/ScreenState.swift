@@ -86,6 +86,17 @@ public struct ScreenState: Sendable, Equatable {
         remotes.removeAll { tile in tile.leftAt.map { sessionTime - $0 >= Self.leftTileLinger } ?? false }
     }
 
+    /// Takes a key's command: while the help overlay is up any key but quit and resize only closes it, and `?` opens
+    /// it. Returns what is left for the app to do, nil when nothing is.
+    public mutating func press(_ command: KeyCommand) -> KeyCommand? {
+        if showHelp, command != .quit, command != .resize {
+            showHelp = false
+            return nil
+        }
+        if command == .help { showHelp = true }
+        return command
+    }
+
     private mutating func apply(_ callback: AgoraRtcEvent, at time: Duration) {
         switch callback {
         case .connectionStateChanged(let state, let why):
