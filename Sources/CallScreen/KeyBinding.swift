@@ -31,13 +31,9 @@ struct KeyBinding: Sendable {
 
     /// Whether the keys change the screen alone (help, quit) and nothing of the call.
     var isScreenOnly: Bool { keys.allSatisfy { if case .session = $0.command { false } else { true } } }
+}
 
-    init(keys: [(key: Int32, command: KeyCommand)], footer: (keys: String, word: String)?, help: (keys: String, line: String)?) {
-        self.keys = keys
-        self.footer = footer
-        self.help = help
-    }
-
+extension KeyBinding {
     /// One key, shown as itself.
     init(_ key: Unicode.Scalar, _ command: KeyCommand, _ word: String, help line: String) {
         self.init(keys: [(Self.ascii(key), command)], footer: (String(key), word), help: (String(key), line))

@@ -115,8 +115,9 @@ public enum ScreenRenderer {
     /// The key bar, from `KeyBinding.all`: help and quit first, so that a narrow terminal cuts off the call's keys
     /// rather than the way out.
     static let keyBar: String = {
-        let shown = KeyBinding.all.compactMap { binding in binding.footer.map { ($0, binding.isScreenOnly) } }
-        return " " + (shown.filter { $0.1 } + shown.filter { !$0.1 }).map { "\($0.0.keys) \($0.0.word)" }.joined(separator: "  ")
+        let shown = KeyBinding.all.filter { $0.footer != nil }
+        let ordered = shown.filter(\.isScreenOnly) + shown.filter { !$0.isScreenOnly }
+        return " " + ordered.compactMap(\.footer).map { "\($0.keys) \($0.word)" }.joined(separator: "  ")
     }()
 
     private static func drawKeys(into grid: inout CellGrid, _ painter: Painter) {
