@@ -84,15 +84,11 @@ public final class CallScreenApp {
 
     private func handle(_ command: KeyCommand) {
         defer { publish() }
-        if state.showHelp, command != .resize, command != .quit {
-            state.showHelp = false
-            return
-        }
-        switch command {
+        switch state.press(command) {
+        case .session(let command): command.perform(on: session)
+        case .unknown(let name): session.say("key \(name) does nothing; press ? for the keys")
         case .quit: feed.update { $0.quitting = true }
-        case .help: state.showHelp = true
-        case .resize: break  // the frame thread draws the next frame whole
-        default: command.perform(on: session)
+        case .help, .resize, nil: break  // the state shows the help; the frame thread draws a resized frame whole
         }
     }
 }

@@ -1,36 +1,35 @@
 import CallSession
 
-/// What a key asks the call to do.
+/// What a key asks for: something of the call, or a change to the screen alone.
 public enum KeyCommand: Equatable, Sendable {
-    case join, leave, rejoin, renew, toggleAutoRenew, nextRenewMethod, switchRole, addUser, removeUser
-    case toggleNetwork, toggleServer, expire, help, quit, resize
+    case session(SessionCommand)
+    /// Shows the help overlay.
+    case help
+    case quit
+    /// The terminal changed size: the next frame is drawn whole.
+    case resize
     /// A key that does nothing, named for the log.
     case unknown(String)
 
+    /// What `key` (as the terminal reads it) does, by `KeyBinding.all`.
     public init(key: Int32) {
-        switch key {
-        case 106: self = .join              // j
-        case 108: self = .leave             // l
-        case 114: self = .rejoin            // r
-        case 110: self = .renew             // n
-        case 97: self = .toggleAutoRenew    // a
-        case 109: self = .nextRenewMethod   // m
-        case 99: self = .switchRole         // c
-        case 43, 61: self = .addUser        // + (or = without shift)
-        case 45: self = .removeUser         // -
-        case 105: self = .toggleNetwork     // i
-        case 115: self = .toggleServer      // s
-        case 101: self = .expire            // e
-        case 63: self = .help               // ?
-        case 113, 3: self = .quit           // q, Ctrl-C
-        case 410: self = .resize            // KEY_RESIZE
-        default:
-            let name = (32..<127).contains(key) ? "'\(Character(Unicode.Scalar(UInt8(key))))'" : "code \(key)"
-            self = .unknown(name)
-        }
+        self = KeyBinding.all.lazy.flatMap(\.keys).first { $0.key == key }?.command ?? .unknown(Self.name(of: key))
     }
 
-    /// Carries the command out on the session (keys that do not apply say why in the log).
+    /// A printable ASCII key as itself in quotes ("'x'"), any other by its code.
+    private static func name(of key: Int32) -> String {
+        let scalar = UInt8(exactly: key).map(Unicode.Scalar.init)
+        guard let scalar, scalar.isASCII, scalar.properties.generalCategory != .control else { return "code \(key)" }
+        return "'\(Character(scalar))'"
+    }
+}
+
+/// What the session does for a key.
+public enum SessionCommand: Equatable, Sendable {
+    case join, leave, rejoin, renew, toggleAutoRenew, nextRenewMethod, switchRole, addUser, removeUser
+    case toggleNetwork, toggleServer, expire
+
+    /// Carries the command out on the session (one that does not apply says why in the log).
     @MainActor
     func perform(on session: CallSession) {
         switch self {
@@ -46,8 +45,6 @@ public enum KeyCommand: Equatable, Sendable {
         case .toggleNetwork: session.toggleNetwork()
         case .toggleServer: session.toggleTokenServer()
         case .expire: session.expireNow()
-        case .unknown(let name): session.say("key \(name) does nothing; press ? for the keys")
-        case .help, .quit, .resize: break
         }
     }
 }

@@ -112,11 +112,17 @@ public enum ScreenRenderer {
         grid.write(extra, x: grid.width - extra.count - 1, y: 1, style: painter.style(foreground: state.networkDown ? .red : .standard))
     }
 
+    /// The key bar, from `KeyBinding.all`: help and quit first, so that a narrow terminal cuts off the call's keys
+    /// rather than the way out.
+    static let keyBar: String = {
+        let shown = KeyBinding.all.filter { $0.footer != nil }
+        let ordered = shown.filter(\.isScreenOnly) + shown.filter { !$0.isScreenOnly }
+        return " " + ordered.compactMap(\.footer).map { "\($0.keys) \($0.word)" }.joined(separator: "  ")
+    }()
+
     private static func drawKeys(into grid: inout CellGrid, _ painter: Painter) {
-        // Help and quit first: a narrow terminal cuts the line's end.
-        let keys = " ? help  q quit  j join  l leave  r rejoin  n renew  a auto  m method  c role  +/- users  i net  s server  e expire"
         // Not into the bottom-right cell: writing it would scroll a terminal with automatic margins, so it is never sent.
-        grid.write(keys, x: 0, y: grid.height - 1, style: painter.style(foreground: .cyan), limit: grid.width - 1)
+        grid.write(keyBar, x: 0, y: grid.height - 1, style: painter.style(foreground: .cyan), limit: grid.width - 1)
     }
 
     // MARK: Token panel
@@ -212,15 +218,11 @@ public enum ScreenRenderer {
 
     // MARK: Help
 
-    static let keyHelp: [(String, String)] = [
-        ("j", "join the channel (a fresh token first)"), ("l", "leave the channel"), ("r", "rejoin: leave, then join again"),
-        ("n", "renew now with the current method"), ("a", "auto-renew on/off"), ("m", "next renew method: renew, update, rejoin"),
-        ("c", "switch role: broadcaster / audience"), ("+ / -", "add / remove a remote user"), ("i", "cut / restore the network"),
-        ("s", "stop / start the embedded token server"), ("e", "expire the token now"), ("?", "this help"), ("q, Ctrl-C", "leave and quit"),
-    ]
+    /// The help overlay's lines, from `KeyBinding.all`: the keys, then what they do.
+    static let keyHelp: [(keys: String, line: String)] = KeyBinding.all.compactMap(\.help)
 
     private static func drawHelp(into grid: inout CellGrid, _ painter: Painter) {
-        let width = min(grid.width - 2, keyHelp.map { $0.1.count }.max()! + 14), height = keyHelp.count + 4
+        let width = min(grid.width - 2, keyHelp.map(\.line.count).max()! + 14), height = keyHelp.count + 4
         let x = (grid.width - width) / 2, y = max(1, (grid.height - height) / 2)
         grid.fill(x: x, y: y, width: width, height: height, with: Cell(character: " ", style: CellStyle(reverse: true)))
         grid.write(" keys (any key closes) ", x: x + 2, y: y, style: CellStyle(bold: true, reverse: true))

@@ -79,13 +79,22 @@ public struct ScreenState: Sendable, Equatable {
         case .engine(let callback): apply(callback, at: event.time)
         case .tokenFetchStarted: fetchCount += 1
         case .tokenFetched(let latency, _): lastFetchLatency = latency
-        case .note(let text):
-            if text.hasPrefix("renew method "), let method = RenewMethod(rawValue: String(text.dropFirst(13))) { renewMethod = method }
-            if text == "auto-renew on" { autoRenew = true }
-            if text == "auto-renew off" { autoRenew = false }
+        case .autoRenewChanged(let on): autoRenew = on
+        case .renewMethodChanged(let method): renewMethod = method
         default: break
         }
         remotes.removeAll { tile in tile.leftAt.map { sessionTime - $0 >= Self.leftTileLinger } ?? false }
+    }
+
+    /// Takes a key's command: while the help overlay is up any key but quit and resize only closes it, and `?` opens
+    /// it. Returns what is left for the app to do, nil when nothing is.
+    public mutating func press(_ command: KeyCommand) -> KeyCommand? {
+        if showHelp, command != .quit, command != .resize {
+            showHelp = false
+            return nil
+        }
+        if command == .help { showHelp = true }
+        return command
     }
 
     private mutating func apply(_ callback: AgoraRtcEvent, at time: Duration) {
@@ -117,11 +126,7 @@ public struct ScreenState: Sendable, Equatable {
     }
 
     private mutating func log(_ event: SessionEvent) {
-        let line = event.textLine
-        var detail = line.firstIndex(of: "]").map { String(line[line.index($0, offsetBy: 2)...].dropFirst(event.name.count)) } ?? ""
-        if case .note(let text) = event.kind { detail = text }
-        log.append(LogEntry(time: event.time, name: event.name, detail: detail.trimmingCharacters(in: .whitespaces),
-                            tone: Self.tone(of: event)))
+        log.append(LogEntry(time: event.time, name: event.name, detail: event.noteText ?? event.detail, tone: Self.tone(of: event)))
         if log.count > Self.logLimit { log.removeFirst(log.count - Self.logLimit) }
     }
 
@@ -146,17 +151,4 @@ public struct ScreenState: Sendable, Equatable {
         default: return .normal
         }
     }
-}
-
-extension String {
-    func trimmingCharacters(in set: Set<Character>) -> String {
-        var text = Substring(self)
-        while let first = text.first, set.contains(first) { text.removeFirst() }
-        while let last = text.last, set.contains(last) { text.removeLast() }
-        return String(text)
-    }
-}
-
-extension Set<Character> {
-    static let whitespaces: Set<Character> = [" ", "\t"]
 }

@@ -16,12 +16,12 @@ extension CallSession {
 
     public func setAutoRenew(_ on: Bool) {
         autoRenew = on
-        emit(.note("auto-renew \(on ? "on" : "off")"))
+        emit(.autoRenewChanged(on: on))
     }
 
     public func setRenewMethod(_ method: RenewMethod) {
         renewMethod = method
-        emit(.note("renew method \(method.rawValue)"))
+        emit(.renewMethodChanged(method))
     }
 
     /// Joins again after leaving (a fresh token first).

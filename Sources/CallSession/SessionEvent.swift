@@ -26,6 +26,10 @@ public struct SessionEvent: Sendable, Equatable {
         case tokenFetched(latency: Duration, expiresAt: Int64)
         case tokenFetchFailed(error: String, retryIn: Duration?)
         case tokenRenewed(method: RenewMethod)
+        /// Auto-renew was switched on or off; printed as the note `auto-renew on` or `auto-renew off`.
+        case autoRenewChanged(on: Bool)
+        /// Fresh tokens now reach the engine this way; printed as the note `renew method update`.
+        case renewMethodChanged(RenewMethod)
         /// Something the session itself says: where the embedded server listens, a key that does not apply.
         case note(String)
         /// Nothing more will happen without a person: a refused credential, a join the network refused.
@@ -49,7 +53,7 @@ public struct SessionEvent: Sendable, Equatable {
         case .tokenFetched: "tokenFetched"
         case .tokenFetchFailed: "tokenFetchFailed"
         case .tokenRenewed: "tokenRenewed"
-        case .note: "note"
+        case .note, .autoRenewChanged, .renewMethodChanged: "note"
         case .stuck: "stuck"
         case .sessionEnded: "sessionEnded"
         }
@@ -72,9 +76,19 @@ public struct SessionEvent: Sendable, Equatable {
         case .tokenFetched(let latency, let expiresAt): [("latency", .seconds(latency)), ("expiresAt", .number(expiresAt))]
         case .tokenFetchFailed(let error, let retryIn): [("error", .text(error)), ("retryIn", retryIn.map(Value.seconds) ?? .none)]
         case .tokenRenewed(let method): [("method", .text(method.rawValue))]
-        case .note(let text): [("text", .text(text))]
+        case .note, .autoRenewChanged, .renewMethodChanged: [("text", .text(noteText ?? ""))]
         case .stuck(let reason): [("reason", .text(reason))]
         case .sessionEnded(let failed): [("failed", .flag(failed))]
+        }
+    }
+
+    /// What a note says (the `text` field of every kind named `note`); nil for the other kinds.
+    public var noteText: String? {
+        switch kind {
+        case .note(let text): text
+        case .autoRenewChanged(let on): "auto-renew \(on ? "on" : "off")"
+        case .renewMethodChanged(let method): "renew method \(method.rawValue)"
+        default: nil
         }
     }
 
@@ -110,19 +124,22 @@ public struct SessionEvent: Sendable, Equatable {
 extension SessionEvent {
     /// `[  12.345s] connectionStateChanged state=connected reason=joinSuccess`
     public var textLine: String {
-        var line = "[\(Self.pad(Self.decimal(time), 8))s] \(name)"
-        for (key, value) in fields {
+        "[\(Self.pad(Self.decimal(time), 8))s] \(name)" + (detail.isEmpty ? "" : " " + detail)
+    }
+
+    /// The fields as text, what `textLine` prints after the name: `state=connected reason=joinSuccess`.
+    public var detail: String {
+        fields.compactMap { key, value in
             switch value {
             case .text(let text):
                 let shown = text.escapedForPrinting
-                line += " \(key)=" + (shown.contains(" ") || shown.isEmpty ? "\"\(shown)\"" : shown)
-            case .number(let number): line += " \(key)=\(number)"
-            case .seconds(let duration): line += " \(key)=\(Self.decimal(duration))s"
-            case .flag(let flag): line += " \(key)=\(flag)"
-            case .none: break
+                return "\(key)=" + (shown.contains(" ") || shown.isEmpty ? "\"\(shown)\"" : shown)
+            case .number(let number): return "\(key)=\(number)"
+            case .seconds(let duration): return "\(key)=\(Self.decimal(duration))s"
+            case .flag(let flag): return "\(key)=\(flag)"
+            case .none: return nil
             }
-        }
-        return line
+        }.joined(separator: " ")
     }
 
     /// `{"t": 12.345, "event": "connectionStateChanged", "state": "connected", "reason": "joinSuccess"}`

@@ -1,0 +1,46 @@
+import CNcurses
+
+/// One entry of the key table: the keys and what each does, and how the footer and the help overlay show them.
+struct KeyBinding: Sendable {
+    /// Each key read (a code as `wgetch` returns it), with what it does.
+    let keys: [(key: Int32, command: KeyCommand)]
+    /// How the footer writes the keys, and its word for them: `+/-`, `users`; nil when it leaves them out.
+    let footer: (keys: String, word: String)?
+    /// How the help overlay writes the keys, and its line for them; nil when it leaves them out.
+    let help: (keys: String, line: String)?
+
+    /// Every key the screen reads, in the help overlay's order.
+    static let all: [KeyBinding] = [
+        KeyBinding("j", .session(.join), "join", help: "join the channel (a fresh token first)"),
+        KeyBinding("l", .session(.leave), "leave", help: "leave the channel"),
+        KeyBinding("r", .session(.rejoin), "rejoin", help: "rejoin: leave, then join again"),
+        KeyBinding("n", .session(.renew), "renew", help: "renew now with the current method"),
+        KeyBinding("a", .session(.toggleAutoRenew), "auto", help: "auto-renew on/off"),
+        KeyBinding("m", .session(.nextRenewMethod), "method", help: "next renew method: renew, update, rejoin"),
+        KeyBinding("c", .session(.switchRole), "role", help: "switch role: broadcaster / audience"),
+        // `=` is `+` without shift.
+        KeyBinding(keys: [(ascii("+"), .session(.addUser)), (ascii("="), .session(.addUser)), (ascii("-"), .session(.removeUser))],
+                   footer: ("+/-", "users"), help: ("+ / -", "add / remove a remote user")),
+        KeyBinding("i", .session(.toggleNetwork), "net", help: "cut / restore the network"),
+        KeyBinding("s", .session(.toggleServer), "server", help: "stop / start the embedded token server"),
+        KeyBinding("e", .session(.expire), "expire", help: "expire the token now"),
+        KeyBinding("?", .help, "help", help: "this help"),
+        KeyBinding(keys: [(ascii("q"), .quit), (control("c"), .quit)], footer: ("q", "quit"), help: ("q, Ctrl-C", "leave and quit")),
+        KeyBinding(keys: [(KEY_RESIZE, .resize)], footer: nil, help: nil),
+    ]
+
+    /// Whether the keys change the screen alone (help, quit) and nothing of the call.
+    var isScreenOnly: Bool { keys.allSatisfy { if case .session = $0.command { false } else { true } } }
+}
+
+extension KeyBinding {
+    /// One key, shown as itself.
+    init(_ key: Unicode.Scalar, _ command: KeyCommand, _ word: String, help line: String) {
+        self.init(keys: [(Self.ascii(key), command)], footer: (String(key), word), help: (String(key), line))
+    }
+
+    private static func ascii(_ key: Unicode.Scalar) -> Int32 { Int32(UInt8(ascii: key)) }
+
+    /// What a control key sends: the letter with its top three bits cleared (Ctrl-C is ETX).
+    private static func control(_ letter: Unicode.Scalar) -> Int32 { ascii(letter) & 0x1F }
+}
