@@ -31,7 +31,8 @@ public struct ScreenState: Sendable, Equatable {
     public var tokenExpiresAt: Int64?
     /// When the current token was accepted (unix), the start of its lifetime bar.
     public var tokenAcceptedAt: Int64?
-    public var willExpireLead: Int64 = 30
+    /// Seconds before expiry that the engine warns: the countdown turns yellow there.
+    public var willExpireLead = Int64(Simulation.agoraWillExpireLead / .seconds(1))
     public var renewMethod: RenewMethod
     public var autoRenew: Bool
     public var lastFetchLatency: Duration?

@@ -30,15 +30,17 @@ public struct Simulation: Sendable {
     public var remoteUsers: Int
     /// Whether remote users come and go on their own.
     public var peerChurn: Bool
-    /// How long before expiry `tokenPrivilegeWillExpire` fires (30 s in Agora's SDK).
+    /// How long before expiry `tokenPrivilegeWillExpire` fires.
     public var willExpireLead: Duration
+    /// Agora's SDK warns 30 s before a token's privileges end.
+    public static let agoraWillExpireLead: Duration = .seconds(30)
     /// How long the network takes to answer a join.
     public var joinLatency: Duration
 
     public init(
         appCertificate: String? = nil, clock: any Clock<Duration> = ContinuousClock(),
         unixTime: @escaping @Sendable () -> Double = Simulation.systemUnixTime, seed: UInt64 = 0,
-        remoteUsers: Int = 2, peerChurn: Bool = true, willExpireLead: Duration = .seconds(30),
+        remoteUsers: Int = 2, peerChurn: Bool = true, willExpireLead: Duration = agoraWillExpireLead,
         joinLatency: Duration = .milliseconds(250)
     ) {
         self.appCertificate = appCertificate
