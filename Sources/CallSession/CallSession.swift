@@ -82,7 +82,8 @@ public final class CallSession {
         if let engine { return engine }
         let simulation = Simulation(appCertificate: certificate, clock: configuration.clock, unixTime: configuration.unixTime,
                                     seed: configuration.seed, remoteUsers: configuration.remoteUsers)
-        let engine = AgoraRtcEngineKit(config: AgoraRtcEngineConfig(appId: appID, simulation: simulation), delegate: self)
+        let engine = AgoraRtcEngineKit(config: AgoraRtcEngineConfig(appId: appID, simulation: simulation), delegate: nil)
+        engine.observer = { [weak self] in self?.record($0) }
         _ = engine.enableVideo()
         _ = engine.startPreview()
         _ = engine.setClientRole(configuration.role)

@@ -6,6 +6,9 @@ import Timers
 @MainActor
 public final class AgoraRtcEngineKit {
     public weak var delegate: (any AgoraRtcEngineDelegate)?
+    /// Every callback of the main connection as one value, for the simulator's own consumers (the call session,
+    /// tests); apps implement `delegate`. Called from the same delivery loop, just before the delegate.
+    public var observer: ((AgoraRtcEvent) -> Void)?
     public let config: AgoraRtcEngineConfig
 
     let timers: TimerQueue
@@ -251,8 +254,12 @@ public final class AgoraRtcEngineKit {
         defer { delivering = false }
         while !queue.isEmpty {
             let (channel, event) = queue.removeFirst()
-            let target = channel?.isMain == false ? channel?.exDelegate : delegate
-            if let target { event.deliver(to: target, from: self) }
+            if channel?.isMain == false {
+                if let target = channel?.exDelegate { event.deliver(to: target, from: self) }
+            } else {
+                observer?(event)
+                if let delegate { event.deliver(to: delegate, from: self) }
+            }
         }
     }
 

@@ -6,7 +6,8 @@ import Testing
 let appID = "970CA35de60c44645bbae8a215061b33"
 let certificate = "5CFd2fd1755d40ecb72977518be15d3b"
 
-/// Records every callback with the engine time it arrived at, and can act on one as an app would.
+/// Records every callback with the engine time it arrived at, and can act on one as an app would: as the engine's
+/// observer, or as a delegate through the Agora-named methods (ex connections have only a delegate).
 @MainActor
 final class Recorder: AgoraRtcEngineDelegate {
     var log: [(at: Duration, event: AgoraRtcEvent)] = []
@@ -19,6 +20,11 @@ final class Recorder: AgoraRtcEngineDelegate {
     func times(of name: String) -> [Duration] { log.filter { $0.event.name == name }.map(\.at) }
     var states: [AgoraRtcEvent] { events.filter { $0.name == "connectionStateChanged" } }
     func clear() { log = [] }
+
+    /// Records the main connection's callbacks of `engine` through its observer.
+    func observe(_ engine: AgoraRtcEngineKit) {
+        engine.observer = { [unowned self, unowned engine] in record(engine, $0) }
+    }
 
     private func record(_ engine: AgoraRtcEngineKit, _ event: AgoraRtcEvent) {
         depth += 1
@@ -78,7 +84,8 @@ struct Harness {
         let simulation = Simulation(appCertificate: certificate, clock: clock, unixTime: { clock.unixTime }, seed: seed,
                                     remoteUsers: remoteUsers, peerChurn: churn)
         engine = AgoraRtcEngineKit(config: AgoraRtcEngineConfig(appId: appId, channelProfile: profile, simulation: simulation),
-                                   delegate: recorder)
+                                   delegate: nil)
+        recorder.observe(engine)
     }
 
     func token(channel: String = "test", uid: UInt32 = 42, expire: UInt32 = 600, privilegeExpire: UInt32? = nil,

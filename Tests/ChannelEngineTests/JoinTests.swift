@@ -19,6 +19,27 @@ import Testing
         #expect(h.engine.tokenExpiresAt == 1_800_000_600)
     }
 
+    /// Apps get each callback at its Agora-named delegate method; the simulator's own consumers get the same ones, in
+    /// the same order, as values through the observer.
+    @Test func theDelegateAndTheObserverSeeTheSameCallbacks() async {
+        let h = Harness(remoteUsers: 2)
+        let delegate = Recorder()
+        h.engine.delegate = delegate
+        await h.join(expire: 40)
+        _ = h.engine.setClientRole(.audience)
+        h.engine.simulateNetworkInterruption(true)
+        await h.advance(15)
+        h.engine.simulateNetworkInterruption(false)
+        await h.advance(40)
+        _ = h.engine.leaveChannel()
+        await h.advance(1)
+        let names = Set(h.recorder.events.map(\.name))
+        #expect(names.isSuperset(of: ["didJoinChannel", "connectionStateChanged", "didJoinedOfUid", "firstRemoteVideoFrame",
+                                      "tokenPrivilegeWillExpire", "requestToken", "didClientRoleChanged", "didLeaveChannel",
+                                      "simulatorNotice"]), "\(names.sorted())")
+        #expect(delegate.events == h.recorder.events)
+    }
+
     @Test func argumentsAreCheckedAtTheAPI() async {
         let h = Harness()
         #expect(h.engine.joinChannel(byToken: h.token(), channelId: "bad/name", uid: 1) == -102)

@@ -1,0 +1,33 @@
+import ChannelEngine
+
+extension CallSession {
+    /// What the session does with each callback of the engine: publish it, and renew, recover or complete as it asks.
+    func record(_ event: AgoraRtcEvent) {
+        emit(.engine(event))
+        switch event {
+        case .simulatorNotice(.tokenAccepted(let expiresAt, short: true)) where autoRenew:
+            renewShortToken(expiringAt: expiresAt)
+        case .tokenPrivilegeWillExpire where autoRenew:
+            // A short token's warning comes as it is taken; its renewal is planned already.
+            if case .planned(.willExpire, _) = tokenPhase { break }
+            fetch(for: .willExpire)
+        case .requestToken where autoRenew:
+            fetch(for: .requestToken)
+        case .connectionStateChanged(.connected, _):
+            connected()
+        case .connectionStateChanged(let state, let reason) where Self.refused(state, reason):
+            emit(.stuck(reason: "the network refused the call (\(reason.name)); a new token from the same server will not mend it"))
+        case .renewTokenResult(let token, let code) where code != .success:
+            if let cache { Task { await cache.invalidate(rejected: token) } }
+        default:
+            break
+        }
+    }
+
+    /// A token that lives less than the warning lead warns as soon as it is taken, and renewing at once would fetch
+    /// without pause: such a token is renewed halfway through what is left of it.
+    private func renewShortToken(expiringAt expiresAt: Int64) {
+        let left = max(0, Double(expiresAt) - configuration.unixTime())
+        plan(.willExpire, after: .milliseconds(Int64(left * 500)))
+    }
+}
