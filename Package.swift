@@ -16,13 +16,14 @@ let package = Package(
         .target(name: "AccessToken", dependencies: ["CCrypto", "CZlib", "PrintableText"]),
         .target(name: "Arguments"),
         .target(name: "Timers"),
-        .target(name: "ChannelEngine", dependencies: ["AccessToken", "Timers"]),
+        .target(name: "SeededRandom"),
+        .target(name: "ChannelEngine", dependencies: ["AccessToken", "Timers", "SeededRandom"]),
         .target(name: "JSON"),
         .target(name: "TokenServer", dependencies: ["AccessToken", "JSON", "PrintableText"]),
         .target(name: "TokenClient", dependencies: ["AccessToken", "JSON"]),
         .target(name: "CallSession", dependencies: ["ChannelEngine", "TokenClient", "AccessToken", "Timers", "PrintableText"]),
         .target(name: "CallScreen", dependencies: ["CallSession", "ChannelEngine", "CNcurses"]),
-        .target(name: "TestSupport", dependencies: ["Timers"]),
+        .target(name: "TestSupport", dependencies: ["Timers", "SeededRandom"]),
         .executableTarget(name: "tokencall", dependencies: ["AccessToken", "Arguments", "TokenServer", "CallSession", "CallScreen", "ChannelEngine", "TokenClient", "PrintableText"]),
 
         .executableTarget(
@@ -31,15 +32,15 @@ let package = Package(
             path: "Benchmarks/TokenBench"
         ),
 
-        .testTarget(name: "AccessTokenTests", dependencies: ["AccessToken", "TestSupport"], exclude: ["Fixtures"]),
+        .testTarget(name: "AccessTokenTests", dependencies: ["AccessToken", "SeededRandom"], exclude: ["Fixtures"]),
         .testTarget(name: "ArgumentsTests", dependencies: ["Arguments"]),
-        .testTarget(name: "JSONTests", dependencies: ["JSON", "TestSupport"]),
+        .testTarget(name: "JSONTests", dependencies: ["JSON", "SeededRandom"]),
         .testTarget(name: "PrintableTextTests", dependencies: ["PrintableText"]),
         .testTarget(name: "ChannelEngineTests", dependencies: ["ChannelEngine", "AccessToken", "TestSupport"]),
         .testTarget(name: "TokenServerTests", dependencies: ["TokenServer", "AccessToken"]),
         .testTarget(name: "TokenClientTests", dependencies: ["TokenClient", "TokenServer", "AccessToken", "TestSupport"]),
         .testTarget(name: "CallSessionTests", dependencies: ["CallSession", "ChannelEngine", "TokenClient", "TokenServer", "TestSupport"]),
-        .testTarget(name: "CallScreenTests", dependencies: ["CallScreen", "CallSession", "ChannelEngine", "TestSupport"],
+        .testTarget(name: "CallScreenTests", dependencies: ["CallScreen", "CallSession", "ChannelEngine", "SeededRandom", "TestSupport"],
                     exclude: ["Snapshots"]),
         .testTarget(name: "TokenCallTests", dependencies: ["tokencall", "AccessToken"]),
     ]

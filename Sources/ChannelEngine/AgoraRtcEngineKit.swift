@@ -1,5 +1,6 @@
 import AccessToken
 import Timers
+import SeededRandom
 
 /// A simulated `AgoraRtcEngineKit`: the same methods, return codes and callbacks, over a simulated network
 /// whose time comes from an injected clock.
@@ -12,7 +13,7 @@ public final class AgoraRtcEngineKit {
     public let config: AgoraRtcEngineConfig
 
     let timers: TimerQueue
-    var random: SeededRandom
+    var random: SplitMix64
     var main: Channel?
     var exChannels: [Channel] = []
     var worlds: [String: RemoteUsers] = [:]
@@ -31,7 +32,7 @@ public final class AgoraRtcEngineKit {
         self.config = config
         self.delegate = delegate
         timers = TimerQueue(clock: config.simulation.clock)
-        random = SeededRandom(seed: config.simulation.seed, stream: "engine")
+        random = SplitMix64(seed: config.simulation.seed, stream: "engine")
     }
 
     public static func sharedEngine(with config: AgoraRtcEngineConfig, delegate: (any AgoraRtcEngineDelegate)?) -> AgoraRtcEngineKit {

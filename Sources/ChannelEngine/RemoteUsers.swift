@@ -1,4 +1,5 @@
 import Timers
+import SeededRandom
 
 /// The simulated people in one channel: they arrive at staggered times, publish video, and (with churn)
 /// leave, drop and come back — all from the seed. They live on whether or not the local user is there.
@@ -19,7 +20,7 @@ final class RemoteUsers {
     static let dropAfterSilence: Duration = .seconds(20)
 
     private(set) var peers: [Peer] = []
-    private var random: SeededRandom
+    private var random: SplitMix64
     private let timers: TimerQueue
     private let churn: Bool
     private let liveBroadcasting: Bool
@@ -28,7 +29,7 @@ final class RemoteUsers {
     private var observers: [(id: ObjectIdentifier, notify: @MainActor () -> Void)] = []
 
     init(channel: String, seed: UInt64, count: Int, churn: Bool, liveBroadcasting: Bool, timers: TimerQueue) {
-        random = SeededRandom(seed: seed, stream: "peers/" + channel)
+        random = SplitMix64(seed: seed, stream: "peers/" + channel)
         self.timers = timers
         self.churn = churn
         self.liveBroadcasting = liveBroadcasting

@@ -1,3 +1,5 @@
+import SeededRandom
+
 /// One pixel of synthetic video.
 public struct Pixel: Sendable, Hashable {
     public var red: UInt8
@@ -51,7 +53,7 @@ public struct VideoFrameSource: Sendable, Equatable {
 
     public init(uid: UInt, frozenAt: Duration? = nil) {
         self.uid = uid
-        let mixed = Self.mix(UInt64(uid))
+        let mixed = SplitMix64.mix(UInt64(uid))
         pattern = Pattern(rawValue: Int(mixed % 4))!
         hue = Int((mixed >> 8) % 360)
         phase = Int((mixed >> 24) % 100_000)
@@ -177,13 +179,6 @@ public struct VideoFrameSource: Sendable, Equatable {
         var root = Int(Double(value).squareRoot())
         while root * root > value { root -= 1 }
         return root
-    }
-
-    private static func mix(_ value: UInt64) -> UInt64 {
-        var z = value &+ 0x9E37_79B9_7F4A_7C15
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 
     /// A saturated colour for a hue in degrees.

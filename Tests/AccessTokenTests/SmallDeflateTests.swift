@@ -1,6 +1,6 @@
 import CZlib
+import SeededRandom
 import Testing
-import TestSupport
 @testable import AccessToken
 
 /// SmallDeflate against zlib itself: every output must be the bytes `compress2(..., Z_DEFAULT_COMPRESSION)` writes,

@@ -1,3 +1,4 @@
+import SeededRandom
 import Testing
 import TestSupport
 @testable import CallScreen

@@ -1,7 +1,7 @@
 import Foundation
 import JSON
+import SeededRandom
 import Testing
-import TestSupport
 
 @Suite struct JSONParserTests {
     static func decode(_ text: String) -> Result<JSONValue, JSONError> {
