@@ -304,8 +304,9 @@ final class HTTPServer: Sendable {
             switch RequestReader.read(connection.buffer) {
             case .incomplete:
                 return
-            case .refuse(let response):
-                respond(response, on: connection, for: nil, started: started, keepAlive: false, clock: clock)
+            case .refuse(let refusal):
+                respond(.error(refusal.status, refusal.message), on: connection, for: nil, started: started, keepAlive: false,
+                        clock: clock)
             case .request(let request, let consumed):
                 if consumed == connection.buffer.count {
                     connection.buffer.removeAll(keepingCapacity: true)
@@ -323,7 +324,7 @@ final class HTTPServer: Sendable {
                          started: ContinuousClock.Instant, keepAlive: Bool, clock: ContinuousClock) {
         log?(request, response, clock.now - started)
         connection.requestStarted = nil
-        connection.output = response.serialized(keepAlive: keepAlive)
+        connection.output = response.serialized(keepAlive: keepAlive, withBody: request?.method != "HEAD")
         connection.sent = 0
         connection.lastProgress = clock.now
         connection.closeAfterSending = !keepAlive
