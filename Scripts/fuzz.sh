@@ -1,158 +1,236 @@
 #!/usr/bin/env bash
-# Fuzzes the AccessToken parsers with libFuzzer + AddressSanitizer for $1 seconds (default 60).
+# Fuzzes with libFuzzer + AddressSanitizer, each target for $1 seconds (default 60):
+#   token  the AccessToken parsers        (Fuzz/TokenFuzzer.swift + Sources/AccessToken/*.swift)
+#   http   the token server's RequestReader (Fuzz/HTTPFuzzer.swift + Sources/TokenServer/RequestReader.swift)
+#   json   JSONValue.parse                (Fuzz/JSONFuzzer.swift + Sources/JSON/*.swift)
 #
-#   Scripts/fuzz.sh [seconds]        (or: make fuzz FUZZ_SECONDS=300)
+#   Scripts/fuzz.sh [seconds] [target...]   (or: make fuzz FUZZ_SECONDS=300)
 #
-# Builds .build/fuzz/token-fuzzer from Fuzz/TokenFuzzer.swift and Sources/AccessToken/*.swift,
-# writes seeds from the test fixtures into .build/fuzz/seeds/, and fuzzes with the corpus kept in
-# .build/fuzz/corpus/ between runs. Exits non-zero on a finding (crash, sanitizer report, timeout,
-# out-of-memory) after saying where the input was saved. See Docs/fuzzing.md.
+# Each target is built into .build/fuzz/<target>-fuzzer and fuzzed with its seeds (rewritten every run) and its
+# corpus (kept between runs) under .build/fuzz/<target>/. Every target runs even after another finds something;
+# the script exits non-zero when any did, after saying where each input was saved. See Docs/fuzzing.md.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
 
 seconds="${1:-60}"
 if ! [[ "$seconds" =~ ^[0-9]+$ ]] || [ "$seconds" -eq 0 ]; then
-    echo "usage: Scripts/fuzz.sh [seconds]   (a whole number above 0, default 60)" >&2
+    echo "usage: Scripts/fuzz.sh [seconds] [token|http|json ...]   (seconds: a whole number above 0, default 60)" >&2
     exit 2
 fi
-
-SWIFTC="${SWIFTC:-swiftc}"
-out=.build/fuzz
-binary="$out/token-fuzzer"
-seeds="$out/seeds"
-corpus="$out/corpus"
-artifacts="$out/artifacts"
-log="$out/fuzz.log"
-dict=Fuzz/tokens.dict
-fixtures=Tests/AccessTokenTests/Fixtures/accesstoken2.json
-
-mkdir -p "$out" "$corpus" "$artifacts"
-
-# ---------------------------------------------------------------------------------------------
-# Build (only when the harness, the module, its C shims or this script changed).
-
-sources=(Fuzz/TokenFuzzer.swift Sources/AccessToken/*.swift)
-inputs=("${sources[@]}" Sources/CCrypto/* Sources/CZlib/* Scripts/fuzz.sh)
-stale=0
-if [ ! -x "$binary" ]; then
-    stale=1
-else
-    for input in "${inputs[@]}"; do
-        if [ "$input" -nt "$binary" ]; then stale=1; break; fi
-    done
-fi
-if [ "$stale" -eq 1 ]; then
-    echo "fuzz: building $binary" >&2
-    "$SWIFTC" -sanitize=fuzzer,address -parse-as-library -O -use-ld=lld \
-        -g -swift-version 6 -module-name AccessToken \
-        -I Sources/CCrypto -I Sources/CZlib -lcrypto -lz \
-        "${sources[@]}" -o "$binary.tmp"
-    mv -f "$binary.tmp" "$binary"
-fi
-
-# ---------------------------------------------------------------------------------------------
-# Seeds, rewritten every run. Byte 0 of every input is the harness's mode (Fuzz/TokenFuzzer.swift):
-# 0 token text, 1 inflated 007 content, 2 the same wrapped as a 007 token, 3 a 006 base64 body.
-
-rm -rf "$seeds"
-mkdir -p "$seeds"
-
-# hex helpers: little-endian u16/u32 and a u16-length-prefixed string, all as hex digits
-le16() { printf '%04x' "$1" | sed 's/\(..\)\(..\)/\2\1/'; }
-le32() { printf '%08x' "$1" | sed 's/\(..\)\(..\)\(..\)\(..\)/\4\3\2\1/'; }
-hexstr() { printf '%s' "$1" | od -An -v -tx1 | tr -d ' \n'; }
-lstr() { le16 "${#1}"; hexstr "$1"; }
-# seed NAME MODE HEX: writes the mode byte followed by the bytes HEX spells
-seed() { printf '%b' "\\x$2$(printf '%s' "$3" | sed 's/../\\x&/g')" >"$seeds/$1"; }
-
-# Mode 0 (and 3 for 006 bodies): every token string in the fixtures.
-n=0
-while IFS= read -r token; do
-    n=$((n + 1))
-    seed "text-$n" 00 "$(hexstr "$token")"
-    case "$token" in
-        006*) seed "body006-$n" 03 "$(hexstr "${token:35}")" ;;
+shift $(( $# > 0 ? 1 : 0 ))
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=(token http json)
+for target in "${targets[@]}"; do
+    case "$target" in
+        token | http | json) ;;
+        *) echo "fuzz: no target \"$target\"; the targets are token, http and json" >&2; exit 2 ;;
     esac
-done < <(grep -o '"token": *"[^"]*"' "$fixtures" | sed 's/^"token": *"//; s/"$//')
-if [ "$n" -eq 0 ]; then
-    echo "fuzz: no token strings found in $fixtures" >&2
-    exit 1
-fi
-seed text-empty 00 ""
-seed text-007-short 00 "$(hexstr 007)"
-seed text-006-short 00 "$(hexstr 006)"
-
-# Modes 1 and 2: inflated 007 content built field by field from the fixture values.
-app_id=970CA35de60c44645bbae8a215061b33
-channel=7d72365eb983485397e3e3f9d460bdda
-uid=2882341273
-signature=16a0b84c5a5e82cbf74fb813d09f59c54bdac9c06120580539ac97578e958b1a
-head="$(le16 32)$signature$(lstr "$app_id")$(le32 1111111)$(le32 600)$(le32 1)"
-rtc_join="$(le16 1)$(le16 1)$(le16 1)$(le32 600)$(lstr "$channel")$(lstr "$uid")"
-rtc_all="$(le16 1)$(le16 4)$(le16 1)$(le32 600)$(le16 2)$(le32 600)$(le16 3)$(le32 600)$(le16 4)$(le32 600)$(lstr "$channel")$(lstr "$uid")"
-rtm="$(le16 2)$(le16 1)$(le16 1)$(le32 600)$(lstr "$uid")"
-fpa="$(le16 4)$(le16 1)$(le16 1)$(le32 600)"
-chat="$(le16 5)$(le16 1)$(le16 1)$(le32 600)$(lstr "$uid")"
-apaas="$(le16 7)$(le16 1)$(le16 1)$(le32 600)$(lstr room)$(lstr "$uid")$(le16 2)"
-streaming="$(le16 3)$(le16 1)$(le16 1)$(le32 600)"
-declare -A contents=(
-    [rtc-join]="$head$(le16 1)$rtc_join"
-    [rtc-join-uid0]="$head$(le16 1)$(le16 1)$(le16 1)$(le16 1)$(le32 600)$(lstr "$channel")$(le16 0)"
-    [rtc-publisher]="$head$(le16 1)$rtc_all"
-    [multi-service]="$head$(le16 5)$rtc_all$rtm$fpa$chat$apaas"
-    [stops-at-streaming]="$head$(le16 2)$rtc_join$streaming"
-    [no-services]="$head$(le16 0)"
-)
-for name in "${!contents[@]}"; do
-    seed "content-$name" 01 "${contents[$name]}"
-    seed "wrapped-$name" 02 "${contents[$name]}"
 done
 
-# ---------------------------------------------------------------------------------------------
-# Fuzz.
-
-echo "fuzz: $seconds s, corpus $corpus ($(find "$corpus" -type f | wc -l) inputs), seeds $seeds ($(find "$seeds" -type f | wc -l) inputs)" >&2
-started=$(date +%s)
-set +e
-SWIFT_BACKTRACE=enable=no "$binary" \
-    -max_total_time="$seconds" \
-    -dict="$dict" \
-    -max_len=4096 \
-    -rss_limit_mb=2048 \
-    -timeout=5 \
-    -print_final_stats=1 \
-    -artifact_prefix="$artifacts/" \
-    "$corpus" "$seeds" 2>&1 | tee "$log"
-status=${PIPESTATUS[0]}
-set -e
-elapsed=$(( $(date +%s) - started ))
-
-# Figures from libFuzzer's own report.
-# (sed, not grep: a crash on the first input leaves no "cov:" line, and grep's miss would end the script.)
-executions=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
-rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -n 1)
-coverage=$(sed -n 's/.* cov: \([0-9]*\).*/\1/p' "$log" | tail -n 1)
-features=$(sed -n 's/.* ft: \([0-9]*\).*/\1/p' "$log" | tail -n 1)
-corpus_size=$(find "$corpus" -type f | wc -l)
-
-if [ "$status" -ne 0 ]; then
-    artifact=$(sed -n 's/.*Test unit written to //p' "$log" | tail -n 1)
-    echo >&2
-    echo "fuzz: FINDING (libFuzzer exit $status) after ${executions:-?} executions in $elapsed s; log in $log" >&2
-    # The frames in this project's code, demangled (libFuzzer's full report is in the log above).
-    demangle=cat
-    if command -v swift-demangle >/dev/null 2>&1; then demangle="swift-demangle --simplified"; fi
-    sed -n '/ERROR: /,/^SUMMARY: /p' "$log" | grep -E '^ *#[0-9]+ ' | $demangle \
-        | grep -E 'Sources/|Fuzz/|runtime failure' | sed 's/^ */fuzz:   /' >&2 || true
-    if [ -n "$artifact" ] && [ -f "$artifact" ]; then
-        echo "fuzz: the input is $artifact ($(wc -c <"$artifact") bytes, mode byte $(od -An -tu1 -N1 "$artifact" | tr -d ' '))" >&2
-        { od -An -v -tx1 "$artifact" | tr -d ' \n' | fold -w 64; echo; } | sed 's/^/fuzz:   hex /' >&2
-        echo "fuzz: reproduce with: SWIFT_BACKTRACE=enable=no $binary $artifact" >&2
-    else
-        echo "fuzz: libFuzzer wrote no input file; see the log" >&2
-    fi
-    exit "$status"
+SWIFTC="${SWIFTC:-swiftc}"
+root=.build/fuzz
+mkdir -p "$root"
+# The token corpus lived in .build/fuzz/corpus before there were several targets.
+if [ -d "$root/corpus" ] && [ ! -e "$root/token/corpus" ]; then
+    mkdir -p "$root/token"
+    mv "$root/corpus" "$root/token/corpus"
 fi
 
-echo "fuzz: ${executions:-?} executions in $elapsed s (${rate:-?} exec/s), coverage ${coverage:-?} edges / ${features:-?} features, corpus $corpus_size inputs: no finding"
+# ---------------------------------------------------------------------------------------------
+# What each target compiles: its harness and module sources, the module name, extra compiler flags, and the
+# files whose change means a rebuild.
+
+token_sources=(Fuzz/TokenFuzzer.swift Sources/AccessToken/*.swift)
+token_module=AccessToken
+token_flags=(-I Sources/CCrypto -I Sources/CZlib -lcrypto -lz)
+token_inputs=(Sources/CCrypto/* Sources/CZlib/*)
+token_options=(-dict=Fuzz/tokens.dict -max_len=4096)
+
+http_sources=(Fuzz/HTTPFuzzer.swift Sources/TokenServer/RequestReader.swift)
+http_module=TokenServer
+http_flags=()
+http_inputs=()
+# Past 8 KiB, so that heads over the limit (431) are reached.
+http_options=(-dict=Fuzz/http.dict -max_len=12288)
+
+json_sources=(Fuzz/JSONFuzzer.swift Sources/JSON/*.swift)
+json_module=JSON
+json_flags=()
+json_inputs=()
+json_options=(-dict=Fuzz/json.dict -max_len=4096)
+
+build() {
+    local target=$1 binary="$root/$1-fuzzer"
+    local -n sources="${target}_sources" flags="${target}_flags" inputs="${target}_inputs"
+    local module="${target}_module"
+    local input stale=0
+    if [ ! -x "$binary" ]; then
+        stale=1
+    else
+        for input in "${sources[@]}" "${inputs[@]}" Scripts/fuzz.sh; do
+            if [ "$input" -nt "$binary" ]; then stale=1; break; fi
+        done
+    fi
+    [ "$stale" -eq 1 ] || return 0
+    echo "fuzz: building $binary" >&2
+    "$SWIFTC" -sanitize=fuzzer,address -parse-as-library -O -use-ld=lld \
+        -g -swift-version 6 -module-name "${!module}" "${flags[@]}" \
+        "${sources[@]}" -o "$binary.tmp"
+    mv -f "$binary.tmp" "$binary"
+}
+
+# ---------------------------------------------------------------------------------------------
+# Seeds.
+
+# seed DIR NAME TEXT: writes TEXT (printf %b escapes: \r, \n, \xHH) to DIR/NAME
+seed() { printf '%b' "$3" >"$1/$2"; }
+
+# The token harness: byte 0 of every input is its mode (Fuzz/TokenFuzzer.swift): 0 token text, 1 inflated 007
+# content, 2 the same wrapped as a 007 token, 3 a 006 base64 body.
+token_seeds() {
+    local seeds=$1 fixtures=Tests/AccessTokenTests/Fixtures/accesstoken2.json
+    # hex helpers: little-endian u16/u32 and a u16-length-prefixed string, all as hex digits
+    le16() { printf '%04x' "$1" | sed 's/\(..\)\(..\)/\2\1/'; }
+    le32() { printf '%08x' "$1" | sed 's/\(..\)\(..\)\(..\)\(..\)/\4\3\2\1/'; }
+    hexstr() { printf '%s' "$1" | od -An -v -tx1 | tr -d ' \n'; }
+    lstr() { le16 "${#1}"; hexstr "$1"; }
+    # hexseed NAME MODE HEX: writes the mode byte followed by the bytes HEX spells
+    hexseed() { printf '%b' "\\x$2$(printf '%s' "$3" | sed 's/../\\x&/g')" >"$seeds/$1"; }
+
+    # Mode 0 (and 3 for 006 bodies): every token string in the fixtures.
+    local n=0 token
+    while IFS= read -r token; do
+        n=$((n + 1))
+        hexseed "text-$n" 00 "$(hexstr "$token")"
+        case "$token" in
+            006*) hexseed "body006-$n" 03 "$(hexstr "${token:35}")" ;;
+        esac
+    done < <(grep -o '"token": *"[^"]*"' "$fixtures" | sed 's/^"token": *"//; s/"$//')
+    if [ "$n" -eq 0 ]; then
+        echo "fuzz: no token strings found in $fixtures" >&2
+        exit 1
+    fi
+    hexseed text-empty 00 ""
+    hexseed text-007-short 00 "$(hexstr 007)"
+    hexseed text-006-short 00 "$(hexstr 006)"
+
+    # Modes 1 and 2: inflated 007 content built field by field from the fixture values.
+    local app_id=970CA35de60c44645bbae8a215061b33 channel=7d72365eb983485397e3e3f9d460bdda uid=2882341273
+    local signature=16a0b84c5a5e82cbf74fb813d09f59c54bdac9c06120580539ac97578e958b1a
+    local head rtc_join rtc_all rtm fpa chat apaas streaming name
+    head="$(le16 32)$signature$(lstr "$app_id")$(le32 1111111)$(le32 600)$(le32 1)"
+    rtc_join="$(le16 1)$(le16 1)$(le16 1)$(le32 600)$(lstr "$channel")$(lstr "$uid")"
+    rtc_all="$(le16 1)$(le16 4)$(le16 1)$(le32 600)$(le16 2)$(le32 600)$(le16 3)$(le32 600)$(le16 4)$(le32 600)$(lstr "$channel")$(lstr "$uid")"
+    rtm="$(le16 2)$(le16 1)$(le16 1)$(le32 600)$(lstr "$uid")"
+    fpa="$(le16 4)$(le16 1)$(le16 1)$(le32 600)"
+    chat="$(le16 5)$(le16 1)$(le16 1)$(le32 600)$(lstr "$uid")"
+    apaas="$(le16 7)$(le16 1)$(le16 1)$(le32 600)$(lstr room)$(lstr "$uid")$(le16 2)"
+    streaming="$(le16 3)$(le16 1)$(le16 1)$(le32 600)"
+    local -A contents=(
+        [rtc-join]="$head$(le16 1)$rtc_join"
+        [rtc-join-uid0]="$head$(le16 1)$(le16 1)$(le16 1)$(le16 1)$(le32 600)$(lstr "$channel")$(le16 0)"
+        [rtc-publisher]="$head$(le16 1)$rtc_all"
+        [multi-service]="$head$(le16 5)$rtc_all$rtm$fpa$chat$apaas"
+        [stops-at-streaming]="$head$(le16 2)$rtc_join$streaming"
+        [no-services]="$head$(le16 0)"
+    )
+    for name in "${!contents[@]}"; do
+        hexseed "content-$name" 01 "${contents[$name]}"
+        hexseed "wrapped-$name" 02 "${contents[$name]}"
+    done
+}
+
+# The HTTP harness: byte 0 picks how the rest is split into arrivals (Fuzz/HTTPFuzzer.swift); the rest is what a
+# client sends: the requests the endpoints take, pipelined ones, and a few the reader must refuse.
+http_seeds() {
+    local seeds=$1 split
+    local body='{"uid": 42, "channelName": "test", "role": 1}'
+    local fetch="POST /fetch_rtc_token HTTP/1.1\r\nHost: 127.0.0.1:8082\r\nContent-Type: application/json\r\nContent-Length: ${#body}\r\n\r\n$body"
+    local rtc="GET /rtc/test/publisher/uid/42/?expiry=600 HTTP/1.1\r\nHost: x\r\nConnection: keep-alive, close\r\n\r\n"
+    for split in 0 1 3 5; do
+        seed "$seeds" "fetch-$split" "\\x0$split$fetch"
+        seed "$seeds" "pipelined-$split" "\\x0$split$fetch${rtc}HEAD /ping HTTP/1.0\r\nConnection: keep-alive\r\n\r\n"
+    done
+    seed "$seeds" get-token '\x02POST /getToken HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 2\r\n\r\n{}'
+    seed "$seeds" escapes '\x04GET /rtc/a%20b/1/uid/5/?expiry=60&x=%41+b HTTP/1.1\r\nX-Text: caf\xc3\xa9\t\r\n\r\n'
+    seed "$seeds" bare-lf '\x01GET /ping HTTP/1.1\r\nX: a\nTransfer-Encoding: chunked\r\n\r\n'
+    seed "$seeds" smuggle '\x00POST / HTTP/1.1\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n'
+    seed "$seeds" fold '\x03GET / HTTP/1.1\r\nX: a\r\n b\r\nContent-Length: +1\r\n\r\nx'
+}
+
+# The JSON harness: the whole input is a body.
+json_seeds() {
+    local seeds=$1
+    seed "$seeds" fetch '{"uid": 42, "channelName": "test", "role": 1}'
+    seed "$seeds" get-token '{"tokenType": "rtc", "channel": "test", "role": "publisher", "uid": "42", "expire": 600}'
+    seed "$seeds" values '[null, true, false, 0, -1, 1.5e-3, 9223372036854775807, 18446744073709551616, "a\\u00e9\\ud83d\\ude00\\n"]'
+    seed "$seeds" nested '{"a": {"b": [[], {}, [{"c": ""}]]}}'
+    seed "$seeds" spaces ' \t\r\n{ "k" : "v" } \n'
+}
+
+# ---------------------------------------------------------------------------------------------
+# Fuzz one target; its exit status is libFuzzer's.
+
+fuzz() {
+    local target=$1 binary="$root/$1-fuzzer" dir="$root/$1"
+    local -n options="${target}_options"
+    local seeds="$dir/seeds" corpus="$dir/corpus" artifacts="$dir/artifacts" log="$dir/fuzz.log"
+    mkdir -p "$corpus" "$artifacts"
+    rm -rf "$seeds"
+    mkdir -p "$seeds"
+    "${target}_seeds" "$seeds"
+
+    echo "fuzz $target: $seconds s, corpus $corpus ($(find "$corpus" -type f | wc -l) inputs), seeds $seeds ($(find "$seeds" -type f | wc -l) inputs)" >&2
+    local started status elapsed executions rate coverage features corpus_size artifact demangle
+    started=$(date +%s)
+    set +e
+    SWIFT_BACKTRACE=enable=no "$binary" \
+        -max_total_time="$seconds" \
+        "${options[@]}" \
+        -rss_limit_mb=2048 \
+        -timeout=5 \
+        -print_final_stats=1 \
+        -artifact_prefix="$artifacts/" \
+        "$corpus" "$seeds" >"$log" 2>&1
+    status=$?
+    set -e
+    elapsed=$(( $(date +%s) - started ))
+
+    # Figures from libFuzzer's own report.
+    # (sed, not grep: a crash on the first input leaves no "cov:" line, and grep's miss would end the script.)
+    executions=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
+    rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -n 1)
+    coverage=$(sed -n 's/.* cov: \([0-9]*\).*/\1/p' "$log" | tail -n 1)
+    features=$(sed -n 's/.* ft: \([0-9]*\).*/\1/p' "$log" | tail -n 1)
+    corpus_size=$(find "$corpus" -type f | wc -l)
+
+    if [ "$status" -ne 0 ]; then
+        artifact=$(sed -n 's/.*Test unit written to //p' "$log" | tail -n 1)
+        echo "fuzz $target: FINDING (libFuzzer exit $status) after ${executions:-?} executions in $elapsed s; log in $log" >&2
+        # The trap's reason and the frames in this project's code, demangled (libFuzzer's full report is in the log).
+        grep -m 3 -E 'Fatal error|runtime failure' "$log" | sed 's/^/fuzz:   /' >&2 || true
+        demangle=cat
+        if command -v swift-demangle >/dev/null 2>&1; then demangle="swift-demangle --simplified"; fi
+        sed -n '/ERROR: /,/^SUMMARY: /p' "$log" | grep -E '^ *#[0-9]+ ' | $demangle \
+            | grep -E 'Sources/|Fuzz/|runtime failure' | sed 's/^ */fuzz:   /' >&2 || true
+        if [ -n "$artifact" ] && [ -f "$artifact" ]; then
+            echo "fuzz $target: the input is $artifact ($(wc -c <"$artifact") bytes, first byte $(od -An -tu1 -N1 "$artifact" | tr -d ' '))" >&2
+            { od -An -v -tx1 "$artifact" | tr -d ' \n' | fold -w 64; echo; } | head -n 20 | sed 's/^/fuzz:   hex /' >&2
+            echo "fuzz $target: reproduce with: SWIFT_BACKTRACE=enable=no $binary $artifact" >&2
+        else
+            echo "fuzz $target: libFuzzer wrote no input file; see the log" >&2
+        fi
+        return "$status"
+    fi
+    echo "fuzz $target: ${executions:-?} executions in $elapsed s (${rate:-?} exec/s), coverage ${coverage:-?} edges / ${features:-?} features, corpus $corpus_size inputs: no finding"
+}
+
+failed=0
+for target in "${targets[@]}"; do
+    build "$target"
+done
+for target in "${targets[@]}"; do
+    fuzz "$target" || failed=$?
+done
+exit "$failed"

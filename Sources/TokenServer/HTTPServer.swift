@@ -11,7 +11,10 @@ import Glibc
 /// worker thread, between the other connections' requests, so it must compute and not wait (the token routes do).
 final class HTTPServer: Sendable {
     struct Limits: Sendable {
+        /// Lowered at start to what the open-file limit leaves room for (`FileLimit`).
         var maxConnections = 256
+        /// One client address may hold this many of them; a client opening more gets 503 like any over the limit.
+        var maxConnectionsPerAddress = 64
         /// A request must arrive whole within this long of its first byte.
         var requestDeadline: Duration = .seconds(10)
         /// A kept-alive connection with no request for this long is closed.
@@ -32,11 +35,18 @@ final class HTTPServer: Sendable {
     typealias Logger = @Sendable (HTTPRequest?, HTTPResponse, Duration) -> Void
 
     private struct State {
-        var open: Set<Int32> = []
+        /// Each open connection's client address.
+        var open: [Int32: String] = [:]
+        /// How many connections each client address has open.
+        var perAddress: [String: Int] = [:]
         var stopping = false
     }
 
+    /// The numeric address it listens on (`0.0.0.0` for every IPv4 interface).
+    let host: String
     let port: UInt16
+    /// The soft limit on open files, after raising it towards what `limits.maxConnections` needs.
+    let openFileLimit: Int
     private let listener: Socket
     private let limits: Limits
     private let handler: Handler
@@ -51,7 +61,10 @@ final class HTTPServer: Sendable {
 
     init(host: String, port: UInt16, limits: Limits = Limits(), log: Logger?, handler: @escaping Handler) throws(SocketError) {
         signal(SIGPIPE, SIG_IGN)
-        (listener, self.port) = try Socket.listen(host: host, port: port)
+        (listener, self.host, self.port) = try Socket.listen(host: host, port: port)
+        openFileLimit = FileLimit.raiseSoftLimit(toFit: limits.maxConnections)
+        var limits = limits
+        limits.maxConnections = FileLimit.connections(limits.maxConnections, openFiles: openFileLimit)
         self.limits = limits
         self.handler = handler
         self.log = log
@@ -95,7 +108,7 @@ final class HTTPServer: Sendable {
         }
         // Under the lock, so that no descriptor is shut down after its worker closed it (and it was reused).
         state.withLock { state in
-            for fd in state.open { shutdown(fd, Int32(SHUT_RDWR)) }
+            for fd in state.open.keys { shutdown(fd, Int32(SHUT_RDWR)) }
         }
         while clock.now < deadline + .milliseconds(500), !(state.withLock { $0.open.isEmpty }) {
             Thread.sleep(forTimeInterval: 0.005)
@@ -105,6 +118,9 @@ final class HTTPServer: Sendable {
 
     /// Connections open now.
     var connectionCount: Int { state.withLock { $0.open.count } }
+
+    /// Connections served at once: the limit asked for, or less when the open-file limit has no room for it.
+    var maxConnections: Int { limits.maxConnections }
 
     private var isStopping: Bool { stopping.load(ordering: .relaxed) }
 
@@ -116,16 +132,18 @@ final class HTTPServer: Sendable {
         var next = 0
         while !isStopping {
             // Stopping shuts the listener down, which wakes this poll; the timeout is only a safety net.
-            guard listener.waitReadable(milliseconds: 1000) else { continue }
-            guard !isStopping, let client = listener.accept() else { continue }
-            let admitted = state.withLock { state -> Bool in
-                guard state.open.count < limits.maxConnections, !state.stopping else { return false }
-                state.open.insert(client.fd)
-                return true
+            guard listener.waitReadable(milliseconds: 1000), !isStopping else { continue }
+            let client: Socket, address: String
+            switch listener.accept() {
+            case .client(let socket, let from): (client, address) = (socket, from)
+            case .none: continue
+            case .outOfDescriptors:
+                // The waiting client keeps the listener readable: polling it again at once would spin.
+                Thread.sleep(forTimeInterval: 0.1)
+                continue
             }
-            guard admitted else {
-                let busy = HTTPResponse.error(503, "the server is at its limit of \(limits.maxConnections) connections; retry shortly",
-                                              headers: [("Retry-After", "1")])
+            if let refusal = admit(client, from: address) {
+                let busy = HTTPResponse.error(503, refusal, headers: [("Retry-After", "1")])
                 client.send(busy.serialized(keepAlive: false))
                 log?(nil, busy, .zero)
                 client.close()
@@ -133,6 +151,23 @@ final class HTTPServer: Sendable {
             }
             workers[next].hand(client)
             next = (next + 1) % workers.count
+        }
+    }
+
+    /// Counts the connection in; the reason when it is over a limit.
+    private func admit(_ client: Socket, from address: String) -> String? {
+        state.withLock { state -> String? in
+            if state.stopping { return "the server is stopping" }
+            guard state.open.count < limits.maxConnections else {
+                return "the server is at its limit of \(limits.maxConnections) connections; retry shortly"
+            }
+            let held = state.perAddress[address, default: 0]
+            guard held < limits.maxConnectionsPerAddress else {
+                return "\(address) has \(held) connections open, the most one address may; reuse or close one, or retry shortly"
+            }
+            state.open[client.fd] = address
+            state.perAddress[address] = held + 1
+            return nil
         }
     }
 
@@ -304,8 +339,9 @@ final class HTTPServer: Sendable {
             switch RequestReader.read(connection.buffer) {
             case .incomplete:
                 return
-            case .refuse(let response):
-                respond(response, on: connection, for: nil, started: started, keepAlive: false, clock: clock)
+            case .refuse(let refusal):
+                respond(.error(refusal.status, refusal.message), on: connection, for: nil, started: started, keepAlive: false,
+                        clock: clock)
             case .request(let request, let consumed):
                 if consumed == connection.buffer.count {
                     connection.buffer.removeAll(keepingCapacity: true)
@@ -323,7 +359,7 @@ final class HTTPServer: Sendable {
                          started: ContinuousClock.Instant, keepAlive: Bool, clock: ContinuousClock) {
         log?(request, response, clock.now - started)
         connection.requestStarted = nil
-        connection.output = response.serialized(keepAlive: keepAlive)
+        connection.output = response.serialized(keepAlive: keepAlive, withBody: request?.method != "HEAD")
         connection.sent = 0
         connection.lastProgress = clock.now
         connection.closeAfterSending = !keepAlive
@@ -395,7 +431,11 @@ final class HTTPServer: Sendable {
         guard !connection.closed else { return }
         connection.closed = true
         updateBusy(connection)
-        state.withLock { _ = $0.open.remove(connection.socket.fd) }
+        state.withLock { state in
+            guard let address = state.open.removeValue(forKey: connection.socket.fd) else { return }
+            let held = state.perAddress[address, default: 1] - 1
+            state.perAddress[address] = held > 0 ? held : nil
+        }
         connection.socket.close()
     }
 }

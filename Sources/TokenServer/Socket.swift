@@ -24,8 +24,8 @@ public struct SocketError: Error, CustomStringConvertible, Sendable {
 struct Socket: Sendable {
     let fd: Int32
 
-    /// Listens on `host:port` (port 0 picks a free one); returns the socket and the port it got.
-    static func listen(host: String, port: UInt16, backlog: Int32 = 512) throws(SocketError) -> (Socket, UInt16) {
+    /// Listens on `host:port` (port 0 picks a free one); returns the socket and the numeric address and port it got.
+    static func listen(host: String, port: UInt16, backlog: Int32 = 512) throws(SocketError) -> (Socket, host: String, port: UInt16) {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
@@ -64,19 +64,52 @@ struct Socket: Sendable {
                 pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin_port) }
             }
         }
-        return (Socket(fd: fd), boundPort)
+        return (Socket(fd: fd), numericHost(address), boundPort)
     }
 
-    /// Accepts one connection; nil when none is waiting.
-    func accept() -> Socket? {
-        let client = Glibc.accept(fd, nil, nil)
-        guard client >= 0 else { return nil }
+    enum Accepted {
+        /// A connection, and the numeric address of the client (`203.0.113.7`, `2001:db8::1`).
+        case client(Socket, address: String)
+        /// None was waiting, or it went away before it was accepted.
+        case none
+        /// The process or the system has no file descriptor (or memory) left for one.
+        case outOfDescriptors
+    }
+
+    /// Accepts one connection.
+    func accept() -> Accepted {
+        var address = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let client = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.accept(fd, $0, &length) }
+        }
+        guard client >= 0 else {
+            return [EMFILE, ENFILE, ENOBUFS, ENOMEM].contains(errno) ? .outOfDescriptors : .none
+        }
         _ = fcntl(client, F_SETFD, FD_CLOEXEC)
         var on: Int32 = 1
         setsockopt(client, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
         var timeout = timeval(tv_sec: 5, tv_usec: 0)
         setsockopt(client, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        return Socket(fd: client)
+        return .client(Socket(fd: client), address: Self.numericHost(address))
+    }
+
+    /// The address part of a socket address as text, such as `127.0.0.1` or `::1`.
+    static func numericHost(_ address: sockaddr_storage) -> String {
+        var address = address
+        var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
+        let family = Int32(address.ss_family)
+        let written = withUnsafePointer(to: &address) { pointer -> Bool in
+            if family == AF_INET6 {
+                return pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { inet6 in
+                    withUnsafePointer(to: inet6.pointee.sin6_addr) { inet_ntop(AF_INET6, $0, &text, socklen_t(text.count)) != nil }
+                }
+            }
+            return pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { inet in
+                withUnsafePointer(to: inet.pointee.sin_addr) { inet_ntop(AF_INET, $0, &text, socklen_t(text.count)) != nil }
+            }
+        }
+        return written ? String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : "?"
     }
 
     /// From now on, receives and sends return at once instead of waiting.

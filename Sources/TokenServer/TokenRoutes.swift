@@ -26,7 +26,7 @@ struct TokenRoutes: Sendable {
         let issue: (HTTPRequest) throws(BadRequest) -> HTTPResponse
         switch segments.first {
         case "ping" where segments.count == 1:
-            guard request.method == "GET" else { return notAllowed(request, "GET") }
+            guard allows(request, "GET") else { return notAllowed(request, "GET") }
             return .json(200, member: "message", "pong")
         case "fetch_rtc_token" where segments.count == 1:
             (allowed, issue) = ("POST", fetchRTCToken)
@@ -37,13 +37,18 @@ struct TokenRoutes: Sendable {
         default:
             return .error(404, "no endpoint at \(request.path); try POST /fetch_rtc_token, POST /getToken, GET /rtc/{channel}/{role}/uid/{uid}/ or GET /ping")
         }
-        guard request.method == allowed else { return notAllowed(request, allowed) }
+        guard allows(request, allowed) else { return notAllowed(request, allowed) }
         if let refusal = checkBearer(request) { return refusal }
         do {
             return try issue(request)
         } catch {
             return .error(400, error.message)
         }
+    }
+
+    /// Whether the request's method is `allowed`; HEAD is allowed wherever GET is (the server sends no body).
+    private func allows(_ request: HTTPRequest, _ allowed: String) -> Bool {
+        request.method == allowed || (allowed == "GET" && request.method == "HEAD")
     }
 
     private func notAllowed(_ request: HTTPRequest, _ allowed: String) -> HTTPResponse {
@@ -54,7 +59,8 @@ struct TokenRoutes: Sendable {
                 ("Access-Control-Max-Age", "600"),
             ])
         }
-        return .error(405, "\(request.method) is not allowed on \(request.path); use \(allowed)", headers: [("Allow", allowed)])
+        return .error(405, "\(request.method) is not allowed on \(request.path); use \(allowed)",
+                      headers: [("Allow", allowed == "GET" ? "GET, HEAD" : allowed)])
     }
 
     private func allowedOrigin(_ request: HTTPRequest) -> String? {

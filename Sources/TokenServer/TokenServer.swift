@@ -24,6 +24,7 @@ public final class TokenServer: Sendable {
         let routes = TokenRoutes(config: config)
         var limits = HTTPServer.Limits()
         limits.maxConnections = config.maxConnections
+        limits.maxConnectionsPerAddress = config.maxConnectionsPerAddress
         limits.requestDeadline = config.requestDeadline
         limits.idleTimeout = config.idleTimeout
         let log = config.log.map { write in
@@ -36,10 +37,33 @@ public final class TokenServer: Sendable {
         port = http.port
     }
 
-    /// The base URL clients use, e.g. `http://127.0.0.1:8082`.
+    /// Connections served at once: `config.maxConnections`, or less when the open-file limit has no room for them.
+    public var maxConnections: Int { http.maxConnections }
+    /// The process's soft limit on open files, raised at start as far as the hard limit allows when connections need it.
+    public var openFileLimit: Int { http.openFileLimit }
+
+    /// The base URL a client on this machine uses, e.g. `http://127.0.0.1:8082` (loopback when listening on every
+    /// interface).
     public var url: URL {
-        let host = config.host.contains(":") ? "[\(config.host)]" : config.host
-        return URL(string: "http://\(host == "0.0.0.0" ? "127.0.0.1" : host):\(port)")!
+        URL(string: Self.url(host: Self.wildcardLoopback[http.host] ?? http.host, port: port))!
+    }
+
+    /// Where it listens, for people: the URL, and for a wildcard address what that means and the URL to use here,
+    /// e.g. `http://0.0.0.0:8082 (every IPv4 interface; on this machine http://127.0.0.1:8082)`.
+    public var listening: String { Self.listening(host: http.host, port: port) }
+
+    static func listening(host: String, port: UInt16) -> String {
+        let address = url(host: host, port: port)
+        guard let loopback = wildcardLoopback[host] else { return address }
+        let interfaces = host == "::" ? "every interface" : "every IPv4 interface"
+        return "\(address) (\(interfaces); on this machine \(url(host: loopback, port: port)))"
+    }
+
+    /// The loopback address that reaches a server listening on a wildcard address.
+    private static let wildcardLoopback = ["0.0.0.0": "127.0.0.1", "::": "::1"]
+
+    private static func url(host: String, port: UInt16) -> String {
+        "http://\(host.contains(":") ? "[\(host)]" : host):\(port)"
     }
 
     /// `text` with spaces and what is unsafe to print (controls, bidi overrides, line separators) written as %-escapes

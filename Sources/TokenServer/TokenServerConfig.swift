@@ -11,7 +11,10 @@ public struct TokenServerConfig: Sendable {
     public var requiredBearer: String?
     /// Origins allowed by CORS (`*` for any); empty turns CORS off.
     public var corsOrigins: [String]
+    /// Connections served at once; more get 503 (lowered at start when the open-file limit has no room for them).
     public var maxConnections: Int
+    /// Connections one client address may hold; more get 503.
+    public var maxConnectionsPerAddress: Int = 64
     /// A request must arrive whole within this long of its first byte, or it gets 408.
     public var requestDeadline: Duration = .seconds(10)
     /// A kept-alive connection idle this long is closed.

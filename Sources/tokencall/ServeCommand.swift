@@ -19,6 +19,8 @@ enum ServeCommand {
             .value("require-bearer", "CREDENTIAL", help: "answer token requests only with Authorization: Bearer CREDENTIAL"),
             .value("cors-origin", "ORIGINS", help: "comma-separated origins allowed by CORS, or *", environment: ["CORS_ALLOW_ORIGIN"]),
             .value("max-connections", "N", help: "connections served at once; more get 503", default: "256"),
+            .value("max-connections-per-address", "N", help: "connections one client address may hold; more get 503",
+                   default: "64"),
             .flag("quiet", help: "no line per request"),
         ],
         epilogue: """
@@ -33,6 +35,7 @@ enum ServeCommand {
         let lifetime = try args.integer("token-lifetime", in: TokenServerConfig.lifetimeRange) ?? 3600
         let port = try args.integer("port", in: UInt16(0)...UInt16.max) ?? 8082
         let maxConnections = try args.integer("max-connections", in: 1...10_000) ?? 256
+        let perAddress = try args.integer("max-connections-per-address", in: 1...10_000) ?? 64
         let origins = (args.string("cors-origin") ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
             .filter { !$0.isEmpty }
         if let bearer = args.string("require-bearer") {
@@ -40,11 +43,14 @@ enum ServeCommand {
             if bearer.contains(where: \.isWhitespace) { throw args.error("--require-bearer needs a credential without spaces") }
         }
         let log: (@Sendable (String) -> Void)? = args.has("quiet") ? nil : { @Sendable line in Console.error(line) }
-        let config = TokenServerConfig(
+        var config = TokenServerConfig(
             host: args.string("host") ?? "127.0.0.1", port: port, appID: args.string("app-id")!,
             appCertificate: args.string("app-certificate")!, tokenLifetime: lifetime,
             requiredBearer: args.string("require-bearer"), corsOrigins: origins, maxConnections: maxConnections,
             log: log)
+        config.maxConnectionsPerAddress = perAddress
+        // Before the server starts and says so: a SIGTERM sent right after the announcement must not be lost.
+        let waitForStop = catchStopSignals()
         let server: TokenServer
         do {
             server = try TokenServer(config)
@@ -54,17 +60,21 @@ enum ServeCommand {
             Console.error("tokencall serve: \(error); pick another address (such as 127.0.0.1, or 0.0.0.0 for all) or port with --host/--port")
             return ExitCode.failure
         }
-        Console.error("tokencall serve: listening on \(server.url) — tokens for App ID \(config.appID), \(lifetime) s each"
+        Console.error("tokencall serve: listening on \(server.listening) — tokens for App ID \(config.appID), \(lifetime) s each"
                       + (config.requiredBearer == nil ? "" : ", bearer required")
                       + (origins.isEmpty ? "" : ", CORS for \(origins.joined(separator: ", "))"))
-        waitForStopSignal()
+        if server.maxConnections < maxConnections {
+            Console.error("tokencall serve: serving at most \(server.maxConnections) connections, not \(maxConnections): the process "
+                          + "may open \(server.openFileLimit) files (ulimit -n); raise that limit to serve more")
+        }
+        waitForStop()
         Console.error("tokencall serve: stopping")
         server.stop()
         return ExitCode.ok
     }
 
-    /// Blocks until SIGINT or SIGTERM.
-    static func waitForStopSignal() {
+    /// Catches SIGINT and SIGTERM from now on; the function returned blocks until one has come.
+    static func catchStopSignals() -> () -> Void {
         let stop = DispatchSemaphore(value: 0)
         var sources: [any DispatchSourceSignal] = []
         for number in [SIGINT, SIGTERM] {
@@ -74,7 +84,9 @@ enum ServeCommand {
             source.resume()
             sources.append(source)
         }
-        stop.wait()
-        sources.forEach { $0.cancel() }
+        return {
+            stop.wait()
+            sources.forEach { $0.cancel() }
+        }
     }
 }

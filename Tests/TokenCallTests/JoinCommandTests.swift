@@ -60,7 +60,7 @@ import Testing
     ])
     func aCallNothingWillMendEndsFailed(extra: [String], words: String) throws {
         let appID = "970CA35de60c44645bbae8a215061b33"
-        let (server, _, url) = try TokenCallProcess.serve(appID: appID, certificate: "5CFd2fd1755d40ecb72977518be15d3b",
+        let (server, _, url, _) = try TokenCallProcess.serve(appID: appID, certificate: "5CFd2fd1755d40ecb72977518be15d3b",
                                                          ["--require-bearer", "right", "--quiet"])
         defer { server.terminate(); server.waitUntilExit() }
         let bearer = extra.contains("--auth-bearer") ? [] : ["--auth-bearer", "right"]

@@ -3,17 +3,20 @@ import Foundation
 import FoundationNetworking
 #endif
 import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
 
 private let appID = "970CA35de60c44645bbae8a215061b33"
 private let certificate = "5CFd2fd1755d40ecb72977518be15d3b"
 
 @Suite struct ServeCommandTests {
-    private func launch(_ extra: [String] = []) throws -> (Process, Pipe, URL) {
-        try TokenCallProcess.serve(appID: appID, certificate: certificate, extra)
+    private func launch(_ extra: [String] = [], openFiles: Int? = nil) throws -> (Process, Pipe, URL, String) {
+        try TokenCallProcess.serve(appID: appID, certificate: certificate, extra, openFiles: openFiles)
     }
 
     @Test func servesTokensAndStopsCleanlyOnSIGTERM() async throws {
-        let (process, stderr, base) = try launch()
+        let (process, stderr, base, _) = try launch()
         var request = URLRequest(url: base.appendingPathComponent("fetch_rtc_token"))
         request.httpMethod = "POST"
         request.httpBody = Data(#"{"uid": 7, "channelName": "cli", "role": 1}"#.utf8)
@@ -31,6 +34,27 @@ private let certificate = "5CFd2fd1755d40ecb72977518be15d3b"
         #expect(log.contains("POST /fetch_rtc_token 200 "))
         #expect(log.contains("stopping"))
         #expect(!log.contains(token) && !log.contains(certificate))
+    }
+
+    @Test func itAnnouncesTheAddressItListensOn() throws {
+        let (process, _, base, line) = try launch(["--host", "localhost"])
+        defer { process.terminate(); process.waitUntilExit() }
+        #expect(line.hasPrefix("tokencall serve: listening on http://127.0.0.1:\(base.port!) — "), "\(line)")
+    }
+
+    @Test func moreConnectionsThanOpenFilesAreClampedAndEveryClientIsAnswered() throws {
+        let (process, stderr, base, first) = try launch(["--max-connections", "1000", "--quiet"], openFiles: 128)
+        // More clients than the server has descriptors for: each gets an answer, served or 503, none hangs.
+        let clients = (0..<150).compactMap { _ in try? LoopbackClient(port: UInt16(base.port!)) }
+        #expect(clients.count == 150)
+        for client in clients { client.send("GET /ping HTTP/1.1\r\nHost: x\r\n\r\n") }
+        var statuses: [String: Int] = [:]
+        for client in clients { statuses[client.statusLine(), default: 0] += 1 }
+        #expect(statuses == ["HTTP/1.1 200 OK": 64, "HTTP/1.1 503 Service Unavailable": 86], "\(statuses)")
+        process.terminate()
+        process.waitUntilExit()
+        let printed = first + String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(printed.contains("serving at most 64 connections, not 1000: the process may open 128 files (ulimit -n)"), "\(printed)")
     }
 
     @Test func missingCredentialsAreAUsageError() throws {
@@ -62,12 +86,48 @@ private let certificate = "5CFd2fd1755d40ecb72977518be15d3b"
     }
 
     @Test func aTakenPortFailsWithAHint() throws {
-        let (first, _, base) = try launch()
+        let (first, _, base, _) = try launch()
         defer { first.terminate(); first.waitUntilExit() }
         let result = try TokenCallProcess.run(["serve", "--port", String(base.port!)],
                                               environment: ["APP_ID": appID, "APP_CERTIFICATE": certificate])
         #expect(result.status == 1)
         #expect(result.stderr.contains("in use"))
         #expect(result.stderr.contains("--port"))
+    }
+}
+
+/// A raw TCP client on 127.0.0.1 that reads the status line of one answer (within 5 s).
+private final class LoopbackClient {
+    let fd: Int32
+
+    init(port: UInt16) throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let status = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard status == 0 else { throw POSIXError(.ECONNREFUSED) }
+        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    deinit { close(fd) }
+
+    func send(_ text: String) {
+        _ = Array(text.utf8).withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    }
+
+    /// The answer's first line; empty when none came.
+    func statusLine() -> String {
+        var seen: [UInt8] = []
+        var byte: UInt8 = 0
+        while !seen.starts(with: Array("HTTP/1.1 ".utf8)) || seen.last != UInt8(ascii: "\n") {
+            guard recv(fd, &byte, 1, 0) == 1 else { break }
+            seen.append(byte)
+        }
+        return String(decoding: seen, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }

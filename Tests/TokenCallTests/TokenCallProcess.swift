@@ -29,11 +29,18 @@ struct TokenCallProcess {
         return seen
     }
 
-    /// Starts `tokencall serve --port 0` with these credentials and waits for the line saying where it listens.
-    static func serve(appID: String, certificate: String, _ extra: [String] = []) throws -> (Process, Pipe, URL) {
+    /// Starts `tokencall serve --port 0` with these credentials (with `openFiles`, under `ulimit -n openFiles`) and waits
+    /// for the line saying where it listens. Returns what it printed first too.
+    static func serve(appID: String, certificate: String, _ extra: [String] = [], openFiles: Int? = nil) throws
+        -> (Process, Pipe, URL, String) {
         let process = Process()
-        process.executableURL = binary
-        process.arguments = ["serve", "--port", "0"] + extra
+        if let openFiles {
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", "ulimit -n \(openFiles) && exec \"$0\" \"$@\"", binary.path, "serve", "--port", "0"] + extra
+        } else {
+            process.executableURL = binary
+            process.arguments = ["serve", "--port", "0"] + extra
+        }
         process.environment = ["APP_ID": appID, "APP_CERTIFICATE": certificate, "PATH": "/usr/bin:/bin"]
         let stderr = Pipe()
         process.standardError = stderr
@@ -41,7 +48,7 @@ struct TokenCallProcess {
         try process.run()
         let seen = read(stderr, until: "\n")
         let address = try #require(seen.split(separator: " ").first { $0.hasPrefix("http://") })
-        return (process, stderr, try #require(URL(string: String(address))))
+        return (process, stderr, try #require(URL(string: String(address))), seen)
     }
 
     /// Runs the binary to its end; one still running after `limit` is killed (SIGKILL, so its status says so).

@@ -19,40 +19,6 @@ import Testing
         mutating func chance(_ percent: UInt64) -> Bool { next() % 100 < percent }
     }
 
-    // MARK: Heads
-
-    static func describe(_ result: Result<RequestReader.Head, RequestReader.Refusal>) -> String {
-        switch result {
-        case .success(let head):
-            return "\(head.method)|\(head.target)|\(head.version)|" + head.headers.map { "\($0.name)=\($0.value)" }.joined(separator: "|")
-        case .failure(let refusal):
-            return "refused \(refusal.response.status) " + String(decoding: refusal.response.body, as: UTF8.self)
-        }
-    }
-
-    @Test func asciiHeadsReadAsTextHeadsDo() {
-        var random = Generator(state: 1)
-        let pieces = ["GET", "POST", " ", " ", "  ", "/", "/fetch_rtc_token", "*", "HTTP/1.1", "HTTP/1.0", "HTTP/2", "\r\n", "\r\n",
-                      "\r", "\n", ":", ": ", "\t", "Host", "Content-Length", "x", "a b", "\u{01}", "\u{7f}", "?q=1", ""]
-        var checked = 0
-        for _ in 0..<20_000 {
-            var text = ""
-            if random.chance(70) {
-                text = random.pick(["GET", "POST", "", "G T"]) + random.pick([" ", "  ", ""]) + random.pick(["/ping", "*", "x", "/a b"])
-                    + random.pick([" ", ""]) + random.pick(["HTTP/1.1", "HTTP/1.0", "HTTP/1.1 ", "http/1.1", ""])
-            }
-            for _ in 0..<Int(random.next() % 6) {
-                text += random.pick(pieces)
-                if random.chance(40) { text += "\r\n" + random.pick(["Host: x", "A:b", " B: c", "C :d", ":e", "D:\t f \t", "E:", "F: g h "]) }
-            }
-            guard !text.contains("\r\n\r\n"), !text.hasSuffix("\r\n") else { continue }
-            let bytes = Array(text.utf8)
-            #expect(Self.describe(RequestReader.asciiHead(bytes[...])) == Self.describe(RequestReader.textHead(text)), "\(text.debugDescription)")
-            checked += 1
-        }
-        #expect(checked > 10_000)
-    }
-
     @Test func aPlainTargetIsItsOwnPath() {
         var random = Generator(state: 2)
         let characters = (0x20..<0x7F).map { Character(UnicodeScalar(UInt8($0))) }.filter { $0 != "%" && $0 != "?" }

@@ -16,8 +16,19 @@ final class RawClient: @unchecked Sendable {
     let fd: Int32
     private var buffer: [UInt8] = []
 
-    init(port: UInt16) throws {
+    /// Connects to 127.0.0.1:`port` from `source`, another loopback address (127.0.0.2…) when a test needs a second client
+    /// machine.
+    init(port: UInt16, from source: String? = nil) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        if let source {
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            local.sin_addr.s_addr = inet_addr(source)
+            let bound = withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard bound == 0 else { throw POSIXError(.EADDRNOTAVAIL) }
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = port.bigEndian
@@ -47,8 +58,9 @@ final class RawClient: @unchecked Sendable {
         return readResponse()
     }
 
-    /// Reads one response; nil when the server closed or said nothing within the timeout.
-    func readResponse() -> Response? {
+    /// Reads one response; nil when the server closed or said nothing within the timeout. The answer to a HEAD has no
+    /// body whatever its Content-Length says (`bodyless`).
+    func readResponse(bodyless: Bool = false) -> Response? {
         while true {
             if let end = find("\r\n\r\n") {
                 let head = String(decoding: buffer[..<end], as: UTF8.self).components(separatedBy: "\r\n")
@@ -58,7 +70,7 @@ final class RawClient: @unchecked Sendable {
                     let parts = line.split(separator: ":", maxSplits: 1)
                     headers[parts[0].lowercased()] = parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : ""
                 }
-                let length = Int(headers["content-length"] ?? "0") ?? 0
+                let length = bodyless ? 0 : Int(headers["content-length"] ?? "0") ?? 0
                 while buffer.count < end + 4 + length { guard fill() else { return nil } }
                 let body = String(decoding: buffer[(end + 4)..<(end + 4 + length)], as: UTF8.self)
                 buffer.removeFirst(end + 4 + length)

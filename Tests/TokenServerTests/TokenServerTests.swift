@@ -16,12 +16,13 @@ final class LogLines: Sendable {
 }
 
 func startServer(lifetime: UInt32 = 3600, bearer: String? = nil, cors: [String] = [], maxConnections: Int = 256,
-                 deadline: Duration = .seconds(10), log: LogLines? = nil) throws -> TokenServer {
+                 perAddress: Int = 64, deadline: Duration = .seconds(10), log: LogLines? = nil) throws -> TokenServer {
     let write: (@Sendable (String) -> Void)? = log.map { lines in { @Sendable line in lines.append(line) } }
     var config = TokenServerConfig(port: 0, appID: appID, appCertificate: certificate, tokenLifetime: lifetime,
                                    requiredBearer: bearer, corsOrigins: cors, maxConnections: maxConnections,
                                    log: write, unixTime: { now })
     config.requestDeadline = deadline
+    config.maxConnectionsPerAddress = perAddress
     return try TokenServer(config)
 }
 
