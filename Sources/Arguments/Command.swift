@@ -6,22 +6,24 @@ public struct Option: Sendable {
     public let help: String
     /// Environment variable read when the option is not given.
     public let environment: [String]
-    /// The default, as shown in usage; the command applies it.
+    /// The value used when the option is not given (read and checked as a given one is), shown in usage.
     public let defaultValue: String?
+    /// What happens when the option is not given, in words for usage ("random", "now"); the command decides.
+    public let defaultNote: String?
     public let isRequired: Bool
 
     /// An option that takes a value: `--name VALUE` or `--name=VALUE`.
     public static func value(
         _ name: String, _ placeholder: String, help: String, environment: [String] = [],
-        default defaultValue: String? = nil, required: Bool = false
+        default defaultValue: String? = nil, otherwise defaultNote: String? = nil, required: Bool = false
     ) -> Option {
         Option(name: name, placeholder: placeholder, help: help, environment: environment,
-               defaultValue: defaultValue, isRequired: required)
+               defaultValue: defaultValue, defaultNote: defaultNote, isRequired: required)
     }
 
     /// An option without a value: `--name`.
     public static func flag(_ name: String, help: String) -> Option {
-        Option(name: name, placeholder: nil, help: help, environment: [], defaultValue: nil, isRequired: false)
+        Option(name: name, placeholder: nil, help: help, environment: [], defaultValue: nil, defaultNote: nil, isRequired: false)
     }
 }
 
@@ -38,26 +40,34 @@ public struct Positional: Sendable {
     }
 }
 
-/// A command: what it takes, or the subcommands it groups.
+/// A command: what it takes and what it runs, or the subcommands it groups.
 public struct Command: Sendable {
+    /// What a command does with its parsed line: the process's exit status.
+    public typealias Run = @MainActor @Sendable (Invocation) async throws(UsageError) -> Int32
+
     public let name: String
     public let summary: String
     public let options: [Option]
     public let positionals: [Positional]
     public let subcommands: [Command]
+    /// The subcommand a line names none of runs (`tokencall` alone, or with join's options, joins).
+    public let defaultSubcommand: String?
     /// Lines shown after the option list (examples, exit codes).
     public let epilogue: String?
+    public let run: Run?
 
     public init(
         _ name: String, summary: String, options: [Option] = [], positionals: [Positional] = [],
-        subcommands: [Command] = [], epilogue: String? = nil
+        subcommands: [Command] = [], defaultSubcommand: String? = nil, epilogue: String? = nil, run: Run? = nil
     ) {
         self.name = name
         self.summary = summary
         self.options = options
         self.positionals = positionals
         self.subcommands = subcommands
+        self.defaultSubcommand = defaultSubcommand
         self.epilogue = epilogue
+        self.run = run
     }
 
     func option(named name: String) -> Option? { options.first { $0.name == name } }

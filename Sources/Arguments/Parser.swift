@@ -30,6 +30,12 @@ extension Command {
             path.append(next.name)
             index += 1
         }
+        let asksForHelp = index < arguments.count && ["-h", "--help", "--version"].contains(arguments[index])
+        if index == arguments.count || arguments[index].hasPrefix("-"), !asksForHelp,
+           let fallback = command.defaultSubcommand.flatMap(command.subcommand(named:)) {
+            command = fallback
+            path.append(fallback.name)
+        }
         let usage = command.usage(path: path)
         func fail(_ message: String) -> UsageError {
             UsageError(message: "\(path.joined(separator: " ")): \(message)", usage: usage)
@@ -85,10 +91,13 @@ extension Command {
             throw fail("missing command; one of: \(command.subcommands.map(\.name).joined(separator: ", "))")
         }
         var environmentSources: [String: String] = [:]
+        var defaults: [String: String] = [:]
         for option in command.options where values[option.name] == nil {
             if let variable = option.environment.first(where: { environment[$0]?.isEmpty == false }) {
                 values[option.name] = environment[variable]
                 environmentSources[option.name] = variable
+            } else if let value = option.defaultValue {
+                defaults[option.name] = value
             } else if option.isRequired {
                 throw fail("missing --\(option.name) \(option.placeholder ?? "")".trimmingTrailingSpace())
             }
@@ -99,7 +108,8 @@ extension Command {
         if let missing = command.positionals.dropFirst(positionals.count).first(where: \.isRequired) {
             throw fail("missing \(missing.name)")
         }
-        return .run(Invocation(path: path, values: values, environmentSources: environmentSources, positionals: positionals, usage: usage))
+        return .run(Invocation(path: path, values: values, defaults: defaults, environmentSources: environmentSources,
+                               positionals: positionals, usage: usage, command: command))
     }
 
     /// Why `count` more arguments than the command takes are wrong, without showing them: a value given without its

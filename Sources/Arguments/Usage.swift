@@ -30,7 +30,7 @@ extension Command {
         }
         var rows = options.map { option -> (String, String) in
             var help = option.help
-            if let value = option.defaultValue { help += " (default \(value))" }
+            if let value = option.defaultValue ?? option.defaultNote { help += " (default \(value))" }
             if !option.environment.isEmpty { help += " [env \(option.environment.joined(separator: ", "))]" }
             if option.isRequired { help += " (required)" }
             return ("--\(option.name)" + (option.placeholder.map { " " + $0 } ?? ""), help)

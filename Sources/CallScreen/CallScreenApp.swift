@@ -29,21 +29,13 @@ public final class CallScreenApp {
         feed = SharedFeed(ScreenFeed(state: state))
     }
 
-    /// Runs until `q`, Ctrl-C, SIGTERM or SIGHUP; leaves the channel and gives the terminal back. Returns the exit status.
+    /// Runs until `q`, Ctrl-C or `quit()`; leaves the channel and gives the terminal back. Returns the exit status.
     public func run() async -> Int32 {
         session.onEvent = { [unowned self] event in
             state.now = session.configuration.unixTime()
             state.apply(event)
             publish()
         }
-        let signals = [SIGTERM, SIGHUP, SIGINT].map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .main)
-            source.setEventHandler { [unowned self] in MainActor.assumeIsolated { feed.update { $0.quitting = true } } }
-            source.resume()
-            return source
-        }
-        defer { signals.forEach { $0.cancel() } }
         session.start()
         publish()
         // Video sources can change without an event (a peer's link going quiet): look again every second.
@@ -63,6 +55,11 @@ public final class CallScreenApp {
         }
         session.stop()
         return 0
+    }
+
+    /// Ends the screen as `q` does (the app calls it on SIGTERM or SIGHUP).
+    public func quit() {
+        feed.update { $0.quitting = true }
     }
 
     /// Hands the state, the video sources and the clocks to the frame thread.

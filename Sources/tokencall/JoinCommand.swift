@@ -26,7 +26,7 @@ enum JoinCommand {
         .value("renew-method", "METHOD", help: "renew, update or rejoin", default: "renew"),
         .flag("no-auto-renew", help: "do not renew on tokenPrivilegeWillExpire or requestToken"),
         .value("remote-users", "N", help: "simulated remote users, 0...16", default: "2"),
-        .value("seed", "N", help: "seed of the simulation; the same seed gives the same call", default: "random"),
+        .value("seed", "N", help: "seed of the simulation; the same seed gives the same call", otherwise: "random"),
         .value("duration", "SECONDS", help: "leave and exit after this long"),
         .flag("json", help: "one JSON object per event (fields in Docs/events.md); implies --headless"),
         .flag("headless", help: "print events instead of opening the call screen"),
@@ -39,7 +39,8 @@ enum JoinCommand {
         epilogue: """
         In a terminal it opens the call screen (press ? for the keys); otherwise, or with --headless, it prints events.
         Stop with q or Ctrl-C (or SIGTERM): the call leaves the channel. Exit status: 0, or 1 when a headless call ended failed.
-        """)
+        """,
+        run: run)
 
     /// Where the options say tokens come from: the user's server, or one `join` runs itself.
     enum TokenServerChoice {
@@ -50,24 +51,23 @@ enum JoinCommand {
     /// The session configuration the options describe, and where its tokens come from.
     static func configuration(_ args: Invocation) throws(UsageError) -> (CallSession.Configuration, TokenServerChoice) {
         var config = CallSession.Configuration()
-        config.channel = args.string("channel") ?? "test"
+        config.channel = args.string("channel")
         do throws(TokenError) { try AgoraID.validateChannelName(config.channel) } catch { throw args.error("--channel: \(error.description)") }
-        config.uid = UInt(try args.integer("uid", in: UInt32(0)...UInt32.max) ?? 0)
-        config.role = try args.choice("role", ["broadcaster": AgoraClientRole.broadcaster, "audience": .audience]) ?? .broadcaster
+        config.uid = UInt(try args.integer("uid", in: 0...UInt32.max) as UInt32)
+        config.role = try args.choice("role", [AgoraClientRole.broadcaster, .audience], word: \.name)
         if let text = args.string("token-url") {
             guard let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
                 throw args.error("--token-url must be an http:// or https:// URL with a host, not \"\(text)\"")
             }
             if args.has("token-lifetime") { throw args.error("--token-lifetime sets the embedded server; your server decides with --token-url") }
         }
-        let shape = try args.choice("token-request", ["fetch": HTTPTokenProvider.Shape.fetch, "getToken": .getToken,
-                                                      "rtc-path": .rtcPath]) ?? .fetch
+        let shape: HTTPTokenProvider.Shape = try args.choice("token-request")
         if let bearer = args.string("auth-bearer") {
             // Sent as `Authorization: Bearer <credential>`: a space would make it two words, which servers refuse.
             if bearer.isEmpty { throw args.error("--auth-bearer needs a credential; it is empty") }
             if bearer.contains(where: \.isWhitespace) { throw args.error("--auth-bearer needs a credential without spaces") }
         }
-        config.requestTimeout = .seconds(try args.integer("request-timeout", in: 1...120) ?? 10)
+        config.requestTimeout = .seconds(try args.integer("request-timeout", in: 1...120) as Int)
         for (name, length) in [("app-id", 0), ("app-certificate", 1)] {
             if let value = args.string(name), !AgoraID.isValid(value) {
                 let error = length == 0 ? TokenError.invalidAppID(length: value.utf8.count) : .invalidAppCertificate(length: value.utf8.count)
@@ -76,14 +76,14 @@ enum JoinCommand {
         }
         config.appID = args.string("app-id")
         config.appCertificate = args.string("app-certificate")
-        config.renewMethod = try args.choice("renew-method", ["renew": RenewMethod.renew, "update": .update, "rejoin": .rejoin]) ?? .renew
+        config.renewMethod = try args.choice("renew-method")
         config.autoRenew = !args.has("no-auto-renew")
-        config.remoteUsers = try args.integer("remote-users", in: 0...AgoraRtcEngineKit.remoteUserLimit) ?? 2
+        config.remoteUsers = try args.integer("remote-users", in: 0...AgoraRtcEngineKit.remoteUserLimit)
         config.seed = try args.integer("seed", in: UInt64(0)...UInt64.max) ?? UInt64.random(in: 0...999_999)
         let server: TokenServerChoice = if let text = args.string("token-url"), let url = URL(string: text) {
             .url(url, shape: shape, bearer: args.string("auth-bearer"))
         } else {
-            .embedded(tokenLifetime: try args.integer("token-lifetime", in: UInt32(1)...86_400) ?? 40)
+            .embedded(tokenLifetime: try args.integer("token-lifetime", in: 1...86_400))
         }
         return (config, server)
     }
@@ -111,7 +111,7 @@ enum JoinCommand {
     static func run(_ args: Invocation) async throws(UsageError) -> Int32 {
         let (config, server) = try configuration(args)
         let duration = try args.integer("duration", in: 1...86_400 * 7)
-        let fps = try args.integer("fps", in: 1...60) ?? 15
+        let fps: Int = try args.integer("fps", in: 1...60)
         let headless = args.has("headless") || args.has("json")
         if !headless {
             if isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1 {
@@ -128,7 +128,10 @@ enum JoinCommand {
                     return ExitCode.failure
                 }
                 defer { stopServer() }
-                return await CallScreenApp(session: CallSession(config, tokenSource: source), presenter: presenter, fps: fps).run()
+                let app = CallScreenApp(session: CallSession(config, tokenSource: source), presenter: presenter, fps: fps)
+                let signals = StopSignals.onMain { app.quit() }
+                defer { signals.forEach { $0.cancel() } }
+                return await app.run()
             }
             Console.error("tokencall: stdout or stdin is not a terminal; printing events instead of the call screen")
         }
@@ -146,7 +149,7 @@ enum JoinCommand {
         }
         session.start()
         Console.error("tokencall join: seed \(config.seed)")
-        let signals = stopOnSignals { session.stop() }
+        let signals = StopSignals.onMain { session.stop() }
         if let duration {
             Task { @MainActor in
                 try? await Task.sleep(for: duration)
@@ -160,17 +163,5 @@ enum JoinCommand {
         }
         signals.forEach { $0.cancel() }
         return failed ? ExitCode.failure : ExitCode.ok
-    }
-
-    /// Runs `stop` on the main actor at SIGINT or SIGTERM.
-    @MainActor
-    static func stopOnSignals(_ stop: @escaping @MainActor () -> Void) -> [any DispatchSourceSignal] {
-        [SIGINT, SIGTERM].map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .main)
-            source.setEventHandler { MainActor.assumeIsolated { stop() } }
-            source.resume()
-            return source
-        }
     }
 }

@@ -28,14 +28,15 @@ enum ServeCommand {
                    POST /getToken {"tokenType":"rtc","channel","role","uid","expire"} -> {"token"};
                    GET /rtc/{channel}/{role}/{uid|userAccount}/{uid}/?expiry=N -> {"rtcToken"};
                    GET /ping -> {"message":"pong"}.
-        """
+        """,
+        run: run
     )
 
     static func run(_ args: Invocation) throws(UsageError) -> Int32 {
-        let lifetime = try args.integer("token-lifetime", in: TokenServerConfig.lifetimeRange) ?? 3600
-        let port = try args.integer("port", in: UInt16(0)...UInt16.max) ?? 8082
-        let maxConnections = try args.integer("max-connections", in: 1...10_000) ?? 256
-        let perAddress = try args.integer("max-connections-per-address", in: 1...10_000) ?? 64
+        let lifetime: UInt32 = try args.integer("token-lifetime", in: TokenServerConfig.lifetimeRange)
+        let port: UInt16 = try args.integer("port", in: 0...UInt16.max)
+        let maxConnections: Int = try args.integer("max-connections", in: 1...10_000)
+        let perAddress: Int = try args.integer("max-connections-per-address", in: 1...10_000)
         let origins = (args.string("cors-origin") ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
             .filter { !$0.isEmpty }
         if let bearer = args.string("require-bearer") {
@@ -44,13 +45,13 @@ enum ServeCommand {
         }
         let log: (@Sendable (String) -> Void)? = args.has("quiet") ? nil : { @Sendable line in Console.error(line) }
         var config = TokenServerConfig(
-            host: args.string("host") ?? "127.0.0.1", port: port, appID: args.string("app-id")!,
-            appCertificate: args.string("app-certificate")!, tokenLifetime: lifetime,
+            host: args.string("host"), port: port, appID: args.string("app-id"),
+            appCertificate: args.string("app-certificate"), tokenLifetime: lifetime,
             requiredBearer: args.string("require-bearer"), corsOrigins: origins, maxConnections: maxConnections,
             log: log)
         config.maxConnectionsPerAddress = perAddress
         // Before the server starts and says so: a SIGTERM sent right after the announcement must not be lost.
-        let waitForStop = catchStopSignals()
+        let waitForStop = StopSignals.waiter()
         let server: TokenServer
         do {
             server = try TokenServer(config)
@@ -71,22 +72,5 @@ enum ServeCommand {
         Console.error("tokencall serve: stopping")
         server.stop()
         return ExitCode.ok
-    }
-
-    /// Catches SIGINT and SIGTERM from now on; the function returned blocks until one has come.
-    static func catchStopSignals() -> () -> Void {
-        let stop = DispatchSemaphore(value: 0)
-        var sources: [any DispatchSourceSignal] = []
-        for number in [SIGINT, SIGTERM] {
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { stop.signal() }
-            source.resume()
-            sources.append(source)
-        }
-        return {
-            stop.wait()
-            sources.forEach { $0.cancel() }
-        }
     }
 }

@@ -22,11 +22,12 @@ enum TokenCommands {
             .value("role", "ROLE", help: "publisher or subscriber", default: "publisher"),
             .value("expire", "SECONDS", help: "token lifetime, 1...86400", default: "3600"),
             .value("privilege-expire", "SECONDS", help: "privilege lifetime, 0...86400; 0 sets no limit of its own",
-                   default: "the token lifetime"),
-            .value("issue-ts", "UNIX", help: "issue time", default: "now"),
-            .value("salt", "N", help: "salt, 1...4294967295", default: "random 1...99999999"),
+                   otherwise: "the token lifetime"),
+            .value("issue-ts", "UNIX", help: "issue time", otherwise: "now"),
+            .value("salt", "N", help: "salt, 1...4294967295", otherwise: "random 1...99999999"),
         ],
-        epilogue: "The uid is --uid N or --account NAME, one of them required."
+        epilogue: "The uid is --uid N or --account NAME, one of them required.",
+        run: runBuild
     )
 
     static let inspect = Command(
@@ -41,30 +42,24 @@ enum TokenCommands {
             .flag("json", help: "print one JSON object (fields in Docs/inspect-json.md)"),
         ],
         positionals: [Positional("TOKEN", help: "the token, or - to read it from stdin")],
-        epilogue: "Exit status: 0 valid for what was asked, 1 not valid, 64 usage error."
+        epilogue: "Exit status: 0 valid for what was asked, 1 not valid, 64 usage error.",
+        run: runInspect
     )
 
     static let group = Command("token", summary: "Build and inspect Agora tokens.", subcommands: [build, inspect])
 
-    static func run(_ invocation: Invocation) throws(UsageError) -> Int32 {
-        switch invocation.path.last {
-        case "build": return try runBuild(invocation)
-        default: return try runInspect(invocation)
-        }
-    }
-
     static func runBuild(_ args: Invocation) throws(UsageError) -> Int32 {
         guard let user = try user(args) else { throw args.error("give --uid N or --account NAME") }
-        let role = try args.choice("role", ["publisher": RTCRole.publisher, "subscriber": .subscriber, "1": .publisher,
-                                            "2": .subscriber]) ?? .publisher
-        let expire = try args.integer("expire", in: UInt32(1)...86_400) ?? 3600
+        let roles: KeyValuePairs = ["publisher": RTCRole.publisher, "subscriber": .subscriber, "1": .publisher, "2": .subscriber]
+        let role: RTCRole = try args.choice("role", roles, word: \.key).value
+        let expire: UInt32 = try args.integer("expire", in: 1...86_400)
         let privilegeExpire = try args.integer("privilege-expire", in: UInt32(0)...86_400) ?? expire
         let issuedAt = try args.integer("issue-ts", in: UInt32(0)...UInt32.max)
         let salt = try args.integer("salt", in: UInt32(1)...UInt32.max)
         do throws(TokenError) {
             let token = try AccessToken2.buildRTC(
-                appID: args.string("app-id")!, appCertificate: args.string("app-certificate")!,
-                channel: args.string("channel")!, user: user, role: role, tokenExpire: expire,
+                appID: args.string("app-id"), appCertificate: args.string("app-certificate"),
+                channel: args.string("channel"), user: user, role: role, tokenExpire: expire,
                 privilegeExpire: privilegeExpire, issuedAt: issuedAt, salt: salt)
             print(token)
             return ExitCode.ok

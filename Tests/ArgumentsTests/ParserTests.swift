@@ -55,7 +55,7 @@ private func failure(_ words: [String], env: [String: String] = [:]) -> String? 
         let fromEnvironment = try run(["token", "build"], env: ["APP_ID": "abc"])
         #expect(throws: UsageError(message: "tool token build: APP_ID (for --app-id) must be an integer from 0 to 9, not \"abc\"",
                                    usage: fromEnvironment.usage)) {
-            try fromEnvironment.integer("app-id", in: 0...9)
+            try fromEnvironment.integer("app-id", in: 0...9) as Int?
         }
         let fromArguments = try run(["token", "build", "--app-id", "abc"])
         #expect(fromArguments.described("app-id") == "--app-id")
@@ -102,8 +102,46 @@ private func failure(_ words: [String], env: [String: String] = [:]) -> String? 
         }
         #expect(throws: UsageError(message: "tool token build: --role must be publisher or subscriber, not \"host\"",
                                    usage: invocation.usage)) {
-            try invocation.choice("role", ["publisher": 1, "subscriber": 2])
+            try invocation.choice("role", ["publisher": 1, "subscriber": 2], word: \.key)
         }
+    }
+
+    @Test func defaultsAreReadAsGivenValuesAreButAreNotGiven() throws {
+        let invocation = try run(["token", "build", "--app-id", "a"])
+        #expect(!invocation.has("role"))
+        #expect(invocation.string("role") as String == "publisher")
+        #expect(try invocation.choice("role", ["publisher", "subscriber"], word: { $0 }) as String == "publisher")
+        #expect(invocation.string("uid") == nil, "no default, not given")
+        #expect(invocation.string("app-id") as String == "a", "required, so always set")
+    }
+
+    @Test func aLineThatNamesNoSubcommandRunsTheDefaultOne() throws {
+        let join = Command("join", summary: "Join.", options: [.value("uid", "N", help: "uid", default: "0")], run: { _ in 3 })
+        let app = Command("app", summary: "An app.", subcommands: [join, build], defaultSubcommand: "join")
+        for words in [[], ["--uid", "7"], ["join", "--uid", "7"]] {
+            guard case .run(let invocation) = try app.parse(words) else {
+                Issue.record("\(words) ran nothing")
+                continue
+            }
+            #expect(invocation.path == ["app", "join"], "\(words)")
+        }
+        guard case .help(let text) = try app.parse(["--help"]) else {
+            Issue.record("--help is the app's help")
+            return
+        }
+        #expect(text.hasPrefix("usage: app <command>"))
+    }
+
+    @MainActor
+    @Test func eachCommandCarriesWhatItRuns() async throws {
+        let join = Command("join", summary: "Join.", run: { invocation in invocation.has("fast") ? 9 : 3 })
+        let app = Command("app", summary: "An app.", subcommands: [join, build])
+        guard case .run(let joining) = try app.parse(["join"]), case .run(let building) = try app.parse(["build", "--app-id", "x"]) else {
+            Issue.record("expected commands to run")
+            return
+        }
+        #expect(try await joining.run() == 3)
+        await #expect(throws: UsageError.self) { try await building.run() }
     }
 
     @Test func dashDashEndsOptions() throws {
