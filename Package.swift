@@ -19,10 +19,10 @@ let package = Package(
         .target(name: "SeededRandom"),
         .target(name: "ChannelEngine", dependencies: ["AccessToken", "Timers", "SeededRandom"]),
         .target(name: "JSON"),
-        .target(name: "TokenServer", dependencies: ["AccessToken", "JSON", "PrintableText"]),
-        .target(name: "TokenClient", dependencies: ["AccessToken", "JSON"]),
+        .target(name: "TokenServer", dependencies: ["AccessToken", "JSON", "PrintableText", "Timers"]),
+        .target(name: "TokenClient", dependencies: ["AccessToken", "JSON", "Timers"]),
         .target(name: "CallSession", dependencies: ["ChannelEngine", "TokenClient", "AccessToken", "Timers", "PrintableText"]),
-        .target(name: "CallScreen", dependencies: ["CallSession", "ChannelEngine", "CNcurses"]),
+        .target(name: "CallScreen", dependencies: ["CallSession", "ChannelEngine", "CNcurses", "Timers"]),
         .target(name: "TestSupport", dependencies: ["Timers", "SeededRandom"]),
         .executableTarget(name: "tokencall", dependencies: ["AccessToken", "Arguments", "TokenServer", "CallSession", "CallScreen", "ChannelEngine", "TokenClient", "PrintableText"]),
 

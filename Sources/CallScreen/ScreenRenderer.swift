@@ -1,6 +1,7 @@
 import CallSession
 import ChannelEngine
 import Foundation
+import Timers
 
 /// What the terminal can show.
 public struct RenderOptions: Sendable, Equatable {
@@ -142,7 +143,7 @@ public enum ScreenRenderer {
         } else {
             lines = [("no token in use", painter.style(foreground: .yellow)), ("", .plain)]
         }
-        let latency = state.lastFetchLatency.map { "\(Int(($0.components.seconds * 1000) + $0.components.attoseconds / 1_000_000_000_000_000)) ms" } ?? "-"
+        let latency = state.lastFetchLatency.map { "\($0.wholeMilliseconds) ms" } ?? "-"
         let rows = lines + [
             ("renew method \(state.renewMethod.rawValue)  \(painter.bar)  auto-renew \(state.autoRenew ? "on" : "off")", .plain),
             ("last fetch \(latency)  \(painter.bar)  fetches \(state.fetchCount)", .plain),

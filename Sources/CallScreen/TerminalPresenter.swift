@@ -1,6 +1,7 @@
 import CNcurses
 #if canImport(Glibc)
 import Glibc
+import Timers
 #endif
 
 /// The only code that touches the terminal, from one thread at a time: set up on the main actor, then used by the
@@ -91,10 +92,9 @@ public final class TerminalPresenter: @unchecked Sendable {
 
     /// Sleeps until a key comes or `duration` passes.
     func waitForKey(upTo duration: Duration) {
-        let (seconds, attoseconds) = duration.components
         // Once a signal gave the terminal back, its keys are no longer ours (a backtrace's prompt may want one).
         var entry = pollfd(fd: tc_terminal_given_back() == 0 ? STDIN_FILENO : -1, events: Int16(POLLIN), revents: 0)
-        _ = poll(&entry, 1, Int32(max(0, seconds * 1000 + attoseconds / 1_000_000_000_000_000)))
+        _ = poll(&entry, 1, Int32(clamping: max(0, duration.wholeMilliseconds)))
     }
 
     /// The next key, or nil when none is waiting.

@@ -1,5 +1,6 @@
 import ChannelEngine
 import PrintableText
+import Timers
 
 /// How a fresh token reaches the engine.
 public enum RenewMethod: String, Sendable, CaseIterable {
@@ -160,8 +161,7 @@ extension SessionEvent {
 
     /// Seconds with three decimals: "12.345".
     public static func decimal(_ duration: Duration) -> String {
-        let (seconds, attoseconds) = duration.components
-        let millis = (seconds * 1000 + attoseconds / 1_000_000_000_000_000)
+        let millis = duration.wholeMilliseconds
         let sign = millis < 0 ? "-" : ""
         let magnitude = abs(millis)
         return "\(sign)\(magnitude / 1000)." + pad(String(magnitude % 1000), 3, with: "0")

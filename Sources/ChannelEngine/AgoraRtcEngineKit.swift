@@ -271,7 +271,6 @@ public final class AgoraRtcEngineKit {
     }
 
     func elapsedMilliseconds(since start: Duration) -> Int {
-        let elapsed = (timers.now - start).components
-        return Int(elapsed.seconds) * 1000 + Int(elapsed.attoseconds / 1_000_000_000_000_000)
+        Int((timers.now - start).wholeMilliseconds)
     }
 }

@@ -1,4 +1,5 @@
 import SeededRandom
+import Timers
 
 /// One pixel of synthetic video.
 public struct Pixel: Sendable, Hashable {
@@ -93,8 +94,7 @@ public struct VideoFrameSource: Sendable, Equatable {
             frame.pixels = [Pixel](repeating: Pixel(red: 0, green: 0, blue: 0), count: count)
         }
         guard count > 0 else { return }
-        let shown = min(time, frozenAt ?? time).components
-        let ms = Int(shown.seconds) * 1000 + Int(shown.attoseconds / 1_000_000_000_000_000) + phase
+        let ms = Int(min(time, frozenAt ?? time).wholeMilliseconds) + phase
         let (pw, ph) = (pixelShape.width, pixelShape.height)
         // The picture in units where a pixel is pw wide and ph tall.
         let (unitsWide, unitsTall) = (width * pw, height * ph)

@@ -1,3 +1,5 @@
+import Timers
+
 /// Why no token could be had; the words never include a token or a credential.
 public enum TokenClientError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The server could not be reached (connection refused, no route, DNS).
@@ -65,8 +67,7 @@ public enum TokenClientError: Error, Equatable, Sendable, CustomStringConvertibl
 extension Duration {
     /// "1.5 s", "10 s".
     var secondsText: String {
-        let (seconds, attoseconds) = components
-        let millis = attoseconds / 1_000_000_000_000_000
+        let (seconds, millis) = (wholeMilliseconds / 1000, wholeMilliseconds % 1000)
         return millis == 0 ? "\(seconds) s" : "\(seconds).\(String(format3(millis))) s"
     }
 

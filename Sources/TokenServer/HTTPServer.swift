@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 #if canImport(Glibc)
 import Glibc
+import Timers
 #endif
 
 /// An HTTP/1.1 server on plain sockets: one thread accepts, and a few worker threads (one per core) serve the
@@ -304,8 +305,7 @@ final class HTTPServer: Sendable {
         let now = clock.now
         var next = now + .seconds(1)
         for connection in connections where !connection.closed { next = min(next, deadline(of: connection)) }
-        let (seconds, attoseconds) = (next - now).components
-        return Int32(max(0, seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1))
+        return Int32(clamping: max(0, (next - now).wholeMilliseconds + 1))
     }
 
     /// Acts on what poll reported for one connection (readable, writable, closed or failed: each shows in the
