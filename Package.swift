@@ -32,15 +32,15 @@ let package = Package(
         ),
 
         .testTarget(name: "AccessTokenTests", dependencies: ["AccessToken", "TestSupport"], exclude: ["Fixtures"]),
-        .testTarget(name: "ArgumentsTests", dependencies: ["Arguments"]),
+        .testTarget(name: "ArgumentsTests", dependencies: ["Arguments", "TestSupport"]),
         .testTarget(name: "JSONTests", dependencies: ["JSON", "TestSupport"]),
         .testTarget(name: "PrintableTextTests", dependencies: ["PrintableText"]),
         .testTarget(name: "ChannelEngineTests", dependencies: ["ChannelEngine", "AccessToken", "TestSupport"]),
-        .testTarget(name: "TokenServerTests", dependencies: ["TokenServer", "AccessToken"]),
+        .testTarget(name: "TokenServerTests", dependencies: ["TokenServer", "AccessToken", "TestSupport"]),
         .testTarget(name: "TokenClientTests", dependencies: ["TokenClient", "TokenServer", "AccessToken", "TestSupport"]),
         .testTarget(name: "CallSessionTests", dependencies: ["CallSession", "ChannelEngine", "TokenClient", "TokenServer", "TestSupport"]),
         .testTarget(name: "CallScreenTests", dependencies: ["CallScreen", "CallSession", "ChannelEngine", "TestSupport"],
                     exclude: ["Snapshots"]),
-        .testTarget(name: "TokenCallTests", dependencies: ["tokencall", "AccessToken"]),
+        .testTarget(name: "TokenCallTests", dependencies: ["tokencall", "AccessToken", "TestSupport"]),
     ]
 )

@@ -2,14 +2,13 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import TestSupport
 import Testing
 
-private let appID = "970CA35de60c44645bbae8a215061b33"
-private let certificate = "5CFd2fd1755d40ecb72977518be15d3b"
 
 @Suite struct ServeCommandTests {
     private func launch(_ extra: [String] = []) throws -> (Process, Pipe, URL) {
-        try TokenCallProcess.serve(appID: appID, certificate: certificate, extra)
+        try TokenCallProcess.serve(appID: TestCredentials.appID, certificate: TestCredentials.certificate, extra)
     }
 
     @Test func servesTokensAndStopsCleanlyOnSIGTERM() async throws {
@@ -30,7 +29,7 @@ private let certificate = "5CFd2fd1755d40ecb72977518be15d3b"
         let log = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(log.contains("POST /fetch_rtc_token 200 "))
         #expect(log.contains("stopping"))
-        #expect(!log.contains(token) && !log.contains(certificate))
+        #expect(!log.contains(token) && !log.contains(TestCredentials.certificate))
     }
 
     @Test func missingCredentialsAreAUsageError() throws {
@@ -40,7 +39,7 @@ private let certificate = "5CFd2fd1755d40ecb72977518be15d3b"
     }
 
     @Test func badOptionsAreUsageErrors() throws {
-        let environment = ["APP_ID": appID, "APP_CERTIFICATE": certificate]
+        let environment = ["APP_ID": TestCredentials.appID, "APP_CERTIFICATE": TestCredentials.certificate]
         for (arguments, words) in [
             (["serve", "--token-lifetime", "0"], "--token-lifetime must be an integer from 1 to 86400"),
             (["serve", "--port", "70000"], "--port must be an integer from 0 to 65535"),
@@ -55,7 +54,7 @@ private let certificate = "5CFd2fd1755d40ecb72977518be15d3b"
 
     @Test func aHostItCannotListenOnIsShownEscaped() throws {
         let result = try TokenCallProcess.run(["serve", "--host", "\u{1B}[2Jnowhere\nlistening on http://0.0.0.0:80"],
-                                              environment: ["APP_ID": appID, "APP_CERTIFICATE": certificate])
+                                              environment: ["APP_ID": TestCredentials.appID, "APP_CERTIFICATE": TestCredentials.certificate])
         #expect(result.status == 1)
         #expect(!result.stderr.contains("\u{1B}") && !result.stderr.contains("\nlistening"), "\(result.stderr)")
         #expect(result.stderr.contains(#"host "\u001b[2Jnowhere\u000alistening on http://0.0.0.0:80""#), "\(result.stderr)")
@@ -65,7 +64,7 @@ private let certificate = "5CFd2fd1755d40ecb72977518be15d3b"
         let (first, _, base) = try launch()
         defer { first.terminate(); first.waitUntilExit() }
         let result = try TokenCallProcess.run(["serve", "--port", String(base.port!)],
-                                              environment: ["APP_ID": appID, "APP_CERTIFICATE": certificate])
+                                              environment: ["APP_ID": TestCredentials.appID, "APP_CERTIFICATE": TestCredentials.certificate])
         #expect(result.status == 1)
         #expect(result.stderr.contains("in use"))
         #expect(result.stderr.contains("--port"))

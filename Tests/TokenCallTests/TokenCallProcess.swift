@@ -29,16 +29,24 @@ struct TokenCallProcess {
         return seen
     }
 
-    /// Starts `tokencall serve --port 0` with these credentials and waits for the line saying where it listens.
-    static func serve(appID: String, certificate: String, _ extra: [String] = []) throws -> (Process, Pipe, URL) {
+    /// Starts the binary (in this environment, or the test's own) with its output and errors on pipes.
+    static func start(_ arguments: [String], environment: [String: String]? = nil) throws
+        -> (process: Process, stdout: Pipe, stderr: Pipe) {
         let process = Process()
         process.executableURL = binary
-        process.arguments = ["serve", "--port", "0"] + extra
-        process.environment = ["APP_ID": appID, "APP_CERTIFICATE": certificate, "PATH": "/usr/bin:/bin"]
-        let stderr = Pipe()
+        process.arguments = arguments
+        if let environment { process.environment = environment }
+        let stdout = Pipe(), stderr = Pipe()
+        process.standardOutput = stdout
         process.standardError = stderr
-        process.standardOutput = Pipe()
         try process.run()
+        return (process, stdout, stderr)
+    }
+
+    /// Starts `tokencall serve --port 0` with these credentials and waits for the line saying where it listens.
+    static func serve(appID: String, certificate: String, _ extra: [String] = []) throws -> (Process, Pipe, URL) {
+        let (process, _, stderr) = try start(["serve", "--port", "0"] + extra,
+                                             environment: ["APP_ID": appID, "APP_CERTIFICATE": certificate, "PATH": "/usr/bin:/bin"])
         let seen = read(stderr, until: "\n")
         let address = try #require(seen.split(separator: " ").first { $0.hasPrefix("http://") })
         return (process, stderr, try #require(URL(string: String(address))))

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 @testable import TokenServer
 
@@ -108,16 +109,16 @@ import Testing
         let server = try startServer()
         defer { server.stop() }
         let port = server.port
-        let statuses = await withTaskGroup(of: Int.self) { group in
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
             for uid in 0..<200 {
                 group.addTask {
-                    await Task.detached {
-                        let client = try? RawClient(port: port)
-                        return client?.request("POST", "/fetch_rtc_token", body: #"{"uid": \#(uid), "channelName": "crowd"}"#)?.status ?? 0
+                    try await Task.detached {
+                        let client = try RawClient(port: port)
+                        return client.request("POST", "/fetch_rtc_token", body: #"{"uid": \#(uid), "channelName": "crowd"}"#)?.status ?? 0
                     }.value
                 }
             }
-            return await group.reduce(into: [Int: Int]()) { $0[$1, default: 0] += 1 }
+            return try await group.reduce(into: [Int: Int]()) { $0[$1, default: 0] += 1 }
         }
         #expect(statuses == [200: 200])
     }
@@ -163,7 +164,7 @@ import Testing
         #expect(lines[0].hasSuffix("µs"))
         #expect(lines[1].hasPrefix("GET /nowhere 404 "))
         for line in lines {
-            #expect(!line.contains(token) && !line.contains(certificate) && !line.contains("bearer-secret"))
+            #expect(!line.contains(token) && !line.contains(TestCredentials.certificate) && !line.contains("bearer-secret"))
         }
     }
 
@@ -201,7 +202,7 @@ import Testing
     @Test func aTakenPortIsAClearError() throws {
         let server = try startServer()
         defer { server.stop() }
-        let config = TokenServerConfig(port: server.port, appID: appID, appCertificate: certificate)
+        let config = TokenServerConfig(port: server.port, appID: TestCredentials.appID, appCertificate: TestCredentials.certificate)
         #expect {
             try TokenServer(config)
         } throws: { error in
