@@ -125,7 +125,7 @@ private func unsafeScalars(in output: String) -> [Unicode.Scalar] {
 
 /// A token made outside any builder, so its fields hold whatever an attacker likes; its signature is zeros.
 private func craftedToken(appID: String, channel: String, account: String) -> String {
-    let token = AccessToken2(appID: TestCredentials.appID, issuedAt: 1_700_000_000, expire: 600, salt: 1, services: [
+    let token = AccessToken2(appID: appID, issuedAt: 1_700_000_000, expire: 600, salt: 1, services: [
         Service(type: ServiceType.rtc.rawValue, privileges: [1: 0], detail: .rtc(channel: channel, uid: account)),
     ])
     var content = ByteWriter()
