@@ -168,22 +168,22 @@ import Testing
         }
     }
 
-    @Test func aPathCannotReorderOrBreakALogLineWithUnicode() throws {
+    /// What the server logs for one GET of `path`.
+    private func logged(_ path: String) throws -> [String] {
         let log = LogLines()
         let server = try startServer(log: log)
         defer { server.stop() }
-        let client = try RawClient(port: server.port)
-        _ = client.request("GET", "/a%E2%80%AEb%E2%80%A8c")
-        #expect(log.all.first?.hasPrefix("GET /a%E2%80%AEb%E2%80%A8c 404 ") == true, "\(log.all)")
+        _ = try RawClient(port: server.port).request("GET", path)
+        return log.all
+    }
+
+    @Test func aPathCannotReorderOrBreakALogLineWithUnicode() throws {
+        let lines = try logged("/a%E2%80%AEb%E2%80%A8c")
+        #expect(lines.first?.hasPrefix("GET /a%E2%80%AEb%E2%80%A8c 404 ") == true, "\(lines)")
     }
 
     @Test func aPathCannotForgeLogLinesOrDriveTheTerminal() throws {
-        let log = LogLines()
-        let server = try startServer(log: log)
-        defer { server.stop() }
-        let client = try RawClient(port: server.port)
-        _ = client.request("GET", "/x%0AGET%20/ping%20200%201%C2%B5s%1B%5B2J")
-        let lines = log.all
+        let lines = try logged("/x%0AGET%20/ping%20200%201%C2%B5s%1B%5B2J")
         #expect(lines == ["GET /x%0AGET%20/ping%20200%201µs%1B[2J 404 " + (lines.first?.split(separator: " ").last ?? "")])
         #expect(!lines.joined().unicodeScalars.contains { $0.value < 0x20 })
     }
