@@ -32,16 +32,16 @@ let package = Package(
             path: "Benchmarks/TokenBench"
         ),
 
-        .testTarget(name: "AccessTokenTests", dependencies: ["AccessToken", "SeededRandom"], exclude: ["Fixtures"]),
-        .testTarget(name: "ArgumentsTests", dependencies: ["Arguments"]),
+        .testTarget(name: "AccessTokenTests", dependencies: ["AccessToken", "SeededRandom", "TestSupport"], exclude: ["Fixtures"]),
+        .testTarget(name: "ArgumentsTests", dependencies: ["Arguments", "TestSupport"]),
         .testTarget(name: "JSONTests", dependencies: ["JSON", "SeededRandom"]),
         .testTarget(name: "PrintableTextTests", dependencies: ["PrintableText"]),
         .testTarget(name: "ChannelEngineTests", dependencies: ["ChannelEngine", "AccessToken", "TestSupport"]),
-        .testTarget(name: "TokenServerTests", dependencies: ["TokenServer", "AccessToken"]),
+        .testTarget(name: "TokenServerTests", dependencies: ["TokenServer", "AccessToken", "TestSupport"]),
         .testTarget(name: "TokenClientTests", dependencies: ["TokenClient", "TokenServer", "AccessToken", "TestSupport"]),
         .testTarget(name: "CallSessionTests", dependencies: ["CallSession", "ChannelEngine", "TokenClient", "TokenServer", "TestSupport"]),
         .testTarget(name: "CallScreenTests", dependencies: ["CallScreen", "CallSession", "ChannelEngine", "SeededRandom", "TestSupport"],
                     exclude: ["Snapshots"]),
-        .testTarget(name: "TokenCallTests", dependencies: ["tokencall", "AccessToken"]),
+        .testTarget(name: "TokenCallTests", dependencies: ["tokencall", "AccessToken", "TestSupport"]),
     ]
 )

@@ -57,8 +57,9 @@ public struct Invocation: Sendable {
         defaulted(name, try integer(name, in: range) as T?)
     }
 
-    /// The option (or its default) as one of `choices`, each named by `word`; nil when it has neither.
-    public func choice<C: Collection>(_ name: String, _ choices: C, word: (C.Element) -> String) throws(UsageError) -> C.Element? {
+    /// The option (or its default) as one of `choices`, each named by `word`; nil when it has neither. (Choices in an
+    /// order, so errors list the words as written: `KeyValuePairs` or an array, not a dictionary.)
+    public func choice<C: BidirectionalCollection>(_ name: String, _ choices: C, word: (C.Element) -> String) throws(UsageError) -> C.Element? {
         guard let text = string(name) else { return nil }
         guard let match = choices.first(where: { word($0) == text }) else {
             let words = choices.map(word)
@@ -69,13 +70,13 @@ public struct Invocation: Sendable {
 
     /// An option that is always set, as one of `choices`.
     @_disfavoredOverload
-    public func choice<C: Collection>(_ name: String, _ choices: C, word: (C.Element) -> String) throws(UsageError) -> C.Element {
+    public func choice<C: BidirectionalCollection>(_ name: String, _ choices: C, word: (C.Element) -> String) throws(UsageError) -> C.Element {
         defaulted(name, try choice(name, choices, word: word) as C.Element?)
     }
 
     /// An option that is always set, as a case of an enum named by its raw values.
     public func choice<T: CaseIterable & RawRepresentable<String>>(_ name: String, as type: T.Type = T.self) throws(UsageError) -> T {
-        try choice(name, T.allCases, word: \.rawValue)
+        try choice(name, Array(T.allCases), word: \.rawValue)
     }
 
     private func defaulted<T>(_ name: String, _ value: T?) -> T {

@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 @testable import AccessToken
 
@@ -99,10 +100,10 @@ private let fx = vectors.fixtures
     }
 
     @Test(arguments: [
-        ("970CA35de60c44645bbae8a215061b3", "5CFd2fd1755d40ecb72977518be15d3b"),
-        ("970CA35de60c44645bbae8a215061b3g", "5CFd2fd1755d40ecb72977518be15d3b"),
-        ("970CA35de60c44645bbae8a215061b33", "5CFd2fd1755d40ecb72977518be15d3"),
-        ("970CA35de60c44645bbae8a215061b33", "5CFd2fd1755d40ecb72977518be15d3bb"),
+        (String(TestCredentials.appID.dropLast()), TestCredentials.certificate),
+        (TestCredentials.appID.dropLast() + "g", TestCredentials.certificate),
+        (TestCredentials.appID, String(TestCredentials.certificate.dropLast())),
+        (TestCredentials.appID, TestCredentials.certificate + "b"),
     ])
     func refusesCredentialsThatAreNot32HexCharacters(appID: String, certificate: String) {
         #expect(throws: TokenError.self) {
@@ -112,7 +113,7 @@ private let fx = vectors.fixtures
     }
 
     @Test func errorsNameTheCredentialWithoutEchoingTheCertificate() {
-        let secret = "5CFd2fd1755d40ecb72977518be15d3"
+        let secret = String(TestCredentials.certificate.dropLast())
         #expect(throws: TokenError.invalidAppCertificate(length: 31)) {
             try AccessToken2.buildRTC(appID: fx.app_id, appCertificate: secret, channel: "c", user: .uid(1),
                                       role: .publisher, tokenExpire: 60, privilegeExpire: 60)

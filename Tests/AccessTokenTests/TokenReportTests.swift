@@ -73,8 +73,8 @@ private func report(_ token: String, certificate: String? = fx.app_certificate, 
     }
 
     @Test func repairsWhatTransportsDoToTokensButStillFailsTheOriginal() throws {
-        let token = try (UInt32(1)...500).lazy.map { try build(salt: $0) }
-            .first { $0.contains("+") && $0.contains("/") && $0.hasSuffix("=") }!
+        let token = try #require(try (UInt32(1)...500).lazy.map { try build(salt: $0) }
+            .first { $0.contains("+") && $0.contains("/") && $0.hasSuffix("=") })
         let spaced = report(token.replacingAll("+", with: " "))
         let urlEncoded = report(token.replacingOccurrences("+", "%2B").replacingOccurrences("/", "%2F").replacingOccurrences("=", "%3D"))
         let quoted = report("\"\(token)\"\n")

@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 @testable import Arguments
 
@@ -13,11 +14,13 @@ private let inspect = Command("inspect", summary: "Inspect.", positionals: [Posi
 private let root = Command("tool", summary: "A tool.", subcommands: [Command("token", summary: "Tokens.", subcommands: [build, inspect])])
 
 private func run(_ words: [String], env: [String: String] = [:]) throws -> Invocation {
-    guard case .run(let invocation) = try root.parse(words, environment: env) else {
-        Issue.record("expected a command to run")
-        throw UsageError(message: "", usage: "")
-    }
-    return invocation
+    try #require(try root.parse(words, environment: env).invocation)
+}
+
+extension ParseOutcome {
+    var invocation: Invocation? { if case .run(let invocation) = self { invocation } else { nil } }
+    var help: String? { if case .help(let text) = self { text } else { nil } }
+    var isVersion: Bool { if case .version = self { true } else { false } }
 }
 
 private func failure(_ words: [String], env: [String: String] = [:]) -> String? {
@@ -79,7 +82,7 @@ private func failure(_ words: [String], env: [String: String] = [:]) -> String? 
 
     /// A certificate pasted without its option must not end up in a terminal's scrollback or a CI log.
     @Test func strayWordsAreCountedNeverShown() {
-        let secret = "5CFd2fd1755d40ecb72977518be15d3b"
+        let secret = TestCredentials.certificate
         let messages = [
             failure(["token", "build", "--app-id", "a", "extra", secret]),
             failure(["token", "inspect", "TOKEN", secret]),
@@ -102,7 +105,7 @@ private func failure(_ words: [String], env: [String: String] = [:]) -> String? 
         }
         #expect(throws: UsageError(message: "tool token build: --role must be publisher or subscriber, not \"host\"",
                                    usage: invocation.usage)) {
-            try invocation.choice("role", ["publisher": 1, "subscriber": 2], word: \.key)
+            try invocation.choice("role", ["publisher": 1, "subscriber": 2] as KeyValuePairs, word: \.key)
         }
     }
 
@@ -150,26 +153,20 @@ private func failure(_ words: [String], env: [String: String] = [:]) -> String? 
     }
 
     @Test func helpAndVersionAreUnderstood() throws {
-        guard case .help(let text) = try root.parse(["token", "build", "--uid", "1", "--help"]) else {
-            Issue.record("expected help")
-            return
-        }
+        let text = try #require(try root.parse(["token", "build", "--uid", "1", "--help"]).help)
         #expect(text.hasPrefix("usage: tool token build [options]"))
-        guard case .version = try root.parse(["--version"]) else {
-            Issue.record("expected version")
-            return
-        }
+        #expect(try root.parse(["--version"]).isVersion)
     }
 
     @Test func usageListsEveryOptionWithDefaultsAndEnvironment() throws {
-        guard case .help(let text) = try root.parse(["token", "build", "-h"]) else { return }
+        let text = try #require(try root.parse(["token", "build", "-h"]).help)
         #expect(text.contains("--app-id ID"))
         #expect(text.contains("[env APP_ID]"))
         #expect(text.contains("(required)"))
         #expect(text.contains("--role ROLE"))
         #expect(text.contains("(default publisher)"))
         #expect(text.contains("--json"))
-        guard case .help(let top) = try root.parse(["--help"]) else { return }
+        let top = try #require(try root.parse(["--help"]).help)
         #expect(top.contains("token build"))
         #expect(top.contains("token inspect"))
     }

@@ -1,6 +1,8 @@
 import CallSession
 import ChannelEngine
 import Foundation
+import SeededRandom
+import TestSupport
 import Testing
 @testable import CallScreen
 
@@ -55,8 +57,8 @@ private func assertSnapshot(_ grid: CellGrid, _ name: String, sourceLocation: So
         try text.write(to: url, atomically: true, encoding: .utf8)
         return
     }
-    let expected = try? String(contentsOf: url, encoding: .utf8)
-    #expect(expected != nil, "no snapshot \(name); record with RECORD_SNAPSHOTS=1", sourceLocation: sourceLocation)
+    let expected = try #require(try? String(contentsOf: url, encoding: .utf8), "no snapshot \(name); record with RECORD_SNAPSHOTS=1",
+                                sourceLocation: sourceLocation)
     #expect(text == expected, "screen differs from Snapshots/\(name).txt:\n\(text)", sourceLocation: sourceLocation)
 }
 
@@ -102,7 +104,8 @@ private func assertSnapshot(_ grid: CellGrid, _ name: String, sourceLocation: So
     @Test func aLabelTooLongForItsTileIsShortenedVisibly() {
         var s = state("connected")
         s.apply(SessionEvent(time: .seconds(6), kind: .engine(.didJoinChannel(channel: "test", uid: 754_737_879, elapsed: 1))))
-        for _ in 0..<3 { s.apply(SessionEvent(time: .seconds(6), kind: .engine(.didJoinedOfUid(UInt.random(in: 100_000...999_999), elapsed: 1)))) }
+        var random = SplitMix64(seed: 1)
+        for _ in 0..<3 { s.apply(SessionEvent(time: .seconds(6), kind: .engine(.didJoinedOfUid(.random(in: 100_000...999_999, using: &random), elapsed: 1)))) }
         let top = render(s, 60, 20).lines[2]
         // Either the whole uid or a visibly shortened one; never a shorter number that reads as another uid.
         #expect(top.contains("uid 754737879") || top.contains("~"), "\(top)")

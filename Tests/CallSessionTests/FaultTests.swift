@@ -6,8 +6,6 @@ import Testing
 @testable import CallSession
 @testable import TokenServer
 
-private let appID = "970CA35de60c44645bbae8a215061b33"
-private let certificate = "5CFd2fd1755d40ecb72977518be15d3b"
 
 /// A token server that misbehaves on request, over real loopback.
 final class FaultServer: Sendable {
@@ -70,8 +68,7 @@ final class FaultServer: Sendable {
             return HTTPResponse(status: 307, headers: [("Location", "/v2/fetch_rtc_token")])
         case .moved: break
         }
-        let token = try! AccessToken2.buildRTC(appID: appID, appCertificate: certificate, channel: channel, user: .uid(uid),
-                                               role: .publisher, tokenExpire: 40, privilegeExpire: 40, issuedAt: issued)
+        let token = try! serverToken(channel: channel, user: .uid(uid), issuedAt: issued, salt: UInt32(call))
         return .json(200, ["token": token])
     }
 }
@@ -104,7 +101,7 @@ final class FaultServer: Sendable {
         defer { server.stop() }
         await h.run(for: 35)
         #expect(h.session.engine?.connectionState == .connected)
-        #expect(h.events.contains { $0.kind == .note("App ID \(appID) taken from the first token") })
+        #expect(h.events.contains { $0.kind == .note("App ID \(TestCredentials.appID) taken from the first token") })
     }
 
     @Test func aJoinRefusedForAWrongCertificateEndsTheSessionFailed() async throws {
@@ -148,7 +145,7 @@ final class FaultServer: Sendable {
         let server = try FaultServer(fault, unixTime: { clock.unixTime })
         defer { server.stop() }
         let h = harness(url: server.url, clock: clock) { config in
-            config.appID = appID
+            config.appID = TestCredentials.appID
         }
         h.session.start()
         await h.run(for: 4)
@@ -164,8 +161,7 @@ final class FaultServer: Sendable {
         let clock = SessionHarness.makeClock()
         let server = try FaultServer(.moved, unixTime: { clock.unixTime })
         defer { server.stop() }
-        let h = harness(url: server.url, clock: clock) { config in
-        }
+        let h = harness(url: server.url, clock: clock)
         h.session.start()
         await h.run(for: 3)
         #expect(h.session.engine?.connectionState == .connected)
@@ -177,8 +173,7 @@ final class FaultServer: Sendable {
         let clock = SessionHarness.makeClock()
         let server = try FaultServer(.none, unixTime: { clock.unixTime })
         defer { server.stop() }
-        let h = harness(url: server.url, clock: clock) { config in
-        }
+        let h = harness(url: server.url, clock: clock)
         h.session.start()
         await h.run(for: 5)
         server.stop()

@@ -4,8 +4,13 @@ import Synchronization
 import TestSupport
 import TokenClient
 
-let localAppID = "970CA35de60c44645bbae8a215061b33"
-let localCertificate = "5CFd2fd1755d40ecb72977518be15d3b"
+
+/// A token signed with the test credentials, as a token server makes it.
+func serverToken(channel: String = "test", user: RTCUser = .uid(0), role: RTCRole = .publisher, lifetime: UInt32 = 40,
+                 issuedAt: UInt32, salt: UInt32) throws -> String {
+    try AccessToken2.buildRTC(appID: TestCredentials.appID, appCertificate: TestCredentials.certificate, channel: channel,
+                              user: user, role: role, tokenExpire: lifetime, privilegeExpire: lifetime, issuedAt: issuedAt, salt: salt)
+}
 
 /// Tokens made in the process as a token server makes them, at the manual clock's wall time, with the switch of an
 /// app's own server: stopped, it refuses as a stopped server does.
@@ -29,15 +34,14 @@ final class LocalTokenServer: TokenProvider, Sendable {
         }
         guard running.withLock({ $0 }) else { throw TokenClientError.transport("connection refused") }
         let issued = UInt32(clock.unixTime)
-        let token = try AccessToken2.buildRTC(appID: localAppID, appCertificate: localCertificate, channel: request.channel,
-                                              user: request.user, role: request.role, tokenExpire: lifetime,
-                                              privilegeExpire: lifetime, issuedAt: issued, salt: UInt32(call))
+        let token = try serverToken(channel: request.channel, user: request.user, role: request.role, lifetime: lifetime,
+                                    issuedAt: issued, salt: UInt32(call))
         return FetchedToken(token: token, expiresAt: Int64(issued) + Int64(lifetime))
     }
 
     var source: TokenSource {
         TokenSource(provider: self, url: URL(string: "http://127.0.0.1:8082")!,
-                    ownServer: OwnTokenServer(appID: localAppID, appCertificate: localCertificate, tokenLifetime: lifetime) {
+                    ownServer: OwnTokenServer(appID: TestCredentials.appID, appCertificate: TestCredentials.certificate, tokenLifetime: lifetime) {
                         self.running.withLock { running in
                             running.toggle()
                             return running

@@ -9,8 +9,6 @@ import Testing
 import TokenClient
 @testable import CallSession
 
-private let appID = "970CA35de60c44645bbae8a215061b33"
-private let certificate = "5CFd2fd1755d40ecb72977518be15d3b"
 
 /// A token server inside the process: answers, hangs until cancelled, or refuses, as a test sets it.
 final class ScriptedTransport: HTTPTransport {
@@ -25,7 +23,10 @@ final class ScriptedTransport: HTTPTransport {
     init(unixTime: @escaping @Sendable () -> Double) { self.unixTime = unixTime }
 
     func send(_ request: URLRequest, bodyLimit: Int) async throws -> (Data, HTTPURLResponse) {
-        calls.withLock { $0 += 1 }
+        let call = calls.withLock { count -> Int in
+            count += 1
+            return count
+        }
         let status: Int
         var body = ""
         switch mode.withLock({ $0 }) {
@@ -38,9 +39,7 @@ final class ScriptedTransport: HTTPTransport {
             status = 401
         case .answer:
             status = 200
-            let token = try AccessToken2.buildRTC(appID: appID, appCertificate: certificate, channel: "test", user: .uid(0),
-                                                  role: .publisher, tokenExpire: 40, privilegeExpire: 40,
-                                                  issuedAt: UInt32(unixTime()))
+            let token = try serverToken(issuedAt: UInt32(unixTime()), salt: UInt32(call))
             body = #"{"token": "\#(token)"}"#
         }
         return (Data(body.utf8), HTTPURLResponse(url: request.url!, statusCode: status, httpVersion: "HTTP/1.1",
@@ -50,14 +49,19 @@ final class ScriptedTransport: HTTPTransport {
 
 @MainActor
 @Suite(.serialized) struct RetryTests {
-    private func harness(_ transport: ScriptedTransport, clock: ManualClock, timeout: Duration = .seconds(10)) -> SessionHarness {
+    /// A session on a scripted transport that starts in `mode`.
+    private func harness(_ mode: ScriptedTransport.Mode = .answer, timeout: Duration = .seconds(10))
+        -> (SessionHarness, ScriptedTransport) {
+        let clock = SessionHarness.makeClock()
+        let transport = ScriptedTransport(unixTime: { clock.unixTime })
+        transport.mode.withLock { $0 = mode }
         let h = SessionHarness(clock: clock, source: .http(URL(string: "http://127.0.0.1:9")!, clock: clock, transport: transport)) { config in
-            config.appID = appID
-            config.appCertificate = certificate
+            config.appID = TestCredentials.appID
+            config.appCertificate = TestCredentials.certificate
             config.requestTimeout = timeout
         }
         h.fetchWaitsForTheClock = { transport.hanging.withLock { $0 } > 0 }
-        return h
+        return (h, transport)
     }
 
     private func fetchStarts(_ h: SessionHarness, after time: Duration) -> [String] {
@@ -69,9 +73,7 @@ final class ScriptedTransport: HTTPTransport {
     /// The renewal fetch started at the warning is still hanging when the token runs out; when it fails, the retry
     /// it announces must come, now to recover the expired call, until the server answers again.
     @Test func aRenewalFailingAcrossExpiryKeepsRetryingAndRecovers() async throws {
-        let clock = SessionHarness.makeClock()
-        let transport = ScriptedTransport(unixTime: { clock.unixTime })
-        let h = harness(transport, clock: clock, timeout: .seconds(35))
+        let (h, transport) = harness(timeout: .seconds(35))
         h.session.start()
         await h.run(for: 5)
         #expect(h.session.engine?.connectionState == .connected)
@@ -92,9 +94,7 @@ final class ScriptedTransport: HTTPTransport {
     }
 
     @Test func everyAnnouncedRetryComesWhileTheServerStaysDown() async throws {
-        let clock = SessionHarness.makeClock()
-        let transport = ScriptedTransport(unixTime: { clock.unixTime })
-        let h = harness(transport, clock: clock, timeout: .seconds(3))
+        let (h, transport) = harness(timeout: .seconds(3))
         h.session.start()
         await h.run(for: 5)
         transport.mode.withLock { $0 = .hang }
@@ -111,10 +111,7 @@ final class ScriptedTransport: HTTPTransport {
     }
 
     @Test func anAnswerSlowerThanTheDeadlineTimesOutAndIsRetried() async throws {
-        let clock = SessionHarness.makeClock()
-        let transport = ScriptedTransport(unixTime: { clock.unixTime })
-        transport.mode.withLock { $0 = .hang }
-        let h = harness(transport, clock: clock, timeout: .seconds(2))
+        let (h, transport) = harness(.hang, timeout: .seconds(2))
         h.session.start()
         await h.run(for: 2.5)
         let failures = h.events.compactMap { if case .tokenFetchFailed(let error, _) = $0.kind { error } else { nil } }
@@ -125,10 +122,7 @@ final class ScriptedTransport: HTTPTransport {
     }
 
     @Test func aRefusedCredentialIsStuckAndEndsFailed() async throws {
-        let clock = SessionHarness.makeClock()
-        let transport = ScriptedTransport(unixTime: { clock.unixTime })
-        transport.mode.withLock { $0 = .unauthorized }
-        let h = harness(transport, clock: clock)
+        let (h, transport) = harness(.unauthorized)
         h.session.start()
         await h.run(for: 60)
         #expect(transport.calls.withLock { $0 } == 1, "a refused credential is not retried")

@@ -3,8 +3,6 @@ import AccessToken
 import TestSupport
 import Testing
 
-let appID = "970CA35de60c44645bbae8a215061b33"
-let certificate = "5CFd2fd1755d40ecb72977518be15d3b"
 
 /// Records every callback with the engine time it arrived at, and can act on one as an app would: as the engine's
 /// observer, or as a delegate through the Agora-named methods (ex connections have only a delegate).
@@ -77,8 +75,8 @@ struct Harness {
     let engine: AgoraRtcEngineKit
     let recorder = Recorder()
 
-    init(certificate: String? = certificate, remoteUsers: Int = 0, churn: Bool = false, seed: UInt64 = 7,
-         profile: AgoraChannelProfile = .liveBroadcasting, appId: String = appID) {
+    init(certificate: String? = TestCredentials.certificate, remoteUsers: Int = 0, churn: Bool = false, seed: UInt64 = 7,
+         profile: AgoraChannelProfile = .liveBroadcasting, appId: String = TestCredentials.appID) {
         let clock = ManualClock(unixTime: 1_800_000_000)
         self.clock = clock
         let simulation = Simulation(appCertificate: certificate, clock: clock, unixTime: { clock.unixTime }, seed: seed,
@@ -89,7 +87,7 @@ struct Harness {
     }
 
     func token(channel: String = "test", uid: UInt32 = 42, expire: UInt32 = 600, privilegeExpire: UInt32? = nil,
-               appId: String = appID, signedWith: String = certificate, issuedAgo: UInt32 = 0) -> String {
+               appId: String = TestCredentials.appID, signedWith: String = TestCredentials.certificate, issuedAgo: UInt32 = 0) -> String {
         try! AccessToken2.buildRTC(appID: appId, appCertificate: signedWith, channel: channel, user: .uid(uid),
                                    role: .publisher, tokenExpire: expire, privilegeExpire: privilegeExpire ?? expire,
                                    issuedAt: UInt32(clock.unixTime) - issuedAgo, salt: 1)

@@ -1,5 +1,6 @@
 import AccessToken
 @testable import ChannelEngine
+import TestSupport
 import Testing
 
 @MainActor
@@ -52,21 +53,21 @@ import Testing
         #expect(h.engine.joinChannel(byToken: h.token(), channelId: "test", uid: 42) == -17)
     }
 
-    @Test func uidZeroGetsASeededUid() async {
-        func assigned(seed: UInt64) async -> UInt? {
+    @Test func uidZeroGetsASeededUid() async throws {
+        func assigned(seed: UInt64) async throws -> UInt {
             let h = Harness(seed: seed)
             _ = h.engine.joinChannel(byToken: h.token(uid: 0), channelId: "test", uid: 0)
             await h.advance(1)
-            guard case .didJoinChannel(_, let uid, _)? = h.recorder.events.first(where: { $0.name == "didJoinChannel" }) else {
-                return nil
-            }
+            let uid = try #require(h.recorder.events.lazy.compactMap { event -> UInt? in
+                if case .didJoinChannel(_, let uid, _) = event { uid } else { nil }
+            }.first)
             #expect(h.engine.connection?.localUid == uid)
             return uid
         }
-        let first = await assigned(seed: 1)
-        #expect(first != nil && first != 0)
-        #expect(await assigned(seed: 1) == first)
-        #expect(await assigned(seed: 2) != first)
+        let first = try await assigned(seed: 1)
+        #expect(first != 0)
+        #expect(try await assigned(seed: 1) == first)
+        #expect(try await assigned(seed: 2) != first)
     }
 
     struct Refusal: Sendable, CustomTestStringConvertible {
@@ -85,7 +86,7 @@ import Testing
                 state: .disconnected, reason: .invalidToken, error: .invalidToken),
         Refusal(name: "other uid", token: { $0.token(uid: 43) }, state: .disconnected, reason: .invalidToken, error: .invalidToken),
         Refusal(name: "garbage", token: { _ in "007garbage" }, state: .disconnected, reason: .invalidToken, error: .invalidToken),
-        Refusal(name: "an App ID instead of a token", token: { _ in appID },
+        Refusal(name: "an App ID instead of a token", token: { _ in TestCredentials.appID },
                 state: .disconnected, reason: .invalidToken, error: .invalidToken),
         Refusal(name: "no token while a certificate is on", token: { _ in nil },
                 state: .disconnected, reason: .invalidToken, error: .invalidToken),

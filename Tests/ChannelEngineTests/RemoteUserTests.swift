@@ -72,11 +72,11 @@ import Testing
         #expect(communication.recorder.count("didJoinedOfUid") == 4)
     }
 
-    @Test func peersCanBeAddedAndRemovedOnRequest() async {
+    @Test func peersCanBeAddedAndRemovedOnRequest() async throws {
         let h = Harness(remoteUsers: 0)
         #expect(h.engine.simulateRemoteUserJoin() == nil)
         await h.join()
-        let uid = h.engine.simulateRemoteUserJoin()!
+        let uid = try #require(h.engine.simulateRemoteUserJoin())
         #expect(h.recorder.events.last == .didJoinedOfUid(uid, elapsed: 1000))
         await h.advance(1)
         #expect(h.recorder.count("firstRemoteVideoFrame") == 1)

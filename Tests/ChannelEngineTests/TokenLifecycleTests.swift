@@ -30,10 +30,10 @@ typealias TestSupportClock = ManualClock
     @Test func theLeadIsASettingOfTheSimulator() async {
         let clock = ManualClockFactory.make()
         let recorder = Recorder()
-        let engine = AgoraRtcEngineKit(config: AgoraRtcEngineConfig(appId: appID, simulation: Simulation(
-            appCertificate: certificate, clock: clock, unixTime: { clock.unixTime }, remoteUsers: 0,
+        let engine = AgoraRtcEngineKit(config: AgoraRtcEngineConfig(appId: TestCredentials.appID, simulation: Simulation(
+            appCertificate: TestCredentials.certificate, clock: clock, unixTime: { clock.unixTime }, remoteUsers: 0,
             willExpireLead: .seconds(10))), delegate: recorder)
-        let token = try! AccessToken2.buildRTC(appID: appID, appCertificate: certificate, channel: "test", user: .uid(1),
+        let token = try! AccessToken2.buildRTC(appID: TestCredentials.appID, appCertificate: TestCredentials.certificate, channel: "test", user: .uid(1),
                                                role: .publisher, tokenExpire: 60, privilegeExpire: 60,
                                                issuedAt: UInt32(clock.unixTime))
         _ = engine.joinChannel(byToken: token, channelId: "test", uid: 1)
@@ -41,15 +41,17 @@ typealias TestSupportClock = ManualClock
         #expect(recorder.times(of: "tokenPrivilegeWillExpire") == [.seconds(50)])
     }
 
-    @Test func aTokenWith30SecondsOrLessLeftWarnsAtOnceAndIsFlaggedShort() async {
+    @Test func aTokenWith30SecondsOrLessLeftWarnsAtOnceAndIsFlaggedShort() async throws {
         let h = Harness()
         let token = h.token(expire: 20)
         _ = h.engine.joinChannel(byToken: token, channelId: "test", uid: 42)
         await h.advance(1)
         let events = h.recorder.events
-        let joined = events.firstIndex { $0.name == "didJoinChannel" }!
-        #expect(events[joined + 1] == .simulatorNotice(.tokenAccepted(expiresAt: 1_800_000_020, short: true)))
-        #expect(events[joined + 2] == .tokenPrivilegeWillExpire(token: token))
+        let joined = try #require(events.firstIndex { $0.name == "didJoinChannel" })
+        #expect(events.dropFirst(joined + 1).prefix(2) == [
+            .simulatorNotice(.tokenAccepted(expiresAt: 1_800_000_020, short: true)),
+            .tokenPrivilegeWillExpire(token: token),
+        ])
         #expect(h.recorder.times(of: "tokenPrivilegeWillExpire") == [.milliseconds(250)])
         await h.advance(30)
         #expect(h.recorder.count("tokenPrivilegeWillExpire") == 1)
@@ -195,7 +197,7 @@ typealias TestSupportClock = ManualClock
         #expect(h.recorder.states.last == .connectionStateChanged(.failed, reason: .tokenExpired))
     }
 
-    @Test func callbacksAreNeverReentrant() async {
+    @Test func callbacksAreNeverReentrant() async throws {
         let h = Harness()
         var order: [String] = []
         h.recorder.react = { engine, event in
@@ -208,9 +210,8 @@ typealias TestSupportClock = ManualClock
         await h.join(expire: 40)
         await h.advance(10)
         #expect(!h.recorder.reentered)
-        let warned = order.firstIndex(of: "tokenPrivilegeWillExpire")!
-        #expect(order[warned + 1] == "renewToken returned")
-        #expect(order[warned + 2] == "renewTokenResult")
+        let warned = try #require(order.firstIndex(of: "tokenPrivilegeWillExpire"))
+        #expect(order.dropFirst(warned + 1).prefix(2) == ["renewToken returned", "renewTokenResult"])
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @Suite struct JoinCommandTests {
@@ -29,13 +30,7 @@ import Testing
     }
 
     @Test func sigtermLeavesTheChannelAndExitsZero() throws {
-        let process = Process()
-        process.executableURL = TokenCallProcess.binary
-        process.arguments = ["join", "--headless", "--seed", "1"]
-        let stdout = Pipe()
-        process.standardOutput = stdout
-        process.standardError = Pipe()
-        try process.run()
+        let (process, stdout, _) = try TokenCallProcess.start(["join", "--headless", "--seed", "1"])
         var seen = TokenCallProcess.read(stdout, until: "didJoinChannel")
         process.terminate()
         process.waitUntilExit()
@@ -59,12 +54,11 @@ import Testing
         (["--auth-bearer", "wrong"], "the token server refuses the credential"),
     ])
     func aCallNothingWillMendEndsFailed(extra: [String], words: String) throws {
-        let appID = "970CA35de60c44645bbae8a215061b33"
-        let (server, _, url, _) = try TokenCallProcess.serve(appID: appID, certificate: "5CFd2fd1755d40ecb72977518be15d3b",
+        let (server, _, url, _) = try TokenCallProcess.serve(appID: TestCredentials.appID, certificate: TestCredentials.certificate,
                                                          ["--require-bearer", "right", "--quiet"])
         defer { server.terminate(); server.waitUntilExit() }
         let bearer = extra.contains("--auth-bearer") ? [] : ["--auth-bearer", "right"]
-        let result = try TokenCallProcess.run(["join", "--headless", "--token-url", url.absoluteString, "--app-id", appID] + bearer + extra,
+        let result = try TokenCallProcess.run(["join", "--headless", "--token-url", url.absoluteString, "--app-id", TestCredentials.appID] + bearer + extra,
                                               limit: .seconds(30))
         #expect(result.stdout.contains("] stuck reason=\"\(words)"), "\(result.stdout)")
         #expect(result.stdout.hasSuffix("sessionEnded failed=true\n"))

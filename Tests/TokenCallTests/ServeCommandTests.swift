@@ -2,17 +2,16 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import TestSupport
 import Testing
 #if canImport(Glibc)
 import Glibc
 #endif
 
-private let appID = "970CA35de60c44645bbae8a215061b33"
-private let certificate = "5CFd2fd1755d40ecb72977518be15d3b"
 
 @Suite struct ServeCommandTests {
     private func launch(_ extra: [String] = [], openFiles: Int? = nil) throws -> (Process, Pipe, URL, String) {
-        try TokenCallProcess.serve(appID: appID, certificate: certificate, extra, openFiles: openFiles)
+        try TokenCallProcess.serve(appID: TestCredentials.appID, certificate: TestCredentials.certificate, extra, openFiles: openFiles)
     }
 
     @Test func servesTokensAndStopsCleanlyOnSIGTERM() async throws {
@@ -33,7 +32,7 @@ private let certificate = "5CFd2fd1755d40ecb72977518be15d3b"
         let log = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(log.contains("POST /fetch_rtc_token 200 "))
         #expect(log.contains("stopping"))
-        #expect(!log.contains(token) && !log.contains(certificate))
+        #expect(!log.contains(token) && !log.contains(TestCredentials.certificate))
     }
 
     @Test func itAnnouncesTheAddressItListensOn() throws {
@@ -64,7 +63,7 @@ private let certificate = "5CFd2fd1755d40ecb72977518be15d3b"
     }
 
     @Test func badOptionsAreUsageErrors() throws {
-        let environment = ["APP_ID": appID, "APP_CERTIFICATE": certificate]
+        let environment = ["APP_ID": TestCredentials.appID, "APP_CERTIFICATE": TestCredentials.certificate]
         for (arguments, words) in [
             (["serve", "--token-lifetime", "0"], "--token-lifetime must be an integer from 1 to 86400"),
             (["serve", "--port", "70000"], "--port must be an integer from 0 to 65535"),
@@ -79,7 +78,7 @@ private let certificate = "5CFd2fd1755d40ecb72977518be15d3b"
 
     @Test func aHostItCannotListenOnIsShownEscaped() throws {
         let result = try TokenCallProcess.run(["serve", "--host", "\u{1B}[2Jnowhere\nlistening on http://0.0.0.0:80"],
-                                              environment: ["APP_ID": appID, "APP_CERTIFICATE": certificate])
+                                              environment: ["APP_ID": TestCredentials.appID, "APP_CERTIFICATE": TestCredentials.certificate])
         #expect(result.status == 1)
         #expect(!result.stderr.contains("\u{1B}") && !result.stderr.contains("\nlistening"), "\(result.stderr)")
         #expect(result.stderr.contains(#"host "\u001b[2Jnowhere\u000alistening on http://0.0.0.0:80""#), "\(result.stderr)")
@@ -89,7 +88,7 @@ private let certificate = "5CFd2fd1755d40ecb72977518be15d3b"
         let (first, _, base, _) = try launch()
         defer { first.terminate(); first.waitUntilExit() }
         let result = try TokenCallProcess.run(["serve", "--port", String(base.port!)],
-                                              environment: ["APP_ID": appID, "APP_CERTIFICATE": certificate])
+                                              environment: ["APP_ID": TestCredentials.appID, "APP_CERTIFICATE": TestCredentials.certificate])
         #expect(result.status == 1)
         #expect(result.stderr.contains("in use"))
         #expect(result.stderr.contains("--port"))

@@ -29,23 +29,33 @@ struct TokenCallProcess {
         return seen
     }
 
-    /// Starts `tokencall serve --port 0` with these credentials (with `openFiles`, under `ulimit -n openFiles`) and waits
-    /// for the line saying where it listens. Returns what it printed first too.
-    static func serve(appID: String, certificate: String, _ extra: [String] = [], openFiles: Int? = nil) throws
-        -> (Process, Pipe, URL, String) {
+    /// Starts the binary (in this environment, or the test's own) with its output and errors on pipes; with
+    /// `openFiles`, under `ulimit -n openFiles`.
+    static func start(_ arguments: [String], environment: [String: String]? = nil, openFiles: Int? = nil) throws
+        -> (process: Process, stdout: Pipe, stderr: Pipe) {
         let process = Process()
         if let openFiles {
             process.executableURL = URL(fileURLWithPath: "/bin/sh")
-            process.arguments = ["-c", "ulimit -n \(openFiles) && exec \"$0\" \"$@\"", binary.path, "serve", "--port", "0"] + extra
+            process.arguments = ["-c", "ulimit -n \(openFiles) && exec \"$0\" \"$@\"", binary.path] + arguments
         } else {
             process.executableURL = binary
-            process.arguments = ["serve", "--port", "0"] + extra
+            process.arguments = arguments
         }
-        process.environment = ["APP_ID": appID, "APP_CERTIFICATE": certificate, "PATH": "/usr/bin:/bin"]
-        let stderr = Pipe()
+        if let environment { process.environment = environment }
+        let stdout = Pipe(), stderr = Pipe()
+        process.standardOutput = stdout
         process.standardError = stderr
-        process.standardOutput = Pipe()
         try process.run()
+        return (process, stdout, stderr)
+    }
+
+    /// Starts `tokencall serve --port 0` with these credentials and waits for the line saying where it listens.
+    /// Returns what it printed first too.
+    static func serve(appID: String, certificate: String, _ extra: [String] = [], openFiles: Int? = nil) throws
+        -> (Process, Pipe, URL, String) {
+        let (process, _, stderr) = try start(["serve", "--port", "0"] + extra,
+                                             environment: ["APP_ID": appID, "APP_CERTIFICATE": certificate, "PATH": "/usr/bin:/bin"],
+                                             openFiles: openFiles)
         let seen = read(stderr, until: "\n")
         let address = try #require(seen.split(separator: " ").first { $0.hasPrefix("http://") })
         return (process, stderr, try #require(URL(string: String(address))), seen)

@@ -1,12 +1,11 @@
 @testable import AccessToken
 import Foundation
+import TestSupport
 import Testing
 
-private let appID = "970CA35de60c44645bbae8a215061b33"
-private let certificate = "5CFd2fd1755d40ecb72977518be15d3b"
 private let channel = "7d72365eb983485397e3e3f9d460bdda"
 private let official = "007eJxTYBBbsMMnKq7p9Hf/HcIX5kce9b518kCiQgSr5Zrp4X1Tu6UUGCzNDZwdjU1TUs0Mkk1MzExMk5ISUy0SjQxNDcwMk4yN3b8IMEQwMTAwMoAwBIL4CgzmKeZGxmamqUmWFsYmFqbGluapxqnGaZYpJmYGSSkpiVwMRhYWRsYmhkbmxgDCaiTj"
-private let fixtureArguments = ["--app-id", appID, "--app-certificate", certificate, "--channel", channel,
+private let fixtureArguments = ["--app-id", TestCredentials.appID, "--app-certificate", TestCredentials.certificate, "--channel", channel,
                                 "--uid", "2882341273", "--role", "subscriber", "--expire", "600",
                                 "--issue-ts", "1111111", "--salt", "1"]
 
@@ -22,15 +21,15 @@ private let fixtureArguments = ["--app-id", appID, "--app-certificate", certific
         let result = try TokenCallProcess.run(
             ["token", "build", "--channel", channel, "--uid", "2882341273", "--role", "subscriber",
              "--expire", "600", "--issue-ts", "1111111", "--salt", "1"],
-            environment: ["APP_ID": appID, "APP_CERTIFICATE": certificate])
+            environment: ["APP_ID": TestCredentials.appID, "APP_CERTIFICATE": TestCredentials.certificate])
         #expect(result.stdout == official + "\n")
     }
 
     @Test func inspectExplainsAFreshTokenAndExitsZero() throws {
-        let token = try TokenCallProcess.run(["token", "build", "--app-id", appID, "--app-certificate", certificate,
+        let token = try TokenCallProcess.run(["token", "build", "--app-id", TestCredentials.appID, "--app-certificate", TestCredentials.certificate,
                                               "--channel", "demo", "--uid", "0", "--expire", "300"]).stdout
         let result = try TokenCallProcess.run(["token", "inspect", token.trimmingCharacters(in: .newlines),
-                                               "--app-certificate", certificate, "--channel", "demo", "--uid", "77"])
+                                               "--app-certificate", TestCredentials.certificate, "--channel", "demo", "--uid", "77"])
         #expect(result.status == 0)
         #expect(result.stdout.contains("007 (AccessToken2)"))
         #expect(result.stdout.contains("any uid (0)"))
@@ -60,17 +59,17 @@ private let fixtureArguments = ["--app-id", appID, "--app-certificate", certific
 
     @Test(arguments: [
         (["token", "build", "--bogus"], "unknown option --bogus"),
-        (["token", "build", "--app-id", appID, "--app-certificate", certificate, "--channel", "c", "--uid", "-1"],
+        (["token", "build", "--app-id", TestCredentials.appID, "--app-certificate", TestCredentials.certificate, "--channel", "c", "--uid", "-1"],
          "--uid must be an integer from 0 to 4294967295"),
-        (["token", "build", "--app-id", appID, "--app-certificate", certificate, "--channel", "c", "--uid", "alice"],
+        (["token", "build", "--app-id", TestCredentials.appID, "--app-certificate", TestCredentials.certificate, "--channel", "c", "--uid", "alice"],
          "for a string user account use --account"),
-        (["token", "build", "--app-id", "123", "--app-certificate", certificate, "--channel", "c", "--uid", "1"],
+        (["token", "build", "--app-id", "123", "--app-certificate", TestCredentials.certificate, "--channel", "c", "--uid", "1"],
          "the App ID must be 32 hex characters"),
-        (["token", "build", "--app-id", appID, "--app-certificate", certificate, "--channel", "c", "--uid", "1",
+        (["token", "build", "--app-id", TestCredentials.appID, "--app-certificate", TestCredentials.certificate, "--channel", "c", "--uid", "1",
           "--role", "host"], "--role must be publisher, subscriber, 1 or 2"),
-        (["token", "build", "--app-id", appID, "--app-certificate", certificate, "--channel", "c", "--uid", "1",
+        (["token", "build", "--app-id", TestCredentials.appID, "--app-certificate", TestCredentials.certificate, "--channel", "c", "--uid", "1",
           "--expire", "0"], "--expire must be an integer from 1 to 86400"),
-        (["token", "build", "--app-id", appID, "--app-certificate", certificate, "--channel", "a/b", "--uid", "1"],
+        (["token", "build", "--app-id", TestCredentials.appID, "--app-certificate", TestCredentials.certificate, "--channel", "a/b", "--uid", "1"],
          "invalid channel name"),
         (["token", "inspect"], "missing TOKEN"),
         (["token", "inspect", official, "--app-certificate", "short"], "the App Certificate must be 32 hex characters"),
@@ -87,18 +86,18 @@ private let fixtureArguments = ["--app-id", appID, "--app-certificate", certific
 
     @Test func errorsNeverEchoTheCertificate() throws {
         let secret = "5CFd2fd1755d40ecb72977518be15d3"
-        let result = try TokenCallProcess.run(["token", "build", "--app-id", appID, "--app-certificate", secret,
+        let result = try TokenCallProcess.run(["token", "build", "--app-id", TestCredentials.appID, "--app-certificate", secret,
                                                "--channel", "c", "--uid", "1"])
         #expect(result.status == 64)
         #expect(!result.stderr.contains(secret))
     }
 
-    @Test(arguments: [["token", "build", "--channel", "c", "--uid", "1", certificate], ["serve", certificate],
-                      ["token", "inspect", official, certificate], [certificate]])
+    @Test(arguments: [["token", "build", "--channel", "c", "--uid", "1", TestCredentials.certificate], ["serve", TestCredentials.certificate],
+                      ["token", "inspect", official, TestCredentials.certificate], [TestCredentials.certificate]])
     func aCertificateGivenWithoutItsOptionIsNeverEchoed(arguments: [String]) throws {
-        let result = try TokenCallProcess.run(arguments, environment: ["APP_ID": appID, "APP_CERTIFICATE": certificate])
+        let result = try TokenCallProcess.run(arguments, environment: ["APP_ID": TestCredentials.appID, "APP_CERTIFICATE": TestCredentials.certificate])
         #expect(result.status == 64)
-        #expect(!result.stderr.contains(certificate), "\(result.stderr)")
+        #expect(!result.stderr.contains(TestCredentials.certificate), "\(result.stderr)")
         #expect(result.stderr.contains("not shown, as"), "\(result.stderr)")
     }
 

@@ -3,6 +3,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import TestSupport
 import Testing
 import TokenServer
 @testable import TokenClient
@@ -103,21 +104,21 @@ private func failure(_ provider: HTTPTokenProvider, for asked: TokenRequest = re
 
     @Test(arguments: HTTPTokenProvider.Shape.allCases)
     func speaksEachShapeToARealServer(shape: HTTPTokenProvider.Shape) async throws {
-        let server = try TokenServer(TokenServerConfig(port: 0, appID: appID, appCertificate: certificate, tokenLifetime: 120))
+        let server = try TokenServer(TokenServerConfig(port: 0, appID: TestCredentials.appID, appCertificate: TestCredentials.certificate, tokenLifetime: 120))
         defer { server.stop() }
         let provider = HTTPTokenProvider(url: server.url, shape: shape)
         let fetched = try await provider.fetchToken(for: request)
         let token = try AccessToken2(parsing: fetched.token)
         #expect(token.rtc?.channel == "test")
         #expect(token.rtc?.uid == "42")
-        #expect(token.hasValidSignature(appCertificate: certificate))
+        #expect(token.hasValidSignature(appCertificate: TestCredentials.certificate))
         // The provider counts `expiresIn` from when it asked (never later than the token's own end); the server may
         // issue the token in the next second, so the expiry is the token's issue time + 120, or one second earlier.
         #expect((Int64(token.issuedAt) + 119...Int64(token.issuedAt) + 120).contains(fetched.expiresAt))
     }
 
     @Test func sendsTheBearerCredentialAndNeverCaches() async throws {
-        let server = try TokenServer(TokenServerConfig(port: 0, appID: appID, appCertificate: certificate, requiredBearer: "user-cred"))
+        let server = try TokenServer(TokenServerConfig(port: 0, appID: TestCredentials.appID, appCertificate: TestCredentials.certificate, requiredBearer: "user-cred"))
         defer { server.stop() }
         let without = HTTPTokenProvider(url: server.url, shape: .rtcPath)
         #expect(await failure(without) == .unauthorized(status: 401))

@@ -8,14 +8,12 @@ import Synchronization
 import TestSupport
 @testable import TokenClient
 
-let appID = "970CA35de60c44645bbae8a215061b33"
-let certificate = "5CFd2fd1755d40ecb72977518be15d3b"
-let request = TokenRequest(channel: "test", user: .uid(42), role: .publisher, appID: appID)
+let request = TokenRequest(channel: "test", user: .uid(42), role: .publisher, appID: TestCredentials.appID)
 
 /// A real token for `request`, issued at `issuedAt` and lasting `lifetime` seconds.
 func realToken(lifetime: UInt32 = 3600, issuedAt: UInt32 = 1_800_000_000, channel: String = "test", uid: UInt32 = 42,
                salt: UInt32 = 1) -> String {
-    try! AccessToken2.buildRTC(appID: appID, appCertificate: certificate, channel: channel, user: .uid(uid), role: .publisher,
+    try! AccessToken2.buildRTC(appID: TestCredentials.appID, appCertificate: TestCredentials.certificate, channel: channel, user: .uid(uid), role: .publisher,
                                tokenExpire: lifetime, privilegeExpire: lifetime, issuedAt: issuedAt, salt: salt)
 }
 

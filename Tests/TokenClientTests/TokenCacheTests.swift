@@ -127,8 +127,8 @@ import Testing
         let cache = TokenCache(provider: provider, request: request, policy: policy, clock: clock, unixTime: { clock.unixTime })
         var delays: [Duration] = []
         for _ in 0..<8 {
-            _ = try? await cache.token()
-            let delay = await cache.retryDelay()!
+            await #expect(throws: TokenClientError.transport("refused")) { try await cache.token() }
+            let delay = try #require(await cache.retryDelay())
             delays.append(delay)
             await clock.advance(by: delay)
         }
@@ -137,7 +137,7 @@ import Testing
 
     @Test func retryAfterIsHonoured() async throws {
         let (cache, _, _) = makeCache([.fail(.rateLimited(status: 429, retryAfter: .seconds(20)))])
-        _ = try? await cache.token()
+        await #expect(throws: TokenClientError.rateLimited(status: 429, retryAfter: .seconds(20))) { try await cache.token() }
         #expect(await cache.retryDelay() == .seconds(20))
     }
 

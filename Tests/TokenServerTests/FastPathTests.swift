@@ -149,16 +149,16 @@ import Testing
         let server = try HTTPServer(host: "127.0.0.1", port: 0, limits: limits, log: nil) { _ in .json(200, member: "message", "pong") }
         defer { server.stop() }
         let port = server.port
-        let statuses = await withTaskGroup(of: [Int].self) { group in
+        let statuses = try await withThrowingTaskGroup(of: [Int].self) { group in
             for _ in 0..<30 {
                 group.addTask {
-                    await Task.detached {
-                        guard let client = try? RawClient(port: port) else { return [0] }
+                    try await Task.detached {
+                        let client = try RawClient(port: port)
                         return (0..<20).map { _ in client.request("GET", "/ping")?.status ?? 0 }
                     }.value
                 }
             }
-            return await group.reduce(into: [Int: Int]()) { counts, statuses in
+            return try await group.reduce(into: [Int: Int]()) { counts, statuses in
                 for status in statuses { counts[status, default: 0] += 1 }
             }
         }

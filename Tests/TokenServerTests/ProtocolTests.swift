@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 @testable import TokenServer
 
@@ -108,16 +109,16 @@ import Testing
         let server = try startServer()
         defer { server.stop() }
         let port = server.port
-        let statuses = await withTaskGroup(of: Int.self) { group in
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
             for uid in 0..<200 {
                 group.addTask {
-                    await Task.detached {
-                        let client = try? RawClient(port: port)
-                        return client?.request("POST", "/fetch_rtc_token", body: #"{"uid": \#(uid), "channelName": "crowd"}"#)?.status ?? 0
+                    try await Task.detached {
+                        let client = try RawClient(port: port)
+                        return client.request("POST", "/fetch_rtc_token", body: #"{"uid": \#(uid), "channelName": "crowd"}"#)?.status ?? 0
                     }.value
                 }
             }
-            return await group.reduce(into: [Int: Int]()) { $0[$1, default: 0] += 1 }
+            return try await group.reduce(into: [Int: Int]()) { $0[$1, default: 0] += 1 }
         }
         #expect(statuses == [200: 200])
     }
@@ -163,26 +164,26 @@ import Testing
         #expect(lines[0].hasSuffix("µs"))
         #expect(lines[1].hasPrefix("GET /nowhere 404 "))
         for line in lines {
-            #expect(!line.contains(token) && !line.contains(certificate) && !line.contains("bearer-secret"))
+            #expect(!line.contains(token) && !line.contains(TestCredentials.certificate) && !line.contains("bearer-secret"))
         }
     }
 
-    @Test func aPathCannotReorderOrBreakALogLineWithUnicode() throws {
+    /// What the server logs for one GET of `path`.
+    private func logged(_ path: String) throws -> [String] {
         let log = LogLines()
         let server = try startServer(log: log)
         defer { server.stop() }
-        let client = try RawClient(port: server.port)
-        _ = client.request("GET", "/a%E2%80%AEb%E2%80%A8c")
-        #expect(log.all.first?.hasPrefix("GET /a%E2%80%AEb%E2%80%A8c 404 ") == true, "\(log.all)")
+        _ = try RawClient(port: server.port).request("GET", path)
+        return log.all
+    }
+
+    @Test func aPathCannotReorderOrBreakALogLineWithUnicode() throws {
+        let lines = try logged("/a%E2%80%AEb%E2%80%A8c")
+        #expect(lines.first?.hasPrefix("GET /a%E2%80%AEb%E2%80%A8c 404 ") == true, "\(lines)")
     }
 
     @Test func aPathCannotForgeLogLinesOrDriveTheTerminal() throws {
-        let log = LogLines()
-        let server = try startServer(log: log)
-        defer { server.stop() }
-        let client = try RawClient(port: server.port)
-        _ = client.request("GET", "/x%0AGET%20/ping%20200%201%C2%B5s%1B%5B2J")
-        let lines = log.all
+        let lines = try logged("/x%0AGET%20/ping%20200%201%C2%B5s%1B%5B2J")
         #expect(lines == ["GET /x%0AGET%20/ping%20200%201µs%1B[2J 404 " + (lines.first?.split(separator: " ").last ?? "")])
         #expect(!lines.joined().unicodeScalars.contains { $0.value < 0x20 })
     }
@@ -201,7 +202,7 @@ import Testing
     @Test func aTakenPortIsAClearError() throws {
         let server = try startServer()
         defer { server.stop() }
-        let config = TokenServerConfig(port: server.port, appID: appID, appCertificate: certificate)
+        let config = TokenServerConfig(port: server.port, appID: TestCredentials.appID, appCertificate: TestCredentials.certificate)
         #expect {
             try TokenServer(config)
         } throws: { error in

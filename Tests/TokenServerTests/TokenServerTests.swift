@@ -1,11 +1,10 @@
 import AccessToken
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 @testable import TokenServer
 
-let appID = "970CA35de60c44645bbae8a215061b33"
-let certificate = "5CFd2fd1755d40ecb72977518be15d3b"
 let now: UInt32 = 1_800_000_000
 
 /// Lines the server logged.
@@ -18,7 +17,7 @@ final class LogLines: Sendable {
 func startServer(lifetime: UInt32 = 3600, bearer: String? = nil, cors: [String] = [], maxConnections: Int = 256,
                  perAddress: Int = 64, deadline: Duration = .seconds(10), log: LogLines? = nil) throws -> TokenServer {
     let write: (@Sendable (String) -> Void)? = log.map { lines in { @Sendable line in lines.append(line) } }
-    var config = TokenServerConfig(port: 0, appID: appID, appCertificate: certificate, tokenLifetime: lifetime,
+    var config = TokenServerConfig(port: 0, appID: TestCredentials.appID, appCertificate: TestCredentials.certificate, tokenLifetime: lifetime,
                                    requiredBearer: bearer, corsOrigins: cors, maxConnections: maxConnections,
                                    log: write, unixTime: { now })
     config.requestDeadline = deadline
@@ -30,8 +29,8 @@ func startServer(lifetime: UInt32 = 3600, bearer: String? = nil, cors: [String] 
 func verifiedToken(_ response: RawClient.Response?, field: String = "token") throws -> AccessToken2 {
     let string = try #require(response?.json?[field] as? String)
     let token = try AccessToken2(parsing: string)
-    #expect(token.hasValidSignature(appCertificate: certificate))
-    #expect(token.appID == appID)
+    #expect(token.hasValidSignature(appCertificate: TestCredentials.certificate))
+    #expect(token.appID == TestCredentials.appID)
     #expect(token.issuedAt == now)
     return token
 }
