@@ -113,31 +113,27 @@ enum JoinCommand {
         let duration = try args.integer("duration", in: 1...86_400 * 7)
         let fps: Int = try args.integer("fps", in: 1...60)
         let headless = args.has("headless") || args.has("json")
-        if !headless {
-            if isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1 {
-                let noColor = args.has("no-color") || !(ProcessInfo.processInfo.environment["NO_COLOR"] ?? "").isEmpty
-                let presenter: TerminalPresenter
-                do {
-                    presenter = try TerminalPresenter(noColor: noColor)
-                } catch {
-                    Console.error("tokencall: \(error.description)")
-                    return ExitCode.usage
-                }
-                guard let (source, stopServer) = tokenSource(server, for: config) else {
-                    presenter.close()
-                    return ExitCode.failure
-                }
-                defer { stopServer() }
-                let app = CallScreenApp(session: CallSession(config, tokenSource: source), presenter: presenter, fps: fps)
-                let signals = StopSignals.onMain { app.quit() }
-                defer { signals.forEach { $0.cancel() } }
-                return await app.run()
-            }
+        let screen = !headless && isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1
+        if !headless && !screen {
             Console.error("tokencall: stdout or stdin is not a terminal; printing events instead of the call screen")
         }
         guard let (source, stopServer) = tokenSource(server, for: config) else { return ExitCode.failure }
         defer { stopServer() }
-        return await runHeadless(CallSession(config, tokenSource: source), json: args.has("json"), duration: duration.map { .seconds($0) })
+        guard screen else {
+            return await runHeadless(CallSession(config, tokenSource: source), json: args.has("json"), duration: duration.map { .seconds($0) })
+        }
+        let noColor = args.has("no-color") || !(ProcessInfo.processInfo.environment["NO_COLOR"] ?? "").isEmpty
+        let presenter: TerminalPresenter
+        do {
+            presenter = try TerminalPresenter(noColor: noColor)
+        } catch {
+            Console.error("tokencall: \(error.description)")
+            return ExitCode.usage
+        }
+        let app = CallScreenApp(session: CallSession(config, tokenSource: source), presenter: presenter, fps: fps)
+        let signals = StopSignals.onMain { app.quit() }
+        defer { signals.forEach { $0.cancel() } }
+        return await app.run()
     }
 
     @MainActor
