@@ -43,14 +43,17 @@ fi
 
 token_sources=(Fuzz/TokenFuzzer.swift Sources/AccessToken/*.swift)
 token_module=AccessToken
-token_flags=(-I Sources/CCrypto -I Sources/CZlib -lcrypto -lz)
-token_inputs=(Sources/CCrypto/* Sources/CZlib/*)
+token_flags=(-I Sources/CCrypto -I Sources/CZlib -lcrypto -lz -I "$root/modules" -L "$root/modules" -lPrintableText)
+token_inputs=(Sources/CCrypto/* Sources/CZlib/* Sources/PrintableText/*.swift)
+# Swift modules the target's module imports, built first as static libraries (instrumented as the target is).
+token_imports=(PrintableText)
 token_options=(-dict=Fuzz/tokens.dict -max_len=4096)
 
 http_sources=(Fuzz/HTTPFuzzer.swift Sources/TokenServer/RequestReader.swift)
 http_module=TokenServer
 http_flags=()
 http_inputs=()
+http_imports=()
 # Past 8 KiB, so that heads over the limit (431) are reached.
 http_options=(-dict=Fuzz/http.dict -max_len=12288)
 
@@ -58,13 +61,32 @@ json_sources=(Fuzz/JSONFuzzer.swift Sources/JSON/*.swift)
 json_module=JSON
 json_flags=()
 json_inputs=()
+json_imports=()
 json_options=(-dict=Fuzz/json.dict -max_len=4096)
+
+# import_module NAME: Sources/NAME as a static library and module in $root/modules, when a source is newer.
+import_module() {
+    local name=$1 library="$root/modules/lib$1.a" source
+    mkdir -p "$root/modules"
+    if [ -e "$library" ]; then
+        local stale=0
+        for source in Sources/"$name"/*.swift Scripts/fuzz.sh; do
+            if [ "$source" -nt "$library" ]; then stale=1; break; fi
+        done
+        [ "$stale" -eq 1 ] || return 0
+    fi
+    echo "fuzz: building $library" >&2
+    "$SWIFTC" -sanitize=fuzzer,address -parse-as-library -O -g -swift-version 6 -module-name "$name" \
+        -emit-module -emit-module-path "$root/modules/$name.swiftmodule" -emit-library -static \
+        Sources/"$name"/*.swift -o "$library"
+}
 
 build() {
     local target=$1 binary="$root/$1-fuzzer"
-    local -n sources="${target}_sources" flags="${target}_flags" inputs="${target}_inputs"
+    local -n sources="${target}_sources" flags="${target}_flags" inputs="${target}_inputs" imports="${target}_imports"
     local module="${target}_module"
     local input stale=0
+    for input in "${imports[@]}"; do import_module "$input"; done
     if [ ! -x "$binary" ]; then
         stale=1
     else
