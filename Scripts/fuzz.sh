@@ -175,7 +175,7 @@ http_seeds() {
         seed "$seeds" "pipelined-$split" "\\x0$split$fetch${rtc}HEAD /ping HTTP/1.0\r\nConnection: keep-alive\r\n\r\n"
     done
     seed "$seeds" get-token '\x02POST /getToken HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 2\r\n\r\n{}'
-    seed "$seeds" escapes '\x04GET /rtc/a%20b/1/uid/5/?expiry=60&x=%41+b HTTP/1.1\r\nX-Text: caf\xc3\xa9\t\r\n\r\n'
+    seed "$seeds" escapes '\x04GET /rtc/a%20b/1/uid/5/?expiry=60&x=%41+b HTTP/1.1\r\nHost: x\r\nX-Text: caf\xc3\xa9\t\r\n\r\n'
     seed "$seeds" bare-lf '\x01GET /ping HTTP/1.1\r\nX: a\nTransfer-Encoding: chunked\r\n\r\n'
     seed "$seeds" smuggle '\x00POST / HTTP/1.1\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n'
     seed "$seeds" fold '\x03GET / HTTP/1.1\r\nX: a\r\n b\r\nContent-Length: +1\r\n\r\nx'

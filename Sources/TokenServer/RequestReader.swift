@@ -180,6 +180,12 @@ enum RequestReader {
             case .failure(let refusal): return .failure(refusal)
             }
         }
+        // RFC 9112 §3.2: exactly one Host in HTTP/1.1 (a proxy and we could otherwise disagree on the target's host).
+        let hosts = headers.count { HeaderName.equal($0.name, "Host") }
+        if hosts > 1 { return .failure(Refusal(400, "the request has \(hosts) Host headers; send one")) }
+        if hosts == 0, version.elementsEqual("HTTP/1.1".utf8) {
+            return .failure(Refusal(400, "an HTTP/1.1 request needs a Host header, such as Host: 127.0.0.1"))
+        }
         return .success(Head(method: String(decoding: method, as: UTF8.self), target: String(decoding: target, as: UTF8.self),
                              version: String(decoding: version, as: UTF8.self), headers: headers))
     }

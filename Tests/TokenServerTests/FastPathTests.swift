@@ -100,10 +100,10 @@ import Testing
         var batch = ""
         for uid in 0..<20 {
             let body = #"{"uid": \#(uid + 1), "channelName": "pipe"}"#
-            batch += uid % 5 == 4 ? "GET /nowhere HTTP/1.1\r\n\r\n"
-                : "POST /fetch_rtc_token HTTP/1.1\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
+            batch += uid % 5 == 4 ? "GET /nowhere HTTP/1.1\r\nHost: t\r\n\r\n"
+                : "POST /fetch_rtc_token HTTP/1.1\r\nHost: t\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
         }
-        batch += "GET /ping HTTP/1.1\r\nConnection: close\r\n\r\n"
+        batch += "GET /ping HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n"
         client.send(batch)
         for uid in 0..<20 {
             let response = client.readResponse()
@@ -131,7 +131,7 @@ import Testing
         let stuck = try RawClient(port: server.port)
         var shrink: Int32 = 4096
         setsockopt(stuck.fd, SOL_SOCKET, SO_RCVBUF, &shrink, socklen_t(MemoryLayout<Int32>.size))
-        stuck.send(String(repeating: "GET /big HTTP/1.1\r\n\r\n", count: 40))
+        stuck.send(String(repeating: "GET /big HTTP/1.1\r\nHost: t\r\n\r\n", count: 40))
         Thread.sleep(forTimeInterval: 0.1)
         let started = ContinuousClock.now
         for _ in 0..<5 {
