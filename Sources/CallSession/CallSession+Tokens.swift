@@ -116,14 +116,19 @@ extension CallSession {
 
     private func join(_ engine: AgoraRtcEngineKit, with token: String, renewing method: RenewMethod?) {
         pendingRenewal = method.map { ($0, token) }
+        // The role goes in with the join, as the guide's apps set it: the first join takes the configured one.
+        let role = engine.connection == nil ? configuration.role : engine.clientRole
         let code = engine.joinChannel(byToken: token, channelId: configuration.channel, uid: configuration.uid,
-                                      mediaOptions: AgoraRtcChannelMediaOptions(clientRoleType: engine.clientRole))
+                                      mediaOptions: AgoraRtcChannelMediaOptions(clientRoleType: role))
         if code != 0 { emit(.note("joinChannel returned \(code)")) }
     }
 
     private func renew(_ engine: AgoraRtcEngineKit, with token: String, method: RenewMethod) {
         switch method {
         case .renew:
+            _ = engine.renewToken(token)
+        case .update where engine.connectionState == .failed:
+            // updateChannel refuses a failed connection (-8); renewToken brings an expired one back.
             _ = engine.renewToken(token)
         case .update:
             _ = engine.updateChannel(with: AgoraRtcChannelMediaOptions(token: token))

@@ -86,7 +86,6 @@ public final class CallSession {
         engine.observer = { [weak self] in self?.record($0) }
         _ = engine.enableVideo()
         _ = engine.startPreview()
-        _ = engine.setClientRole(configuration.role)
         self.engine = engine
         if certificate == nil { emit(.note("no App Certificate given: the engine checks everything but the signature")) }
         return engine

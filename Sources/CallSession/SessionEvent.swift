@@ -97,6 +97,8 @@ public struct SessionEvent: Sendable, Equatable {
         switch event {
         case .didJoinChannel(let channel, let uid, let elapsed):
             [("channel", .text(channel)), ("uid", .number(Int64(uid))), ("elapsed", .number(Int64(elapsed)))]
+        case .didRejoinChannel(let channel, let uid, let elapsed):
+            [("channel", .text(channel)), ("uid", .number(Int64(uid))), ("elapsed", .number(Int64(elapsed)))]
         case .didLeaveChannel(let connection):
             [("channel", .text(connection.channelId)), ("uid", .number(Int64(connection.localUid)))]
         case .connectionStateChanged(let state, let reason): [("state", .text(state.name)), ("reason", .text(reason.name))]

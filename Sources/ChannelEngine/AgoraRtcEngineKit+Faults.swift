@@ -9,7 +9,7 @@ extension AgoraRtcEngineKit {
 
     /// Cuts (`true`) or restores (`false`) the simulated link. Cut: reconnecting / interrupted after 4 s,
     /// reconnecting / lost at 10 s, remote users dropped at 20 s, failed / joinFailed at 20 min.
-    /// Restored: connected / rejoinSuccess and remote users back.
+    /// Restored: connected / rejoinSuccess, `didRejoinChannel`, and remote users back.
     public func simulateNetworkInterruption(_ down: Bool) {
         guard down != (networkDownSince != nil) else { return }
         if down {
@@ -22,7 +22,11 @@ extension AgoraRtcEngineKit {
             for channel in activeChannels {
                 timers.cancel(channel.linkTimers)
                 channel.linkTimers = []
-                if channel.state == .reconnecting { setState(.connected, .rejoinSuccess, on: channel) }
+                if channel.state == .reconnecting {
+                    setState(.connected, .rejoinSuccess, on: channel)
+                    emit(.didRejoinChannel(channel: channel.connection.channelId, uid: channel.connection.localUid,
+                                           elapsed: elapsedMilliseconds(since: channel.joinStartedAt)), on: channel)
+                }
                 if channel.joinWaitsForNetwork { completeJoin(channel, rejoining: channel.reason == .renewToken) }
                 syncRemoteUsers(of: channel)
             }

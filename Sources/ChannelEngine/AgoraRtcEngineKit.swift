@@ -84,10 +84,15 @@ public final class AgoraRtcEngineKit {
     }
 
     /// Broadcaster publishes, audience only watches; in live broadcasting peers see an audience leave.
+    /// Outside a channel only a change to audience is reported, as Agora documents.
     public func setClientRole(_ newRole: AgoraClientRole) -> Int32 {
         let old = role
         role = newRole
-        if let main { changeRole(of: main, from: old, to: newRole) }
+        if let main, main.isActive {
+            changeRole(of: main, from: old, to: newRole)
+        } else if old != newRole, newRole == .audience {
+            emit(.didClientRoleChanged(old: old, new: newRole), on: main)
+        }
         flush()
         return 0
     }
@@ -143,7 +148,7 @@ public final class AgoraRtcEngineKit {
 
     /// Updates a multi-channel connection's options, token included. Returns 0, or -8 when not joined.
     public func updateChannelEx(with mediaOptions: AgoraRtcChannelMediaOptions, connection: AgoraRtcConnection) -> Int32 {
-        guard let channel = exChannel(connection), channel.isActive else { return -Int32(AgoraErrorCode.invalidState.rawValue) }
+        guard let channel = exChannel(connection), channel.acceptsUpdates else { return -Int32(AgoraErrorCode.invalidState.rawValue) }
         let code = update(channel, with: mediaOptions)
         flush()
         return code
@@ -204,7 +209,9 @@ public final class AgoraRtcEngineKit {
             return
         }
         channel.joinWaitsForNetwork = false
-        switch evaluate(channel.pendingToken, for: channel, renewing: false) {
+        let token = channel.pendingToken
+        let verdict = evaluate(token, for: channel)
+        switch verdict {
         case .failure(let rejection):
             setState(rejection.state, rejection.reason, on: channel)
             emit(.didOccurError(rejection.error), on: channel)
@@ -218,7 +225,15 @@ public final class AgoraRtcEngineKit {
             install(accepted, on: channel)
             attach(channel)
         }
+        if channel.pendingRenewResult, let token {
+            let code: AgoraRenewTokenErrorCode = switch verdict {
+            case .success: .success
+            case .failure(let rejection): rejection.renewCode
+            }
+            emit(.renewTokenResult(token: token, code: code), on: channel)
+        }
         channel.pendingToken = nil
+        channel.pendingRenewResult = false
     }
 
     func leave(_ channel: Channel) {
@@ -226,6 +241,7 @@ public final class AgoraRtcEngineKit {
         let wasIn = channel.isInChannel
         stopTimers(of: channel)
         channel.joinWaitsForNetwork = false
+        channel.pendingRenewResult = false
         channel.token = nil
         channel.tokenExpiresAt = nil
         channel.tokenExpiry = nil

@@ -1,6 +1,7 @@
 /// One delegate callback as a value: what a recorder, a log or an event stream keeps.
 public enum AgoraRtcEvent: Sendable, Equatable {
     case didJoinChannel(channel: String, uid: UInt, elapsed: Int)
+    case didRejoinChannel(channel: String, uid: UInt, elapsed: Int)
     case didLeaveChannel(AgoraRtcConnection)
     case connectionStateChanged(AgoraConnectionState, reason: AgoraConnectionChangedReason)
     case tokenPrivilegeWillExpire(token: String)
@@ -17,6 +18,7 @@ public enum AgoraRtcEvent: Sendable, Equatable {
     public var name: String {
         switch self {
         case .didJoinChannel: "didJoinChannel"
+        case .didRejoinChannel: "didRejoinChannel"
         case .didLeaveChannel: "didLeaveChannel"
         case .connectionStateChanged: "connectionStateChanged"
         case .tokenPrivilegeWillExpire: "tokenPrivilegeWillExpire"
@@ -36,6 +38,8 @@ public enum AgoraRtcEvent: Sendable, Equatable {
         switch self {
         case .didJoinChannel(let channel, let uid, let elapsed):
             delegate.rtcEngine(engine, didJoinChannel: channel, withUid: uid, elapsed: elapsed)
+        case .didRejoinChannel(let channel, let uid, let elapsed):
+            delegate.rtcEngine(engine, didRejoinChannel: channel, withUid: uid, elapsed: elapsed)
         case .didLeaveChannel(let connection):
             delegate.rtcEngine(engine, didLeaveChannelWith: connection)
         case .connectionStateChanged(let state, let reason):

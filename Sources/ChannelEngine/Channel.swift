@@ -16,8 +16,12 @@ final class Channel {
     var tokenExpiresAt: Int64?
     var tokenExpiry: Duration?
     var tokenTimers: [TimerQueue.ID] = []
+    /// Tokens that have had their `tokenPrivilegeWillExpire`.
+    var warnedTokens: Set<String> = []
     /// The token a join in progress will present.
     var pendingToken: String?
+    /// Whether that token came through `renewToken`, which owes a `renewTokenResult` when the join is answered.
+    var pendingRenewResult = false
     var joinTimer: TimerQueue.ID?
     var joinWaitsForNetwork = false
     var joinStartedAt: Duration = .zero
@@ -37,6 +41,8 @@ final class Channel {
     var isInChannel: Bool { state == .connected || state == .reconnecting }
     /// Joined, joining or waiting to be renewed: anything but disconnected.
     var isActive: Bool { state != .disconnected }
+    /// In a channel or joining one, as `updateChannel` requires: neither disconnected nor failed.
+    var acceptsUpdates: Bool { state != .disconnected && state != .failed }
 
     var allTimers: [TimerQueue.ID] {
         tokenTimers + linkTimers + videoTimers + (joinTimer.map { [$0] } ?? [])

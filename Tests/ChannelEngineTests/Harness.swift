@@ -35,6 +35,9 @@ final class Recorder: AgoraRtcEngineDelegate {
     func rtcEngine(_ engine: AgoraRtcEngineKit, didJoinChannel channel: String, withUid uid: UInt, elapsed: Int) {
         record(engine, .didJoinChannel(channel: channel, uid: uid, elapsed: elapsed))
     }
+    func rtcEngine(_ engine: AgoraRtcEngineKit, didRejoinChannel channel: String, withUid uid: UInt, elapsed: Int) {
+        record(engine, .didRejoinChannel(channel: channel, uid: uid, elapsed: elapsed))
+    }
     func rtcEngine(_ engine: AgoraRtcEngineKit, didLeaveChannelWith connection: AgoraRtcConnection) {
         record(engine, .didLeaveChannel(connection))
     }

@@ -94,8 +94,9 @@ import Testing
                 state: .failed, reason: .tokenExpired, error: .tokenExpired),
         Refusal(name: "join privilege expired", token: { $0.token(expire: 600, privilegeExpire: 30, issuedAgo: 31) },
                 state: .failed, reason: .tokenExpired, error: .tokenExpired),
+        // Agora's token FAQ: a token built for another App ID is an invalid token.
         Refusal(name: "other App ID", token: { $0.token(appId: "0123456789abcdef0123456789abcdef") },
-                state: .failed, reason: .invalidAppId, error: .invalidAppId),
+                state: .disconnected, reason: .invalidToken, error: .invalidToken),
     ]
 
     @Test(arguments: refusals)
