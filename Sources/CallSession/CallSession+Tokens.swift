@@ -81,7 +81,7 @@ extension CallSession {
         guard !ended else { return nil }
         guard let engine else { return reason == .join ? .join : nil }
         let state = engine.connectionState
-        if state == .failed, engine.connectionChangedReason == .tokenExpired { return .requestToken }
+        if state == .failed, engine.connectionChangedReason == .reasonTokenExpired { return .requestToken }
         switch reason {
         case .join, .rejoin: return state == .disconnected || state == .failed ? reason : nil
         case .willExpire, .manual: return state == .connected || state == .reconnecting ? reason : nil
@@ -105,7 +105,7 @@ extension CallSession {
             switch engine.connectionState {
             case .disconnected:
                 join(engine, with: token, renewing: nil)
-            case .failed where engine.connectionChangedReason != .tokenExpired:
+            case .failed where engine.connectionChangedReason != .reasonTokenExpired:
                 _ = engine.leaveChannel()
                 join(engine, with: token, renewing: nil)
             default:

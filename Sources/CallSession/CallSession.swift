@@ -108,15 +108,15 @@ public final class CallSession {
     /// ban, a lost link given up on. Failed for an expired token is not: a fresh token brings the call back.
     static func refused(_ state: AgoraConnectionState, _ reason: AgoraConnectionChangedReason) -> Bool {
         switch state {
-        case .failed: reason != .tokenExpired
+        case .failed: reason != .reasonTokenExpired
         case .disconnected: refusals.contains(reason)
         default: false
         }
     }
 
     private static let refusals: Set<AgoraConnectionChangedReason> = [
-        .invalidAppId, .invalidChannelName, .invalidToken, .tokenExpired, .bannedByServer, .rejectedByServer, .joinFailed,
-        .inconsistentAppId,
+        .reasonInvalidAppId, .reasonInvalidChannelName, .reasonInvalidToken, .reasonTokenExpired, .reasonBannedByServer,
+        .reasonRejectedByServer, .reasonJoinFailed,
     ]
 
     /// The session's clock time since it started.

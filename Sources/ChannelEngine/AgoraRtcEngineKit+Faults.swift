@@ -23,11 +23,11 @@ extension AgoraRtcEngineKit {
                 timers.cancel(channel.linkTimers)
                 channel.linkTimers = []
                 if channel.state == .reconnecting {
-                    setState(.connected, .rejoinSuccess, on: channel)
+                    setState(.connected, .reasonRejoinSuccess, on: channel)
                     emit(.didRejoinChannel(channel: channel.connection.channelId, uid: channel.connection.localUid,
                                            elapsed: elapsedMilliseconds(since: channel.joinStartedAt)), on: channel)
                 }
-                if channel.joinWaitsForNetwork { completeJoin(channel, rejoining: channel.reason == .renewToken) }
+                if channel.joinWaitsForNetwork { completeJoin(channel, rejoining: channel.reason == .reasonRenewToken) }
                 syncRemoteUsers(of: channel)
             }
         }
@@ -38,7 +38,7 @@ extension AgoraRtcEngineKit {
     public func simulateBan() {
         for channel in activeChannels where channel.isActive && channel.state != .failed {
             stopTimers(of: channel)
-            setState(.failed, .bannedByServer, on: channel)
+            setState(.failed, .reasonBannedByServer, on: channel)
             detach(channel)
         }
         flush()
@@ -56,8 +56,8 @@ extension AgoraRtcEngineKit {
             }
         }
         channel.linkTimers = [
-            at(Self.interruptedAfter) { [unowned self] in self.setState(.reconnecting, .interrupted, on: $0) },
-            at(Self.lostAfter) { [unowned self] in self.setState(.reconnecting, .lost, on: $0) },
+            at(Self.interruptedAfter) { [unowned self] in self.setState(.reconnecting, .reasonInterrupted, on: $0) },
+            at(Self.lostAfter) { [unowned self] in self.setState(.reconnecting, .reasonLost, on: $0) },
             at(Self.peersDroppedAfter) { [unowned self] channel in
                 for uid in channel.announced { self.emit(.didOfflineOfUid(uid, reason: .dropped), on: channel) }
                 channel.announced = []
@@ -65,7 +65,7 @@ extension AgoraRtcEngineKit {
             },
             at(Self.failedAfter) { [unowned self] channel in
                 self.stopTimers(of: channel)
-                self.setState(.failed, .joinFailed, on: channel)
+                self.setState(.failed, .reasonJoinFailed, on: channel)
                 self.detach(channel)
             },
         ]

@@ -18,12 +18,12 @@ struct Rejection: Error {
     let error: AgoraErrorCode
     let renewCode: AgoraRenewTokenErrorCode
 
-    static let invalidToken = Rejection(state: .disconnected, reason: .invalidToken, error: .invalidToken, renewCode: .invalidToken)
-    static let wrongChannel = Rejection(state: .disconnected, reason: .invalidToken, error: .invalidToken, renewCode: .invalidChannelName)
-    static let expired = Rejection(state: .failed, reason: .tokenExpired, error: .tokenExpired, renewCode: .tokenExpired)
-    static let invalidAppId = Rejection(state: .failed, reason: .invalidAppId, error: .invalidAppId, renewCode: .failure)
+    static let invalidToken = Rejection(state: .disconnected, reason: .reasonInvalidToken, error: .invalidToken, renewCode: .invalidToken)
+    static let wrongChannel = Rejection(state: .disconnected, reason: .reasonInvalidToken, error: .invalidToken, renewCode: .invalidChannelName)
+    static let expired = Rejection(state: .failed, reason: .reasonTokenExpired, error: .tokenExpired, renewCode: .tokenExpired)
+    static let invalidAppId = Rejection(state: .failed, reason: .reasonInvalidAppId, error: .invalidAppId, renewCode: .failure)
     /// A token built for another App ID is an invalid token (Agora's token FAQ).
-    static let otherAppId = Rejection(state: .disconnected, reason: .invalidToken, error: .invalidToken, renewCode: .inconsistentAppId)
+    static let otherAppId = Rejection(state: .disconnected, reason: .reasonInvalidToken, error: .invalidToken, renewCode: .inconsistentAppId)
 }
 
 /// How a new token reached the engine, for the callbacks each path gets.
@@ -73,7 +73,7 @@ extension AgoraRtcEngineKit {
             channel.pendingRenewResult = path == .renewToken
             return
         }
-        let expiredOut = channel.state == .failed && channel.reason == .tokenExpired
+        let expiredOut = channel.state == .failed && channel.reason == .reasonTokenExpired
         if channel.state == .failed && !expiredOut {
             if path == .renewToken { emit(.renewTokenResult(token: token, code: .failure), on: channel) }
             return
@@ -163,7 +163,7 @@ extension AgoraRtcEngineKit {
         let wasIn = channel.isInChannel
         stopTimers(of: channel)
         emit(.requestToken, on: channel)
-        setState(.failed, .tokenExpired, on: channel)
+        setState(.failed, .reasonTokenExpired, on: channel)
         detach(channel)
         if wasIn { emit(.simulatorNotice(.localUserOfflineForPeers(.quit)), on: channel) }
     }

@@ -44,7 +44,7 @@ public final class AgoraRtcEngineKit {
     /// The main connection's state.
     public var connectionState: AgoraConnectionState { main?.state ?? .disconnected }
     /// The reason of the main connection's last state change.
-    public var connectionChangedReason: AgoraConnectionChangedReason { main?.reason ?? .leaveChannel }
+    public var connectionChangedReason: AgoraConnectionChangedReason { main?.reason ?? .reasonLeaveChannel }
     /// Channel and local uid of the main connection (the uid the engine assigned when joined with 0).
     public var connection: AgoraRtcConnection? { main?.connection }
     public var clientRole: AgoraClientRole { role }
@@ -170,7 +170,7 @@ public final class AgoraRtcEngineKit {
         do throws(TokenError) {
             try AgoraID.validateChannelName(channelId)
         } catch {
-            return -Int32(AgoraErrorCode.invalidChannelName.rawValue)
+            return -Int32(AgoraErrorCode.invalidChannelId.rawValue)
         }
         if uid > UInt(UInt32.max) { return -Int32(AgoraErrorCode.invalidUserId.rawValue) }
         return nil
@@ -185,7 +185,7 @@ public final class AgoraRtcEngineKit {
     func beginJoin(_ channel: Channel, token: String?, rejoining: Bool = false) {
         channel.pendingToken = token
         channel.joinStartedAt = timers.now
-        setState(.connecting, rejoining ? .renewToken : .connecting, on: channel)
+        setState(.connecting, rejoining ? .reasonRenewToken : .reasonConnecting, on: channel)
         channel.joinTimer = timers.schedule(after: config.simulation.joinLatency) { [weak self, weak channel] in
             guard let self, let channel else { return }
             self.run { self.completeJoin(channel, rejoining: rejoining) }
@@ -217,7 +217,7 @@ public final class AgoraRtcEngineKit {
             emit(.didOccurError(rejection.error), on: channel)
             detach(channel)
         case .success(let accepted):
-            setState(.connected, rejoining ? .rejoinSuccess : .joinSuccess, on: channel)
+            setState(.connected, rejoining ? .reasonRejoinSuccess : .reasonJoinSuccess, on: channel)
             if !rejoining {
                 emit(.didJoinChannel(channel: channel.connection.channelId, uid: channel.connection.localUid,
                                      elapsed: elapsedMilliseconds(since: channel.joinStartedAt)), on: channel)
@@ -246,7 +246,7 @@ public final class AgoraRtcEngineKit {
         channel.tokenExpiresAt = nil
         channel.tokenExpiry = nil
         detach(channel)
-        setState(.disconnected, .leaveChannel, on: channel)
+        setState(.disconnected, .reasonLeaveChannel, on: channel)
         emit(.didLeaveChannel(channel.connection), on: channel)
         if wasIn { emit(.simulatorNotice(.localUserOfflineForPeers(.quit)), on: channel) }
     }

@@ -5,30 +5,42 @@ public enum AgoraConnectionState: Int, Sendable, CaseIterable {
     public var name: String { String(describing: self) }
 }
 
-/// Why the connection state changed, with Agora's numbers (`AgoraConnectionChangedReason`).
+/// Why the connection state changed (`AgoraConnectionChangedReason`): the iOS header's cases as Swift imports
+/// them (`AgoraConnectionReasonTokenExpired` is `.reasonTokenExpired`) and its numbers, which stop at 22.
 public enum AgoraConnectionChangedReason: Int, Sendable, CaseIterable {
-    case connecting = 0, joinSuccess = 1, interrupted = 2, bannedByServer = 3, joinFailed = 4, leaveChannel = 5
-    case invalidAppId = 6, invalidChannelName = 7, invalidToken = 8, tokenExpired = 9, rejectedByServer = 10
-    case settingProxyServer = 11, renewToken = 12, clientIpAddressChanged = 13, keepAliveTimeout = 14
-    case rejoinSuccess = 15, lost = 16, echoTest = 17, clientIpAddressChangedByUser = 18, sameUidLogin = 19
-    case tooManyBroadcasters = 20, licenseValidationFailure = 21, certificationVerifyFailure = 22
-    case streamChannelNotAvailable = 23, inconsistentAppId = 24
+    case reasonConnecting = 0, reasonJoinSuccess = 1, reasonInterrupted = 2, reasonBannedByServer = 3
+    case reasonJoinFailed = 4, reasonLeaveChannel = 5, reasonInvalidAppId = 6, reasonInvalidChannelName = 7
+    case reasonInvalidToken = 8, reasonTokenExpired = 9, reasonRejectedByServer = 10, reasonSettingProxyServer = 11
+    case reasonRenewToken = 12, reasonClientIpAddressChanged = 13, reasonKeepAliveTimeout = 14
+    case reasonRejoinSuccess = 15, reasonLost = 16, reasonEchoTest = 17
+    case clientIpAddressChangedByUser = 18, sameUidLogin = 19, tooManyBroadcasters = 20
+    case licenseValidationFailure = 21, certificationVerifyFailure = 22
 
-    public var name: String { String(describing: self) }
+    /// The reason as Agora's docs name it and the headless lines print it: `tokenExpired`, without Swift's prefix.
+    public var name: String {
+        let swiftName = String(describing: self)
+        guard swiftName.hasPrefix("reason") else { return swiftName }
+        let rest = swiftName.dropFirst("reason".count)
+        return rest.prefix(1).lowercased() + rest.dropFirst()
+    }
 }
 
-/// Error codes the engine reports, with Agora's numbers (`AgoraErrorCode`); methods return them negated.
+/// Error codes the engine reports, as Swift imports `AgoraErrorCode` (`.invalidChannelId` is 102); methods return
+/// them negated.
 public enum AgoraErrorCode: Int, Sendable, CaseIterable {
     case invalidArgument = 2
     case notReady = 3
     case notInitialized = 7
     case invalidState = 8
     case joinChannelRejected = 17
+    case leaveChannelRejected = 18
     case invalidAppId = 101
-    case invalidChannelName = 102
+    case invalidChannelId = 102
     case tokenExpired = 109
     case invalidToken = 110
     case invalidUserId = 121
+    case clientIsBannedByServer = 123
+    case invalidUserAccount = 134
 
     public var name: String { String(describing: self) }
 }

@@ -10,7 +10,7 @@ final class Channel {
     let isMain: Bool
 
     var state: AgoraConnectionState = .disconnected
-    var reason: AgoraConnectionChangedReason = .leaveChannel
+    var reason: AgoraConnectionChangedReason = .reasonLeaveChannel
     /// The token the connection holds, and where its expiry falls on the engine's clock.
     var token: String?
     var tokenExpiresAt: Int64?

@@ -36,7 +36,7 @@ import Testing
         #expect(h.recorder.count("renewTokenResult") == 0)
         await h.advance(1)
         #expect(h.recorder.events.filter { $0.name == "renewTokenResult" } == [.renewTokenResult(token: wrong, code: .invalidToken)])
-        #expect(h.recorder.states.last == .connectionStateChanged(.disconnected, reason: .invalidToken))
+        #expect(h.recorder.states.last == .connectionStateChanged(.disconnected, reason: .reasonInvalidToken))
     }
 
     @Test func renewingWhileConnectingWithAGoodTokenSucceedsAfterTheJoin() async {
@@ -67,7 +67,7 @@ import Testing
         h.recorder.clear()
         app.clear()
         h.engine.simulateNetworkInterruption(false)
-        #expect(h.recorder.states == [.connectionStateChanged(.connected, reason: .rejoinSuccess)])
+        #expect(h.recorder.states == [.connectionStateChanged(.connected, reason: .reasonRejoinSuccess)])
         #expect(app.events.contains(.didRejoinChannel(channel: "test", uid: 42, elapsed: 6000)))
     }
 }

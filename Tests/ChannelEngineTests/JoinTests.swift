@@ -8,12 +8,12 @@ import Testing
     @Test func aGoodTokenJoinsAfterTheNetworkAnswers() async {
         let h = Harness()
         #expect(h.engine.joinChannel(byToken: h.token(), channelId: "test", uid: 42) == 0)
-        #expect(h.recorder.events == [.connectionStateChanged(.connecting, reason: .connecting)])
+        #expect(h.recorder.events == [.connectionStateChanged(.connecting, reason: .reasonConnecting)])
         #expect(h.engine.connectionState == .connecting)
         await h.advance(1)
         #expect(h.recorder.events.prefix(3) == [
-            .connectionStateChanged(.connecting, reason: .connecting),
-            .connectionStateChanged(.connected, reason: .joinSuccess),
+            .connectionStateChanged(.connecting, reason: .reasonConnecting),
+            .connectionStateChanged(.connected, reason: .reasonJoinSuccess),
             .didJoinChannel(channel: "test", uid: 42, elapsed: 250),
         ])
         #expect(h.engine.connectionState == .connected)
@@ -81,22 +81,22 @@ import Testing
 
     nonisolated static let refusals: [Refusal] = [
         Refusal(name: "wrong certificate", token: { $0.token(signedWith: String(repeating: "a", count: 32)) },
-                state: .disconnected, reason: .invalidToken, error: .invalidToken),
+                state: .disconnected, reason: .reasonInvalidToken, error: .invalidToken),
         Refusal(name: "other channel", token: { $0.token(channel: "other") },
-                state: .disconnected, reason: .invalidToken, error: .invalidToken),
-        Refusal(name: "other uid", token: { $0.token(uid: 43) }, state: .disconnected, reason: .invalidToken, error: .invalidToken),
-        Refusal(name: "garbage", token: { _ in "007garbage" }, state: .disconnected, reason: .invalidToken, error: .invalidToken),
+                state: .disconnected, reason: .reasonInvalidToken, error: .invalidToken),
+        Refusal(name: "other uid", token: { $0.token(uid: 43) }, state: .disconnected, reason: .reasonInvalidToken, error: .invalidToken),
+        Refusal(name: "garbage", token: { _ in "007garbage" }, state: .disconnected, reason: .reasonInvalidToken, error: .invalidToken),
         Refusal(name: "an App ID instead of a token", token: { _ in TestCredentials.appID },
-                state: .disconnected, reason: .invalidToken, error: .invalidToken),
+                state: .disconnected, reason: .reasonInvalidToken, error: .invalidToken),
         Refusal(name: "no token while a certificate is on", token: { _ in nil },
-                state: .disconnected, reason: .invalidToken, error: .invalidToken),
+                state: .disconnected, reason: .reasonInvalidToken, error: .invalidToken),
         Refusal(name: "expired", token: { $0.token(expire: 60, issuedAgo: 61) },
-                state: .failed, reason: .tokenExpired, error: .tokenExpired),
+                state: .failed, reason: .reasonTokenExpired, error: .tokenExpired),
         Refusal(name: "join privilege expired", token: { $0.token(expire: 600, privilegeExpire: 30, issuedAgo: 31) },
-                state: .failed, reason: .tokenExpired, error: .tokenExpired),
+                state: .failed, reason: .reasonTokenExpired, error: .tokenExpired),
         // Agora's token FAQ: a token built for another App ID is an invalid token.
         Refusal(name: "other App ID", token: { $0.token(appId: "0123456789abcdef0123456789abcdef") },
-                state: .disconnected, reason: .invalidToken, error: .invalidToken),
+                state: .disconnected, reason: .reasonInvalidToken, error: .invalidToken),
     ]
 
     @Test(arguments: refusals)
@@ -105,7 +105,7 @@ import Testing
         #expect(h.engine.joinChannel(byToken: refusal.token(h), channelId: "test", uid: 42) == 0)
         await h.advance(1)
         #expect(h.recorder.events == [
-            .connectionStateChanged(.connecting, reason: .connecting),
+            .connectionStateChanged(.connecting, reason: .reasonConnecting),
             .connectionStateChanged(refusal.state, reason: refusal.reason),
             .didOccurError(refusal.error),
         ])
@@ -116,7 +116,7 @@ import Testing
         let h = Harness(appId: "not-an-app-id")
         _ = h.engine.joinChannel(byToken: h.token(), channelId: "test", uid: 42)
         await h.advance(1)
-        #expect(h.recorder.states.last == .connectionStateChanged(.failed, reason: .invalidAppId))
+        #expect(h.recorder.states.last == .connectionStateChanged(.failed, reason: .reasonInvalidAppId))
         #expect(h.recorder.events.last == .didOccurError(.invalidAppId))
     }
 
@@ -152,7 +152,7 @@ import Testing
         h.recorder.clear()
         #expect(h.engine.leaveChannel() == 0)
         #expect(h.recorder.events == [
-            .connectionStateChanged(.disconnected, reason: .leaveChannel),
+            .connectionStateChanged(.disconnected, reason: .reasonLeaveChannel),
             .didLeaveChannel(AgoraRtcConnection(channelId: "test", localUid: 42)),
             .simulatorNotice(.localUserOfflineForPeers(.quit)),
         ])

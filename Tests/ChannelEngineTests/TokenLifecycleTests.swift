@@ -19,7 +19,7 @@ typealias TestSupportClock = ManualClock
         h.recorder.clear()
         await h.advance(0.2)
         #expect(h.recorder.times(of: "requestToken") == [.seconds(120)])
-        #expect(Array(h.recorder.events.prefix(2)) == [.requestToken, .connectionStateChanged(.failed, reason: .tokenExpired)])
+        #expect(Array(h.recorder.events.prefix(2)) == [.requestToken, .connectionStateChanged(.failed, reason: .reasonTokenExpired)])
         #expect(h.recorder.events.contains(.simulatorNotice(.localUserOfflineForPeers(.quit))))
         #expect(h.engine.connectionState == .failed)
         await h.advance(600)
@@ -102,10 +102,10 @@ typealias TestSupportClock = ManualClock
         #expect(h.engine.renewToken(fresh) == 0)
         #expect(h.recorder.events == [
             .renewTokenResult(token: fresh, code: .success),
-            .connectionStateChanged(.connecting, reason: .renewToken),
+            .connectionStateChanged(.connecting, reason: .reasonRenewToken),
         ])
         await h.advance(1)
-        #expect(h.recorder.states.last == .connectionStateChanged(.connected, reason: .rejoinSuccess))
+        #expect(h.recorder.states.last == .connectionStateChanged(.connected, reason: .reasonRejoinSuccess))
         #expect(h.recorder.count("didJoinedOfUid") == 1)
         #expect(h.engine.tokenExpiresAt == Int64(h.clock.unixTime) - 1 + 600)
     }
@@ -115,7 +115,7 @@ typealias TestSupportClock = ManualClock
         await h.join(expire: 3600)
         h.recorder.clear()
         h.engine.simulateTokenExpiry()
-        #expect(Array(h.recorder.events.prefix(2)) == [.requestToken, .connectionStateChanged(.failed, reason: .tokenExpired)])
+        #expect(Array(h.recorder.events.prefix(2)) == [.requestToken, .connectionStateChanged(.failed, reason: .reasonTokenExpired)])
     }
 
     @Test func theThreeRenewalPathsAreReportedDifferently() async {
@@ -177,8 +177,8 @@ typealias TestSupportClock = ManualClock
         #expect(renewals == 8640)
         #expect(h.recorder.count("requestToken") == 0)
         #expect(h.recorder.states == [
-            .connectionStateChanged(.connecting, reason: .connecting),
-            .connectionStateChanged(.connected, reason: .joinSuccess),
+            .connectionStateChanged(.connecting, reason: .reasonConnecting),
+            .connectionStateChanged(.connected, reason: .reasonJoinSuccess),
         ])
         #expect(h.recorder.count("renewTokenResult") == renewals)
         #expect(!h.recorder.reentered)
@@ -194,7 +194,7 @@ typealias TestSupportClock = ManualClock
         await h.advance(24 * 3600)
         #expect(h.recorder.times(of: "tokenPrivilegeWillExpire") == [.seconds(10)])
         #expect(h.recorder.times(of: "requestToken") == [.seconds(40)])
-        #expect(h.recorder.states.last == .connectionStateChanged(.failed, reason: .tokenExpired))
+        #expect(h.recorder.states.last == .connectionStateChanged(.failed, reason: .reasonTokenExpired))
     }
 
     @Test func callbacksAreNeverReentrant() async throws {
