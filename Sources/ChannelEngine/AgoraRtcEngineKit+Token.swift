@@ -35,6 +35,7 @@ extension AgoraRtcEngineKit {
     /// Replaces the main connection's token. Returns 0, or -2 for an empty token; the outcome comes in
     /// `renewTokenResult`, once the network has checked the token (while connecting: when the join is answered).
     /// From failed/tokenExpired it rejoins: connecting/renewToken, then connected.
+    @discardableResult
     public func renewToken(_ token: String) -> Int32 {
         guard !token.isEmpty else { return -Int32(AgoraErrorCode.invalidArgument.rawValue) }
         if let main, main.isActive {
@@ -48,6 +49,7 @@ extension AgoraRtcEngineKit {
 
     /// Updates the main connection's options; a token in them renews like `renewToken`, without
     /// `renewTokenResult`. Returns 0, or -8 when not in a channel (disconnected or failed).
+    @discardableResult
     public func updateChannel(with mediaOptions: AgoraRtcChannelMediaOptions) -> Int32 {
         guard let main, main.acceptsUpdates else { return -Int32(AgoraErrorCode.invalidState.rawValue) }
         let code = update(main, with: mediaOptions)
@@ -96,7 +98,7 @@ extension AgoraRtcEngineKit {
     /// Checks a token as Agora's network does: App ID, signature (when the certificate is known), expiry,
     /// join privilege, channel and uid.
     func evaluate(_ token: String?, for channel: Channel) -> Result<AcceptedToken, Rejection> {
-        guard AgoraID.isValid(config.appId) else { return .failure(.invalidAppId) }
+        guard AgoraID.isValid(appId) else { return .failure(.invalidAppId) }
         let certificate = config.simulation.appCertificate
         guard let token, !token.isEmpty else {
             return certificate == nil ? .success(AcceptedToken(token: nil, expiresAt: nil, expiry: nil)) : .failure(.invalidToken)
@@ -104,8 +106,8 @@ extension AgoraRtcEngineKit {
         let parsed: AgoraToken
         do { parsed = try AgoraToken(parsing: token) } catch { return .failure(.invalidToken) }
         let unixNow = config.simulation.unixTime()
-        let check = TokenCheck(appID: config.appId, appCertificate: certificate, channel: channel.connection.channelId,
-                               user: .uid(UInt32(channel.connection.localUid)))
+        let check = TokenCheck(appID: appId, appCertificate: certificate, channel: channel.connection.channelId,
+                               user: channel.account.map(RTCUser.account) ?? .uid(UInt32(channel.connection.localUid)))
         do throws(TokenError) {
             try parsed.validate(check, now: Int64(unixNow.rounded(.down)))
         } catch {

@@ -72,33 +72,16 @@ public enum AgoraChannelProfile: Int, Sendable {
     case communication = 0, liveBroadcasting = 1
 }
 
-/// Options for joining or updating a channel (`AgoraRtcChannelMediaOptions`); nil leaves a setting as it is.
-public struct AgoraRtcChannelMediaOptions: Sendable, Equatable {
-    public var token: String?
-    public var clientRoleType: AgoraClientRole?
-    public var publishCameraTrack: Bool?
-    public var autoSubscribeVideo: Bool?
+/// Extra settings of a role change (`AgoraClientRoleOptions`); the simulator keeps them but nothing depends on them.
+public final class AgoraClientRoleOptions {
+    public var audienceLatencyLevel: AgoraAudienceLatencyLevelType = .ultraLowLatency
 
-    public init(token: String? = nil, clientRoleType: AgoraClientRole? = nil, publishCameraTrack: Bool? = nil,
-                autoSubscribeVideo: Bool? = nil) {
-        self.token = token
-        self.clientRoleType = clientRoleType
-        self.publishCameraTrack = publishCameraTrack
-        self.autoSubscribeVideo = autoSubscribeVideo
-    }
+    public init() {}
 }
 
-/// One channel connection of the multi-channel API (`AgoraRtcConnection`).
-public struct AgoraRtcConnection: Sendable, Hashable, CustomStringConvertible {
-    public var channelId: String
-    public var localUid: UInt
-
-    public init(channelId: String, localUid: UInt) {
-        self.channelId = channelId
-        self.localUid = localUid
-    }
-
-    public var description: String { "\(channelId)/\(localUid)" }
+/// An audience member's latency level (`AgoraAudienceLatencyLevelType`).
+public enum AgoraAudienceLatencyLevelType: Int, Sendable {
+    case lowLatency = 1, ultraLowLatency = 2
 }
 
 /// A video size in pixels.

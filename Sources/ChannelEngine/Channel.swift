@@ -3,8 +3,12 @@ import Timers
 /// One local connection to a channel: the main one, or one of the multi-channel API.
 @MainActor
 final class Channel {
-    var connection: AgoraRtcConnection
+    var connection: ConnectionKey
+    /// The user account joined with, which the token must name instead of the uid.
+    var account: String?
     var role: AgoraClientRole
+    /// Called instead of the delegate's `didJoinChannel` when the join succeeds.
+    var joinSuccess: ((String, UInt, Int) -> Void)?
     /// The delegate of a `joinChannelEx` connection; the main channel uses the engine's.
     weak var exDelegate: (any AgoraRtcEngineDelegate)?
     let isMain: Bool
@@ -30,7 +34,9 @@ final class Channel {
     var announced: [UInt] = []
     var videoTimers: [TimerQueue.ID] = []
 
-    init(connection: AgoraRtcConnection, role: AgoraClientRole, isMain: Bool, exDelegate: (any AgoraRtcEngineDelegate)?) {
+    var joinedAt: Duration?
+
+    init(connection: ConnectionKey, role: AgoraClientRole, isMain: Bool, exDelegate: (any AgoraRtcEngineDelegate)?) {
         self.connection = connection
         self.role = role
         self.isMain = isMain

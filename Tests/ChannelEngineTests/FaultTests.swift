@@ -87,7 +87,7 @@ import Testing
                                        delegate: other) == -121)
         let mainEvents = h.recorder.events.count
         await h.advance(5)
-        #expect(h.engine.connectionState(for: connection) == .connected)
+        #expect(h.engine.getConnectionStateEx(connection) == .connected)
         #expect(other.events.contains(.didJoinChannel(channel: "second", uid: 7, elapsed: 250)))
         #expect(other.count("didJoinedOfUid") == 1)
         #expect(h.recorder.events.count == mainEvents + 0 || h.recorder.events[mainEvents...].allSatisfy { $0.name != "didJoinChannel" })
@@ -97,7 +97,7 @@ import Testing
         #expect(other.count("requestToken") == 0)
         #expect(h.engine.leaveChannelEx(connection) == 0)
         #expect(other.events.last == .simulatorNotice(.localUserOfflineForPeers(.quit)))
-        #expect(h.engine.connectionState(for: connection) == .disconnected)
+        #expect(h.engine.getConnectionStateEx(connection) == .disconnected)
         #expect(h.engine.updateChannelEx(with: AgoraRtcChannelMediaOptions(token: fresh), connection: connection) == -8)
         #expect(h.engine.connectionState == .connected)
     }

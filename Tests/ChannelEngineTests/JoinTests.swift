@@ -146,16 +146,22 @@ import Testing
         #expect(h.recorder.count("requestToken") == 0)
     }
 
-    @Test func leavingSaysDisconnectedThenDidLeave() async {
+    @Test func leavingSaysDisconnectedThenDidLeaveWithTheCallsStatistics() async {
         let h = Harness()
         await h.join()
+        await h.advance(10)
         h.recorder.clear()
-        #expect(h.engine.leaveChannel() == 0)
+        var blockStats: AgoraChannelStats?
+        #expect(h.engine.leaveChannel { blockStats = $0 } == 0)
+        var stats = AgoraChannelStats()
+        stats.duration = 10
+        stats.userCount = 1
         #expect(h.recorder.events == [
             .connectionStateChanged(.disconnected, reason: .reasonLeaveChannel),
-            .didLeaveChannel(AgoraRtcConnection(channelId: "test", localUid: 42)),
+            .didLeaveChannel(channel: "test", uid: 42, stats: stats),
             .simulatorNotice(.localUserOfflineForPeers(.quit)),
         ])
+        #expect(blockStats == stats)
         await h.advance(700)
         #expect(h.recorder.count("requestToken") == 0)
         #expect(h.recorder.count("tokenPrivilegeWillExpire") == 0)
