@@ -106,7 +106,7 @@ extension CallSession {
             case .disconnected:
                 join(engine, with: token, renewing: nil)
             case .failed where engine.connectionChangedReason != .reasonTokenExpired:
-                _ = engine.leaveChannel()
+                engine.leaveChannel()
                 join(engine, with: token, renewing: nil)
             default:
                 renew(engine, with: token, method: renewMethod)
@@ -126,14 +126,14 @@ extension CallSession {
     private func renew(_ engine: AgoraRtcEngineKit, with token: String, method: RenewMethod) {
         switch method {
         case .renew:
-            _ = engine.renewToken(token)
+            engine.renewToken(token)
         case .update where engine.connectionState == .failed:
             // updateChannel refuses a failed connection (-8); renewToken brings an expired one back.
-            _ = engine.renewToken(token)
+            engine.renewToken(token)
         case .update:
-            _ = engine.updateChannel(with: AgoraRtcChannelMediaOptions(token: token))
+            engine.updateChannel(with: AgoraRtcChannelMediaOptions(token: token))
         case .rejoin:
-            _ = engine.leaveChannel()
+            engine.leaveChannel()
             join(engine, with: token, renewing: .rejoin)
             return
         }

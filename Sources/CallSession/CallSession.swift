@@ -84,8 +84,8 @@ public final class CallSession {
                                     seed: configuration.seed, remoteUsers: configuration.remoteUsers)
         let engine = AgoraRtcEngineKit(config: AgoraRtcEngineConfig(appId: appID, simulation: simulation), delegate: nil)
         engine.observer = { [weak self] in self?.record($0) }
-        _ = engine.enableVideo()
-        _ = engine.startPreview()
+        engine.enableVideo()
+        engine.startPreview()
         self.engine = engine
         if certificate == nil { emit(.note("no App Certificate given: the engine checks everything but the signature")) }
         return engine
@@ -98,7 +98,7 @@ public final class CallSession {
         let failed = engine.map { engine in
             engine.connectionState == .failed || Self.refused(engine.connectionState, engine.connectionChangedReason)
         } ?? true
-        if let engine, engine.connectionState != .disconnected { _ = engine.leaveChannel() }
+        if let engine, engine.connectionState != .disconnected { engine.leaveChannel() }
         ended = true
         emit(.sessionEnded(failed: failed))
         continuation.finish()

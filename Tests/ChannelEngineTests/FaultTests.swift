@@ -53,7 +53,7 @@ import Testing
     @Test func aJoinWaitsForTheLink() async {
         let h = Harness()
         h.engine.simulateNetworkInterruption(true)
-        _ = h.engine.joinChannel(byToken: h.token(), channelId: "test", uid: 42)
+        h.engine.joinChannel(byToken: h.token(), channelId: "test", uid: 42)
         await h.advance(5)
         #expect(h.engine.connectionState == .connecting)
         h.engine.simulateNetworkInterruption(false)
@@ -68,7 +68,7 @@ import Testing
         await h.advance(700)
         #expect(h.recorder.count("requestToken") == 0)
         #expect(h.engine.remoteUids.isEmpty)
-        _ = h.engine.renewToken(h.token())
+        h.engine.renewToken(h.token())
         #expect(h.recorder.events.last == .renewTokenResult(token: h.token(), code: .failure))
     }
 }

@@ -27,12 +27,12 @@ import Testing
         let delegate = Recorder()
         h.engine.delegate = delegate
         await h.join(expire: 40)
-        _ = h.engine.setClientRole(.audience)
+        h.engine.setClientRole(.audience)
         h.engine.simulateNetworkInterruption(true)
         await h.advance(15)
         h.engine.simulateNetworkInterruption(false)
         await h.advance(40)
-        _ = h.engine.leaveChannel()
+        h.engine.leaveChannel()
         await h.advance(1)
         let names = Set(h.recorder.events.map(\.name))
         #expect(names.isSuperset(of: ["didJoinChannel", "connectionStateChanged", "didJoinedOfUid", "firstRemoteVideoFrame",
@@ -56,7 +56,7 @@ import Testing
     @Test func uidZeroGetsASeededUid() async throws {
         func assigned(seed: UInt64) async throws -> UInt {
             let h = Harness(seed: seed)
-            _ = h.engine.joinChannel(byToken: h.token(uid: 0), channelId: "test", uid: 0)
+            h.engine.joinChannel(byToken: h.token(uid: 0), channelId: "test", uid: 0)
             await h.advance(1)
             let uid = try #require(h.recorder.events.lazy.compactMap { event -> UInt? in
                 if case .didJoinChannel(_, let uid, _) = event { uid } else { nil }
@@ -114,7 +114,7 @@ import Testing
 
     @Test func aMalformedEngineAppIdFailsTheJoin() async {
         let h = Harness(appId: "not-an-app-id")
-        _ = h.engine.joinChannel(byToken: h.token(), channelId: "test", uid: 42)
+        h.engine.joinChannel(byToken: h.token(), channelId: "test", uid: 42)
         await h.advance(1)
         #expect(h.recorder.states.last == .connectionStateChanged(.failed, reason: .reasonInvalidAppId))
         #expect(h.recorder.events.last == .didOccurError(.invalidAppId))
@@ -122,24 +122,24 @@ import Testing
 
     @Test func aTokenForUidZeroFitsAnyUid() async {
         let h = Harness()
-        _ = h.engine.joinChannel(byToken: h.token(uid: 0), channelId: "test", uid: 4_000_000_000)
+        h.engine.joinChannel(byToken: h.token(uid: 0), channelId: "test", uid: 4_000_000_000)
         await h.advance(1)
         #expect(h.engine.connectionState == .connected)
     }
 
     @Test func withoutACertificateTheSignatureIsNotCheckedAndTheEngineSaysSoOnce() async {
         let h = Harness(certificate: nil)
-        _ = h.engine.joinChannel(byToken: h.token(signedWith: String(repeating: "a", count: 32)), channelId: "test", uid: 42)
+        h.engine.joinChannel(byToken: h.token(signedWith: String(repeating: "a", count: 32)), channelId: "test", uid: 42)
         await h.advance(1)
         #expect(h.engine.connectionState == .connected)
-        _ = h.engine.renewToken(h.token(signedWith: String(repeating: "b", count: 32)))
+        h.engine.renewToken(h.token(signedWith: String(repeating: "b", count: 32)))
         #expect(h.recorder.events.filter { $0 == .simulatorNotice(.signatureNotChecked) }.count == 1)
         #expect(h.recorder.events.contains(.renewTokenResult(token: h.token(signedWith: String(repeating: "b", count: 32)), code: .success)))
     }
 
     @Test func withoutACertificateNoTokenJoinsInTestingMode() async {
         let h = Harness(certificate: nil)
-        _ = h.engine.joinChannel(byToken: nil, channelId: "test", uid: 42)
+        h.engine.joinChannel(byToken: nil, channelId: "test", uid: 42)
         await h.advance(3600)
         #expect(h.engine.connectionState == .connected)
         #expect(h.recorder.count("tokenPrivilegeWillExpire") == 0)
