@@ -30,7 +30,7 @@ extension CallSession {
         emit(.tokenFetchStarted(reason: reason.rawValue))
         let started = timers.now
         // A renewal wants a token that outlives the next warning; the one cached may be the one warned about.
-        let lead = reason == .join ? .zero : (engine?.config.simulation.willExpireLead ?? .zero) + .seconds(1)
+        let lead = reason == .join ? .zero : (engine?.simulation.willExpireLead ?? .zero) + .seconds(1)
         Task { @MainActor in
             do {
                 let fetched = try await cache.token(validFor: lead)

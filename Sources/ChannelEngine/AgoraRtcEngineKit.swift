@@ -10,9 +10,11 @@ public final class AgoraRtcEngineKit {
     /// Every callback of the main connection as one value, for the simulator's own consumers (the call session,
     /// tests); apps implement `delegate`. Called from the same delivery loop, just before the delegate.
     public var observer: ((AgoraRtcEvent) -> Void)?
-    /// A copy of the configuration the engine was made with.
-    public let config: AgoraRtcEngineConfig
+    /// A copy of the configuration the engine was made with, so that the app's later changes to its own change nothing.
+    let config: AgoraRtcEngineConfig
     var appId: String { config.appId ?? "" }
+    /// What the simulated network knows, as the engine was made with it.
+    public var simulation: Simulation { config.simulation }
 
     let timers: TimerQueue
     var random: SplitMix64

@@ -56,6 +56,7 @@ import Testing
         let engine = AgoraRtcEngineKit(config: config, delegate: nil)
         config.appId = "changed"
         #expect(engine.config.appId == TestCredentials.appID)
+        #expect(engine.simulation.appCertificate == TestCredentials.certificate)
     }
 
     @Test func aGuideStyleCallBuildsAndRuns() async throws {
