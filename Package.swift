@@ -5,6 +5,8 @@ let package = Package(
     name: "TokenCall",
     products: [
         .executable(name: "tokencall", targets: ["tokencall"]),
+        // The simulated AgoraRtcEngineKit, for packages that depend on this one by path.
+        .library(name: "ChannelEngine", targets: ["ChannelEngine"]),
     ],
     targets: [
         // The C boundary: nothing else imports C.

@@ -13,7 +13,7 @@ func benchScreenState() -> ScreenState {
         state.apply(SessionEvent(time: .milliseconds(Int64(seconds * 1000)), kind: kind))
     }
     at(0, .tokenFetched(latency: .milliseconds(4), expiresAt: Int64(start) + 3600))
-    at(0.25, .engine(.connectionStateChanged(.connected, reason: .joinSuccess)))
+    at(0.25, .engine(.connectionStateChanged(.connected, reason: .reasonJoinSuccess)))
     at(0.25, .engine(.didJoinChannel(channel: "test", uid: 5_550_123, elapsed: 250)))
     at(0.25, .engine(.simulatorNotice(.tokenAccepted(expiresAt: Int64(start) + 3600, short: false))))
     for (index, uid) in [11_111, 22_222, 33_333, 44_444].enumerated() {

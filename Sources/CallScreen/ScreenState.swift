@@ -27,7 +27,7 @@ public struct ScreenState: Sendable, Equatable {
     public var role: AgoraClientRole
     public var tokenServer: String
     public var connection: AgoraConnectionState = .disconnected
-    public var reason: AgoraConnectionChangedReason = .leaveChannel
+    public var reason: AgoraConnectionChangedReason = .reasonLeaveChannel
     public var tokenExpiresAt: Int64?
     /// When the current token was accepted (unix), the start of its lifetime bar.
     public var tokenAcceptedAt: Int64?
@@ -105,7 +105,7 @@ public struct ScreenState: Sendable, Equatable {
             reason = why
             if state == .disconnected || state == .failed {
                 remotes = []
-                if state == .failed || why == .leaveChannel { tokenExpiresAt = nil; tokenAcceptedAt = nil }
+                if state == .failed || why == .reasonLeaveChannel { tokenExpiresAt = nil; tokenAcceptedAt = nil }
             }
         case .didJoinChannel(_, let joined, _):
             uid = joined

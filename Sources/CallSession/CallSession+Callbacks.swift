@@ -3,6 +3,8 @@ import ChannelEngine
 extension CallSession {
     /// What the session does with each callback of the engine: publish it, and renew, recover or complete as it asks.
     func record(_ event: AgoraRtcEvent) {
+        // The headless lines and the screen do not show didRejoinChannel yet: connected/rejoinSuccess says the same.
+        if case .didRejoinChannel = event { return }
         emit(.engine(event))
         switch event {
         case .simulatorNotice(.tokenAccepted(let expiresAt, short: true)) where autoRenew:

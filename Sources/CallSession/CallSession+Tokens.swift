@@ -30,7 +30,7 @@ extension CallSession {
         emit(.tokenFetchStarted(reason: reason.rawValue))
         let started = timers.now
         // A renewal wants a token that outlives the next warning; the one cached may be the one warned about.
-        let lead = reason == .join ? .zero : (engine?.config.simulation.willExpireLead ?? .zero) + .seconds(1)
+        let lead = reason == .join ? .zero : (engine?.simulation.willExpireLead ?? .zero) + .seconds(1)
         Task { @MainActor in
             do {
                 let fetched = try await cache.token(validFor: lead)
@@ -81,7 +81,7 @@ extension CallSession {
         guard !ended else { return nil }
         guard let engine else { return reason == .join ? .join : nil }
         let state = engine.connectionState
-        if state == .failed, engine.connectionChangedReason == .tokenExpired { return .requestToken }
+        if state == .failed, engine.connectionChangedReason == .reasonTokenExpired { return .requestToken }
         switch reason {
         case .join, .rejoin: return state == .disconnected || state == .failed ? reason : nil
         case .willExpire, .manual: return state == .connected || state == .reconnecting ? reason : nil
@@ -105,8 +105,8 @@ extension CallSession {
             switch engine.connectionState {
             case .disconnected:
                 join(engine, with: token, renewing: nil)
-            case .failed where engine.connectionChangedReason != .tokenExpired:
-                _ = engine.leaveChannel()
+            case .failed where engine.connectionChangedReason != .reasonTokenExpired:
+                engine.leaveChannel()
                 join(engine, with: token, renewing: nil)
             default:
                 renew(engine, with: token, method: renewMethod)
@@ -116,19 +116,24 @@ extension CallSession {
 
     private func join(_ engine: AgoraRtcEngineKit, with token: String, renewing method: RenewMethod?) {
         pendingRenewal = method.map { ($0, token) }
+        // The role goes in with the join, as the guide's apps set it: the first join takes the configured one.
+        let role = engine.connection == nil ? configuration.role : engine.clientRole
         let code = engine.joinChannel(byToken: token, channelId: configuration.channel, uid: configuration.uid,
-                                      mediaOptions: AgoraRtcChannelMediaOptions(clientRoleType: engine.clientRole))
+                                      mediaOptions: AgoraRtcChannelMediaOptions(clientRoleType: role))
         if code != 0 { emit(.note("joinChannel returned \(code)")) }
     }
 
     private func renew(_ engine: AgoraRtcEngineKit, with token: String, method: RenewMethod) {
         switch method {
         case .renew:
-            _ = engine.renewToken(token)
+            engine.renewToken(token)
+        case .update where engine.connectionState == .failed:
+            // updateChannel refuses a failed connection (-8); renewToken brings an expired one back.
+            engine.renewToken(token)
         case .update:
-            _ = engine.updateChannel(with: AgoraRtcChannelMediaOptions(token: token))
+            engine.updateChannel(with: AgoraRtcChannelMediaOptions(token: token))
         case .rejoin:
-            _ = engine.leaveChannel()
+            engine.leaveChannel()
             join(engine, with: token, renewing: .rejoin)
             return
         }

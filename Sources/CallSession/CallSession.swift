@@ -84,9 +84,8 @@ public final class CallSession {
                                     seed: configuration.seed, remoteUsers: configuration.remoteUsers)
         let engine = AgoraRtcEngineKit(config: AgoraRtcEngineConfig(appId: appID, simulation: simulation), delegate: nil)
         engine.observer = { [weak self] in self?.record($0) }
-        _ = engine.enableVideo()
-        _ = engine.startPreview()
-        _ = engine.setClientRole(configuration.role)
+        engine.enableVideo()
+        engine.startPreview()
         self.engine = engine
         if certificate == nil { emit(.note("no App Certificate given: the engine checks everything but the signature")) }
         return engine
@@ -99,7 +98,7 @@ public final class CallSession {
         let failed = engine.map { engine in
             engine.connectionState == .failed || Self.refused(engine.connectionState, engine.connectionChangedReason)
         } ?? true
-        if let engine, engine.connectionState != .disconnected { _ = engine.leaveChannel() }
+        if let engine, engine.connectionState != .disconnected { engine.leaveChannel() }
         ended = true
         emit(.sessionEnded(failed: failed))
         continuation.finish()
@@ -109,15 +108,15 @@ public final class CallSession {
     /// ban, a lost link given up on. Failed for an expired token is not: a fresh token brings the call back.
     static func refused(_ state: AgoraConnectionState, _ reason: AgoraConnectionChangedReason) -> Bool {
         switch state {
-        case .failed: reason != .tokenExpired
+        case .failed: reason != .reasonTokenExpired
         case .disconnected: refusals.contains(reason)
         default: false
         }
     }
 
     private static let refusals: Set<AgoraConnectionChangedReason> = [
-        .invalidAppId, .invalidChannelName, .invalidToken, .tokenExpired, .bannedByServer, .rejectedByServer, .joinFailed,
-        .inconsistentAppId,
+        .reasonInvalidAppId, .reasonInvalidChannelName, .reasonInvalidToken, .reasonTokenExpired, .reasonBannedByServer,
+        .reasonRejectedByServer, .reasonJoinFailed,
     ]
 
     /// The session's clock time since it started.

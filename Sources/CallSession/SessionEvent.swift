@@ -97,8 +97,11 @@ public struct SessionEvent: Sendable, Equatable {
         switch event {
         case .didJoinChannel(let channel, let uid, let elapsed):
             [("channel", .text(channel)), ("uid", .number(Int64(uid))), ("elapsed", .number(Int64(elapsed)))]
-        case .didLeaveChannel(let connection):
-            [("channel", .text(connection.channelId)), ("uid", .number(Int64(connection.localUid)))]
+        case .didRejoinChannel(let channel, let uid, let elapsed):
+            [("channel", .text(channel)), ("uid", .number(Int64(uid))), ("elapsed", .number(Int64(elapsed)))]
+        case .didLeaveChannel(let channel, let uid, _):
+            [("channel", .text(channel)), ("uid", .number(Int64(uid)))]
+        case .didRegisteredLocalUser(let account, let uid): [("account", .text(account)), ("uid", .number(Int64(uid)))]
         case .connectionStateChanged(let state, let reason): [("state", .text(state.name)), ("reason", .text(reason.name))]
         case .tokenPrivilegeWillExpire: []
         case .requestToken: []

@@ -2,17 +2,27 @@
 import Glibc
 #endif
 
-/// How the engine is created (`AgoraRtcEngineConfig`), plus the settings of the simulation behind it.
-public struct AgoraRtcEngineConfig: Sendable {
-    public var appId: String
-    public var channelProfile: AgoraChannelProfile
-    public var simulation: Simulation
+/// How the engine is created (`AgoraRtcEngineConfig`): a class of settable properties, as in the SDK, plus the
+/// settings of the simulation behind it. The engine keeps a copy, so changing it afterwards changes nothing.
+public final class AgoraRtcEngineConfig {
+    public var appId: String?
+    public var channelProfile: AgoraChannelProfile = .liveBroadcasting
+    /// What the simulated network knows; not in Agora's SDK.
+    public var simulation = Simulation()
 
-    public init(appId: String, channelProfile: AgoraChannelProfile = .liveBroadcasting,
-                simulation: Simulation = Simulation()) {
+    public init() {}
+
+    /// The simulator's shorthand for setting the three at once.
+    public convenience init(appId: String, channelProfile: AgoraChannelProfile = .liveBroadcasting,
+                            simulation: Simulation = Simulation()) {
+        self.init()
         self.appId = appId
         self.channelProfile = channelProfile
         self.simulation = simulation
+    }
+
+    func copy() -> AgoraRtcEngineConfig {
+        AgoraRtcEngineConfig(appId: appId ?? "", channelProfile: channelProfile, simulation: simulation)
     }
 }
 

@@ -9,7 +9,7 @@ extension AgoraRtcEngineKit {
 
     /// Cuts (`true`) or restores (`false`) the simulated link. Cut: reconnecting / interrupted after 4 s,
     /// reconnecting / lost at 10 s, remote users dropped at 20 s, failed / joinFailed at 20 min.
-    /// Restored: connected / rejoinSuccess and remote users back.
+    /// Restored: connected / rejoinSuccess, `didRejoinChannel`, and remote users back.
     public func simulateNetworkInterruption(_ down: Bool) {
         guard down != (networkDownSince != nil) else { return }
         if down {
@@ -22,8 +22,12 @@ extension AgoraRtcEngineKit {
             for channel in activeChannels {
                 timers.cancel(channel.linkTimers)
                 channel.linkTimers = []
-                if channel.state == .reconnecting { setState(.connected, .rejoinSuccess, on: channel) }
-                if channel.joinWaitsForNetwork { completeJoin(channel, rejoining: channel.reason == .renewToken) }
+                if channel.state == .reconnecting {
+                    setState(.connected, .reasonRejoinSuccess, on: channel)
+                    emit(.didRejoinChannel(channel: channel.connection.channelId, uid: channel.connection.localUid,
+                                           elapsed: elapsedMilliseconds(since: channel.joinStartedAt)), on: channel)
+                }
+                if channel.joinWaitsForNetwork { completeJoin(channel, rejoining: channel.reason == .reasonRenewToken) }
                 syncRemoteUsers(of: channel)
             }
         }
@@ -34,7 +38,7 @@ extension AgoraRtcEngineKit {
     public func simulateBan() {
         for channel in activeChannels where channel.isActive && channel.state != .failed {
             stopTimers(of: channel)
-            setState(.failed, .bannedByServer, on: channel)
+            setState(.failed, .reasonBannedByServer, on: channel)
             detach(channel)
         }
         flush()
@@ -52,8 +56,8 @@ extension AgoraRtcEngineKit {
             }
         }
         channel.linkTimers = [
-            at(Self.interruptedAfter) { [unowned self] in self.setState(.reconnecting, .interrupted, on: $0) },
-            at(Self.lostAfter) { [unowned self] in self.setState(.reconnecting, .lost, on: $0) },
+            at(Self.interruptedAfter) { [unowned self] in self.setState(.reconnecting, .reasonInterrupted, on: $0) },
+            at(Self.lostAfter) { [unowned self] in self.setState(.reconnecting, .reasonLost, on: $0) },
             at(Self.peersDroppedAfter) { [unowned self] channel in
                 for uid in channel.announced { self.emit(.didOfflineOfUid(uid, reason: .dropped), on: channel) }
                 channel.announced = []
@@ -61,7 +65,7 @@ extension AgoraRtcEngineKit {
             },
             at(Self.failedAfter) { [unowned self] channel in
                 self.stopTimers(of: channel)
-                self.setState(.failed, .joinFailed, on: channel)
+                self.setState(.failed, .reasonJoinFailed, on: channel)
                 self.detach(channel)
             },
         ]

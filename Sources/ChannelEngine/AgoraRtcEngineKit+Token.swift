@@ -18,11 +18,12 @@ struct Rejection: Error {
     let error: AgoraErrorCode
     let renewCode: AgoraRenewTokenErrorCode
 
-    static let invalidToken = Rejection(state: .disconnected, reason: .invalidToken, error: .invalidToken, renewCode: .invalidToken)
-    static let wrongChannel = Rejection(state: .disconnected, reason: .invalidToken, error: .invalidToken, renewCode: .invalidChannelName)
-    static let expired = Rejection(state: .failed, reason: .tokenExpired, error: .tokenExpired, renewCode: .tokenExpired)
-    static let invalidAppId = Rejection(state: .failed, reason: .invalidAppId, error: .invalidAppId, renewCode: .failure)
-    static let inconsistentAppId = Rejection(state: .failed, reason: .inconsistentAppId, error: .invalidAppId, renewCode: .inconsistentAppId)
+    static let invalidToken = Rejection(state: .disconnected, reason: .reasonInvalidToken, error: .invalidToken, renewCode: .invalidToken)
+    static let wrongChannel = Rejection(state: .disconnected, reason: .reasonInvalidToken, error: .invalidToken, renewCode: .invalidChannelName)
+    static let expired = Rejection(state: .failed, reason: .reasonTokenExpired, error: .tokenExpired, renewCode: .tokenExpired)
+    static let invalidAppId = Rejection(state: .failed, reason: .reasonInvalidAppId, error: .invalidAppId, renewCode: .failure)
+    /// A token built for another App ID is an invalid token (Agora's token FAQ).
+    static let otherAppId = Rejection(state: .disconnected, reason: .reasonInvalidToken, error: .invalidToken, renewCode: .inconsistentAppId)
 }
 
 /// How a new token reached the engine, for the callbacks each path gets.
@@ -32,7 +33,9 @@ enum RenewalPath {
 
 extension AgoraRtcEngineKit {
     /// Replaces the main connection's token. Returns 0, or -2 for an empty token; the outcome comes in
-    /// `renewTokenResult`. From failed/tokenExpired it rejoins: connecting/renewToken, then connected.
+    /// `renewTokenResult`, once the network has checked the token (while connecting: when the join is answered).
+    /// From failed/tokenExpired it rejoins: connecting/renewToken, then connected.
+    @discardableResult
     public func renewToken(_ token: String) -> Int32 {
         guard !token.isEmpty else { return -Int32(AgoraErrorCode.invalidArgument.rawValue) }
         if let main, main.isActive {
@@ -45,9 +48,10 @@ extension AgoraRtcEngineKit {
     }
 
     /// Updates the main connection's options; a token in them renews like `renewToken`, without
-    /// `renewTokenResult`. Returns 0, or -8 when not in a channel.
+    /// `renewTokenResult`. Returns 0, or -8 when not in a channel (disconnected or failed).
+    @discardableResult
     public func updateChannel(with mediaOptions: AgoraRtcChannelMediaOptions) -> Int32 {
-        guard let main, main.isActive else { return -Int32(AgoraErrorCode.invalidState.rawValue) }
+        guard let main, main.acceptsUpdates else { return -Int32(AgoraErrorCode.invalidState.rawValue) }
         let code = update(main, with: mediaOptions)
         flush()
         return code
@@ -68,15 +72,15 @@ extension AgoraRtcEngineKit {
     func renew(_ channel: Channel, with token: String, via path: RenewalPath) {
         if channel.state == .connecting {
             channel.pendingToken = token
-            if path == .renewToken { emit(.renewTokenResult(token: token, code: .success), on: channel) }
+            channel.pendingRenewResult = path == .renewToken
             return
         }
-        let expiredOut = channel.state == .failed && channel.reason == .tokenExpired
+        let expiredOut = channel.state == .failed && channel.reason == .reasonTokenExpired
         if channel.state == .failed && !expiredOut {
             if path == .renewToken { emit(.renewTokenResult(token: token, code: .failure), on: channel) }
             return
         }
-        switch evaluate(token, for: channel, renewing: true) {
+        switch evaluate(token, for: channel) {
         case .failure(let rejection):
             switch path {
             case .renewToken: emit(.renewTokenResult(token: token, code: rejection.renewCode), on: channel)
@@ -93,8 +97,8 @@ extension AgoraRtcEngineKit {
 
     /// Checks a token as Agora's network does: App ID, signature (when the certificate is known), expiry,
     /// join privilege, channel and uid.
-    func evaluate(_ token: String?, for channel: Channel, renewing: Bool) -> Result<AcceptedToken, Rejection> {
-        guard AgoraID.isValid(config.appId) else { return .failure(.invalidAppId) }
+    func evaluate(_ token: String?, for channel: Channel) -> Result<AcceptedToken, Rejection> {
+        guard AgoraID.isValid(appId) else { return .failure(.invalidAppId) }
         let certificate = config.simulation.appCertificate
         guard let token, !token.isEmpty else {
             return certificate == nil ? .success(AcceptedToken(token: nil, expiresAt: nil, expiry: nil)) : .failure(.invalidToken)
@@ -102,13 +106,13 @@ extension AgoraRtcEngineKit {
         let parsed: AgoraToken
         do { parsed = try AgoraToken(parsing: token) } catch { return .failure(.invalidToken) }
         let unixNow = config.simulation.unixTime()
-        let check = TokenCheck(appID: config.appId, appCertificate: certificate, channel: channel.connection.channelId,
-                               user: .uid(UInt32(channel.connection.localUid)))
+        let check = TokenCheck(appID: appId, appCertificate: certificate, channel: channel.connection.channelId,
+                               user: channel.account.map(RTCUser.account) ?? .uid(UInt32(channel.connection.localUid)))
         do throws(TokenError) {
             try parsed.validate(check, now: Int64(unixNow.rounded(.down)))
         } catch {
             switch error {
-            case .appIDMismatch: return .failure(renewing ? .inconsistentAppId : .invalidAppId)
+            case .appIDMismatch: return .failure(.otherAppId)
             case .expired, .joinPrivilegeExpired: return .failure(.expired)
             case .channelMismatch, .crcMismatch(field: "channel"): return .failure(.wrongChannel)
             default: return .failure(.invalidToken)
@@ -124,7 +128,8 @@ extension AgoraRtcEngineKit {
     }
 
     /// Makes `accepted` the connection's token: cancels the old token's timers and sets will-expire and
-    /// expiry for the new one. With the lead or less left, will-expire fires at once.
+    /// expiry for the new one. With the lead or less left, will-expire fires at once; it fires once per token, so a
+    /// token presented again after its warning does not warn again.
     func install(_ accepted: AcceptedToken, on channel: Channel) {
         timers.cancel(channel.tokenTimers)
         channel.tokenTimers = []
@@ -136,11 +141,11 @@ extension AgoraRtcEngineKit {
         let short = warnAt <= timers.now
         emit(.simulatorNotice(.tokenAccepted(expiresAt: expiresAt, short: short)), on: channel)
         if short {
-            emit(.tokenPrivilegeWillExpire(token: token), on: channel)
-        } else {
+            warn(channel, token)
+        } else if !channel.warnedTokens.contains(token) {
             channel.tokenTimers.append(timers.schedule(at: warnAt) { [weak self, weak channel] in
                 guard let self, let channel else { return }
-                self.run { self.emit(.tokenPrivilegeWillExpire(token: token), on: channel) }
+                self.run { self.warn(channel, token) }
             })
         }
         channel.tokenTimers.append(timers.schedule(at: expiry) { [weak self, weak channel] in
@@ -149,13 +154,18 @@ extension AgoraRtcEngineKit {
         })
     }
 
+    private func warn(_ channel: Channel, _ token: String) {
+        guard channel.warnedTokens.insert(token).inserted else { return }
+        emit(.tokenPrivilegeWillExpire(token: token), on: channel)
+    }
+
     /// The token ran out: `requestToken`, then failed / tokenExpired, out of the channel.
     func expire(_ channel: Channel) {
         guard channel.isActive, channel.token != nil else { return }
         let wasIn = channel.isInChannel
         stopTimers(of: channel)
         emit(.requestToken, on: channel)
-        setState(.failed, .tokenExpired, on: channel)
+        setState(.failed, .reasonTokenExpired, on: channel)
         detach(channel)
         if wasIn { emit(.simulatorNotice(.localUserOfflineForPeers(.quit)), on: channel) }
     }

@@ -10,7 +10,11 @@ public final class AgoraRtcEngineKit {
     /// Every callback of the main connection as one value, for the simulator's own consumers (the call session,
     /// tests); apps implement `delegate`. Called from the same delivery loop, just before the delegate.
     public var observer: ((AgoraRtcEvent) -> Void)?
-    public let config: AgoraRtcEngineConfig
+    /// A copy of the configuration the engine was made with, so that the app's later changes to its own change nothing.
+    let config: AgoraRtcEngineConfig
+    var appId: String { config.appId ?? "" }
+    /// What the simulated network knows, as the engine was made with it.
+    public var simulation: Simulation { config.simulation }
 
     let timers: TimerQueue
     var random: SplitMix64
@@ -20,6 +24,11 @@ public final class AgoraRtcEngineKit {
     var role: AgoraClientRole = .broadcaster
     var videoEnabled = false
     var previewing = false
+    var localCanvas: AgoraRtcVideoCanvas?
+    var remoteCanvases: [UInt: AgoraRtcVideoCanvas] = [:]
+    /// User accounts registered with `registerLocalUserAccount(_:appId:)` and the uids they got.
+    var accounts: [String: UInt] = [:]
+    var volumeIndicationInterval = 0
     /// When the link went down, on the engine's clock; nil while it is up.
     var networkDownSince: Duration?
     var saidSignatureNotChecked = false
@@ -27,16 +36,13 @@ public final class AgoraRtcEngineKit {
     private var queue: [(channel: Channel?, event: AgoraRtcEvent)] = []
     private var delivering = false
 
-    /// Creates an engine; `sharedEngine(with:delegate:)` is the Agora-style spelling.
+    /// The simulator's own: an engine independent of the shared one, for tests and many clients in one process.
+    /// Apps call `sharedEngine(with:delegate:)`.
     public init(config: AgoraRtcEngineConfig, delegate: (any AgoraRtcEngineDelegate)?) {
-        self.config = config
+        self.config = config.copy()
         self.delegate = delegate
         timers = TimerQueue(clock: config.simulation.clock)
         random = SplitMix64(seed: config.simulation.seed, stream: "engine")
-    }
-
-    public static func sharedEngine(with config: AgoraRtcEngineConfig, delegate: (any AgoraRtcEngineDelegate)?) -> AgoraRtcEngineKit {
-        AgoraRtcEngineKit(config: config, delegate: delegate)
     }
 
     // MARK: State a screen shows
@@ -44,9 +50,11 @@ public final class AgoraRtcEngineKit {
     /// The main connection's state.
     public var connectionState: AgoraConnectionState { main?.state ?? .disconnected }
     /// The reason of the main connection's last state change.
-    public var connectionChangedReason: AgoraConnectionChangedReason { main?.reason ?? .leaveChannel }
+    public var connectionChangedReason: AgoraConnectionChangedReason { main?.reason ?? .reasonLeaveChannel }
     /// Channel and local uid of the main connection (the uid the engine assigned when joined with 0).
-    public var connection: AgoraRtcConnection? { main?.connection }
+    public var connection: AgoraRtcConnection? {
+        main.map { AgoraRtcConnection(channelId: $0.connection.channelId, localUid: Int($0.connection.localUid)) }
+    }
     public var clientRole: AgoraClientRole { role }
     /// The token the main connection holds.
     public var currentToken: String? { main?.token }
@@ -56,38 +64,25 @@ public final class AgoraRtcEngineKit {
     public var remoteUids: [UInt] { main?.announced ?? [] }
     public var isNetworkInterrupted: Bool { networkDownSince != nil }
 
-    /// The state of a multi-channel connection.
-    public func connectionState(for connection: AgoraRtcConnection) -> AgoraConnectionState {
-        exChannel(connection)?.state ?? .disconnected
-    }
+    /// The main connection's state, as the SDK's method gives it.
+    public func getConnectionState() -> AgoraConnectionState { connectionState }
 
-    // MARK: Local media
-
-    public func enableVideo() -> Int32 {
-        videoEnabled = true
-        return 0
-    }
-
-    public func disableVideo() -> Int32 {
-        videoEnabled = false
-        return 0
-    }
-
-    public func startPreview() -> Int32 {
-        previewing = true
-        return 0
-    }
-
-    public func stopPreview() -> Int32 {
-        previewing = false
-        return 0
+    /// The state of a multi-channel connection (the SDK's `getConnectionStateEx(_:)`).
+    public func getConnectionStateEx(_ connection: AgoraRtcConnection) -> AgoraConnectionState {
+        exChannel(connection.key)?.state ?? .disconnected
     }
 
     /// Broadcaster publishes, audience only watches; in live broadcasting peers see an audience leave.
+    /// Outside a channel only a change to audience is reported, as Agora documents.
+    @discardableResult
     public func setClientRole(_ newRole: AgoraClientRole) -> Int32 {
         let old = role
         role = newRole
-        if let main { changeRole(of: main, from: old, to: newRole) }
+        if let main, main.isActive {
+            changeRole(of: main, from: old, to: newRole)
+        } else if old != newRole, newRole == .audience {
+            emit(.didClientRoleChanged(old: old, new: newRole), on: main)
+        }
         flush()
         return 0
     }
@@ -103,75 +98,98 @@ public final class AgoraRtcEngineKit {
 
     // MARK: Joining and leaving
 
-    /// Joins a channel; uid 0 asks the engine to assign one. Returns 0, or -2, -17, -102, -121.
+    /// Joins a channel; uid 0 asks the engine to assign one. `joinSuccess`, when given, is called instead of the
+    /// delegate's `didJoinChannel`. Returns 0, or -2, -17, -102, -121.
+    @discardableResult
     public func joinChannel(byToken token: String?, channelId: String, uid: UInt,
-                            mediaOptions: AgoraRtcChannelMediaOptions = AgoraRtcChannelMediaOptions()) -> Int32 {
+                            mediaOptions: AgoraRtcChannelMediaOptions = AgoraRtcChannelMediaOptions(),
+                            joinSuccess: ((_ channel: String, _ uid: UInt, _ elapsed: Int) -> Void)? = nil) -> Int32 {
+        joinMain(token: token, channelId: channelId, uid: uid, account: nil, mediaOptions: mediaOptions, joinSuccess: joinSuccess)
+    }
+
+    func joinMain(token: String?, channelId: String, uid: UInt, account: String?, mediaOptions: AgoraRtcChannelMediaOptions,
+                  joinSuccess: ((String, UInt, Int) -> Void)?) -> Int32 {
         if let code = checkJoinArguments(channelId: channelId, uid: uid) { return code }
         if let main, main.isActive { return -Int32(AgoraErrorCode.joinChannelRejected.rawValue) }
         if let newRole = mediaOptions.clientRoleType { role = newRole }
-        let channel = Channel(connection: AgoraRtcConnection(channelId: channelId, localUid: uid == 0 ? assignUid() : uid),
+        let channel = Channel(connection: ConnectionKey(channelId: channelId, localUid: uid == 0 ? assignUid() : uid),
                               role: role, isMain: true, exDelegate: nil)
+        channel.account = account
+        channel.joinSuccess = joinSuccess
         main = channel
         beginJoin(channel, token: token)
         flush()
         return 0
     }
 
-    /// Leaves the main channel: state disconnected / leaveChannel, then `didLeaveChannel`.
-    public func leaveChannel() -> Int32 {
-        if let main { leave(main) }
+    /// Leaves the main channel: state disconnected / leaveChannel, then `didLeaveChannelWith`; `leaveChannelBlock`
+    /// gets the same statistics.
+    @discardableResult
+    public func leaveChannel(_ leaveChannelBlock: ((AgoraChannelStats) -> Void)? = nil) -> Int32 {
+        let stats = main.flatMap { leave($0) }
         flush()
+        if let stats { leaveChannelBlock?(stats) }
         return 0
     }
 
     /// Joins another channel through its own connection and delegate. Returns 0, or -2, -17, -102, -121.
+    @discardableResult
     public func joinChannelEx(byToken token: String?, connection: AgoraRtcConnection,
                               delegate: (any AgoraRtcEngineDelegate)?,
-                              mediaOptions: AgoraRtcChannelMediaOptions = AgoraRtcChannelMediaOptions()) -> Int32 {
-        if let code = checkJoinArguments(channelId: connection.channelId, uid: connection.localUid) { return code }
-        guard connection.localUid != 0 else { return -Int32(AgoraErrorCode.invalidUserId.rawValue) }
-        let taken = (exChannels + [main].compactMap { $0 }).contains { $0.isActive && $0.connection == connection }
+                              mediaOptions: AgoraRtcChannelMediaOptions = AgoraRtcChannelMediaOptions(),
+                              joinSuccess: ((_ channel: String, _ uid: UInt, _ elapsed: Int) -> Void)? = nil) -> Int32 {
+        let key = connection.key
+        if let code = checkJoinArguments(channelId: key.channelId, uid: key.localUid) { return code }
+        guard key.localUid != 0 else { return -Int32(AgoraErrorCode.invalidUserId.rawValue) }
+        let taken = (exChannels + [main].compactMap { $0 }).contains { $0.isActive && $0.connection == key }
         if taken { return -Int32(AgoraErrorCode.joinChannelRejected.rawValue) }
-        exChannels.removeAll { $0.connection == connection }
-        let channel = Channel(connection: connection, role: mediaOptions.clientRoleType ?? role, isMain: false,
+        exChannels.removeAll { $0.connection == key }
+        let channel = Channel(connection: key, role: mediaOptions.clientRoleType ?? role, isMain: false,
                               exDelegate: delegate)
+        channel.joinSuccess = joinSuccess
         exChannels.append(channel)
         beginJoin(channel, token: token)
         flush()
         return 0
     }
 
-    /// Updates a multi-channel connection's options, token included. Returns 0, or -8 when not joined.
+    /// Updates a multi-channel connection's options, token included. Returns 0, or -8 when not in the channel.
+    @discardableResult
     public func updateChannelEx(with mediaOptions: AgoraRtcChannelMediaOptions, connection: AgoraRtcConnection) -> Int32 {
-        guard let channel = exChannel(connection), channel.isActive else { return -Int32(AgoraErrorCode.invalidState.rawValue) }
+        guard let channel = exChannel(connection.key), channel.acceptsUpdates else {
+            return -Int32(AgoraErrorCode.invalidState.rawValue)
+        }
         let code = update(channel, with: mediaOptions)
         flush()
         return code
     }
 
-    /// Leaves a multi-channel connection.
-    public func leaveChannelEx(_ connection: AgoraRtcConnection) -> Int32 {
-        if let channel = exChannel(connection) { leave(channel) }
-        exChannels.removeAll { $0.connection == connection }
+    /// Leaves a multi-channel connection; `leaveChannelBlock` gets its statistics.
+    @discardableResult
+    public func leaveChannelEx(_ connection: AgoraRtcConnection,
+                               leaveChannelBlock: ((AgoraChannelStats) -> Void)? = nil) -> Int32 {
+        let stats = exChannel(connection.key).flatMap { leave($0) }
+        exChannels.removeAll { $0.connection == connection.key }
         flush()
+        if let stats { leaveChannelBlock?(stats) }
         return 0
     }
 
-    func exChannel(_ connection: AgoraRtcConnection) -> Channel? {
-        exChannels.first { $0.connection == connection }
+    func exChannel(_ key: ConnectionKey) -> Channel? {
+        exChannels.first { $0.connection == key }
     }
 
     private func checkJoinArguments(channelId: String, uid: UInt) -> Int32? {
         do throws(TokenError) {
             try AgoraID.validateChannelName(channelId)
         } catch {
-            return -Int32(AgoraErrorCode.invalidChannelName.rawValue)
+            return -Int32(AgoraErrorCode.invalidChannelId.rawValue)
         }
         if uid > UInt(UInt32.max) { return -Int32(AgoraErrorCode.invalidUserId.rawValue) }
         return nil
     }
 
-    private func assignUid() -> UInt {
+    func assignUid() -> UInt {
         UInt(UInt32.random(in: 100_000...999_999_999, using: &random))
     }
 
@@ -180,7 +198,7 @@ public final class AgoraRtcEngineKit {
     func beginJoin(_ channel: Channel, token: String?, rejoining: Bool = false) {
         channel.pendingToken = token
         channel.joinStartedAt = timers.now
-        setState(.connecting, rejoining ? .renewToken : .connecting, on: channel)
+        setState(.connecting, rejoining ? .reasonRenewToken : .reasonConnecting, on: channel)
         channel.joinTimer = timers.schedule(after: config.simulation.joinLatency) { [weak self, weak channel] in
             guard let self, let channel else { return }
             self.run { self.completeJoin(channel, rejoining: rejoining) }
@@ -204,13 +222,16 @@ public final class AgoraRtcEngineKit {
             return
         }
         channel.joinWaitsForNetwork = false
-        switch evaluate(channel.pendingToken, for: channel, renewing: false) {
+        let token = channel.pendingToken
+        let verdict = evaluate(token, for: channel)
+        switch verdict {
         case .failure(let rejection):
             setState(rejection.state, rejection.reason, on: channel)
             emit(.didOccurError(rejection.error), on: channel)
             detach(channel)
         case .success(let accepted):
-            setState(.connected, rejoining ? .rejoinSuccess : .joinSuccess, on: channel)
+            setState(.connected, rejoining ? .reasonRejoinSuccess : .reasonJoinSuccess, on: channel)
+            if channel.joinedAt == nil { channel.joinedAt = timers.now }
             if !rejoining {
                 emit(.didJoinChannel(channel: channel.connection.channelId, uid: channel.connection.localUid,
                                      elapsed: elapsedMilliseconds(since: channel.joinStartedAt)), on: channel)
@@ -218,21 +239,42 @@ public final class AgoraRtcEngineKit {
             install(accepted, on: channel)
             attach(channel)
         }
+        if channel.pendingRenewResult, let token {
+            let code: AgoraRenewTokenErrorCode = switch verdict {
+            case .success: .success
+            case .failure(let rejection): rejection.renewCode
+            }
+            emit(.renewTokenResult(token: token, code: code), on: channel)
+        }
         channel.pendingToken = nil
+        channel.pendingRenewResult = false
     }
 
-    func leave(_ channel: Channel) {
-        guard channel.isActive else { return }
+    /// Leaves the connection and returns its statistics; nil when it was not active.
+    func leave(_ channel: Channel) -> AgoraChannelStats? {
+        guard channel.isActive else { return nil }
+        let stats = statistics(of: channel)
         let wasIn = channel.isInChannel
         stopTimers(of: channel)
         channel.joinWaitsForNetwork = false
+        channel.pendingRenewResult = false
         channel.token = nil
         channel.tokenExpiresAt = nil
         channel.tokenExpiry = nil
         detach(channel)
-        setState(.disconnected, .leaveChannel, on: channel)
-        emit(.didLeaveChannel(channel.connection), on: channel)
+        setState(.disconnected, .reasonLeaveChannel, on: channel)
+        emit(.didLeaveChannel(channel: channel.connection.channelId, uid: channel.connection.localUid, stats: stats), on: channel)
         if wasIn { emit(.simulatorNotice(.localUserOfflineForPeers(.quit)), on: channel) }
+        return stats
+    }
+
+    func statistics(of channel: Channel) -> AgoraChannelStats {
+        var stats = AgoraChannelStats()
+        if let joinedAt = channel.joinedAt {
+            stats.duration = UInt(max(0, (timers.now - joinedAt).wholeMilliseconds / 1000))
+        }
+        if channel.isInChannel { stats.userCount = UInt(channel.announced.count + 1) }
+        return stats
     }
 
     // MARK: Events
@@ -255,11 +297,11 @@ public final class AgoraRtcEngineKit {
         defer { delivering = false }
         while !queue.isEmpty {
             let (channel, event) = queue.removeFirst()
-            if channel?.isMain == false {
-                if let target = channel?.exDelegate { event.deliver(to: target, from: self) }
-            } else {
-                observer?(event)
-                if let delegate { event.deliver(to: delegate, from: self) }
+            if channel?.isMain != false { observer?(event) }
+            if case .didJoinChannel(let name, let uid, let elapsed) = event, let joinSuccess = channel?.joinSuccess {
+                joinSuccess(name, uid, elapsed)
+            } else if let target = channel?.isMain == false ? channel?.exDelegate : delegate {
+                event.deliver(to: target, from: self)
             }
         }
     }

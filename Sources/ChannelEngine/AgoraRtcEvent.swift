@@ -1,7 +1,10 @@
+import Foundation
+
 /// One delegate callback as a value: what a recorder, a log or an event stream keeps.
 public enum AgoraRtcEvent: Sendable, Equatable {
     case didJoinChannel(channel: String, uid: UInt, elapsed: Int)
-    case didLeaveChannel(AgoraRtcConnection)
+    case didRejoinChannel(channel: String, uid: UInt, elapsed: Int)
+    case didLeaveChannel(channel: String, uid: UInt, stats: AgoraChannelStats)
     case connectionStateChanged(AgoraConnectionState, reason: AgoraConnectionChangedReason)
     case tokenPrivilegeWillExpire(token: String)
     case requestToken
@@ -11,12 +14,14 @@ public enum AgoraRtcEvent: Sendable, Equatable {
     case firstRemoteVideoFrame(uid: UInt, size: VideoSize, elapsed: Int)
     case didOccurError(AgoraErrorCode)
     case didClientRoleChanged(old: AgoraClientRole, new: AgoraClientRole)
+    case didRegisteredLocalUser(account: String, uid: UInt)
     case simulatorNotice(SimulatorNotice)
 
     /// The callback's name as Agora's docs write it.
     public var name: String {
         switch self {
         case .didJoinChannel: "didJoinChannel"
+        case .didRejoinChannel: "didRejoinChannel"
         case .didLeaveChannel: "didLeaveChannel"
         case .connectionStateChanged: "connectionStateChanged"
         case .tokenPrivilegeWillExpire: "tokenPrivilegeWillExpire"
@@ -27,6 +32,7 @@ public enum AgoraRtcEvent: Sendable, Equatable {
         case .firstRemoteVideoFrame: "firstRemoteVideoFrame"
         case .didOccurError: "didOccurError"
         case .didClientRoleChanged: "didClientRoleChanged"
+        case .didRegisteredLocalUser: "didRegisteredLocalUser"
         case .simulatorNotice: "simulatorNotice"
         }
     }
@@ -36,9 +42,12 @@ public enum AgoraRtcEvent: Sendable, Equatable {
         switch self {
         case .didJoinChannel(let channel, let uid, let elapsed):
             delegate.rtcEngine(engine, didJoinChannel: channel, withUid: uid, elapsed: elapsed)
-        case .didLeaveChannel(let connection):
-            delegate.rtcEngine(engine, didLeaveChannelWith: connection)
+        case .didRejoinChannel(let channel, let uid, let elapsed):
+            delegate.rtcEngine(engine, didRejoinChannel: channel, withUid: uid, elapsed: elapsed)
+        case .didLeaveChannel(_, _, let stats):
+            delegate.rtcEngine(engine, didLeaveChannelWith: stats)
         case .connectionStateChanged(let state, let reason):
+            delegate.rtcEngine(engine, connectionChangedTo: state, reason: reason)
             delegate.rtcEngine(engine, connectionStateChanged: state, reason: reason)
         case .tokenPrivilegeWillExpire(let token):
             delegate.rtcEngine(engine, tokenPrivilegeWillExpire: token)
@@ -51,11 +60,14 @@ public enum AgoraRtcEvent: Sendable, Equatable {
         case .didOfflineOfUid(let uid, let reason):
             delegate.rtcEngine(engine, didOfflineOfUid: uid, reason: reason)
         case .firstRemoteVideoFrame(let uid, let size, let elapsed):
-            delegate.rtcEngine(engine, firstRemoteVideoFrameOfUid: uid, size: size, elapsed: elapsed)
+            delegate.rtcEngine(engine, firstRemoteVideoFrameOfUid: uid,
+                               size: CGSize(width: Double(size.width), height: Double(size.height)), elapsed: elapsed)
         case .didOccurError(let code):
             delegate.rtcEngine(engine, didOccurError: code)
         case .didClientRoleChanged(let old, let new):
-            delegate.rtcEngine(engine, didClientRoleChanged: old, newRole: new)
+            delegate.rtcEngine(engine, didClientRoleChanged: old, newRole: new, newRoleOptions: nil)
+        case .didRegisteredLocalUser(let account, let uid):
+            delegate.rtcEngine(engine, didRegisteredLocalUser: account, withUid: uid)
         case .simulatorNotice(let notice):
             delegate.rtcEngine(engine, simulatorNotice: notice)
         }

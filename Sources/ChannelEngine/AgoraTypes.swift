@@ -5,30 +5,42 @@ public enum AgoraConnectionState: Int, Sendable, CaseIterable {
     public var name: String { String(describing: self) }
 }
 
-/// Why the connection state changed, with Agora's numbers (`AgoraConnectionChangedReason`).
+/// Why the connection state changed (`AgoraConnectionChangedReason`): the iOS header's cases as Swift imports
+/// them (`AgoraConnectionReasonTokenExpired` is `.reasonTokenExpired`) and its numbers, which stop at 22.
 public enum AgoraConnectionChangedReason: Int, Sendable, CaseIterable {
-    case connecting = 0, joinSuccess = 1, interrupted = 2, bannedByServer = 3, joinFailed = 4, leaveChannel = 5
-    case invalidAppId = 6, invalidChannelName = 7, invalidToken = 8, tokenExpired = 9, rejectedByServer = 10
-    case settingProxyServer = 11, renewToken = 12, clientIpAddressChanged = 13, keepAliveTimeout = 14
-    case rejoinSuccess = 15, lost = 16, echoTest = 17, clientIpAddressChangedByUser = 18, sameUidLogin = 19
-    case tooManyBroadcasters = 20, licenseValidationFailure = 21, certificationVerifyFailure = 22
-    case streamChannelNotAvailable = 23, inconsistentAppId = 24
+    case reasonConnecting = 0, reasonJoinSuccess = 1, reasonInterrupted = 2, reasonBannedByServer = 3
+    case reasonJoinFailed = 4, reasonLeaveChannel = 5, reasonInvalidAppId = 6, reasonInvalidChannelName = 7
+    case reasonInvalidToken = 8, reasonTokenExpired = 9, reasonRejectedByServer = 10, reasonSettingProxyServer = 11
+    case reasonRenewToken = 12, reasonClientIpAddressChanged = 13, reasonKeepAliveTimeout = 14
+    case reasonRejoinSuccess = 15, reasonLost = 16, reasonEchoTest = 17
+    case clientIpAddressChangedByUser = 18, sameUidLogin = 19, tooManyBroadcasters = 20
+    case licenseValidationFailure = 21, certificationVerifyFailure = 22
 
-    public var name: String { String(describing: self) }
+    /// The reason as Agora's docs name it and the headless lines print it: `tokenExpired`, without Swift's prefix.
+    public var name: String {
+        let swiftName = String(describing: self)
+        guard swiftName.hasPrefix("reason") else { return swiftName }
+        let rest = swiftName.dropFirst("reason".count)
+        return rest.prefix(1).lowercased() + rest.dropFirst()
+    }
 }
 
-/// Error codes the engine reports, with Agora's numbers (`AgoraErrorCode`); methods return them negated.
+/// Error codes the engine reports, as Swift imports `AgoraErrorCode` (`.invalidChannelId` is 102); methods return
+/// them negated.
 public enum AgoraErrorCode: Int, Sendable, CaseIterable {
     case invalidArgument = 2
     case notReady = 3
     case notInitialized = 7
     case invalidState = 8
     case joinChannelRejected = 17
+    case leaveChannelRejected = 18
     case invalidAppId = 101
-    case invalidChannelName = 102
+    case invalidChannelId = 102
     case tokenExpired = 109
     case invalidToken = 110
     case invalidUserId = 121
+    case clientIsBannedByServer = 123
+    case invalidUserAccount = 134
 
     public var name: String { String(describing: self) }
 }
@@ -60,33 +72,16 @@ public enum AgoraChannelProfile: Int, Sendable {
     case communication = 0, liveBroadcasting = 1
 }
 
-/// Options for joining or updating a channel (`AgoraRtcChannelMediaOptions`); nil leaves a setting as it is.
-public struct AgoraRtcChannelMediaOptions: Sendable, Equatable {
-    public var token: String?
-    public var clientRoleType: AgoraClientRole?
-    public var publishCameraTrack: Bool?
-    public var autoSubscribeVideo: Bool?
+/// Extra settings of a role change (`AgoraClientRoleOptions`); the simulator keeps them but nothing depends on them.
+public final class AgoraClientRoleOptions {
+    public var audienceLatencyLevel: AgoraAudienceLatencyLevelType = .ultraLowLatency
 
-    public init(token: String? = nil, clientRoleType: AgoraClientRole? = nil, publishCameraTrack: Bool? = nil,
-                autoSubscribeVideo: Bool? = nil) {
-        self.token = token
-        self.clientRoleType = clientRoleType
-        self.publishCameraTrack = publishCameraTrack
-        self.autoSubscribeVideo = autoSubscribeVideo
-    }
+    public init() {}
 }
 
-/// One channel connection of the multi-channel API (`AgoraRtcConnection`).
-public struct AgoraRtcConnection: Sendable, Hashable, CustomStringConvertible {
-    public var channelId: String
-    public var localUid: UInt
-
-    public init(channelId: String, localUid: UInt) {
-        self.channelId = channelId
-        self.localUid = localUid
-    }
-
-    public var description: String { "\(channelId)/\(localUid)" }
+/// An audience member's latency level (`AgoraAudienceLatencyLevelType`).
+public enum AgoraAudienceLatencyLevelType: Int, Sendable {
+    case lowLatency = 1, ultraLowLatency = 2
 }
 
 /// A video size in pixels.

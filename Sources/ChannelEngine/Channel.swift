@@ -3,21 +3,29 @@ import Timers
 /// One local connection to a channel: the main one, or one of the multi-channel API.
 @MainActor
 final class Channel {
-    var connection: AgoraRtcConnection
+    var connection: ConnectionKey
+    /// The user account joined with, which the token must name instead of the uid.
+    var account: String?
     var role: AgoraClientRole
+    /// Called instead of the delegate's `didJoinChannel` when the join succeeds.
+    var joinSuccess: ((String, UInt, Int) -> Void)?
     /// The delegate of a `joinChannelEx` connection; the main channel uses the engine's.
     weak var exDelegate: (any AgoraRtcEngineDelegate)?
     let isMain: Bool
 
     var state: AgoraConnectionState = .disconnected
-    var reason: AgoraConnectionChangedReason = .leaveChannel
+    var reason: AgoraConnectionChangedReason = .reasonLeaveChannel
     /// The token the connection holds, and where its expiry falls on the engine's clock.
     var token: String?
     var tokenExpiresAt: Int64?
     var tokenExpiry: Duration?
     var tokenTimers: [TimerQueue.ID] = []
+    /// Tokens that have had their `tokenPrivilegeWillExpire`.
+    var warnedTokens: Set<String> = []
     /// The token a join in progress will present.
     var pendingToken: String?
+    /// Whether that token came through `renewToken`, which owes a `renewTokenResult` when the join is answered.
+    var pendingRenewResult = false
     var joinTimer: TimerQueue.ID?
     var joinWaitsForNetwork = false
     var joinStartedAt: Duration = .zero
@@ -26,7 +34,9 @@ final class Channel {
     var announced: [UInt] = []
     var videoTimers: [TimerQueue.ID] = []
 
-    init(connection: AgoraRtcConnection, role: AgoraClientRole, isMain: Bool, exDelegate: (any AgoraRtcEngineDelegate)?) {
+    var joinedAt: Duration?
+
+    init(connection: ConnectionKey, role: AgoraClientRole, isMain: Bool, exDelegate: (any AgoraRtcEngineDelegate)?) {
         self.connection = connection
         self.role = role
         self.isMain = isMain
@@ -37,6 +47,8 @@ final class Channel {
     var isInChannel: Bool { state == .connected || state == .reconnecting }
     /// Joined, joining or waiting to be renewed: anything but disconnected.
     var isActive: Bool { state != .disconnected }
+    /// In a channel or joining one, as `updateChannel` requires: neither disconnected nor failed.
+    var acceptsUpdates: Bool { state != .disconnected && state != .failed }
 
     var allTimers: [TimerQueue.ID] {
         tokenTimers + linkTimers + videoTimers + (joinTimer.map { [$0] } ?? [])

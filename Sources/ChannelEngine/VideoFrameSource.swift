@@ -15,7 +15,8 @@ public struct Pixel: Sendable, Hashable {
 
     /// Perceived brightness, 0...255 (Rec. 601 weights).
     public var luminance: UInt8 {
-        UInt8((UInt32(red) * 299 + UInt32(green) * 587 + UInt32(blue) * 114) / 1000)
+        let weighted: UInt32 = UInt32(red) * 299 + UInt32(green) * 587 + UInt32(blue) * 114
+        return UInt8(weighted / 1000)
     }
 }
 

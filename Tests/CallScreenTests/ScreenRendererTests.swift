@@ -19,9 +19,9 @@ private func state(_ scenario: String) -> ScreenState {
     at(0, .note("embedded token server on http://127.0.0.1:43210, 40 s tokens"))
     at(0, .tokenFetchStarted(reason: "join"))
     at(0.004, .tokenFetched(latency: .milliseconds(4), expiresAt: Int64(base) + 40))
-    at(0.004, .engine(.connectionStateChanged(.connecting, reason: .connecting)))
+    at(0.004, .engine(.connectionStateChanged(.connecting, reason: .reasonConnecting)))
     if scenario == "connecting" { return state }
-    at(0.254, .engine(.connectionStateChanged(.connected, reason: .joinSuccess)))
+    at(0.254, .engine(.connectionStateChanged(.connected, reason: .reasonJoinSuccess)))
     at(0.254, .engine(.didJoinChannel(channel: "test", uid: 5_550_123, elapsed: 250)))
     at(0.254, .engine(.simulatorNotice(.tokenAccepted(expiresAt: Int64(base) + 40, short: false))))
     at(0.6, .engine(.didJoinedOfUid(11_111, elapsed: 600)))
@@ -31,7 +31,7 @@ private func state(_ scenario: String) -> ScreenState {
     if scenario == "connected" { return state }
     if scenario == "reconnecting" {
         at(6, .engine(.simulatorNotice(.network(down: true))))
-        at(10, .engine(.connectionStateChanged(.reconnecting, reason: .interrupted)))
+        at(10, .engine(.connectionStateChanged(.reconnecting, reason: .reasonInterrupted)))
         return state
     }
     at(10, .engine(.tokenPrivilegeWillExpire(token: "t")))
@@ -39,7 +39,7 @@ private func state(_ scenario: String) -> ScreenState {
     at(10, .tokenFetchStarted(reason: "willExpire"))
     at(10, .tokenFetchFailed(error: "cannot reach the token server: connection refused", retryIn: .seconds(1)))
     at(40, .engine(.requestToken))
-    at(40, .engine(.connectionStateChanged(.failed, reason: .tokenExpired)))
+    at(40, .engine(.connectionStateChanged(.failed, reason: .reasonTokenExpired)))
     return state
 }
 

@@ -18,7 +18,7 @@ import Testing
     @Test func aLogEntryShowsTheEventsDetail() {
         var state = ScreenState.sample
         let events: [SessionEvent.Kind] = [
-            .engine(.connectionStateChanged(.connected, reason: .joinSuccess)),
+            .engine(.connectionStateChanged(.connected, reason: .reasonJoinSuccess)),
             .tokenFetchFailed(error: "cannot reach the token server", retryIn: nil),
             .engine(.requestToken),
         ]

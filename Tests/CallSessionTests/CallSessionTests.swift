@@ -161,6 +161,29 @@ final class SessionHarness {
         #expect(h.events.last?.kind == .note("server: only the embedded token server can be stopped here"))
     }
 
+    @Test(arguments: RenewMethod.allCases)
+    func eachRenewMethodRecoversAnExpiredCall(method: RenewMethod) async throws {
+        let h = SessionHarness { $0.autoRenew = false; $0.renewMethod = method }
+        h.session.start()
+        await h.settle(until: { h.count("tokenFetched") == 1 })
+        await h.run(for: 41)
+        #expect(h.session.engine?.connectionState == .failed)
+        h.session.renewNow()
+        await h.run(for: 1)
+        #expect(h.events.contains { $0.kind == .tokenRenewed(method: method) })
+        #expect(h.session.engine?.connectionState == .connected)
+    }
+
+    @Test func anAudienceMemberJoinsAsAudienceWithoutARoleChange() async throws {
+        let h = SessionHarness { $0.role = .audience }
+        h.session.start()
+        await h.settle(until: { h.count("tokenFetched") == 1 })
+        await h.run(for: 1)
+        #expect(h.session.engine?.connectionState == .connected)
+        #expect(h.session.engine?.clientRole == .audience)
+        #expect(h.count("didClientRoleChanged") == 0)
+    }
+
     @Test func withoutAutoRenewTheTokenExpiresAndAManualRenewalRecovers() async throws {
         let h = SessionHarness { $0.autoRenew = false }
         h.session.start()

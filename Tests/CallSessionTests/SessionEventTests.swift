@@ -24,7 +24,7 @@ import Testing
     }
 
     @Test func theTextLineIsTheNameAndTheDetail() {
-        let state = SessionEvent(time: .seconds(2), kind: .engine(.connectionStateChanged(.connected, reason: .joinSuccess)))
+        let state = SessionEvent(time: .seconds(2), kind: .engine(.connectionStateChanged(.connected, reason: .reasonJoinSuccess)))
         #expect(state.detail == "state=connected reason=joinSuccess")
         #expect(state.textLine == "[   2.000s] connectionStateChanged state=connected reason=joinSuccess")
         #expect(state.noteText == nil)

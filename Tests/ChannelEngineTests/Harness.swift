@@ -1,5 +1,6 @@
 import AccessToken
 @testable import ChannelEngine
+import Foundation
 import TestSupport
 import Testing
 
@@ -11,6 +12,8 @@ final class Recorder: AgoraRtcEngineDelegate {
     var log: [(at: Duration, event: AgoraRtcEvent)] = []
     var react: ((AgoraRtcEngineKit, AgoraRtcEvent) -> Void)?
     private var depth = 0
+    /// Channel and uid of the last join, which `didLeaveChannelWith` (statistics only) does not repeat.
+    private var joined: (channel: String, uid: UInt) = ("", 0)
     private(set) var reentered = false
 
     var events: [AgoraRtcEvent] { log.map(\.event) }
@@ -33,12 +36,16 @@ final class Recorder: AgoraRtcEngineDelegate {
     }
 
     func rtcEngine(_ engine: AgoraRtcEngineKit, didJoinChannel channel: String, withUid uid: UInt, elapsed: Int) {
+        joined = (channel, uid)
         record(engine, .didJoinChannel(channel: channel, uid: uid, elapsed: elapsed))
     }
-    func rtcEngine(_ engine: AgoraRtcEngineKit, didLeaveChannelWith connection: AgoraRtcConnection) {
-        record(engine, .didLeaveChannel(connection))
+    func rtcEngine(_ engine: AgoraRtcEngineKit, didRejoinChannel channel: String, withUid uid: UInt, elapsed: Int) {
+        record(engine, .didRejoinChannel(channel: channel, uid: uid, elapsed: elapsed))
     }
-    func rtcEngine(_ engine: AgoraRtcEngineKit, connectionStateChanged state: AgoraConnectionState, reason: AgoraConnectionChangedReason) {
+    func rtcEngine(_ engine: AgoraRtcEngineKit, didLeaveChannelWith stats: AgoraChannelStats) {
+        record(engine, .didLeaveChannel(channel: joined.channel, uid: joined.uid, stats: stats))
+    }
+    func rtcEngine(_ engine: AgoraRtcEngineKit, connectionChangedTo state: AgoraConnectionState, reason: AgoraConnectionChangedReason) {
         record(engine, .connectionStateChanged(state, reason: reason))
     }
     func rtcEngine(_ engine: AgoraRtcEngineKit, tokenPrivilegeWillExpire token: String) {
@@ -54,14 +61,19 @@ final class Recorder: AgoraRtcEngineDelegate {
     func rtcEngine(_ engine: AgoraRtcEngineKit, didOfflineOfUid uid: UInt, reason: AgoraUserOfflineReason) {
         record(engine, .didOfflineOfUid(uid, reason: reason))
     }
-    func rtcEngine(_ engine: AgoraRtcEngineKit, firstRemoteVideoFrameOfUid uid: UInt, size: VideoSize, elapsed: Int) {
-        record(engine, .firstRemoteVideoFrame(uid: uid, size: size, elapsed: elapsed))
+    func rtcEngine(_ engine: AgoraRtcEngineKit, firstRemoteVideoFrameOfUid uid: UInt, size: CGSize, elapsed: Int) {
+        record(engine, .firstRemoteVideoFrame(uid: uid, size: VideoSize(width: Int(size.width), height: Int(size.height)),
+                                              elapsed: elapsed))
     }
     func rtcEngine(_ engine: AgoraRtcEngineKit, didOccurError errorCode: AgoraErrorCode) {
         record(engine, .didOccurError(errorCode))
     }
-    func rtcEngine(_ engine: AgoraRtcEngineKit, didClientRoleChanged oldRole: AgoraClientRole, newRole: AgoraClientRole) {
+    func rtcEngine(_ engine: AgoraRtcEngineKit, didClientRoleChanged oldRole: AgoraClientRole, newRole: AgoraClientRole,
+                   newRoleOptions: AgoraClientRoleOptions?) {
         record(engine, .didClientRoleChanged(old: oldRole, new: newRole))
+    }
+    func rtcEngine(_ engine: AgoraRtcEngineKit, didRegisteredLocalUser userAccount: String, withUid uid: UInt) {
+        record(engine, .didRegisteredLocalUser(account: userAccount, uid: uid))
     }
     func rtcEngine(_ engine: AgoraRtcEngineKit, simulatorNotice notice: SimulatorNotice) {
         record(engine, .simulatorNotice(notice))

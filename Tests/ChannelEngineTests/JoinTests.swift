@@ -8,12 +8,12 @@ import Testing
     @Test func aGoodTokenJoinsAfterTheNetworkAnswers() async {
         let h = Harness()
         #expect(h.engine.joinChannel(byToken: h.token(), channelId: "test", uid: 42) == 0)
-        #expect(h.recorder.events == [.connectionStateChanged(.connecting, reason: .connecting)])
+        #expect(h.recorder.events == [.connectionStateChanged(.connecting, reason: .reasonConnecting)])
         #expect(h.engine.connectionState == .connecting)
         await h.advance(1)
         #expect(h.recorder.events.prefix(3) == [
-            .connectionStateChanged(.connecting, reason: .connecting),
-            .connectionStateChanged(.connected, reason: .joinSuccess),
+            .connectionStateChanged(.connecting, reason: .reasonConnecting),
+            .connectionStateChanged(.connected, reason: .reasonJoinSuccess),
             .didJoinChannel(channel: "test", uid: 42, elapsed: 250),
         ])
         #expect(h.engine.connectionState == .connected)
@@ -27,12 +27,12 @@ import Testing
         let delegate = Recorder()
         h.engine.delegate = delegate
         await h.join(expire: 40)
-        _ = h.engine.setClientRole(.audience)
+        h.engine.setClientRole(.audience)
         h.engine.simulateNetworkInterruption(true)
         await h.advance(15)
         h.engine.simulateNetworkInterruption(false)
         await h.advance(40)
-        _ = h.engine.leaveChannel()
+        h.engine.leaveChannel()
         await h.advance(1)
         let names = Set(h.recorder.events.map(\.name))
         #expect(names.isSuperset(of: ["didJoinChannel", "connectionStateChanged", "didJoinedOfUid", "firstRemoteVideoFrame",
@@ -56,7 +56,7 @@ import Testing
     @Test func uidZeroGetsASeededUid() async throws {
         func assigned(seed: UInt64) async throws -> UInt {
             let h = Harness(seed: seed)
-            _ = h.engine.joinChannel(byToken: h.token(uid: 0), channelId: "test", uid: 0)
+            h.engine.joinChannel(byToken: h.token(uid: 0), channelId: "test", uid: 0)
             await h.advance(1)
             let uid = try #require(h.recorder.events.lazy.compactMap { event -> UInt? in
                 if case .didJoinChannel(_, let uid, _) = event { uid } else { nil }
@@ -81,21 +81,22 @@ import Testing
 
     nonisolated static let refusals: [Refusal] = [
         Refusal(name: "wrong certificate", token: { $0.token(signedWith: String(repeating: "a", count: 32)) },
-                state: .disconnected, reason: .invalidToken, error: .invalidToken),
+                state: .disconnected, reason: .reasonInvalidToken, error: .invalidToken),
         Refusal(name: "other channel", token: { $0.token(channel: "other") },
-                state: .disconnected, reason: .invalidToken, error: .invalidToken),
-        Refusal(name: "other uid", token: { $0.token(uid: 43) }, state: .disconnected, reason: .invalidToken, error: .invalidToken),
-        Refusal(name: "garbage", token: { _ in "007garbage" }, state: .disconnected, reason: .invalidToken, error: .invalidToken),
+                state: .disconnected, reason: .reasonInvalidToken, error: .invalidToken),
+        Refusal(name: "other uid", token: { $0.token(uid: 43) }, state: .disconnected, reason: .reasonInvalidToken, error: .invalidToken),
+        Refusal(name: "garbage", token: { _ in "007garbage" }, state: .disconnected, reason: .reasonInvalidToken, error: .invalidToken),
         Refusal(name: "an App ID instead of a token", token: { _ in TestCredentials.appID },
-                state: .disconnected, reason: .invalidToken, error: .invalidToken),
+                state: .disconnected, reason: .reasonInvalidToken, error: .invalidToken),
         Refusal(name: "no token while a certificate is on", token: { _ in nil },
-                state: .disconnected, reason: .invalidToken, error: .invalidToken),
+                state: .disconnected, reason: .reasonInvalidToken, error: .invalidToken),
         Refusal(name: "expired", token: { $0.token(expire: 60, issuedAgo: 61) },
-                state: .failed, reason: .tokenExpired, error: .tokenExpired),
+                state: .failed, reason: .reasonTokenExpired, error: .tokenExpired),
         Refusal(name: "join privilege expired", token: { $0.token(expire: 600, privilegeExpire: 30, issuedAgo: 31) },
-                state: .failed, reason: .tokenExpired, error: .tokenExpired),
+                state: .failed, reason: .reasonTokenExpired, error: .tokenExpired),
+        // Agora's token FAQ: a token built for another App ID is an invalid token.
         Refusal(name: "other App ID", token: { $0.token(appId: "0123456789abcdef0123456789abcdef") },
-                state: .failed, reason: .invalidAppId, error: .invalidAppId),
+                state: .disconnected, reason: .reasonInvalidToken, error: .invalidToken),
     ]
 
     @Test(arguments: refusals)
@@ -104,7 +105,7 @@ import Testing
         #expect(h.engine.joinChannel(byToken: refusal.token(h), channelId: "test", uid: 42) == 0)
         await h.advance(1)
         #expect(h.recorder.events == [
-            .connectionStateChanged(.connecting, reason: .connecting),
+            .connectionStateChanged(.connecting, reason: .reasonConnecting),
             .connectionStateChanged(refusal.state, reason: refusal.reason),
             .didOccurError(refusal.error),
         ])
@@ -113,48 +114,54 @@ import Testing
 
     @Test func aMalformedEngineAppIdFailsTheJoin() async {
         let h = Harness(appId: "not-an-app-id")
-        _ = h.engine.joinChannel(byToken: h.token(), channelId: "test", uid: 42)
+        h.engine.joinChannel(byToken: h.token(), channelId: "test", uid: 42)
         await h.advance(1)
-        #expect(h.recorder.states.last == .connectionStateChanged(.failed, reason: .invalidAppId))
+        #expect(h.recorder.states.last == .connectionStateChanged(.failed, reason: .reasonInvalidAppId))
         #expect(h.recorder.events.last == .didOccurError(.invalidAppId))
     }
 
     @Test func aTokenForUidZeroFitsAnyUid() async {
         let h = Harness()
-        _ = h.engine.joinChannel(byToken: h.token(uid: 0), channelId: "test", uid: 4_000_000_000)
+        h.engine.joinChannel(byToken: h.token(uid: 0), channelId: "test", uid: 4_000_000_000)
         await h.advance(1)
         #expect(h.engine.connectionState == .connected)
     }
 
     @Test func withoutACertificateTheSignatureIsNotCheckedAndTheEngineSaysSoOnce() async {
         let h = Harness(certificate: nil)
-        _ = h.engine.joinChannel(byToken: h.token(signedWith: String(repeating: "a", count: 32)), channelId: "test", uid: 42)
+        h.engine.joinChannel(byToken: h.token(signedWith: String(repeating: "a", count: 32)), channelId: "test", uid: 42)
         await h.advance(1)
         #expect(h.engine.connectionState == .connected)
-        _ = h.engine.renewToken(h.token(signedWith: String(repeating: "b", count: 32)))
+        h.engine.renewToken(h.token(signedWith: String(repeating: "b", count: 32)))
         #expect(h.recorder.events.filter { $0 == .simulatorNotice(.signatureNotChecked) }.count == 1)
         #expect(h.recorder.events.contains(.renewTokenResult(token: h.token(signedWith: String(repeating: "b", count: 32)), code: .success)))
     }
 
     @Test func withoutACertificateNoTokenJoinsInTestingMode() async {
         let h = Harness(certificate: nil)
-        _ = h.engine.joinChannel(byToken: nil, channelId: "test", uid: 42)
+        h.engine.joinChannel(byToken: nil, channelId: "test", uid: 42)
         await h.advance(3600)
         #expect(h.engine.connectionState == .connected)
         #expect(h.recorder.count("tokenPrivilegeWillExpire") == 0)
         #expect(h.recorder.count("requestToken") == 0)
     }
 
-    @Test func leavingSaysDisconnectedThenDidLeave() async {
+    @Test func leavingSaysDisconnectedThenDidLeaveWithTheCallsStatistics() async {
         let h = Harness()
         await h.join()
+        await h.advance(10)
         h.recorder.clear()
-        #expect(h.engine.leaveChannel() == 0)
+        var blockStats: AgoraChannelStats?
+        #expect(h.engine.leaveChannel { blockStats = $0 } == 0)
+        var stats = AgoraChannelStats()
+        stats.duration = 10
+        stats.userCount = 1
         #expect(h.recorder.events == [
-            .connectionStateChanged(.disconnected, reason: .leaveChannel),
-            .didLeaveChannel(AgoraRtcConnection(channelId: "test", localUid: 42)),
+            .connectionStateChanged(.disconnected, reason: .reasonLeaveChannel),
+            .didLeaveChannel(channel: "test", uid: 42, stats: stats),
             .simulatorNotice(.localUserOfflineForPeers(.quit)),
         ])
+        #expect(blockStats == stats)
         await h.advance(700)
         #expect(h.recorder.count("requestToken") == 0)
         #expect(h.recorder.count("tokenPrivilegeWillExpire") == 0)

@@ -88,8 +88,8 @@ import Testing
 
     @Test func anAudienceMemberPublishesNothing() async {
         let h = Harness()
-        _ = h.engine.enableVideo()
-        _ = h.engine.startPreview()
+        h.engine.enableVideo()
+        h.engine.startPreview()
         #expect(h.engine.videoSource(forUid: 42) == nil)
         await h.join()
         #expect(h.engine.videoSource(forUid: 42) != nil)
@@ -100,7 +100,7 @@ import Testing
             .simulatorNotice(.localUserOfflineForPeers(.becomeAudience)),
         ])
         #expect(h.engine.videoSource(forUid: 42) == nil)
-        _ = h.engine.updateChannel(with: AgoraRtcChannelMediaOptions(clientRoleType: .broadcaster))
+        h.engine.updateChannel(with: AgoraRtcChannelMediaOptions(clientRoleType: .broadcaster))
         #expect(h.recorder.events.last == .didClientRoleChanged(old: .audience, new: .broadcaster))
         #expect(h.engine.videoSource(forUid: 42) != nil)
     }

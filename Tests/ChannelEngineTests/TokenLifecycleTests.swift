@@ -19,7 +19,7 @@ typealias TestSupportClock = ManualClock
         h.recorder.clear()
         await h.advance(0.2)
         #expect(h.recorder.times(of: "requestToken") == [.seconds(120)])
-        #expect(Array(h.recorder.events.prefix(2)) == [.requestToken, .connectionStateChanged(.failed, reason: .tokenExpired)])
+        #expect(Array(h.recorder.events.prefix(2)) == [.requestToken, .connectionStateChanged(.failed, reason: .reasonTokenExpired)])
         #expect(h.recorder.events.contains(.simulatorNotice(.localUserOfflineForPeers(.quit))))
         #expect(h.engine.connectionState == .failed)
         await h.advance(600)
@@ -36,7 +36,7 @@ typealias TestSupportClock = ManualClock
         let token = try! AccessToken2.buildRTC(appID: TestCredentials.appID, appCertificate: TestCredentials.certificate, channel: "test", user: .uid(1),
                                                role: .publisher, tokenExpire: 60, privilegeExpire: 60,
                                                issuedAt: UInt32(clock.unixTime))
-        _ = engine.joinChannel(byToken: token, channelId: "test", uid: 1)
+        engine.joinChannel(byToken: token, channelId: "test", uid: 1)
         await clock.advance(by: .seconds(120))
         #expect(recorder.times(of: "tokenPrivilegeWillExpire") == [.seconds(50)])
     }
@@ -44,7 +44,7 @@ typealias TestSupportClock = ManualClock
     @Test func aTokenWith30SecondsOrLessLeftWarnsAtOnceAndIsFlaggedShort() async throws {
         let h = Harness()
         let token = h.token(expire: 20)
-        _ = h.engine.joinChannel(byToken: token, channelId: "test", uid: 42)
+        h.engine.joinChannel(byToken: token, channelId: "test", uid: 42)
         await h.advance(1)
         let events = h.recorder.events
         let joined = try #require(events.firstIndex { $0.name == "didJoinChannel" })
@@ -84,7 +84,7 @@ typealias TestSupportClock = ManualClock
             ("007nonsense", .invalidToken),
         ]
         for (token, code) in cases {
-            _ = h.engine.renewToken(token)
+            h.engine.renewToken(token)
             #expect(h.recorder.events.last == .renewTokenResult(token: token, code: code))
         }
         #expect(h.engine.tokenExpiresAt == 1_800_000_120)
@@ -102,10 +102,10 @@ typealias TestSupportClock = ManualClock
         #expect(h.engine.renewToken(fresh) == 0)
         #expect(h.recorder.events == [
             .renewTokenResult(token: fresh, code: .success),
-            .connectionStateChanged(.connecting, reason: .renewToken),
+            .connectionStateChanged(.connecting, reason: .reasonRenewToken),
         ])
         await h.advance(1)
-        #expect(h.recorder.states.last == .connectionStateChanged(.connected, reason: .rejoinSuccess))
+        #expect(h.recorder.states.last == .connectionStateChanged(.connected, reason: .reasonRejoinSuccess))
         #expect(h.recorder.count("didJoinedOfUid") == 1)
         #expect(h.engine.tokenExpiresAt == Int64(h.clock.unixTime) - 1 + 600)
     }
@@ -115,7 +115,7 @@ typealias TestSupportClock = ManualClock
         await h.join(expire: 3600)
         h.recorder.clear()
         h.engine.simulateTokenExpiry()
-        #expect(Array(h.recorder.events.prefix(2)) == [.requestToken, .connectionStateChanged(.failed, reason: .tokenExpired)])
+        #expect(Array(h.recorder.events.prefix(2)) == [.requestToken, .connectionStateChanged(.failed, reason: .reasonTokenExpired)])
     }
 
     @Test func theThreeRenewalPathsAreReportedDifferently() async {
@@ -125,7 +125,7 @@ typealias TestSupportClock = ManualClock
         await renew.advance(10)
         renew.recorder.clear()
         let token = renew.token()
-        _ = renew.engine.renewToken(token)
+        renew.engine.renewToken(token)
         #expect(renew.recorder.events.map(\.name) == ["renewTokenResult", "simulatorNotice"])
 
         // updateChannel: no result callback, remote users stay.
@@ -143,9 +143,9 @@ typealias TestSupportClock = ManualClock
         await rejoin.advance(10)
         #expect(rejoin.engine.remoteUids.count == 2)
         rejoin.recorder.clear()
-        _ = rejoin.engine.leaveChannel()
+        rejoin.engine.leaveChannel()
         #expect(rejoin.engine.remoteUids.isEmpty)
-        _ = rejoin.engine.joinChannel(byToken: rejoin.token(), channelId: "test", uid: 42)
+        rejoin.engine.joinChannel(byToken: rejoin.token(), channelId: "test", uid: 42)
         await rejoin.advance(1)
         #expect(rejoin.recorder.events.map(\.name).prefix(6) == [
             "connectionStateChanged", "didLeaveChannel", "simulatorNotice", "connectionStateChanged",
@@ -158,7 +158,7 @@ typealias TestSupportClock = ManualClock
     @Test func anUpdateWithABadTokenReportsAnErrorAndKeepsTheOldOne() async {
         let h = Harness()
         await h.join(expire: 120)
-        _ = h.engine.updateChannel(with: AgoraRtcChannelMediaOptions(token: h.token(uid: 9)))
+        h.engine.updateChannel(with: AgoraRtcChannelMediaOptions(token: h.token(uid: 9)))
         #expect(h.recorder.events.last == .didOccurError(.invalidToken))
         #expect(h.engine.tokenExpiresAt == 1_800_000_120)
     }
@@ -171,14 +171,14 @@ typealias TestSupportClock = ManualClock
             renewals += 1
             #expect(engine.renewToken(h.token(expire: 40)) == 0)
         }
-        _ = h.engine.joinChannel(byToken: h.token(expire: 40), channelId: "test", uid: 42)
+        h.engine.joinChannel(byToken: h.token(expire: 40), channelId: "test", uid: 42)
         await h.advance(24 * 3600)
         // Each 40 s token warns 30 s before it ends, so a renewal comes every 10 s: 8640 in a day.
         #expect(renewals == 8640)
         #expect(h.recorder.count("requestToken") == 0)
         #expect(h.recorder.states == [
-            .connectionStateChanged(.connecting, reason: .connecting),
-            .connectionStateChanged(.connected, reason: .joinSuccess),
+            .connectionStateChanged(.connecting, reason: .reasonConnecting),
+            .connectionStateChanged(.connected, reason: .reasonJoinSuccess),
         ])
         #expect(h.recorder.count("renewTokenResult") == renewals)
         #expect(!h.recorder.reentered)
@@ -194,7 +194,7 @@ typealias TestSupportClock = ManualClock
         await h.advance(24 * 3600)
         #expect(h.recorder.times(of: "tokenPrivilegeWillExpire") == [.seconds(10)])
         #expect(h.recorder.times(of: "requestToken") == [.seconds(40)])
-        #expect(h.recorder.states.last == .connectionStateChanged(.failed, reason: .tokenExpired))
+        #expect(h.recorder.states.last == .connectionStateChanged(.failed, reason: .reasonTokenExpired))
     }
 
     @Test func callbacksAreNeverReentrant() async throws {
@@ -203,7 +203,7 @@ typealias TestSupportClock = ManualClock
         h.recorder.react = { engine, event in
             order.append(event.name)
             if case .tokenPrivilegeWillExpire = event {
-                _ = engine.renewToken(h.token(expire: 600))
+                engine.renewToken(h.token(expire: 600))
                 order.append("renewToken returned")
             }
         }

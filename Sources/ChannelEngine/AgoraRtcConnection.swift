@@ -1,0 +1,20 @@
+/// One channel connection of the multi-channel API (`AgoraRtcConnection`): a class, as in the SDK.
+public final class AgoraRtcConnection: CustomStringConvertible {
+    public var channelId: String
+    public var localUid: UInt
+
+    public init(channelId: String, localUid: Int) {
+        self.channelId = channelId
+        self.localUid = UInt(clamping: localUid)
+    }
+
+    public var description: String { "\(channelId)/\(localUid)" }
+
+    var key: ConnectionKey { ConnectionKey(channelId: channelId, localUid: localUid) }
+}
+
+/// Channel and local uid as a value: how the engine tells its connections apart.
+struct ConnectionKey: Hashable, Sendable {
+    let channelId: String
+    let localUid: UInt
+}
