@@ -1,3 +1,4 @@
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -7,8 +8,9 @@ import Glibc
 public final class AgoraRtcEngineConfig {
     public var appId: String?
     public var channelProfile: AgoraChannelProfile = .liveBroadcasting
-    /// What the simulated network knows; not in Agora's SDK.
-    public var simulation = Simulation()
+    /// What the simulated network knows; not in Agora's SDK. A program that never sets it gets a network that knows
+    /// the App Certificate from `APP_CERTIFICATE`, as `tokencall serve` reads it.
+    public var simulation = Simulation.fromEnvironment()
 
     public init() {}
 
@@ -61,6 +63,13 @@ public struct Simulation: Sendable {
         self.peerChurn = peerChurn
         self.willExpireLead = willExpireLead
         self.joinLatency = joinLatency
+    }
+
+    /// The defaults, with the App Certificate from `APP_CERTIFICATE` when it is set and not empty: an app written for
+    /// the real SDK, which never mentions the simulation, joins a network that checks signatures as Agora's does.
+    /// Without it the network checks everything but the signature, and says so once (`signatureNotChecked`).
+    public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> Simulation {
+        Simulation(appCertificate: environment["APP_CERTIFICATE"].flatMap { $0.isEmpty ? nil : $0 })
     }
 
     /// The system's wall clock.

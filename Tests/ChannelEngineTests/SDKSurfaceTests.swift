@@ -139,3 +139,38 @@ import Testing
         #expect(AgoraErrorCode.invalidChannelId.rawValue == 102)
     }
 }
+
+@MainActor
+@Suite struct SimulationFromEnvironmentTests {
+    @Test func aProgramThatNeverMentionsTheSimulationGetsTheCertificateFromTheEnvironment() {
+        #expect(Simulation.fromEnvironment(["APP_CERTIFICATE": TestCredentials.certificate]).appCertificate == TestCredentials.certificate)
+        #expect(Simulation.fromEnvironment(["APP_CERTIFICATE": ""]).appCertificate == nil)
+        #expect(Simulation.fromEnvironment([:]).appCertificate == nil)
+        #expect(AgoraRtcEngineConfig().simulation.appCertificate
+                == ProcessInfo.processInfo.environment["APP_CERTIFICATE"].flatMap { $0.isEmpty ? nil : $0 })
+    }
+
+    /// With the certificate known, a token signed with another one is refused as Agora's network refuses it; without
+    /// it, the same token joins and the engine says once that it did not check the signature.
+    @Test(arguments: [true, false])
+    func theSignatureIsCheckedExactlyWhenTheCertificateIsKnown(known: Bool) async {
+        let clock = ManualClock(unixTime: 1_800_000_000)
+        var simulation = Simulation.fromEnvironment(known ? ["APP_CERTIFICATE": TestCredentials.certificate] : [:])
+        simulation.clock = clock
+        simulation.unixTime = { clock.unixTime }
+        simulation.remoteUsers = 0
+        let config = AgoraRtcEngineConfig()
+        config.appId = TestCredentials.appID
+        config.simulation = simulation
+        let engine = AgoraRtcEngineKit(config: config, delegate: nil)
+        let recorder = Recorder()
+        recorder.observe(engine)
+        let forged = try! AccessToken2.buildRTC(appID: TestCredentials.appID, appCertificate: String(repeating: "0", count: 32),
+                                                channel: "test", user: .uid(7), role: .publisher, tokenExpire: 600,
+                                                privilegeExpire: 600, issuedAt: UInt32(clock.unixTime))
+        engine.joinChannel(byToken: forged, channelId: "test", uid: 7, mediaOptions: AgoraRtcChannelMediaOptions())
+        await clock.advance(by: .seconds(1))
+        #expect(engine.getConnectionState() == (known ? .disconnected : .connected))
+        #expect(recorder.events.filter { $0 == .simulatorNotice(.signatureNotChecked) }.count == (known ? 0 : 1))
+    }
+}
