@@ -59,12 +59,37 @@ extension AccessToken2 {
                 writer.string(room)
                 writer.string(user)
                 writer.u16(UInt16(bitPattern: role))
+            case .stream(let channel, let account):
+                writer.string(channel)
+                writer.string(account)
+            case .rtm2(let user, let permissions):
+                writer.string(user)
+                Self.write(permissions, to: &writer)
             }
         }
         return writer.bytes
     }
 
     /// HMAC chain of AccessToken2: certificate keyed by issue time, then by salt, then over the signing info.
+    /// RTM2's grants, grouped as the format nests them: consecutive grants of one resource type share its entry.
+    private static func write(_ permissions: [RTM2Permission], to writer: inout ByteWriter) {
+        var groups: [(type: UInt16, grants: [RTM2Permission])] = []
+        for permission in permissions {
+            if groups.last?.type == permission.resourceType { groups[groups.count - 1].grants.append(permission) }
+            else { groups.append((permission.resourceType, [permission])) }
+        }
+        writer.u16(UInt16(groups.count))
+        for group in groups {
+            writer.u16(group.type)
+            writer.u16(UInt16(group.grants.count))
+            for grant in group.grants {
+                writer.u16(grant.permissionType)
+                writer.u16(UInt16(grant.resources.count))
+                for resource in grant.resources { writer.string(resource) }
+            }
+        }
+    }
+
     static func signature(of info: [UInt8], appCertificate: String, issuedAt: UInt32, salt: UInt32) -> [UInt8] {
         var certificate = appCertificate
         return certificate.withUTF8 { certificate in

@@ -22,17 +22,32 @@ extension AccessToken2 {
         services = []
         for _ in 0..<count {
             let type = try reader.u16("service type")
-            guard let known = ServiceType(rawValue: type), let service = try Self.readService(known, from: &reader) else {
+            guard let known = ServiceType(rawValue: type) else {
                 unreadServiceType = type
                 break
             }
-            services.append(service)
+            services.append(try Self.readService(known, from: &reader))
         }
         self.signature = signature
         signedBytes = Array(content[signedStart...])
     }
 
-    private static func readService(_ type: ServiceType, from reader: inout ByteReader) throws(TokenError) -> Service? {
+    /// RTM2's grants: per resource type, per permission type, the resources' names (each level counted by a u16).
+    private static func readRTM2Permissions(from reader: inout ByteReader) throws(TokenError) -> [RTM2Permission] {
+        var permissions: [RTM2Permission] = []
+        for _ in 0..<(try reader.u16("RTM2 resource type count")) {
+            let resourceType = try reader.u16("RTM2 resource type")
+            for _ in 0..<(try reader.u16("RTM2 permission count")) {
+                let permissionType = try reader.u16("RTM2 permission type")
+                var resources: [String] = []
+                for _ in 0..<(try reader.u16("RTM2 resource count")) { resources.append(try reader.string("RTM2 resource")) }
+                permissions.append(RTM2Permission(resourceType: resourceType, permissionType: permissionType, resources: resources))
+            }
+        }
+        return permissions
+    }
+
+    private static func readService(_ type: ServiceType, from reader: inout ByteReader) throws(TokenError) -> Service {
         let detail: Service.Detail
         let privileges: PrivilegeMap
         switch type {
@@ -49,8 +64,12 @@ extension AccessToken2 {
             privileges = try reader.map("privileges")
             detail = .apaas(room: try reader.string("room"), user: try reader.string("user"),
                             role: try reader.i16("role"))
-        case .streaming, .fcdn, .rtm2:
-            return nil
+        case .streaming, .fcdn:
+            privileges = try reader.map("privileges")
+            detail = .stream(channel: try reader.string("channel name"), account: try reader.string("account"))
+        case .rtm2:
+            privileges = try reader.map("privileges")
+            detail = .rtm2(user: try reader.string("user id"), permissions: try readRTM2Permissions(from: &reader))
         }
         return Service(type: type.rawValue, privileges: privileges, detail: detail)
     }

@@ -8,7 +8,7 @@ public struct AccessToken2: Sendable, Equatable {
     /// Seconds after `issuedAt` at which the token expires.
     public var expire: UInt32
     public var salt: UInt32
-    /// Services in ascending type order.
+    /// Services in ascending type order; a type may come more than once (builders keep every service added).
     public var services: [Service]
     /// The 32-byte signature a parsed token carries; empty until signed.
     public internal(set) var signature: [UInt8] = []
@@ -67,6 +67,10 @@ public struct Service: Sendable, Equatable {
         case rtc(channel: String, uid: String)
         case user(String)
         case apaas(room: String, user: String, role: Int16)
+        /// Streaming (3) and FCDN (6): a channel and a user account ("" for any).
+        case stream(channel: String, account: String)
+        /// RTM2 (8): a user id and what it may read or write.
+        case rtm2(user: String, permissions: [RTM2Permission])
     }
 
     public init(type: UInt16, privileges: PrivilegeMap, detail: Detail) {
@@ -90,6 +94,30 @@ public struct Service: Sendable, Equatable {
     /// The uid field as carried ("" is the any-uid wildcard), when this is an RTC service.
     public var uid: String? {
         if case .rtc(_, let uid) = detail { uid } else { nil }
+    }
+}
+
+/// One grant of an RTM2 service: a permission on resources of one kind, by name.
+public struct RTM2Permission: Sendable, Equatable {
+    /// 0 message channels, 1 stream channels, 2 group channels, 3 server groups, 4 users.
+    public var resourceType: UInt16
+    /// 0 read, 1 write.
+    public var permissionType: UInt16
+    public var resources: [String]
+
+    public init(resourceType: UInt16, permissionType: UInt16, resources: [String]) {
+        self.resourceType = resourceType
+        self.permissionType = permissionType
+        self.resources = resources
+    }
+
+    /// "write streamChannels", as a person reads the two numbers.
+    public var name: String {
+        let permission = ["read", "write"].indices.contains(Int(permissionType)) ? ["read", "write"][Int(permissionType)]
+            : "permission \(permissionType)"
+        let kinds = ["messageChannels", "streamChannels", "groupChannels", "serverGroups", "users"]
+        let resource = kinds.indices.contains(Int(resourceType)) ? kinds[Int(resourceType)] : "resource type \(resourceType)"
+        return "\(permission) \(resource)"
     }
 }
 

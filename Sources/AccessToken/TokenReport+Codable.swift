@@ -33,7 +33,7 @@ extension TokenReport: Encodable {
 }
 
 extension TokenReport.ServiceSummary: Encodable {
-    private enum Key: String, CodingKey { case type, name, privileges, channel, uid, anyUid, user }
+    private enum Key: String, CodingKey { case type, name, privileges, channel, uid, anyUid, user, permissions }
 
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: Key.self)
@@ -48,6 +48,19 @@ extension TokenReport.ServiceSummary: Encodable {
             try c.encodeIfPresent(channel, forKey: .channel)
             try c.encodeIfPresent(user, forKey: .user)
         }
+        if type == ServiceType.rtm2.rawValue { try c.encode(permissions, forKey: .permissions) }
+    }
+}
+
+extension RTM2Permission: Encodable {
+    private enum Key: String, CodingKey { case resourceType, permissionType, name, resources }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: Key.self)
+        try c.encode(resourceType, forKey: .resourceType)
+        try c.encode(permissionType, forKey: .permissionType)
+        try c.encode(name, forKey: .name)
+        try c.encode(resources, forKey: .resources)
     }
 }
 

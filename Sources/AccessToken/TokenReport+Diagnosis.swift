@@ -18,8 +18,17 @@ extension TokenReport {
             case .rtc(let channel, let uid): summary.channel = channel; summary.user = uid
             case .user(let user): summary.user = user
             case .apaas(let room, let user, _): summary.channel = room; summary.user = user
+            case .stream(let channel, let account): summary.channel = channel; summary.user = account
+            case .rtm2(let user, let permissions): summary.user = user; summary.permissions = permissions
             }
             return summary
+        }
+        for type in Set(token.services.map(\.type)).sorted() {
+            let count = token.services.count { $0.type == type }
+            guard count > 1 else { continue }
+            let name = ServiceType(rawValue: type)?.name ?? "type \(type)"
+            notes.append("it holds the \(name) service \(count) times (a builder that keeps every service added writes each); "
+                         + (type == ServiceType.rtc.rawValue ? "the first is the one checked here" : "each is shown"))
         }
         if let type = token.unreadServiceType {
             notes.append("it also carries service type \(type), which this tool cannot read past; the signature still covers it")
@@ -148,6 +157,9 @@ extension TokenReport {
         case .rtm, .fpa: id == 1 ? "login" : "privilege \(id)"
         case .chat: id == 1 ? "user" : id == 2 ? "app" : "privilege \(id)"
         case .apaas: id == 1 ? "roomUser" : id == 2 ? "user" : id == 3 ? "app" : "privilege \(id)"
+        case .streaming: id == 1 ? "publishMixStream" : id == 2 ? "publishRawStream" : "privilege \(id)"
+        case .fcdn: id == 1 ? "publish" : id == 2 ? "play" : "privilege \(id)"
+        case .rtm2: id == 1 ? "login" : "privilege \(id)"
         default: "privilege \(id)"
         }
     }

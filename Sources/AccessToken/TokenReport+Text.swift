@@ -32,6 +32,9 @@ extension TokenReport {
                 let end = privilege.expiresAt.map { "until \(UnixTime.iso8601($0)) (\($0))" } ?? "no limit of its own"
                 lines.append("  " + privilege.name.padding(to: 21) + end)
             }
+            for permission in service.permissions {
+                lines.append("  " + permission.name.padding(to: 23) + permission.resources.map { "\"\($0)\"" }.joined(separator: ", "))
+            }
         }
         if version != nil { row("signature", signature.rawValue + (signature == .notChecked ? " (give --app-certificate)" : "")) }
         if let channelMatches { row("channel", channelMatches ? "matches" : "does NOT match") }

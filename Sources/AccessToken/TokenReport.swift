@@ -23,8 +23,10 @@ public struct TokenReport: Sendable, Equatable {
         public var name: String
         public var privileges: [Privilege]
         public var channel: String?
-        /// The uid field ("" is any uid) of an RTC service, or the user id of another service.
+        /// The uid field ("" is any uid) of an RTC service, or the user id or account of another service.
         public var user: String?
+        /// What an RTM2 service grants, per resource and permission.
+        public var permissions: [RTM2Permission] = []
     }
 
     /// "007", "006", or nil when the text is not a token.
