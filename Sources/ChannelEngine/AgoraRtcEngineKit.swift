@@ -270,7 +270,7 @@ public final class AgoraRtcEngineKit: @unchecked Sendable {
         channel.pendingRenewResult = false
     }
 
-    /// Leaves the connection, if active; `block` gets its statistics after `didLeaveChannelWith`.
+    /// Leaves the connection, if active; `block` gets its statistics after the leave's last callback.
     func leave(_ channel: Channel, then block: (@MainActor (AgoraChannelStats) -> Void)? = nil) {
         guard channel.isActive else { return }
         let stats = statistics(of: channel)
@@ -286,8 +286,8 @@ public final class AgoraRtcEngineKit: @unchecked Sendable {
         var then: (@MainActor () -> Void)?
         if let block { then = { block(stats) } }
         emit(.didLeaveChannel(channel: channel.connection.channelId, uid: channel.connection.localUid, stats: stats),
-             on: channel, then: then)
-        if wasIn { emit(.simulatorNotice(.localUserOfflineForPeers(.quit)), on: channel) }
+             on: channel, then: wasIn ? nil : then)
+        if wasIn { emit(.simulatorNotice(.localUserOfflineForPeers(.quit)), on: channel, then: then) }
     }
 
     func statistics(of channel: Channel) -> AgoraChannelStats {
