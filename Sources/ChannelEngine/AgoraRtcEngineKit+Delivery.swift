@@ -13,12 +13,19 @@ extension AgoraRtcEngineKit {
         return try body()
     }
 
-    /// Runs one call's work (an app's call or a timer's) under the lock; the callbacks it queued are delivered on
-    /// the main actor once it has returned.
+    /// Runs an app's call under the lock; the callbacks it queued are delivered on the main actor once it has
+    /// returned.
     func call<T>(_ work: () -> T) -> T {
         let result = locked(work)
         scheduleDelivery()
         return result
+    }
+
+    /// Runs a timer's work under the lock and delivers what it queued at once: no caller waits for it.
+    @MainActor
+    func fire(_ work: () -> Void) {
+        locked(work)
+        deliver()
     }
 
     func emit(_ event: AgoraRtcEvent, on channel: Channel?, then: (@MainActor () -> Void)? = nil) {
@@ -26,10 +33,11 @@ extension AgoraRtcEngineKit {
     }
 
     /// Delivery is a timer due now: on a real clock it runs on the main actor as soon as it is free; on a
-    /// manual clock it runs when the test next advances the clock, at the same instant.
+    /// manual clock it runs when the test next advances the clock, at the same instant. A delivery running now
+    /// takes the new callbacks too.
     private func scheduleDelivery() {
         let needed = locked {
-            guard !queue.isEmpty, !deliveryScheduled else { return false }
+            guard !queue.isEmpty, !deliveryScheduled, !delivering else { return false }
             deliveryScheduled = true
             return true
         }
@@ -41,10 +49,13 @@ extension AgoraRtcEngineKit {
     /// more, which this same loop delivers after it returns, so no callback runs inside another.
     @MainActor
     func deliver() {
-        locked { deliveryScheduled = false }
-        guard !delivering else { return }
-        delivering = true
-        defer { delivering = false }
+        let starts = locked {
+            deliveryScheduled = false
+            guard !delivering else { return false }
+            delivering = true
+            return true
+        }
+        guard starts else { return }
         while let (callback, observer, delegate) = nextCallback() {
             if callback.channel?.isMain != false { observer?(callback.event) }
             if case .didJoinChannel(let name, let uid, let elapsed) = callback.event,
@@ -59,7 +70,10 @@ extension AgoraRtcEngineKit {
 
     private func nextCallback() -> (Callback, (@MainActor (AgoraRtcEvent) -> Void)?, (any AgoraRtcEngineDelegate)?)? {
         locked {
-            guard !queue.isEmpty else { return nil }
+            guard !queue.isEmpty else {
+                delivering = false
+                return nil
+            }
             let callback = queue.removeFirst()
             let delegate = callback.channel?.isMain == false ? callback.channel?.exDelegate : delegateReference
             return (callback, observerClosure, delegate)

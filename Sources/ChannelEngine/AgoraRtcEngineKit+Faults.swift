@@ -56,7 +56,7 @@ extension AgoraRtcEngineKit {
         func at(_ delay: Duration, _ work: @escaping @MainActor (Channel) -> Void) -> TimerQueue.ID {
             timers.schedule(after: delay) { [weak self, weak channel] in
                 guard let self, let channel, channel.isInChannel else { return }
-                self.call { work(channel) }
+                self.fire { work(channel) }
             }
         }
         channel.linkTimers = [

@@ -77,7 +77,7 @@ extension AgoraRtcEngineKit {
             channel.videoTimers.append(timers.schedule(after: delay) { [weak self, weak channel] in
                 guard let self, let channel, channel.announced.contains(peer.uid), channel.state == .connected,
                       world.peer(peer.uid)?.silentSince == nil else { return }
-                self.call {
+                self.fire {
                     self.emit(.firstRemoteVideoFrame(uid: peer.uid, size: peer.videoSize,
                                                      elapsed: self.elapsedMilliseconds(since: channel.joinStartedAt)), on: channel)
                 }

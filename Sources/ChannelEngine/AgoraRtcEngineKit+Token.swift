@@ -146,12 +146,12 @@ extension AgoraRtcEngineKit {
         } else if !channel.warnedTokens.contains(token) {
             channel.tokenTimers.append(timers.schedule(at: warnAt) { [weak self, weak channel] in
                 guard let self, let channel else { return }
-                self.call { self.warn(channel, token) }
+                self.fire { self.warn(channel, token) }
             })
         }
         channel.tokenTimers.append(timers.schedule(at: expiry) { [weak self, weak channel] in
             guard let self, let channel else { return }
-            self.call { self.expire(channel) }
+            self.fire { self.expire(channel) }
         })
     }
 

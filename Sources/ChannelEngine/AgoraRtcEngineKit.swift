@@ -46,10 +46,10 @@ public final class AgoraRtcEngineKit: @unchecked Sendable {
     var networkDownSince: Duration?
     var saidSignatureNotChecked = false
 
-    /// Callbacks waiting for the main actor, and whether a delivery is scheduled for them.
+    /// Callbacks waiting for the main actor, whether a delivery is scheduled for them, and whether one is running.
     var queue: [Callback] = []
     var deliveryScheduled = false
-    @MainActor var delivering = false
+    var delivering = false
 
     /// The simulator's own: an engine independent of the shared one, for tests and many clients in one process.
     /// Apps call `sharedEngine(with:delegate:)`.
@@ -221,7 +221,7 @@ public final class AgoraRtcEngineKit: @unchecked Sendable {
         setState(.connecting, rejoining ? .reasonRenewToken : .reasonConnecting, on: channel)
         channel.joinTimer = timers.schedule(after: config.simulation.joinLatency) { [weak self, weak channel] in
             guard let self, let channel else { return }
-            self.call { self.completeJoin(channel, rejoining: rejoining) }
+            self.fire { self.completeJoin(channel, rejoining: rejoining) }
         }
     }
 
