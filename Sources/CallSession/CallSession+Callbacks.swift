@@ -6,6 +6,7 @@ extension CallSession {
         // The headless lines and the screen do not show didRejoinChannel yet: connected/rejoinSuccess says the same.
         if case .didRejoinChannel = event { return }
         emit(.engine(event))
+        guard !stopping else { return }
         switch event {
         case .simulatorNotice(.tokenAccepted(let expiresAt, short: true)) where autoRenew:
             renewShortToken(expiringAt: expiresAt)

@@ -42,6 +42,8 @@ public final class CallSession {
     public internal(set) var fetchCount = 0
     public internal(set) var lastFetchLatency: Duration?
     public private(set) var ended = false
+    /// Leaving on `stop()`: the session ends once the engine has said it left.
+    var stopping = false
 
     let timers: TimerQueue
     private let continuation: AsyncStream<SessionEvent>.Continuation
@@ -91,14 +93,19 @@ public final class CallSession {
         return engine
     }
 
-    /// Leaves the channel and ends the stream.
+    /// Leaves the channel and ends the stream once the engine's leave callbacks have arrived.
     public func stop() {
-        guard !ended else { return }
+        guard !ended, !stopping else { return }
         cancelPlannedFetch()
         let failed = engine.map { engine in
             engine.connectionState == .failed || Self.refused(engine.connectionState, engine.connectionChangedReason)
         } ?? true
-        if let engine, engine.connectionState != .disconnected { engine.leaveChannel() }
+        guard let engine, engine.connectionState != .disconnected else { return end(failed: failed) }
+        stopping = true
+        engine.leaveChannel { [weak self] _ in self?.end(failed: failed) }
+    }
+
+    private func end(failed: Bool) {
         ended = true
         emit(.sessionEnded(failed: failed))
         continuation.finish()

@@ -3,7 +3,8 @@ import Foundation
 /// The callbacks of `AgoraRtcEngineKit` with the header's Swift names; every one has an empty default, as the
 /// SDK's are optional.
 ///
-/// They arrive on the main actor, in order, and never while another callback is running.
+/// They arrive on the main actor, in order, after the call that caused them has returned, and never while another
+/// callback is running.
 @MainActor
 public protocol AgoraRtcEngineDelegate: AnyObject {
     func rtcEngine(_ engine: AgoraRtcEngineKit, didJoinChannel channel: String, withUid uid: UInt, elapsed: Int)

@@ -11,6 +11,10 @@ extension AgoraRtcEngineKit {
     /// reconnecting / lost at 10 s, remote users dropped at 20 s, failed / joinFailed at 20 min.
     /// Restored: connected / rejoinSuccess, `didRejoinChannel`, and remote users back.
     public func simulateNetworkInterruption(_ down: Bool) {
+        call { setNetwork(down: down) }
+    }
+
+    private func setNetwork(down: Bool) {
         guard down != (networkDownSince != nil) else { return }
         if down {
             networkDownSince = timers.now
@@ -31,17 +35,17 @@ extension AgoraRtcEngineKit {
                 syncRemoteUsers(of: channel)
             }
         }
-        flush()
     }
 
     /// The server bans the local user: failed / bannedByServer on every connection.
     public func simulateBan() {
-        for channel in activeChannels where channel.isActive && channel.state != .failed {
-            stopTimers(of: channel)
-            setState(.failed, .reasonBannedByServer, on: channel)
-            detach(channel)
+        call {
+            for channel in activeChannels where channel.isActive && channel.state != .failed {
+                stopTimers(of: channel)
+                setState(.failed, .reasonBannedByServer, on: channel)
+                detach(channel)
+            }
         }
-        flush()
     }
 
     var activeChannels: [Channel] {
@@ -52,7 +56,7 @@ extension AgoraRtcEngineKit {
         func at(_ delay: Duration, _ work: @escaping @MainActor (Channel) -> Void) -> TimerQueue.ID {
             timers.schedule(after: delay) { [weak self, weak channel] in
                 guard let self, let channel, channel.isInChannel else { return }
-                self.run { work(channel) }
+                self.fire { work(channel) }
             }
         }
         channel.linkTimers = [

@@ -3,11 +3,11 @@ import Timers
 extension AgoraRtcEngineKit {
     /// Adds a remote user to the main channel now; returns its uid, or nil when not joined or at `remoteUserLimit`.
     public func simulateRemoteUserJoin() -> UInt? {
-        guard let main, main.isActive else { return nil }
-        guard world(for: main).peers.count < Self.remoteUserLimit else { return nil }
-        let uid = world(for: main).add()
-        flush()
-        return uid
+        call {
+            guard let main, main.isActive else { return nil }
+            guard world(for: main).peers.count < Self.remoteUserLimit else { return nil }
+            return world(for: main).add()
+        }
     }
 
     /// The most remote users a simulated channel holds (as `--remote-users` allows).
@@ -15,16 +15,18 @@ extension AgoraRtcEngineKit {
 
     /// How many remote users the main channel has (present or on their way); nil when not joined.
     public var simulatedRemoteUserCount: Int? {
-        guard let main, main.isActive else { return nil }
-        return world(for: main).peers.count
+        locked {
+            guard let main, main.isActive else { return nil }
+            return world(for: main).peers.count
+        }
     }
 
     /// Makes a remote user of the main channel quit (the latest one when `uid` is nil); returns its uid.
     public func simulateRemoteUserLeave(_ uid: UInt? = nil) -> UInt? {
-        guard let main else { return nil }
-        let removed = world(for: main).remove(uid)
-        flush()
-        return removed
+        call {
+            guard let main else { return nil }
+            return world(for: main).remove(uid)
+        }
     }
 
     func world(for channel: Channel) -> RemoteUsers {
@@ -33,7 +35,7 @@ extension AgoraRtcEngineKit {
         let world = RemoteUsers(
             channel: id, seed: config.simulation.seed, count: config.simulation.remoteUsers,
             churn: config.simulation.peerChurn, liveBroadcasting: config.channelProfile == .liveBroadcasting,
-            timers: timers)
+            timers: timers, lock: lock)
         worlds[id] = world
         return world
     }
@@ -43,7 +45,7 @@ extension AgoraRtcEngineKit {
         let world = world(for: channel)
         world.observe(ObjectIdentifier(channel)) { [weak self, weak channel] in
             guard let self, let channel else { return }
-            self.run { self.syncRemoteUsers(of: channel) }
+            self.call { self.syncRemoteUsers(of: channel) }
         }
         world.start()
         syncRemoteUsers(of: channel)
@@ -75,7 +77,7 @@ extension AgoraRtcEngineKit {
             channel.videoTimers.append(timers.schedule(after: delay) { [weak self, weak channel] in
                 guard let self, let channel, channel.announced.contains(peer.uid), channel.state == .connected,
                       world.peer(peer.uid)?.silentSince == nil else { return }
-                self.run {
+                self.fire {
                     self.emit(.firstRemoteVideoFrame(uid: peer.uid, size: peer.videoSize,
                                                      elapsed: self.elapsedMilliseconds(since: channel.joinStartedAt)), on: channel)
                 }

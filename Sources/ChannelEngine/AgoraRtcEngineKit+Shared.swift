@@ -1,7 +1,8 @@
 extension AgoraRtcEngineKit {
-    private static var shared: AgoraRtcEngineKit?
+    @MainActor private static var shared: AgoraRtcEngineKit?
 
     /// The one shared engine, as apps get it: made by the first call; later calls return it with their delegate.
+    @MainActor
     public static func sharedEngine(with config: AgoraRtcEngineConfig, delegate: (any AgoraRtcEngineDelegate)?) -> AgoraRtcEngineKit {
         if let shared {
             shared.delegate = delegate
@@ -14,12 +15,15 @@ extension AgoraRtcEngineKit {
 
     /// Releases the shared engine: it leaves every channel without further callbacks, and the next
     /// `sharedEngine(with:delegate:)` makes a new one.
+    @MainActor
     public static func destroy() {
         guard let engine = shared else { return }
         shared = nil
-        engine.delegate = nil
-        engine.observer = nil
-        for channel in engine.activeChannels { _ = engine.leave(channel) }
-        engine.flush()
+        engine.locked {
+            engine.delegateReference = nil
+            engine.observerClosure = nil
+            for channel in engine.activeChannels { engine.leave(channel) }
+            engine.queue = []
+        }
     }
 }

@@ -38,23 +38,24 @@ extension AgoraRtcEngineKit {
     @discardableResult
     public func renewToken(_ token: String) -> Int32 {
         guard !token.isEmpty else { return -Int32(AgoraErrorCode.invalidArgument.rawValue) }
-        if let main, main.isActive {
-            renew(main, with: token, via: .renewToken)
-        } else {
-            emit(.renewTokenResult(token: token, code: .failure), on: main)
+        return call {
+            if let main, main.isActive {
+                renew(main, with: token, via: .renewToken)
+            } else {
+                emit(.renewTokenResult(token: token, code: .failure), on: main)
+            }
+            return 0
         }
-        flush()
-        return 0
     }
 
     /// Updates the main connection's options; a token in them renews like `renewToken`, without
     /// `renewTokenResult`. Returns 0, or -8 when not in a channel (disconnected or failed).
     @discardableResult
     public func updateChannel(with mediaOptions: AgoraRtcChannelMediaOptions) -> Int32 {
-        guard let main, main.acceptsUpdates else { return -Int32(AgoraErrorCode.invalidState.rawValue) }
-        let code = update(main, with: mediaOptions)
-        flush()
-        return code
+        call {
+            guard let main, main.acceptsUpdates else { return -Int32(AgoraErrorCode.invalidState.rawValue) }
+            return update(main, with: mediaOptions)
+        }
     }
 
     func update(_ channel: Channel, with options: AgoraRtcChannelMediaOptions) -> Int32 {
@@ -145,12 +146,12 @@ extension AgoraRtcEngineKit {
         } else if !channel.warnedTokens.contains(token) {
             channel.tokenTimers.append(timers.schedule(at: warnAt) { [weak self, weak channel] in
                 guard let self, let channel else { return }
-                self.run { self.warn(channel, token) }
+                self.fire { self.warn(channel, token) }
             })
         }
         channel.tokenTimers.append(timers.schedule(at: expiry) { [weak self, weak channel] in
             guard let self, let channel else { return }
-            self.run { self.expire(channel) }
+            self.fire { self.expire(channel) }
         })
     }
 
@@ -172,7 +173,6 @@ extension AgoraRtcEngineKit {
 
     /// Expires the main connection's token now, whatever its expiry, as a demo of `requestToken`.
     public func simulateTokenExpiry() {
-        if let main { expire(main) }
-        flush()
+        call { if let main { expire(main) } }
     }
 }

@@ -6,10 +6,10 @@ extension AgoraRtcEngineKit {
         guard Self.isValidAccount(userAccount), appId == self.appId else {
             return -Int32(AgoraErrorCode.invalidArgument.rawValue)
         }
-        let uid = uid(forAccount: userAccount)
-        emit(.didRegisteredLocalUser(account: userAccount, uid: uid), on: nil)
-        flush()
-        return 0
+        return call {
+            emit(.didRegisteredLocalUser(account: userAccount, uid: uid(forAccount: userAccount)), on: nil)
+            return 0
+        }
     }
 
     /// Joins with a user account: the token must name the account, and the engine gives the user a uid (the
@@ -17,10 +17,12 @@ extension AgoraRtcEngineKit {
     @discardableResult
     public func joinChannel(byToken token: String?, channelId: String, userAccount: String,
                             mediaOptions: AgoraRtcChannelMediaOptions = AgoraRtcChannelMediaOptions(),
-                            joinSuccess: ((_ channel: String, _ uid: UInt, _ elapsed: Int) -> Void)? = nil) -> Int32 {
+                            joinSuccess: (@MainActor (_ channel: String, _ uid: UInt, _ elapsed: Int) -> Void)? = nil) -> Int32 {
         guard Self.isValidAccount(userAccount) else { return -Int32(AgoraErrorCode.invalidArgument.rawValue) }
-        return joinMain(token: token, channelId: channelId, uid: uid(forAccount: userAccount), account: userAccount,
-                        mediaOptions: mediaOptions, joinSuccess: joinSuccess)
+        return call {
+            joinMain(token: token, channelId: channelId, uid: uid(forAccount: userAccount), account: userAccount,
+                     mediaOptions: mediaOptions, joinSuccess: joinSuccess)
+        }
     }
 
     private func uid(forAccount account: String) -> UInt {

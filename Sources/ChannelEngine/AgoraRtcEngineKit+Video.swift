@@ -2,53 +2,53 @@ extension AgoraRtcEngineKit {
     /// Whether the local user has a video source: video on, and previewing.
     @discardableResult
     public func enableVideo() -> Int32 {
-        videoEnabled = true
+        locked { videoEnabled = true }
         return 0
     }
 
     @discardableResult
     public func disableVideo() -> Int32 {
-        videoEnabled = false
+        locked { videoEnabled = false }
         return 0
     }
 
     @discardableResult
     public func startPreview() -> Int32 {
-        previewing = true
+        locked { previewing = true }
         return 0
     }
 
     @discardableResult
     public func stopPreview() -> Int32 {
-        previewing = false
+        locked { previewing = false }
         return 0
     }
 
     /// Where the local user's video goes; a nil `view` removes it.
     @discardableResult
     public func setupLocalVideo(_ local: AgoraRtcVideoCanvas?) -> Int32 {
-        localCanvas = local?.view == nil ? nil : local
+        locked { localCanvas = local?.view == nil ? nil : local }
         return 0
     }
 
     /// Where a remote user's video goes (by `uid`); a nil `view` removes it.
     @discardableResult
     public func setupRemoteVideo(_ remote: AgoraRtcVideoCanvas) -> Int32 {
-        remoteCanvases[remote.uid] = remote.view == nil ? nil : remote
+        locked { remoteCanvases[remote.uid] = remote.view == nil ? nil : remote }
         return 0
     }
 
     /// The simulator's own: the canvas set up for a user (0 for the local one), so whatever draws video can
     /// find the app's view for it.
     public func videoCanvas(forUid uid: UInt) -> AgoraRtcVideoCanvas? {
-        uid == 0 ? localCanvas : remoteCanvases[uid]
+        locked { uid == 0 ? localCanvas : remoteCanvases[uid] }
     }
 
     /// Asks for speaker volume reports every `interval` ms (≤ 0 stops them). Returns 0. The simulator has no audio
     /// yet and reports nothing.
     @discardableResult
     public func enableAudioVolumeIndication(_ interval: Int, smooth: Int, reportVad: Bool) -> Int32 {
-        volumeIndicationInterval = max(0, interval)
+        locked { volumeIndicationInterval = max(0, interval) }
         return 0
     }
 }

@@ -1,15 +1,28 @@
 import AccessToken
+import Foundation
 import Timers
 import SeededRandom
 
 /// A simulated `AgoraRtcEngineKit`: the same methods, return codes and callbacks, over a simulated network
 /// whose time comes from an injected clock.
-@MainActor
-public final class AgoraRtcEngineKit {
-    public weak var delegate: (any AgoraRtcEngineDelegate)?
+///
+/// Its methods can be called from any thread; callbacks arrive on the main actor, in order, after the call that
+/// caused them has returned (see `AgoraRtcEngineKit+Delivery`). All state is guarded by `lock`.
+public final class AgoraRtcEngineKit: @unchecked Sendable {
+    public var delegate: (any AgoraRtcEngineDelegate)? {
+        get { locked { delegateReference } }
+        set { locked { delegateReference = newValue } }
+    }
     /// Every callback of the main connection as one value, for the simulator's own consumers (the call session,
     /// tests); apps implement `delegate`. Called from the same delivery loop, just before the delegate.
-    public var observer: ((AgoraRtcEvent) -> Void)?
+    public var observer: (@MainActor (AgoraRtcEvent) -> Void)? {
+        get { locked { observerClosure } }
+        set { locked { observerClosure = newValue } }
+    }
+    weak var delegateReference: (any AgoraRtcEngineDelegate)?
+    var observerClosure: (@MainActor (AgoraRtcEvent) -> Void)?
+    /// Guards every stored property; recursive because remote users call back into the engine as they change.
+    let lock = NSRecursiveLock()
     /// A copy of the configuration the engine was made with, so that the app's later changes to its own change nothing.
     let config: AgoraRtcEngineConfig
     var appId: String { config.appId ?? "" }
@@ -33,14 +46,17 @@ public final class AgoraRtcEngineKit {
     var networkDownSince: Duration?
     var saidSignatureNotChecked = false
 
-    private var queue: [(channel: Channel?, event: AgoraRtcEvent)] = []
-    private var delivering = false
+    /// Callbacks waiting for the main actor, whether a delivery is scheduled for them, and whether one is running.
+    var queue: [Callback] = []
+    var deliveryScheduled = false
+    var delivering = false
 
     /// The simulator's own: an engine independent of the shared one, for tests and many clients in one process.
     /// Apps call `sharedEngine(with:delegate:)`.
+    @MainActor
     public init(config: AgoraRtcEngineConfig, delegate: (any AgoraRtcEngineDelegate)?) {
         self.config = config.copy()
-        self.delegate = delegate
+        delegateReference = delegate
         timers = TimerQueue(clock: config.simulation.clock)
         random = SplitMix64(seed: config.simulation.seed, stream: "engine")
     }
@@ -48,43 +64,44 @@ public final class AgoraRtcEngineKit {
     // MARK: State a screen shows
 
     /// The main connection's state.
-    public var connectionState: AgoraConnectionState { main?.state ?? .disconnected }
+    public var connectionState: AgoraConnectionState { locked { main?.state ?? .disconnected } }
     /// The reason of the main connection's last state change.
-    public var connectionChangedReason: AgoraConnectionChangedReason { main?.reason ?? .reasonLeaveChannel }
+    public var connectionChangedReason: AgoraConnectionChangedReason { locked { main?.reason ?? .reasonLeaveChannel } }
     /// Channel and local uid of the main connection (the uid the engine assigned when joined with 0).
     public var connection: AgoraRtcConnection? {
-        main.map { AgoraRtcConnection(channelId: $0.connection.channelId, localUid: Int($0.connection.localUid)) }
+        locked { main.map { AgoraRtcConnection(channelId: $0.connection.channelId, localUid: Int($0.connection.localUid)) } }
     }
-    public var clientRole: AgoraClientRole { role }
+    public var clientRole: AgoraClientRole { locked { role } }
     /// The token the main connection holds.
-    public var currentToken: String? { main?.token }
+    public var currentToken: String? { locked { main?.token } }
     /// When that token stops being accepted (unix seconds), if it expires.
-    public var tokenExpiresAt: Int64? { main?.tokenExpiresAt }
+    public var tokenExpiresAt: Int64? { locked { main?.tokenExpiresAt } }
     /// Remote users of the main connection, in the order they were announced.
-    public var remoteUids: [UInt] { main?.announced ?? [] }
-    public var isNetworkInterrupted: Bool { networkDownSince != nil }
+    public var remoteUids: [UInt] { locked { main?.announced ?? [] } }
+    public var isNetworkInterrupted: Bool { locked { networkDownSince != nil } }
 
     /// The main connection's state, as the SDK's method gives it.
     public func getConnectionState() -> AgoraConnectionState { connectionState }
 
     /// The state of a multi-channel connection (the SDK's `getConnectionStateEx(_:)`).
     public func getConnectionStateEx(_ connection: AgoraRtcConnection) -> AgoraConnectionState {
-        exChannel(connection.key)?.state ?? .disconnected
+        locked { exChannel(connection.key)?.state ?? .disconnected }
     }
 
     /// Broadcaster publishes, audience only watches; in live broadcasting peers see an audience leave.
     /// Outside a channel only a change to audience is reported, as Agora documents.
     @discardableResult
     public func setClientRole(_ newRole: AgoraClientRole) -> Int32 {
-        let old = role
-        role = newRole
-        if let main, main.isActive {
-            changeRole(of: main, from: old, to: newRole)
-        } else if old != newRole, newRole == .audience {
-            emit(.didClientRoleChanged(old: old, new: newRole), on: main)
+        call {
+            let old = role
+            role = newRole
+            if let main, main.isActive {
+                changeRole(of: main, from: old, to: newRole)
+            } else if old != newRole, newRole == .audience {
+                emit(.didClientRoleChanged(old: old, new: newRole), on: main)
+            }
+            return 0
         }
-        flush()
-        return 0
     }
 
     func changeRole(of channel: Channel, from old: AgoraClientRole, to new: AgoraClientRole) {
@@ -103,12 +120,12 @@ public final class AgoraRtcEngineKit {
     @discardableResult
     public func joinChannel(byToken token: String?, channelId: String, uid: UInt,
                             mediaOptions: AgoraRtcChannelMediaOptions = AgoraRtcChannelMediaOptions(),
-                            joinSuccess: ((_ channel: String, _ uid: UInt, _ elapsed: Int) -> Void)? = nil) -> Int32 {
-        joinMain(token: token, channelId: channelId, uid: uid, account: nil, mediaOptions: mediaOptions, joinSuccess: joinSuccess)
+                            joinSuccess: (@MainActor (_ channel: String, _ uid: UInt, _ elapsed: Int) -> Void)? = nil) -> Int32 {
+        call { joinMain(token: token, channelId: channelId, uid: uid, account: nil, mediaOptions: mediaOptions, joinSuccess: joinSuccess) }
     }
 
     func joinMain(token: String?, channelId: String, uid: UInt, account: String?, mediaOptions: AgoraRtcChannelMediaOptions,
-                  joinSuccess: ((String, UInt, Int) -> Void)?) -> Int32 {
+                  joinSuccess: (@MainActor (String, UInt, Int) -> Void)?) -> Int32 {
         if let code = checkJoinArguments(channelId: channelId, uid: uid) { return code }
         if let main, main.isActive { return -Int32(AgoraErrorCode.joinChannelRejected.rawValue) }
         if let newRole = mediaOptions.clientRoleType { role = newRole }
@@ -118,18 +135,17 @@ public final class AgoraRtcEngineKit {
         channel.joinSuccess = joinSuccess
         main = channel
         beginJoin(channel, token: token)
-        flush()
         return 0
     }
 
     /// Leaves the main channel: state disconnected / leaveChannel, then `didLeaveChannelWith`; `leaveChannelBlock`
-    /// gets the same statistics.
+    /// gets the same statistics, after it.
     @discardableResult
-    public func leaveChannel(_ leaveChannelBlock: ((AgoraChannelStats) -> Void)? = nil) -> Int32 {
-        let stats = main.flatMap { leave($0) }
-        flush()
-        if let stats { leaveChannelBlock?(stats) }
-        return 0
+    public func leaveChannel(_ leaveChannelBlock: (@MainActor (AgoraChannelStats) -> Void)? = nil) -> Int32 {
+        call {
+            if let main { leave(main, then: leaveChannelBlock) }
+            return 0
+        }
     }
 
     /// Joins another channel through its own connection and delegate. Returns 0, or -2, -17, -102, -121.
@@ -137,8 +153,12 @@ public final class AgoraRtcEngineKit {
     public func joinChannelEx(byToken token: String?, connection: AgoraRtcConnection,
                               delegate: (any AgoraRtcEngineDelegate)?,
                               mediaOptions: AgoraRtcChannelMediaOptions = AgoraRtcChannelMediaOptions(),
-                              joinSuccess: ((_ channel: String, _ uid: UInt, _ elapsed: Int) -> Void)? = nil) -> Int32 {
-        let key = connection.key
+                              joinSuccess: (@MainActor (_ channel: String, _ uid: UInt, _ elapsed: Int) -> Void)? = nil) -> Int32 {
+        call { joinEx(token: token, connection: connection.key, delegate: delegate, mediaOptions: mediaOptions, joinSuccess: joinSuccess) }
+    }
+
+    private func joinEx(token: String?, connection key: ConnectionKey, delegate: (any AgoraRtcEngineDelegate)?,
+                        mediaOptions: AgoraRtcChannelMediaOptions, joinSuccess: (@MainActor (String, UInt, Int) -> Void)?) -> Int32 {
         if let code = checkJoinArguments(channelId: key.channelId, uid: key.localUid) { return code }
         guard key.localUid != 0 else { return -Int32(AgoraErrorCode.invalidUserId.rawValue) }
         let taken = (exChannels + [main].compactMap { $0 }).contains { $0.isActive && $0.connection == key }
@@ -149,30 +169,30 @@ public final class AgoraRtcEngineKit {
         channel.joinSuccess = joinSuccess
         exChannels.append(channel)
         beginJoin(channel, token: token)
-        flush()
         return 0
     }
 
     /// Updates a multi-channel connection's options, token included. Returns 0, or -8 when not in the channel.
     @discardableResult
     public func updateChannelEx(with mediaOptions: AgoraRtcChannelMediaOptions, connection: AgoraRtcConnection) -> Int32 {
-        guard let channel = exChannel(connection.key), channel.acceptsUpdates else {
-            return -Int32(AgoraErrorCode.invalidState.rawValue)
+        call {
+            guard let channel = exChannel(connection.key), channel.acceptsUpdates else {
+                return -Int32(AgoraErrorCode.invalidState.rawValue)
+            }
+            return update(channel, with: mediaOptions)
         }
-        let code = update(channel, with: mediaOptions)
-        flush()
-        return code
     }
 
     /// Leaves a multi-channel connection; `leaveChannelBlock` gets its statistics.
     @discardableResult
     public func leaveChannelEx(_ connection: AgoraRtcConnection,
-                               leaveChannelBlock: ((AgoraChannelStats) -> Void)? = nil) -> Int32 {
-        let stats = exChannel(connection.key).flatMap { leave($0) }
-        exChannels.removeAll { $0.connection == connection.key }
-        flush()
-        if let stats { leaveChannelBlock?(stats) }
-        return 0
+                               leaveChannelBlock: (@MainActor (AgoraChannelStats) -> Void)? = nil) -> Int32 {
+        let key = connection.key
+        return call {
+            if let channel = exChannel(key) { leave(channel, then: leaveChannelBlock) }
+            exChannels.removeAll { $0.connection == key }
+            return 0
+        }
     }
 
     func exChannel(_ key: ConnectionKey) -> Channel? {
@@ -201,7 +221,7 @@ public final class AgoraRtcEngineKit {
         setState(.connecting, rejoining ? .reasonRenewToken : .reasonConnecting, on: channel)
         channel.joinTimer = timers.schedule(after: config.simulation.joinLatency) { [weak self, weak channel] in
             guard let self, let channel else { return }
-            self.run { self.completeJoin(channel, rejoining: rejoining) }
+            self.fire { self.completeJoin(channel, rejoining: rejoining) }
         }
     }
 
@@ -250,9 +270,9 @@ public final class AgoraRtcEngineKit {
         channel.pendingRenewResult = false
     }
 
-    /// Leaves the connection and returns its statistics; nil when it was not active.
-    func leave(_ channel: Channel) -> AgoraChannelStats? {
-        guard channel.isActive else { return nil }
+    /// Leaves the connection, if active; `block` gets its statistics after the leave's last callback.
+    func leave(_ channel: Channel, then block: (@MainActor (AgoraChannelStats) -> Void)? = nil) {
+        guard channel.isActive else { return }
         let stats = statistics(of: channel)
         let wasIn = channel.isInChannel
         stopTimers(of: channel)
@@ -263,9 +283,11 @@ public final class AgoraRtcEngineKit {
         channel.tokenExpiry = nil
         detach(channel)
         setState(.disconnected, .reasonLeaveChannel, on: channel)
-        emit(.didLeaveChannel(channel: channel.connection.channelId, uid: channel.connection.localUid, stats: stats), on: channel)
-        if wasIn { emit(.simulatorNotice(.localUserOfflineForPeers(.quit)), on: channel) }
-        return stats
+        var then: (@MainActor () -> Void)?
+        if let block { then = { block(stats) } }
+        emit(.didLeaveChannel(channel: channel.connection.channelId, uid: channel.connection.localUid, stats: stats),
+             on: channel, then: wasIn ? nil : then)
+        if wasIn { emit(.simulatorNotice(.localUserOfflineForPeers(.quit)), on: channel, then: then) }
     }
 
     func statistics(of channel: Channel) -> AgoraChannelStats {
@@ -283,33 +305,6 @@ public final class AgoraRtcEngineKit {
         channel.state = state
         channel.reason = reason
         emit(.connectionStateChanged(state, reason: reason), on: channel)
-    }
-
-    func emit(_ event: AgoraRtcEvent, on channel: Channel?) {
-        queue.append((channel, event))
-    }
-
-    /// Delivers queued callbacks in order; a callback that calls back into the engine queues more, which
-    /// this same loop delivers after it returns.
-    func flush() {
-        guard !delivering else { return }
-        delivering = true
-        defer { delivering = false }
-        while !queue.isEmpty {
-            let (channel, event) = queue.removeFirst()
-            if channel?.isMain != false { observer?(event) }
-            if case .didJoinChannel(let name, let uid, let elapsed) = event, let joinSuccess = channel?.joinSuccess {
-                joinSuccess(name, uid, elapsed)
-            } else if let target = channel?.isMain == false ? channel?.exDelegate : delegate {
-                event.deliver(to: target, from: self)
-            }
-        }
-    }
-
-    /// Runs timer work and then delivers what it queued.
-    func run(_ work: () -> Void) {
-        work()
-        flush()
     }
 
     func elapsedMilliseconds(since start: Duration) -> Int {

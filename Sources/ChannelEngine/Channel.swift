@@ -1,14 +1,13 @@
 import Timers
 
-/// One local connection to a channel: the main one, or one of the multi-channel API.
-@MainActor
-final class Channel {
+/// One local connection to a channel: the main one, or one of the multi-channel API. Guarded by the engine's lock.
+final class Channel: @unchecked Sendable {
     var connection: ConnectionKey
     /// The user account joined with, which the token must name instead of the uid.
     var account: String?
     var role: AgoraClientRole
     /// Called instead of the delegate's `didJoinChannel` when the join succeeds.
-    var joinSuccess: ((String, UInt, Int) -> Void)?
+    var joinSuccess: (@MainActor (String, UInt, Int) -> Void)?
     /// The delegate of a `joinChannelEx` connection; the main channel uses the engine's.
     weak var exDelegate: (any AgoraRtcEngineDelegate)?
     let isMain: Bool

@@ -1,10 +1,11 @@
+import Foundation
 import Timers
 import SeededRandom
 
 /// The simulated people in one channel: they arrive at staggered times, publish video, and (with churn)
 /// leave, drop and come back — all from the seed. They live on whether or not the local user is there.
-@MainActor
-final class RemoteUsers {
+/// Guarded by the engine's lock, which its own timers take.
+final class RemoteUsers: @unchecked Sendable {
     struct Peer {
         let uid: UInt
         let isHost: Bool
@@ -22,13 +23,16 @@ final class RemoteUsers {
     private(set) var peers: [Peer] = []
     private var random: SplitMix64
     private let timers: TimerQueue
+    private let lock: NSRecursiveLock
     private let churn: Bool
     private let liveBroadcasting: Bool
     private var started = false
     /// Called after every change, so each local connection can bring its view up to date.
-    private var observers: [(id: ObjectIdentifier, notify: @MainActor () -> Void)] = []
+    private var observers: [(id: ObjectIdentifier, notify: () -> Void)] = []
 
-    init(channel: String, seed: UInt64, count: Int, churn: Bool, liveBroadcasting: Bool, timers: TimerQueue) {
+    init(channel: String, seed: UInt64, count: Int, churn: Bool, liveBroadcasting: Bool, timers: TimerQueue,
+         lock: NSRecursiveLock) {
+        self.lock = lock
         random = SplitMix64(seed: seed, stream: "peers/" + channel)
         self.timers = timers
         self.churn = churn
@@ -48,7 +52,7 @@ final class RemoteUsers {
         var at = timers.now + .milliseconds(400)
         for index in peers.indices {
             let uid = peers[index].uid
-            peers[index].timer = timers.schedule(at: at) { [weak self] in self?.arrive(uid) }
+            peers[index].timer = schedule(at: at) { $0.arrive(uid) }
             at += random.seconds(0.6, 2.2)
         }
     }
@@ -87,26 +91,34 @@ final class RemoteUsers {
         guard churn else { return }
         let stay = random.seconds(45, 240)
         let quits = random.chance(0.65)
-        setTimer(uid, after: stay) { [weak self] in
-            guard let self else { return }
+        setTimer(uid, after: stay) { users in
             if quits {
-                self.update(uid) { $0.present = false; $0.offlineReason = .quit }
-                self.setTimer(uid, after: self.random.seconds(8, 30)) { [weak self] in self?.arrive(uid) }
+                users.update(uid) { $0.present = false; $0.offlineReason = .quit }
+                users.setTimer(uid, after: users.random.seconds(8, 30)) { $0.arrive(uid) }
             } else {
-                let now = self.timers.now
-                self.update(uid) { $0.silentSince = now }
-                self.setTimer(uid, after: Self.dropAfterSilence) { [weak self] in
-                    guard let self else { return }
-                    self.update(uid) { $0.present = false; $0.silentSince = nil; $0.offlineReason = .dropped }
-                    self.setTimer(uid, after: self.random.seconds(5, 25)) { [weak self] in self?.arrive(uid) }
+                let now = users.timers.now
+                users.update(uid) { $0.silentSince = now }
+                users.setTimer(uid, after: Self.dropAfterSilence) { users in
+                    users.update(uid) { $0.present = false; $0.silentSince = nil; $0.offlineReason = .dropped }
+                    users.setTimer(uid, after: users.random.seconds(5, 25)) { $0.arrive(uid) }
                 }
             }
         }
     }
 
-    private func setTimer(_ uid: UInt, after delay: Duration, _ action: @escaping @MainActor () -> Void) {
+    private func setTimer(_ uid: UInt, after delay: Duration, _ action: @escaping @Sendable (RemoteUsers) -> Void) {
         guard let index = peers.firstIndex(where: { $0.uid == uid }), !peers[index].removed else { return }
-        peers[index].timer = timers.schedule(after: delay, action)
+        peers[index].timer = schedule(at: timers.now + delay, action)
+    }
+
+    /// A timer whose action runs under the engine's lock.
+    private func schedule(at deadline: Duration, _ action: @escaping @Sendable (RemoteUsers) -> Void) -> TimerQueue.ID {
+        timers.schedule(at: deadline) { [weak self] in
+            guard let self else { return }
+            self.lock.lock()
+            defer { self.lock.unlock() }
+            action(self)
+        }
     }
 
     private func update(_ uid: UInt, _ change: (inout Peer) -> Void) {
@@ -115,7 +127,7 @@ final class RemoteUsers {
         changed()
     }
 
-    func observe(_ id: ObjectIdentifier, _ notify: @escaping @MainActor () -> Void) {
+    func observe(_ id: ObjectIdentifier, _ notify: @escaping () -> Void) {
         guard !observers.contains(where: { $0.id == id }) else { return }
         observers.append((id, notify))
     }

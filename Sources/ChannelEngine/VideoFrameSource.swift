@@ -202,11 +202,13 @@ extension AgoraRtcEngineKit {
     /// The video of a publishing user: the local user (a broadcaster with video on) or an announced
     /// remote user; nil for anyone else. Remote video freezes while their link or ours is down.
     public func videoSource(forUid uid: UInt) -> VideoFrameSource? {
-        if let main, let found = videoSource(forUid: uid, in: main) { return found }
-        for channel in exChannels {
-            if let found = videoSource(forUid: uid, in: channel) { return found }
+        locked {
+            if let main, let found = videoSource(forUid: uid, in: main) { return found }
+            for channel in exChannels {
+                if let found = videoSource(forUid: uid, in: channel) { return found }
+            }
+            return nil
         }
-        return nil
     }
 
     /// The answer for `uid` if `channel` knows it (`.some(nil)`: its local user, not publishing); nil if not.

@@ -1,25 +1,32 @@
+import Synchronization
+
 /// Timers on one injected clock, run on the main actor in deadline order (ties in the order scheduled).
+/// Timers can be scheduled and cancelled from any thread.
 ///
 /// On a real clock one task sleeps until the earliest deadline. On a `SteppedClock` (a test's manual clock)
 /// no task is involved: the clock calls `fireDue()` itself as it passes each deadline, so tests are exact.
-@MainActor
-public final class TimerQueue: ClockStepper {
+public final class TimerQueue: Sendable {
     public struct ID: Hashable, Sendable { fileprivate let value: UInt64 }
 
-    private struct Entry {
+    fileprivate struct Entry {
         let deadline: Duration
         let id: ID
         let action: @MainActor () -> Void
     }
 
+    fileprivate struct State {
+        var entries: [Entry] = []
+        var nextID: UInt64 = 0
+        var driver: Task<Void, Never>?
+        var driverDeadline: Duration?
+        var firing = false
+    }
+
     private let clock: ElapsedClock
     private let isStepped: Bool
-    private var entries: [Entry] = []
-    private var nextID: UInt64 = 0
-    private var driver: Task<Void, Never>?
-    private var driverDeadline: Duration?
-    private var firing = false
+    fileprivate let state = Mutex(State())
 
+    @MainActor
     public init(clock: any Clock<Duration>) {
         self.clock = ElapsedClock(clock)
         if let stepped = clock as? any SteppedClock {
@@ -42,66 +49,88 @@ public final class TimerQueue: ClockStepper {
     /// Runs `action` when `now` reaches `deadline`.
     @discardableResult
     public func schedule(at deadline: Duration, _ action: @escaping @MainActor () -> Void) -> ID {
-        nextID += 1
-        let entry = Entry(deadline: deadline, id: ID(value: nextID), action: action)
-        let index = entries.firstIndex { $0.deadline > deadline } ?? entries.endIndex
-        entries.insert(entry, at: index)
-        rearm()
-        return entry.id
+        state.withLock { state in
+            state.nextID += 1
+            let entry = Entry(deadline: deadline, id: ID(value: state.nextID), action: action)
+            let index = state.entries.firstIndex { $0.deadline > deadline } ?? state.entries.endIndex
+            state.entries.insert(entry, at: index)
+            rearm(&state)
+            return entry.id
+        }
     }
 
     public func cancel(_ id: ID?) {
-        guard let id, let index = entries.firstIndex(where: { $0.id == id }) else { return }
-        entries.remove(at: index)
-        rearm()
+        guard let id else { return }
+        cancel([id])
     }
 
     public func cancel(_ ids: some Sequence<ID>) {
         let set = Set(ids)
         guard !set.isEmpty else { return }
-        entries.removeAll { set.contains($0.id) }
-        rearm()
+        state.withLock { state in
+            state.entries.removeAll { set.contains($0.id) }
+            rearm(&state)
+        }
     }
 
     /// How many timers are pending.
-    public var count: Int { entries.count }
+    public var count: Int { state.withLock { $0.entries.count } }
 
+    fileprivate func nextDue() -> (@MainActor () -> Void)? {
+        let now = now
+        return state.withLock { state in
+            guard let first = state.entries.first, first.deadline <= now else { return nil }
+            state.entries.removeFirst()
+            return first.action
+        }
+    }
+
+    fileprivate func rearm(_ state: inout State) {
+        guard !state.firing, !isStepped else { return }
+        guard let deadline = state.entries.first?.deadline else {
+            state.driver?.cancel()
+            state.driver = nil
+            state.driverDeadline = nil
+            return
+        }
+        if state.driver != nil, state.driverDeadline == deadline { return }
+        state.driver?.cancel()
+        state.driverDeadline = deadline
+        let clock = clock
+        state.driver = Task { @MainActor [weak self] in
+            do { try await clock.sleep(deadline) } catch { return }
+            guard let self else { return }
+            let current = self.state.withLock { state in
+                guard state.driverDeadline == deadline else { return false }
+                state.driver = nil
+                state.driverDeadline = nil
+                return true
+            }
+            if current { self.fireDue() }
+        }
+    }
+}
+
+extension TimerQueue: ClockStepper {
     public var timeToNextDeadline: Duration? {
-        entries.first.map { $0.deadline - now }
+        state.withLock { $0.entries.first?.deadline }.map { $0 - now }
     }
 
     /// Runs every timer due by now, earliest first, including ones those timers schedule for now.
     public func fireDue() {
-        guard !firing else { return }
-        firing = true
-        while let first = entries.first, first.deadline <= now {
-            entries.removeFirst()
-            first.action()
+        let started = state.withLock { state in
+            if state.firing { return false }
+            state.firing = true
+            return true
         }
-        firing = false
-        rearm()
+        guard started else { return }
+        while let action = nextDue() { action() }
+        state.withLock { state in
+            state.firing = false
+            rearm(&state)
+        }
     }
 
-    private func rearm() {
-        guard !firing, !isStepped else { return }
-        guard let deadline = entries.first?.deadline else {
-            driver?.cancel()
-            driver = nil
-            driverDeadline = nil
-            return
-        }
-        if driver != nil, driverDeadline == deadline { return }
-        driver?.cancel()
-        driverDeadline = deadline
-        let clock = clock
-        driver = Task { @MainActor [weak self] in
-            do { try await clock.sleep(deadline) } catch { return }
-            guard let self, self.driverDeadline == deadline else { return }
-            self.driver = nil
-            self.driverDeadline = nil
-            self.fireDue()
-        }
-    }
 }
 
 /// Something with deadlines that a stepped clock runs as it passes them.

@@ -41,6 +41,12 @@ final class SessionHarness {
     func first(_ name: String) -> SessionEvent? { events.first { $0.name == name } }
 
     /// Advances in small steps, letting fetches finish between them.
+    /// Stops the session and lets the engine's leave callbacks arrive.
+    func stop() async {
+        session.stop()
+        await clock.advance(by: .zero)
+    }
+
     func run(for seconds: Double, step: Double = 0.25) async {
         var left = seconds
         while left > 0 {
@@ -81,7 +87,8 @@ final class SessionHarness {
         #expect(Array(names.drop { $0 == "note" }.prefix(3)) == ["tokenFetchStarted", "tokenFetched", "connectionStateChanged"])
         #expect(h.session.engine?.connectionState == .connected)
         #expect(h.first("didJoinChannel") != nil)
-        h.session.stop()
+        await h.stop()
+        #expect(h.names().suffix(3) == ["didLeaveChannel", "simulatorNotice", "sessionEnded"])
         #expect(h.events.last?.kind == .sessionEnded(failed: false))
     }
 
@@ -196,7 +203,7 @@ final class SessionHarness {
         await h.run(for: 1)
         #expect(h.count("tokenRenewed") == 1)
         #expect(h.session.engine?.connectionState == .connected)
-        h.session.stop()
+        await h.stop()
         #expect(h.events.last?.kind == .sessionEnded(failed: false))
     }
 }

@@ -115,7 +115,7 @@ final class FaultServer: Sendable {
         await h.run(for: 3)
         #expect(h.session.engine?.connectionChangedReason == .reasonInvalidToken)
         #expect(h.events.contains { if case .stuck = $0.kind { true } else { false } }, "headless ends on it")
-        h.session.stop()
+        await h.stop()
         #expect(h.events.last?.kind == .sessionEnded(failed: true), "a call that never got in did not succeed")
     }
 

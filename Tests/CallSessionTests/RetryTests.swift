@@ -127,7 +127,7 @@ final class ScriptedTransport: HTTPTransport {
         await h.run(for: 60)
         #expect(transport.calls.withLock { $0 } == 1, "a refused credential is not retried")
         #expect(h.events.contains { if case .stuck = $0.kind { true } else { false } })
-        h.session.stop()
+        await h.stop()
         #expect(h.events.last?.kind == .sessionEnded(failed: true))
     }
 }

@@ -51,9 +51,10 @@ import Testing
         #expect(h.engine.currentToken == good)
     }
 
-    @Test func becomingAudienceBeforeJoiningIsReported() {
+    @Test func becomingAudienceBeforeJoiningIsReported() async {
         let h = Harness()
         #expect(h.engine.setClientRole(.audience) == 0)
+        await h.settle()
         #expect(h.recorder.events == [.didClientRoleChanged(old: .broadcaster, new: .audience)])
     }
 
@@ -67,6 +68,7 @@ import Testing
         h.recorder.clear()
         app.clear()
         h.engine.simulateNetworkInterruption(false)
+        await h.settle()
         #expect(h.recorder.states == [.connectionStateChanged(.connected, reason: .reasonRejoinSuccess)])
         #expect(app.events.contains(.didRejoinChannel(channel: "test", uid: 42, elapsed: 6000)))
     }

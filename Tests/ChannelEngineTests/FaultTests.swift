@@ -23,6 +23,7 @@ import Testing
         #expect(h.recorder.times(of: "didOfflineOfUid") == [.seconds(30), .seconds(30)])
         h.recorder.clear()
         h.engine.simulateNetworkInterruption(false)
+        await h.settle()
         #expect(h.recorder.states == [.connectionStateChanged(.connected, reason: .reasonRejoinSuccess)])
         #expect(h.recorder.count("didJoinedOfUid") == 2)
         await h.advance(1)
@@ -36,6 +37,7 @@ import Testing
         h.engine.simulateNetworkInterruption(true)
         await h.advance(3)
         h.engine.simulateNetworkInterruption(false)
+        await h.settle()
         await h.advance(30)
         #expect(h.recorder.states.isEmpty)
         #expect(h.recorder.count("didOfflineOfUid") == 0)
@@ -57,6 +59,7 @@ import Testing
         await h.advance(5)
         #expect(h.engine.connectionState == .connecting)
         h.engine.simulateNetworkInterruption(false)
+        await h.settle()
         #expect(h.engine.connectionState == .connected)
     }
 
@@ -64,11 +67,13 @@ import Testing
         let h = Harness(remoteUsers: 1)
         await h.join()
         h.engine.simulateBan()
+        await h.settle()
         #expect(h.recorder.states.last == .connectionStateChanged(.failed, reason: .reasonBannedByServer))
         await h.advance(700)
         #expect(h.recorder.count("requestToken") == 0)
         #expect(h.engine.remoteUids.isEmpty)
         h.engine.renewToken(h.token())
+        await h.settle()
         #expect(h.recorder.events.last == .renewTokenResult(token: h.token(), code: .failure))
     }
 }
@@ -96,6 +101,7 @@ import Testing
         await h.advance(200)
         #expect(other.count("requestToken") == 0)
         #expect(h.engine.leaveChannelEx(connection) == 0)
+        await h.settle()
         #expect(other.events.last == .simulatorNotice(.localUserOfflineForPeers(.quit)))
         #expect(h.engine.getConnectionStateEx(connection) == .disconnected)
         #expect(h.engine.updateChannelEx(with: AgoraRtcChannelMediaOptions(token: fresh), connection: connection) == -8)

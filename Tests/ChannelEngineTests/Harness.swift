@@ -111,6 +111,11 @@ struct Harness {
         await advance(1)
     }
 
+    /// Lets the callbacks of the calls just made arrive, without moving time.
+    func settle() async {
+        await clock.advance(by: .zero)
+    }
+
     func advance(_ seconds: Double) async {
         await clock.advance(by: .milliseconds(Int64(seconds * 1000)))
     }

@@ -8,6 +8,7 @@ import Testing
     @Test func aGoodTokenJoinsAfterTheNetworkAnswers() async {
         let h = Harness()
         #expect(h.engine.joinChannel(byToken: h.token(), channelId: "test", uid: 42) == 0)
+        await h.settle()
         #expect(h.recorder.events == [.connectionStateChanged(.connecting, reason: .reasonConnecting)])
         #expect(h.engine.connectionState == .connecting)
         await h.advance(1)
@@ -133,6 +134,7 @@ import Testing
         await h.advance(1)
         #expect(h.engine.connectionState == .connected)
         h.engine.renewToken(h.token(signedWith: String(repeating: "b", count: 32)))
+        await h.settle()
         #expect(h.recorder.events.filter { $0 == .simulatorNotice(.signatureNotChecked) }.count == 1)
         #expect(h.recorder.events.contains(.renewTokenResult(token: h.token(signedWith: String(repeating: "b", count: 32)), code: .success)))
     }
@@ -153,6 +155,7 @@ import Testing
         h.recorder.clear()
         var blockStats: AgoraChannelStats?
         #expect(h.engine.leaveChannel { blockStats = $0 } == 0)
+        await h.settle()
         var stats = AgoraChannelStats()
         stats.duration = 10
         stats.userCount = 1

@@ -77,10 +77,12 @@ import Testing
         #expect(h.engine.simulateRemoteUserJoin() == nil)
         await h.join()
         let uid = try #require(h.engine.simulateRemoteUserJoin())
+        await h.settle()
         #expect(h.recorder.events.last == .didJoinedOfUid(uid, elapsed: 1000))
         await h.advance(1)
         #expect(h.recorder.count("firstRemoteVideoFrame") == 1)
         #expect(h.engine.simulateRemoteUserLeave() == uid)
+        await h.settle()
         #expect(h.recorder.events.last == .didOfflineOfUid(uid, reason: .quit))
         #expect(h.engine.remoteUids.isEmpty)
         #expect(h.engine.simulateRemoteUserLeave() == nil)
@@ -95,12 +97,14 @@ import Testing
         #expect(h.engine.videoSource(forUid: 42) != nil)
         h.recorder.clear()
         #expect(h.engine.setClientRole(.audience) == 0)
+        await h.settle()
         #expect(h.recorder.events == [
             .didClientRoleChanged(old: .broadcaster, new: .audience),
             .simulatorNotice(.localUserOfflineForPeers(.becomeAudience)),
         ])
         #expect(h.engine.videoSource(forUid: 42) == nil)
         h.engine.updateChannel(with: AgoraRtcChannelMediaOptions(clientRoleType: .broadcaster))
+        await h.settle()
         #expect(h.recorder.events.last == .didClientRoleChanged(old: .audience, new: .broadcaster))
         #expect(h.engine.videoSource(forUid: 42) != nil)
     }

@@ -81,6 +81,7 @@ import Testing
         #expect(h.engine.getConnectionState() == .connected)
         #expect(h.engine.videoCanvas(forUid: 0)?.view === app)
         h.engine.leaveChannel(nil)
+        await h.settle()
         #expect(app.lines.prefix(5) == [
             "changedTo connecting connecting", "guide connecting connecting",
             "changedTo connected joinSuccess", "guide connected joinSuccess", "didJoinChannel 42",
@@ -108,6 +109,7 @@ import Testing
         let app = App()
         h.engine.delegate = app
         #expect(h.engine.registerLocalUserAccount("alice", appId: TestCredentials.appID) == 0)
+        await h.settle()
         let registered = try #require(app.lines.first)
         let token = try AccessToken2.buildRTC(appID: TestCredentials.appID, appCertificate: TestCredentials.certificate,
                                               channel: "test", user: .account("alice"), role: .publisher, tokenExpire: 600,

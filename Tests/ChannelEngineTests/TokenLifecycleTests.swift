@@ -64,6 +64,7 @@ typealias TestSupportClock = ManualClock
         await h.advance(59.75)  // now 60 s
         let fresh = h.token(expire: 120)  // issued at 60 s, expires at 180 s
         #expect(h.engine.renewToken(fresh) == 0)
+        await h.settle()
         #expect(h.recorder.events.last == .simulatorNotice(.tokenAccepted(expiresAt: 1_800_000_180, short: false)))
         #expect(h.recorder.events.contains(.renewTokenResult(token: fresh, code: .success)))
         await h.advance(100)  // past the old 90 s warning and 120 s expiry
@@ -85,6 +86,7 @@ typealias TestSupportClock = ManualClock
         ]
         for (token, code) in cases {
             h.engine.renewToken(token)
+            await h.settle()
             #expect(h.recorder.events.last == .renewTokenResult(token: token, code: code))
         }
         #expect(h.engine.tokenExpiresAt == 1_800_000_120)
@@ -100,6 +102,7 @@ typealias TestSupportClock = ManualClock
         h.recorder.clear()
         let fresh = h.token(expire: 600)
         #expect(h.engine.renewToken(fresh) == 0)
+        await h.settle()
         #expect(h.recorder.events == [
             .renewTokenResult(token: fresh, code: .success),
             .connectionStateChanged(.connecting, reason: .reasonRenewToken),
@@ -115,6 +118,7 @@ typealias TestSupportClock = ManualClock
         await h.join(expire: 3600)
         h.recorder.clear()
         h.engine.simulateTokenExpiry()
+        await h.settle()
         #expect(Array(h.recorder.events.prefix(2)) == [.requestToken, .connectionStateChanged(.failed, reason: .reasonTokenExpired)])
     }
 
@@ -126,6 +130,7 @@ typealias TestSupportClock = ManualClock
         renew.recorder.clear()
         let token = renew.token()
         renew.engine.renewToken(token)
+        await renew.settle()
         #expect(renew.recorder.events.map(\.name) == ["renewTokenResult", "simulatorNotice"])
 
         // updateChannel: no result callback, remote users stay.
@@ -134,6 +139,7 @@ typealias TestSupportClock = ManualClock
         await update.advance(10)
         update.recorder.clear()
         #expect(update.engine.updateChannel(with: AgoraRtcChannelMediaOptions(token: update.token(expire: 900))) == 0)
+        await update.settle()
         #expect(update.recorder.events.map(\.name) == ["simulatorNotice"])
         #expect(update.engine.tokenExpiresAt == Int64(update.clock.unixTime) + 900)
 
@@ -159,6 +165,7 @@ typealias TestSupportClock = ManualClock
         let h = Harness()
         await h.join(expire: 120)
         h.engine.updateChannel(with: AgoraRtcChannelMediaOptions(token: h.token(uid: 9)))
+        await h.settle()
         #expect(h.recorder.events.last == .didOccurError(.invalidToken))
         #expect(h.engine.tokenExpiresAt == 1_800_000_120)
     }
