@@ -9,8 +9,8 @@ extension AgoraRtcEngineKit {
         let inChannel = activeChannels.contains(where: \.isInChannel)
         if inChannel, reportTimer == nil {
             scheduleReport()
-        } else if !inChannel, let timer = reportTimer {
-            timers.cancel(timer)
+        } else if !inChannel {
+            timers.cancel(reportTimer)
             reportTimer = nil
         }
     }

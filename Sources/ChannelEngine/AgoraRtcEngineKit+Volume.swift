@@ -20,8 +20,8 @@ extension AgoraRtcEngineKit {
         let wanted = volumeIndicationInterval > 0 && main?.isInChannel == true
         if wanted, volumeTimer == nil {
             scheduleVolumeReport()
-        } else if !wanted, let timer = volumeTimer {
-            timers.cancel(timer)
+        } else if !wanted {
+            timers.cancel(volumeTimer)
             volumeTimer = nil
             activeSpeakerUid = nil
         }
