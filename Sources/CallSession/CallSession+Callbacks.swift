@@ -5,6 +5,7 @@ extension CallSession {
     func record(_ event: AgoraRtcEvent) {
         // The headless lines and the screen do not show didRejoinChannel yet: connected/rejoinSuccess says the same.
         if case .didRejoinChannel = event { return }
+        if Self.unpublished(event) { return }
         emit(.engine(event))
         guard !stopping else { return }
         switch event {
@@ -24,6 +25,17 @@ extension CallSession {
             if let cache { Task { await cache.invalidate(rejected: token) } }
         default:
             break
+        }
+    }
+
+    /// The engine's timed reports and link callbacks, which the headless lines and the screen do not show yet.
+    private static func unpublished(_ event: AgoraRtcEvent) -> Bool {
+        switch event {
+        case .reportRtcStats, .networkQuality, .reportAudioVolumeIndication, .activeSpeaker, .remoteVideoStateChanged,
+             .connectionInterrupted, .connectionLost, .connectionBanned:
+            true
+        default:
+            false
         }
     }
 

@@ -113,6 +113,15 @@ public struct SessionEvent: Sendable, Equatable {
              ("elapsed", .number(Int64(elapsed)))]
         case .didOccurError(let code): [("code", .number(Int64(code.rawValue))), ("name", .text(code.name))]
         case .didClientRoleChanged(let old, let new): [("old", .text(old.name)), ("new", .text(new.name))]
+        case .reportRtcStats(let stats): [("duration", .number(Int64(stats.duration))), ("users", .number(Int64(stats.userCount)))]
+        case .networkQuality(let uid, let tx, let rx): [("uid", .number(Int64(uid))), ("tx", .text(tx.name)), ("rx", .text(rx.name))]
+        case .reportAudioVolumeIndication(let speakers, let total):
+            [("speakers", .number(Int64(speakers.count))), ("totalVolume", .number(Int64(total)))]
+        case .activeSpeaker(let uid): [("uid", .number(Int64(uid)))]
+        case .remoteVideoStateChanged(let uid, let state, let reason, let elapsed):
+            [("uid", .number(Int64(uid))), ("state", .text(state.name)), ("reason", .text(reason.name)),
+             ("elapsed", .number(Int64(elapsed)))]
+        case .connectionInterrupted, .connectionLost, .connectionBanned: []
         case .simulatorNotice(let notice):
             switch notice {
             case .signatureNotChecked: [("notice", .text("signatureNotChecked"))]

@@ -25,6 +25,17 @@ public protocol AgoraRtcEngineDelegate: AnyObject {
     func rtcEngine(_ engine: AgoraRtcEngineKit, didClientRoleChanged oldRole: AgoraClientRole, newRole: AgoraClientRole,
                    newRoleOptions: AgoraClientRoleOptions?)
     func rtcEngine(_ engine: AgoraRtcEngineKit, didRegisteredLocalUser userAccount: String, withUid uid: UInt)
+    func rtcEngine(_ engine: AgoraRtcEngineKit, reportRtcStats stats: AgoraChannelStats)
+    func rtcEngine(_ engine: AgoraRtcEngineKit, networkQuality uid: UInt, txQuality: AgoraNetworkQuality,
+                   rxQuality: AgoraNetworkQuality)
+    func rtcEngine(_ engine: AgoraRtcEngineKit, reportAudioVolumeIndicationOfSpeakers speakers: [AgoraRtcAudioVolumeInfo],
+                   totalVolume: Int)
+    func rtcEngine(_ engine: AgoraRtcEngineKit, activeSpeaker speakerUid: UInt)
+    func rtcEngine(_ engine: AgoraRtcEngineKit, remoteVideoStateChangedOfUid uid: UInt, state: AgoraVideoRemoteState,
+                   reason: AgoraVideoRemoteReason, elapsed: Int)
+    func rtcEngineConnectionDidInterrupted(_ engine: AgoraRtcEngineKit)
+    func rtcEngineConnectionDidLost(_ engine: AgoraRtcEngineKit)
+    func rtcEngineConnectionDidBanned(_ engine: AgoraRtcEngineKit)
     /// Not an Agora callback: what the simulator observes (see `SimulatorNotice`).
     func rtcEngine(_ engine: AgoraRtcEngineKit, simulatorNotice notice: SimulatorNotice)
 }
@@ -47,5 +58,16 @@ extension AgoraRtcEngineDelegate {
     public func rtcEngine(_ engine: AgoraRtcEngineKit, didClientRoleChanged oldRole: AgoraClientRole, newRole: AgoraClientRole,
                           newRoleOptions: AgoraClientRoleOptions?) {}
     public func rtcEngine(_ engine: AgoraRtcEngineKit, didRegisteredLocalUser userAccount: String, withUid uid: UInt) {}
+    public func rtcEngine(_ engine: AgoraRtcEngineKit, reportRtcStats stats: AgoraChannelStats) {}
+    public func rtcEngine(_ engine: AgoraRtcEngineKit, networkQuality uid: UInt, txQuality: AgoraNetworkQuality,
+                          rxQuality: AgoraNetworkQuality) {}
+    public func rtcEngine(_ engine: AgoraRtcEngineKit, reportAudioVolumeIndicationOfSpeakers speakers: [AgoraRtcAudioVolumeInfo],
+                          totalVolume: Int) {}
+    public func rtcEngine(_ engine: AgoraRtcEngineKit, activeSpeaker speakerUid: UInt) {}
+    public func rtcEngine(_ engine: AgoraRtcEngineKit, remoteVideoStateChangedOfUid uid: UInt, state: AgoraVideoRemoteState,
+                          reason: AgoraVideoRemoteReason, elapsed: Int) {}
+    public func rtcEngineConnectionDidInterrupted(_ engine: AgoraRtcEngineKit) {}
+    public func rtcEngineConnectionDidLost(_ engine: AgoraRtcEngineKit) {}
+    public func rtcEngineConnectionDidBanned(_ engine: AgoraRtcEngineKit) {}
     public func rtcEngine(_ engine: AgoraRtcEngineKit, simulatorNotice notice: SimulatorNotice) {}
 }

@@ -7,8 +7,8 @@ extension AgoraRtcEngineKit {
     static let peersDroppedAfter: Duration = .seconds(20)
     static let failedAfter: Duration = .seconds(20 * 60)
 
-    /// Cuts (`true`) or restores (`false`) the simulated link. Cut: reconnecting / interrupted after 4 s,
-    /// reconnecting / lost at 10 s, remote users dropped at 20 s, failed / joinFailed at 20 min.
+    /// Cuts (`true`) or restores (`false`) the simulated link. Cut: reconnecting / interrupted and
+    /// `rtcEngineConnectionDidInterrupted` after 4 s, reconnecting / lost and `rtcEngineConnectionDidLost` at 10 s, remote users dropped at 20 s, failed / joinFailed at 20 min.
     /// Restored: connected / rejoinSuccess, `didRejoinChannel`, and remote users back.
     public func simulateNetworkInterruption(_ down: Bool) {
         call { setNetwork(down: down) }
@@ -37,12 +37,13 @@ extension AgoraRtcEngineKit {
         }
     }
 
-    /// The server bans the local user: failed / bannedByServer on every connection.
+    /// The server bans the local user: failed / bannedByServer and `rtcEngineConnectionDidBanned` on every connection.
     public func simulateBan() {
         call {
             for channel in activeChannels where channel.isActive && channel.state != .failed {
                 stopTimers(of: channel)
                 setState(.failed, .reasonBannedByServer, on: channel)
+                emit(.connectionBanned, on: channel)
                 detach(channel)
             }
         }
@@ -60,11 +61,16 @@ extension AgoraRtcEngineKit {
             }
         }
         channel.linkTimers = [
-            at(Self.interruptedAfter) { [unowned self] in self.setState(.reconnecting, .reasonInterrupted, on: $0) },
-            at(Self.lostAfter) { [unowned self] in self.setState(.reconnecting, .reasonLost, on: $0) },
+            at(Self.interruptedAfter) { [unowned self] channel in
+                self.setState(.reconnecting, .reasonInterrupted, on: channel)
+                self.emit(.connectionInterrupted, on: channel)
+            },
+            at(Self.lostAfter) { [unowned self] channel in
+                self.setState(.reconnecting, .reasonLost, on: channel)
+                self.emit(.connectionLost, on: channel)
+            },
             at(Self.peersDroppedAfter) { [unowned self] channel in
-                for uid in channel.announced { self.emit(.didOfflineOfUid(uid, reason: .dropped), on: channel) }
-                channel.announced = []
+                for uid in channel.announced { self.announceOffline(uid, reason: .dropped, on: channel) }
                 self.emit(.simulatorNotice(.localUserOfflineForPeers(.dropped)), on: channel)
             },
             at(Self.failedAfter) { [unowned self] channel in

@@ -58,6 +58,7 @@ extension AgoraRtcEngineKit {
         timers.cancel(channel.videoTimers)
         channel.videoTimers = []
         channel.announced = []
+        channel.remoteVideo = [:]
     }
 
     /// Brings what the connection has announced in line with who is visible: `didJoinedOfUid` (then the
@@ -67,12 +68,19 @@ extension AgoraRtcEngineKit {
         let world = world(for: channel)
         let visible = world.visible.map(\.uid)
         for uid in channel.announced where !visible.contains(uid) {
-            channel.announced.removeAll { $0 == uid }
-            emit(.didOfflineOfUid(uid, reason: world.peer(uid)?.offlineReason ?? .quit), on: channel)
+            announceOffline(uid, reason: world.peer(uid)?.offlineReason ?? .quit, on: channel)
+        }
+        for peer in channel.announced.compactMap(world.peer) {
+            switch (peer.silentSince, channel.remoteVideo[peer.uid]) {
+            case (.some, .decoding): setRemoteVideo(.frozen, .congestion, of: peer.uid, on: channel)
+            case (nil, .frozen): setRemoteVideo(.decoding, .recovery, of: peer.uid, on: channel)
+            default: break
+            }
         }
         for peer in world.visible where !channel.announced.contains(peer.uid) {
             channel.announced.append(peer.uid)
             emit(.didJoinedOfUid(peer.uid, elapsed: elapsedMilliseconds(since: channel.joinStartedAt)), on: channel)
+            setRemoteVideo(.starting, .internal, of: peer.uid, on: channel)
             let delay = Duration.milliseconds(150 + Int64(peer.uid % 300))
             channel.videoTimers.append(timers.schedule(after: delay) { [weak self, weak channel] in
                 guard let self, let channel, channel.announced.contains(peer.uid), channel.state == .connected,
@@ -80,8 +88,26 @@ extension AgoraRtcEngineKit {
                 self.fire {
                     self.emit(.firstRemoteVideoFrame(uid: peer.uid, size: peer.videoSize,
                                                      elapsed: self.elapsedMilliseconds(since: channel.joinStartedAt)), on: channel)
+                    self.setRemoteVideo(.decoding, .internal, of: peer.uid, on: channel)
                 }
             })
         }
+    }
+
+    /// `didOfflineOfUid`, and the user's video stopped.
+    func announceOffline(_ uid: UInt, reason: AgoraUserOfflineReason, on channel: Channel) {
+        channel.announced.removeAll { $0 == uid }
+        emit(.didOfflineOfUid(uid, reason: reason), on: channel)
+        setRemoteVideo(.stopped, .remoteOffline, of: uid, on: channel)
+        channel.remoteVideo[uid] = nil
+    }
+
+    /// Reports a remote user's video state: starting when announced, decoding at its first frame, frozen while its
+    /// link is silent, stopped when it goes offline.
+    func setRemoteVideo(_ state: AgoraVideoRemoteState, _ reason: AgoraVideoRemoteReason, of uid: UInt,
+                        on channel: Channel) {
+        channel.remoteVideo[uid] = state
+        emit(.remoteVideoStateChanged(uid: uid, state: state, reason: reason,
+                                      elapsed: elapsedMilliseconds(since: channel.joinStartedAt)), on: channel)
     }
 }

@@ -43,12 +43,4 @@ extension AgoraRtcEngineKit {
     public func videoCanvas(forUid uid: UInt) -> AgoraRtcVideoCanvas? {
         locked { uid == 0 ? localCanvas : remoteCanvases[uid] }
     }
-
-    /// Asks for speaker volume reports every `interval` ms (≤ 0 stops them). Returns 0. The simulator has no audio
-    /// yet and reports nothing.
-    @discardableResult
-    public func enableAudioVolumeIndication(_ interval: Int, smooth: Int, reportVad: Bool) -> Int32 {
-        locked { volumeIndicationInterval = max(0, interval) }
-        return 0
-    }
 }

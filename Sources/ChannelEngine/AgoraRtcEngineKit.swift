@@ -42,6 +42,14 @@ public final class AgoraRtcEngineKit: @unchecked Sendable {
     /// User accounts registered with `registerLocalUserAccount(_:appId:)` and the uids they got.
     var accounts: [String: UInt] = [:]
     var volumeIndicationInterval = 0
+    var reportVad = false
+    /// The one timer of the 2 s reports and the one of volume reports, while they run.
+    var reportTimer: TimerQueue.ID?
+    var volumeTimer: TimerQueue.ID?
+    /// The remote user last reported by `activeSpeaker`.
+    var activeSpeakerUid: UInt?
+    var qualityRandom: SplitMix64
+    var volumeRandom: SplitMix64
     /// When the link went down, on the engine's clock; nil while it is up.
     var networkDownSince: Duration?
     var saidSignatureNotChecked = false
@@ -59,6 +67,8 @@ public final class AgoraRtcEngineKit: @unchecked Sendable {
         delegateReference = delegate
         timers = TimerQueue(clock: config.simulation.clock)
         random = SplitMix64(seed: config.simulation.seed, stream: "engine")
+        qualityRandom = SplitMix64(seed: config.simulation.seed, stream: "quality")
+        volumeRandom = SplitMix64(seed: config.simulation.seed, stream: "volume")
     }
 
     // MARK: State a screen shows
@@ -102,6 +112,12 @@ public final class AgoraRtcEngineKit: @unchecked Sendable {
             }
             return 0
         }
+    }
+
+    /// `setClientRole(_:)` with the SDK's role options, which the simulator accepts and does not use.
+    @discardableResult
+    public func setClientRole(_ newRole: AgoraClientRole, options: AgoraClientRoleOptions?) -> Int32 {
+        setClientRole(newRole)
     }
 
     func changeRole(of channel: Channel, from old: AgoraClientRole, to new: AgoraClientRole) {
@@ -305,6 +321,8 @@ public final class AgoraRtcEngineKit: @unchecked Sendable {
         channel.state = state
         channel.reason = reason
         emit(.connectionStateChanged(state, reason: reason), on: channel)
+        updateReportTimer()
+        updateVolumeTimer()
     }
 
     func elapsedMilliseconds(since start: Duration) -> Int {

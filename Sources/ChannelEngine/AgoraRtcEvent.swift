@@ -15,6 +15,14 @@ public enum AgoraRtcEvent: Sendable, Equatable {
     case didOccurError(AgoraErrorCode)
     case didClientRoleChanged(old: AgoraClientRole, new: AgoraClientRole)
     case didRegisteredLocalUser(account: String, uid: UInt)
+    case reportRtcStats(AgoraChannelStats)
+    case networkQuality(uid: UInt, tx: AgoraNetworkQuality, rx: AgoraNetworkQuality)
+    case reportAudioVolumeIndication(speakers: [AgoraRtcAudioVolumeInfo], totalVolume: Int)
+    case activeSpeaker(uid: UInt)
+    case remoteVideoStateChanged(uid: UInt, state: AgoraVideoRemoteState, reason: AgoraVideoRemoteReason, elapsed: Int)
+    case connectionInterrupted
+    case connectionLost
+    case connectionBanned
     case simulatorNotice(SimulatorNotice)
 
     /// The callback's name as Agora's docs write it.
@@ -33,6 +41,14 @@ public enum AgoraRtcEvent: Sendable, Equatable {
         case .didOccurError: "didOccurError"
         case .didClientRoleChanged: "didClientRoleChanged"
         case .didRegisteredLocalUser: "didRegisteredLocalUser"
+        case .reportRtcStats: "reportRtcStats"
+        case .networkQuality: "networkQuality"
+        case .reportAudioVolumeIndication: "reportAudioVolumeIndicationOfSpeakers"
+        case .activeSpeaker: "activeSpeaker"
+        case .remoteVideoStateChanged: "remoteVideoStateChanged"
+        case .connectionInterrupted: "connectionDidInterrupted"
+        case .connectionLost: "connectionDidLost"
+        case .connectionBanned: "connectionDidBanned"
         case .simulatorNotice: "simulatorNotice"
         }
     }
@@ -68,6 +84,22 @@ public enum AgoraRtcEvent: Sendable, Equatable {
             delegate.rtcEngine(engine, didClientRoleChanged: old, newRole: new, newRoleOptions: nil)
         case .didRegisteredLocalUser(let account, let uid):
             delegate.rtcEngine(engine, didRegisteredLocalUser: account, withUid: uid)
+        case .reportRtcStats(let stats):
+            delegate.rtcEngine(engine, reportRtcStats: stats)
+        case .networkQuality(let uid, let tx, let rx):
+            delegate.rtcEngine(engine, networkQuality: uid, txQuality: tx, rxQuality: rx)
+        case .reportAudioVolumeIndication(let speakers, let totalVolume):
+            delegate.rtcEngine(engine, reportAudioVolumeIndicationOfSpeakers: speakers, totalVolume: totalVolume)
+        case .activeSpeaker(let uid):
+            delegate.rtcEngine(engine, activeSpeaker: uid)
+        case .remoteVideoStateChanged(let uid, let state, let reason, let elapsed):
+            delegate.rtcEngine(engine, remoteVideoStateChangedOfUid: uid, state: state, reason: reason, elapsed: elapsed)
+        case .connectionInterrupted:
+            delegate.rtcEngineConnectionDidInterrupted(engine)
+        case .connectionLost:
+            delegate.rtcEngineConnectionDidLost(engine)
+        case .connectionBanned:
+            delegate.rtcEngineConnectionDidBanned(engine)
         case .simulatorNotice(let notice):
             delegate.rtcEngine(engine, simulatorNotice: notice)
         }

@@ -106,3 +106,24 @@ public enum SimulatorNotice: Sendable, Equatable {
     /// The link was cut (`down`) or restored by a fault injection.
     case network(down: Bool)
 }
+
+/// A user's network quality as `networkQuality` reports it (`AgoraNetworkQuality`): 0 unknown … 6 down.
+public enum AgoraNetworkQuality: Int, Sendable, CaseIterable {
+    case unknown = 0, excellent = 1, good = 2, poor = 3, bad = 4, vBad = 5, down = 6
+
+    public var name: String { String(describing: self) }
+}
+
+/// A remote user's video as `remoteVideoStateChangedOfUid` reports it (`AgoraVideoRemoteState`).
+public enum AgoraVideoRemoteState: Int, Sendable, CaseIterable {
+    case stopped = 0, starting = 1, decoding = 2, frozen = 3, failed = 4
+
+    public var name: String { String(describing: self) }
+}
+
+/// Why a remote user's video state changed (`AgoraVideoRemoteReason`); the cases the simulator gives.
+public enum AgoraVideoRemoteReason: Int, Sendable, CaseIterable {
+    case `internal` = 0, congestion = 1, recovery = 2, remoteOffline = 7
+
+    public var name: String { String(describing: self) }
+}

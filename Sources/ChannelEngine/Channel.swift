@@ -31,6 +31,8 @@ final class Channel: @unchecked Sendable {
     var linkTimers: [TimerQueue.ID] = []
     /// Remote users announced through `didJoinedOfUid` and not yet offline, in announcement order.
     var announced: [UInt] = []
+    /// The video state last reported for each announced remote user.
+    var remoteVideo: [UInt: AgoraVideoRemoteState] = [:]
     var videoTimers: [TimerQueue.ID] = []
 
     var joinedAt: Duration?

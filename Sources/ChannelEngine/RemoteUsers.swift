@@ -96,13 +96,18 @@ final class RemoteUsers: @unchecked Sendable {
                 users.update(uid) { $0.present = false; $0.offlineReason = .quit }
                 users.setTimer(uid, after: users.random.seconds(8, 30)) { $0.arrive(uid) }
             } else {
-                let now = users.timers.now
-                users.update(uid) { $0.silentSince = now }
-                users.setTimer(uid, after: Self.dropAfterSilence) { users in
-                    users.update(uid) { $0.present = false; $0.silentSince = nil; $0.offlineReason = .dropped }
-                    users.setTimer(uid, after: users.random.seconds(5, 25)) { $0.arrive(uid) }
-                }
+                users.silence(uid)
             }
+        }
+    }
+
+    /// The peer's link goes silent now: its video freezes, and it drops after `dropAfterSilence`.
+    func silence(_ uid: UInt) {
+        let now = timers.now
+        update(uid) { $0.silentSince = now }
+        setTimer(uid, after: Self.dropAfterSilence) { users in
+            users.update(uid) { $0.present = false; $0.silentSince = nil; $0.offlineReason = .dropped }
+            users.setTimer(uid, after: users.random.seconds(5, 25)) { $0.arrive(uid) }
         }
     }
 

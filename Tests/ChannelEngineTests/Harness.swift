@@ -75,6 +75,27 @@ final class Recorder: AgoraRtcEngineDelegate {
     func rtcEngine(_ engine: AgoraRtcEngineKit, didRegisteredLocalUser userAccount: String, withUid uid: UInt) {
         record(engine, .didRegisteredLocalUser(account: userAccount, uid: uid))
     }
+    func rtcEngine(_ engine: AgoraRtcEngineKit, reportRtcStats stats: AgoraChannelStats) {
+        record(engine, .reportRtcStats(stats))
+    }
+    func rtcEngine(_ engine: AgoraRtcEngineKit, networkQuality uid: UInt, txQuality: AgoraNetworkQuality,
+                   rxQuality: AgoraNetworkQuality) {
+        record(engine, .networkQuality(uid: uid, tx: txQuality, rx: rxQuality))
+    }
+    func rtcEngine(_ engine: AgoraRtcEngineKit, reportAudioVolumeIndicationOfSpeakers speakers: [AgoraRtcAudioVolumeInfo],
+                   totalVolume: Int) {
+        record(engine, .reportAudioVolumeIndication(speakers: speakers, totalVolume: totalVolume))
+    }
+    func rtcEngine(_ engine: AgoraRtcEngineKit, activeSpeaker speakerUid: UInt) {
+        record(engine, .activeSpeaker(uid: speakerUid))
+    }
+    func rtcEngine(_ engine: AgoraRtcEngineKit, remoteVideoStateChangedOfUid uid: UInt, state: AgoraVideoRemoteState,
+                   reason: AgoraVideoRemoteReason, elapsed: Int) {
+        record(engine, .remoteVideoStateChanged(uid: uid, state: state, reason: reason, elapsed: elapsed))
+    }
+    func rtcEngineConnectionDidInterrupted(_ engine: AgoraRtcEngineKit) { record(engine, .connectionInterrupted) }
+    func rtcEngineConnectionDidLost(_ engine: AgoraRtcEngineKit) { record(engine, .connectionLost) }
+    func rtcEngineConnectionDidBanned(_ engine: AgoraRtcEngineKit) { record(engine, .connectionBanned) }
     func rtcEngine(_ engine: AgoraRtcEngineKit, simulatorNotice notice: SimulatorNotice) {
         record(engine, .simulatorNotice(notice))
     }

@@ -78,12 +78,14 @@ import Testing
         await h.join()
         let uid = try #require(h.engine.simulateRemoteUserJoin())
         await h.settle()
-        #expect(h.recorder.events.last == .didJoinedOfUid(uid, elapsed: 1000))
+        #expect(h.recorder.events.suffix(2) == [.didJoinedOfUid(uid, elapsed: 1000),
+                                                .remoteVideoStateChanged(uid: uid, state: .starting, reason: .internal, elapsed: 1000)])
         await h.advance(1)
         #expect(h.recorder.count("firstRemoteVideoFrame") == 1)
         #expect(h.engine.simulateRemoteUserLeave() == uid)
         await h.settle()
-        #expect(h.recorder.events.last == .didOfflineOfUid(uid, reason: .quit))
+        #expect(h.recorder.events.suffix(2) == [.didOfflineOfUid(uid, reason: .quit),
+                                                .remoteVideoStateChanged(uid: uid, state: .stopped, reason: .remoteOffline, elapsed: 2000)])
         #expect(h.engine.remoteUids.isEmpty)
         #expect(h.engine.simulateRemoteUserLeave() == nil)
     }
