@@ -34,15 +34,18 @@ done
 [ -n "$url" ] || { cat "$work/server.log" >&2; echo "guide-app: FAILED: the token server did not start" >&2; exit 1; }
 
 # Both apps at once: each joins its own channel "test" on its own simulated network.
-"$bin/GuideApp" --server "$url" --seconds "$SECONDS_IN_CHANNEL" >"$work/slip.out" 2>&1 &
+limit=$((SECONDS_IN_CHANNEL + 15))  # a hung app (a deadlock, a lost exit) fails instead of stalling make test
+timeout "$limit" "$bin/GuideApp" --server "$url" --seconds "$SECONDS_IN_CHANNEL" >"$work/slip.out" 2>&1 &
 slip_pid=$!
-"$bin/GuideAppFixed" --server "$url" --seconds "$SECONDS_IN_CHANNEL" >"$work/fixed.out" 2>&1 &
+timeout "$limit" "$bin/GuideAppFixed" --server "$url" --seconds "$SECONDS_IN_CHANNEL" >"$work/fixed.out" 2>&1 &
 fixed_pid=$!
 slip_rc=0; fixed_rc=0
 wait "$slip_pid" || slip_rc=$?
 wait "$fixed_pid" || fixed_rc=$?
 
-# The callback lines without their times, remote users left out (they come and go on their own).
+# The lines without their times, in order, remote users left out (they come and go on their own). An engine call
+# prints "= <call> returned <result>" before any callback can print (the app's Guide.call holds the output lock
+# across the call), so the order is deterministic; a callback that came before its call returned says so.
 events() { grep '^@ ' "$1" | sed -E 's/^@ +-?[0-9.]+ //' | grep -v -E '^did(Joined|Offline)OfUid ' || true; }
 # Seconds at which a line first appears.
 time_of() { grep -E "^@ +-?[0-9.]+ $2\$" "$1" | head -1 | awk '{print $2}'; }
@@ -51,7 +54,7 @@ passed=0; failed=0
 check() { # name, output file, exit status, expected lines
     local name="$1" out="$2" rc="$3" expected="$4"
     if [ "$rc" -ne 0 ]; then
-        echo "guide-app: FAIL $name: exit status $rc" >&2; cat "$out" >&2; failed=$((failed + 1)); return
+        echo "guide-app: FAIL $name: exit status $rc$([ "$rc" -eq 124 ] && echo ", still running after ${limit} s")" >&2; cat "$out" >&2; failed=$((failed + 1)); return
     fi
     if ! diff -u <(printf '%s\n' "$expected") <(events "$out") >"$work/diff"; then
         echo "guide-app: FAIL $name: callbacks differ (- expected, + printed):" >&2
@@ -63,27 +66,27 @@ check() { # name, output file, exit status, expected lines
 }
 
 check "guide as written (tokens for uid 1234, joins as 123456): join refused, invalid token" "$work/slip.out" "$slip_rc" \
-"joinChannel returned 0
+"= joinChannel returned 0
 connectionChangedTo connecting connecting
 connectionStateChanged connecting connecting
 connectionChangedTo disconnected invalidToken
 connectionStateChanged disconnected invalidToken
 didOccurError 110 invalidToken
-leaveChannel returned 0
+= leaveChannel returned 0
 destroy
 exit"
 
 check "guide with one uid: joins, warned 30 s before a 40 s token ends, renews, leaves" "$work/fixed.out" "$fixed_rc" \
-"joinChannel returned 0
+"= joinChannel returned 0
 connectionChangedTo connecting connecting
 connectionStateChanged connecting connecting
 connectionChangedTo connected joinSuccess
 connectionStateChanged connected joinSuccess
 didJoinChannel test 1234
 tokenPrivilegeWillExpire
-renewToken returned 0 on the background thread
+= renewToken returned 0 on a background thread
 renewTokenResult success
-leaveChannel returned 0
+= leaveChannel returned 0
 connectionChangedTo disconnected leaveChannel
 connectionStateChanged disconnected leaveChannel
 didLeaveChannelWith
@@ -93,7 +96,7 @@ exit"
 # A 40 s token fetched just before the join warns 10 s later (token times are whole seconds: 9-10 s after the
 # fetch); the renewed 40 s token must not warn before the app leaves.
 if [ "$fixed_rc" -eq 0 ]; then
-    joined="$(time_of "$work/fixed.out" 'joinChannel returned 0')"
+    joined="$(time_of "$work/fixed.out" '= joinChannel returned 0')"
     warned="$(time_of "$work/fixed.out" 'tokenPrivilegeWillExpire')"
     if [ -z "$joined" ] || [ -z "$warned" ] || ! awk -v j="$joined" -v w="$warned" 'BEGIN { d = w - j; exit !(d >= 8.5 && d <= 10.5) }'; then
         echo "guide-app: FAIL will-expire timing: joined at ${joined:-?} s, warned at ${warned:-?} s; expected 30 s before the 40 s token's end, 8.5-10.5 s after the join" >&2

@@ -1,6 +1,6 @@
 // Agora's iOS guide, "Sample code": the view controller, UIKit removed. Everything else follows the guide,
 // its slip included: tokens are fetched for uid 1234 but the channel is joined as uid 123456.
-// Lines starting "Guide.say" are added so the test can see each callback; the guide's own prints stay.
+// The Guide.say and Guide.call lines are added so the test sees each call and callback; the guide's own prints stay.
 import ChannelEngine
 import Foundation
 #if canImport(FoundationNetworking)
@@ -78,14 +78,12 @@ class ViewController {
 
     func joinChannel(token: String) {
         let option = AgoraRtcChannelMediaOptions()
-        let result = agoraKit.joinChannel(byToken: token, channelId: "test", uid: 123456, mediaOptions: option)
-        Guide.say("joinChannel returned \(result)")
+        Guide.call("joinChannel") { agoraKit.joinChannel(byToken: token, channelId: "test", uid: 123456, mediaOptions: option) }
     }
 
     func leaveChannel() {
         agoraKit.stopPreview()
-        let result = agoraKit.leaveChannel(nil)
-        Guide.say("leaveChannel returned \(result)")
+        Guide.call("leaveChannel") { agoraKit.leaveChannel(nil) }
     }
 
     func destroy() {
@@ -144,8 +142,9 @@ extension ViewController: AgoraRtcEngineDelegate {
             switch result {
             case .success(let token):
                 print("token is: \(token)")
-                let result = self.agoraKit.renewToken(token)
-                Guide.say("renewToken returned \(result) on the \(Thread.isMainThread ? "main" : "background") thread")
+                Guide.call("renewToken", detail: Thread.isMainThread ? " on the main thread" : " on a background thread") {
+                    self.agoraKit.renewToken(token)
+                }
                 print("Renewed the token")
             case .failure(let err):
                 print("Could not fetch token: \(err)")
@@ -178,7 +177,7 @@ extension ViewController: AgoraRtcEngineDelegate {
 extension ViewController {
     func rtcEngine(_ engine: AgoraRtcEngineKit, connectionChangedTo state: AgoraConnectionState,
                    reason: AgoraConnectionChangedReason) {
-        Guide.say("connectionChangedTo \(state.name) \(reason.name)")
+        Guide.say("connectionChangedTo \(state.name) \(reason.name)", after: state == .connecting ? "joinChannel" : nil)
     }
 
     func rtcEngine(_ engine: AgoraRtcEngineKit, didJoinChannel channel: String, withUid uid: UInt, elapsed: Int) {
@@ -186,7 +185,7 @@ extension ViewController {
     }
 
     func rtcEngine(_ engine: AgoraRtcEngineKit, renewTokenResult token: String, code: AgoraRenewTokenErrorCode) {
-        Guide.say("renewTokenResult \(code.name)")
+        Guide.say("renewTokenResult \(code.name)", after: "renewToken")
     }
 
     func rtcEngine(_ engine: AgoraRtcEngineKit, didOccurError errorCode: AgoraErrorCode) {
@@ -198,6 +197,6 @@ extension ViewController {
     }
 
     func rtcEngine(_ engine: AgoraRtcEngineKit, didLeaveChannelWith stats: AgoraChannelStats) {
-        Guide.say("didLeaveChannelWith")
+        Guide.say("didLeaveChannelWith", after: "leaveChannel")
     }
 }

@@ -13,10 +13,33 @@ public enum Guide {
     /// When the program started: read once by `run`, before any line is printed.
     nonisolated(unsafe) private static var start = Date()
 
+    /// Held while a call runs and while a line is printed; recursive, so a callback delivered inside a call on the
+    /// same thread would still print (and say it came before the call returned).
+    private static let lock = NSRecursiveLock()
+    nonisolated(unsafe) private static var returnedCalls: Set<String> = []
+
     /// One line of output: seconds since start, then what happened. The test compares the text after the time.
-    public static func say(_ text: String) {
-        let line = String(format: "@ %6.2f ", Date().timeIntervalSince(start)) + text + "\n"
+    /// With `after`, a callback that comes before that call has returned says so.
+    public static func say(_ text: String, after call: String? = nil) {
+        lock.lock()
+        defer { lock.unlock() }
+        let early = call.map { returnedCalls.contains($0) ? "" : " before \($0) returned" } ?? ""
+        let line = String(format: "@ %6.2f ", Date().timeIntervalSince(start)) + text + early + "\n"
         FileHandle.standardOutput.write(line.data(using: .utf8)!)
+    }
+
+    /// Makes an engine call the way the guide does (often from URLSession's thread) and prints
+    /// `= <call> returned <result>` before any callback can print: the callbacks, on the main thread, wait for the
+    /// lock this holds until the call has returned and its line is out. An engine that delivered a callback inside
+    /// the call and waited for it would hang here, and the test would time out.
+    @discardableResult
+    public static func call(_ name: String, detail: String = "", _ body: () -> Int32) -> Int32 {
+        lock.lock()
+        defer { lock.unlock() }
+        let result = body()
+        returnedCalls.insert(name)
+        say("= \(name) returned \(result)\(detail)")
+        return result
     }
 
     /// Runs the main queue: `appear` now, `disappear` after `seconds`, `destroy` one second later, then exits.
