@@ -22,6 +22,7 @@ echo "guide-app: building Examples/GuideApp"
 "$SWIFT" build --product tokencall >/dev/null
 "$SWIFT" build --package-path Examples/GuideApp >"$work/build.log" 2>&1 || { cat "$work/build.log" >&2; echo "guide-app: FAILED to build Examples/GuideApp" >&2; exit 1; }
 bin="$("$SWIFT" build --package-path Examples/GuideApp --show-bin-path)"
+echo "guide-app: built in ${SECONDS} s; running both apps for ${SECONDS_IN_CHANNEL} s"
 
 ./.build/debug/tokencall serve --port 0 --token-lifetime 40 >"$work/server.log" 2>&1 &
 server_pid=$!
@@ -107,5 +108,5 @@ if [ "$fixed_rc" -eq 0 ]; then
     fi
 fi
 
-echo "guide-app: $passed passed, $failed failed"
+echo "guide-app: $passed passed, $failed failed (${SECONDS} s)"
 [ "$failed" -eq 0 ]
