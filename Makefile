@@ -1,4 +1,4 @@
-# tokencall: `make run` shows the call, `make test` runs every test.
+# tokencall: `make run` shows the call, `make test` runs every test and the guide's code (Examples/GuideApp).
 SWIFT ?= swift
 FUZZ_SECONDS ?= 60
 ARGS ?=
@@ -13,6 +13,7 @@ run: deps
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	SWIFT="$(SWIFT)" Scripts/guide-app.sh
 
 bench: deps
 	STRICT="$(STRICT)" Scripts/bench.sh

@@ -1,0 +1,29 @@
+// swift-tools-version: 6.0
+// The code of Agora's iOS guide ("Sample code"), UIKit removed, built against this repository's ChannelEngine.
+import PackageDescription
+
+let swift5: [SwiftSetting] = [.swiftLanguageMode(.v5)]
+
+let package = Package(
+    name: "GuideApp",
+    dependencies: [
+        // Named, so the dependency does not take the name of whatever folder the repository was cloned into.
+        .package(name: "TokenCall", path: "../.."),
+    ],
+    targets: [
+        // What UIKit and the app's lifecycle would provide: options, output lines, the run loop.
+        .target(name: "GuideHarness", swiftSettings: swift5),
+        // The guide's view controller as the guide writes it: tokens fetched for uid 1234, joined as 123456.
+        .executableTarget(
+            name: "GuideApp",
+            dependencies: ["GuideHarness", .product(name: "ChannelEngine", package: "TokenCall")],
+            swiftSettings: swift5
+        ),
+        // The same view controller with one uid throughout.
+        .executableTarget(
+            name: "GuideAppFixed",
+            dependencies: ["GuideHarness", .product(name: "ChannelEngine", package: "TokenCall")],
+            swiftSettings: swift5
+        ),
+    ]
+)

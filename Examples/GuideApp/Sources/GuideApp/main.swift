@@ -1,0 +1,14 @@
+import Dispatch
+import GuideHarness
+
+// What UIKit does: make the view controller and load its view on the main thread, and when the view goes away,
+// leave. The guide's viewDidDisappear leaves and destroys at once, and the SDK drops didLeaveChannelWith when
+// destroy follows leaveChannel straight away, so this app leaves first and destroys a second later.
+MainActor.assumeIsolated {
+    let viewController = ViewController()
+    Guide.run(
+        appear: { viewController.viewDidLoad() },
+        disappear: { viewController.leaveChannel() },
+        destroy: { viewController.destroy() }
+    )
+}

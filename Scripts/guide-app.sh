@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# Builds Examples/GuideApp (Agora's guide code, UIKit removed, in its own package that depends on this one by path)
+# and runs both of its apps, in parallel, against `tokencall serve --token-lifetime 40`; compares the callback lines
+# they print with what Agora's SDK documents. Fails with the difference. About 20 s once built; building the
+# example in a fresh clone (its own .build: ChannelEngine and below again) adds a minute or two.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SWIFT="${SWIFT:-swift}"
+SECONDS_IN_CHANNEL="${GUIDE_APP_SECONDS:-14}"
+# Agora's published test fixtures (also Tests/TestSupport), never real credentials.
+export APP_ID=970CA35de60c44645bbae8a215061b33
+export APP_CERTIFICATE=5CFd2fd1755d40ecb72977518be15d3b
+
+work="$(mktemp -d)"
+server_pid=""
+cleanup() {
+    if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; fi
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+echo "guide-app: building Examples/GuideApp"
+"$SWIFT" build --product tokencall >/dev/null
+"$SWIFT" build --package-path Examples/GuideApp >"$work/build.log" 2>&1 || { cat "$work/build.log" >&2; echo "guide-app: FAILED to build Examples/GuideApp" >&2; exit 1; }
+bin="$("$SWIFT" build --package-path Examples/GuideApp --show-bin-path)"
+echo "guide-app: built in ${SECONDS} s; running both apps for ${SECONDS_IN_CHANNEL} s"
+
+./.build/debug/tokencall serve --port 0 --token-lifetime 40 >"$work/server.log" 2>&1 &
+server_pid=$!
+url=""
+for _ in $(seq 100); do
+    url="$(grep -o 'http://127\.0\.0\.1:[0-9]*' "$work/server.log" | head -1 || true)"
+    [ -n "$url" ] && break
+    sleep 0.1
+done
+[ -n "$url" ] || { cat "$work/server.log" >&2; echo "guide-app: FAILED: the token server did not start" >&2; exit 1; }
+
+# Both apps at once: each joins its own channel "test" on its own simulated network.
+limit=$((SECONDS_IN_CHANNEL + 15))  # a hung app (a deadlock, a lost exit) fails instead of stalling make test
+timeout "$limit" "$bin/GuideApp" --server "$url" --seconds "$SECONDS_IN_CHANNEL" >"$work/slip.out" 2>&1 &
+slip_pid=$!
+timeout "$limit" "$bin/GuideAppFixed" --server "$url" --seconds "$SECONDS_IN_CHANNEL" >"$work/fixed.out" 2>&1 &
+fixed_pid=$!
+slip_rc=0; fixed_rc=0
+wait "$slip_pid" || slip_rc=$?
+wait "$fixed_pid" || fixed_rc=$?
+
+# The lines without their times, in order, remote users left out (they come and go on their own). An engine call
+# prints "= <call> returned <result>" before any callback can print (the app's Guide.call holds the output lock
+# across the call), so the order is deterministic; a callback that came before its call returned says so.
+events() { grep '^@ ' "$1" | sed -E 's/^@ +-?[0-9.]+ //' | grep -v -E '^did(Joined|Offline)OfUid ' || true; }
+# Seconds at which a line first appears.
+time_of() { grep -E "^@ +-?[0-9.]+ $2\$" "$1" | head -1 | awk '{print $2}'; }
+
+passed=0; failed=0
+check() { # name, output file, exit status, expected lines
+    local name="$1" out="$2" rc="$3" expected="$4"
+    if [ "$rc" -ne 0 ]; then
+        echo "guide-app: FAIL $name: exit status $rc$([ "$rc" -eq 124 ] && echo ", still running after ${limit} s")" >&2; cat "$out" >&2; failed=$((failed + 1)); return
+    fi
+    if ! diff -u <(printf '%s\n' "$expected") <(events "$out") >"$work/diff"; then
+        echo "guide-app: FAIL $name: callbacks differ (- expected, + printed):" >&2
+        cat "$work/diff" >&2; echo "--- full output:" >&2; cat "$out" >&2
+        failed=$((failed + 1)); return
+    fi
+    echo "guide-app: ok $name"
+    passed=$((passed + 1))
+}
+
+check "guide as written (tokens for uid 1234, joins as 123456): join refused, invalid token" "$work/slip.out" "$slip_rc" \
+"= joinChannel returned 0
+connectionChangedTo connecting connecting
+connectionStateChanged connecting connecting
+connectionChangedTo disconnected invalidToken
+connectionStateChanged disconnected invalidToken
+didOccurError 110 invalidToken
+= leaveChannel returned 0
+destroy
+exit"
+
+check "guide with one uid: joins, warned 30 s before a 40 s token ends, renews, leaves" "$work/fixed.out" "$fixed_rc" \
+"= joinChannel returned 0
+connectionChangedTo connecting connecting
+connectionStateChanged connecting connecting
+connectionChangedTo connected joinSuccess
+connectionStateChanged connected joinSuccess
+didJoinChannel test 1234
+tokenPrivilegeWillExpire
+= renewToken returned 0 on a background thread
+renewTokenResult success
+= leaveChannel returned 0
+connectionChangedTo disconnected leaveChannel
+connectionStateChanged disconnected leaveChannel
+didLeaveChannelWith
+destroy
+exit"
+
+# A 40 s token fetched just before the join warns 10 s later (token times are whole seconds: 9-10 s after the
+# fetch); the renewed 40 s token must not warn before the app leaves.
+if [ "$fixed_rc" -eq 0 ]; then
+    joined="$(time_of "$work/fixed.out" '= joinChannel returned 0')"
+    warned="$(time_of "$work/fixed.out" 'tokenPrivilegeWillExpire')"
+    if [ -z "$joined" ] || [ -z "$warned" ] || ! awk -v j="$joined" -v w="$warned" 'BEGIN { d = w - j; exit !(d >= 8.5 && d <= 10.5) }'; then
+        echo "guide-app: FAIL will-expire timing: joined at ${joined:-?} s, warned at ${warned:-?} s; expected 30 s before the 40 s token's end, 8.5-10.5 s after the join" >&2
+        failed=$((failed + 1))
+    else
+        echo "guide-app: ok will-expire $(awk -v j="$joined" -v w="$warned" 'BEGIN { printf "%.1f", w - j }') s after the join: 30 s before the 40 s token ends"
+        passed=$((passed + 1))
+    fi
+fi
+
+echo "guide-app: $passed passed, $failed failed (${SECONDS} s)"
+[ "$failed" -eq 0 ]
