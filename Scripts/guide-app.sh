@@ -39,7 +39,7 @@ done
 limit=$((SECONDS_IN_CHANNEL + 15))  # a hung app (a deadlock, a lost exit) fails instead of stalling make test
 timeout "$limit" "$bin/GuideApp" --server "$url" --seconds "$SECONDS_IN_CHANNEL" >"$work/slip.out" 2>&1 &
 slip_pid=$!
-timeout "$limit" "$bin/GuideAppFixed" --server "$url" --seconds "$SECONDS_IN_CHANNEL" >"$work/fixed.out" 2>&1 &
+timeout "$limit" "$bin/GuideApp" --one-uid --server "$url" --seconds "$SECONDS_IN_CHANNEL" >"$work/fixed.out" 2>&1 &
 fixed_pid=$!
 slip_rc=0; fixed_rc=0
 wait "$slip_pid" || slip_rc=$?

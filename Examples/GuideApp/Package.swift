@@ -13,15 +13,10 @@ let package = Package(
     targets: [
         // What UIKit and the app's lifecycle would provide: options, output lines, the run loop.
         .target(name: "GuideHarness", swiftSettings: swift5),
-        // The guide's view controller as the guide writes it: tokens fetched for uid 1234, joined as 123456.
+        // The guide's view controller as the guide writes it: tokens fetched for uid 1234, joined as 123456;
+        // with --one-uid, the same view controller joining as 1234.
         .executableTarget(
             name: "GuideApp",
-            dependencies: ["GuideHarness", .product(name: "ChannelEngine", package: "TokenCall")],
-            swiftSettings: swift5
-        ),
-        // The same view controller with one uid throughout.
-        .executableTarget(
-            name: "GuideAppFixed",
             dependencies: ["GuideHarness", .product(name: "ChannelEngine", package: "TokenCall")],
             swiftSettings: swift5
         ),

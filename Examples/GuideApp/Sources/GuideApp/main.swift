@@ -4,8 +4,9 @@ import GuideHarness
 // What UIKit does: make the view controller and load its view on the main thread, and when the view goes away,
 // leave. The guide's viewDidDisappear leaves and destroys at once, and the SDK drops didLeaveChannelWith when
 // destroy follows leaveChannel straight away, so this app leaves first and destroys a second later.
+// `--one-uid` runs the copy with the guide's uid slip fixed.
 MainActor.assumeIsolated {
-    let viewController = ViewController()
+    let viewController = CommandLine.arguments.contains("--one-uid") ? OneUidViewController() : ViewController()
     Guide.run(
         appear: { viewController.viewDidLoad() },
         disappear: { viewController.leaveChannel() },
