@@ -61,7 +61,8 @@ public struct HTTPTokenProvider: TokenProvider {
 
     // MARK: Request
 
-    func httpRequest(for request: TokenRequest) throws(TokenClientError) -> URLRequest {
+    /// The HTTP request this provider sends for `request`, in its shape.
+    public func httpRequest(for request: TokenRequest) throws(TokenClientError) -> URLRequest {
         let role = request.role == .publisher ? 1 : 2
         var http: URLRequest
         switch shape {
@@ -107,7 +108,21 @@ public struct HTTPTokenProvider: TokenProvider {
 
     // MARK: Answer
 
-    func accept(_ data: Data, _ response: HTTPURLResponse, for request: TokenRequest, startedAt: Double) throws(TokenClientError) -> FetchedToken {
+    /// A token answer as the server wrote it, before it is checked against what was asked.
+    public struct Answer: Sendable, Equatable {
+        /// The raw token.
+        public var token: String
+        /// The lifetime the server announced, in seconds, when it announced one.
+        public var expiresIn: Int64?
+
+        public init(token: String, expiresIn: Int64? = nil) {
+            self.token = token
+            self.expiresIn = expiresIn
+        }
+    }
+
+    /// Reads the token out of a server's answer: a 2xx JSON object with the token where the shape puts it.
+    public func readAnswer(_ data: Data, _ response: HTTPURLResponse) throws(TokenClientError) -> Answer {
         let status = response.statusCode
         guard data.count <= Self.bodyLimit else { throw .answerTooLong(bytes: data.count, limit: Self.bodyLimit) }
         let object = JSONValue.parse(data)?.object
@@ -135,13 +150,21 @@ public struct HTTPTokenProvider: TokenProvider {
         if token.contains(where: { $0.isWhitespace || $0.isNewline }) {
             throw .invalidResponse("its token contains whitespace or line breaks")
         }
-        var lifetime = Self.longestLifetime
+        var answer = Answer(token: token)
         if let expiresIn = object["expiresIn"] {
             guard case .integer(let seconds) = expiresIn, seconds > 0 else {
                 throw .invalidResponse("expiresIn must be a positive whole number of seconds, not \(expiresIn.kind)")
             }
-            lifetime = min(lifetime, seconds)
+            answer.expiresIn = seconds
         }
+        return answer
+    }
+
+    /// Accepts an answer only when it holds an Agora token for what was asked, not yet expired.
+    func accept(_ data: Data, _ response: HTTPURLResponse, for request: TokenRequest, startedAt: Double) throws(TokenClientError) -> FetchedToken {
+        let answer = try readAnswer(data, response)
+        let token = answer.token
+        let lifetime = min(Self.longestLifetime, answer.expiresIn ?? Self.longestLifetime)
         let parsed: AgoraToken
         do {
             parsed = try AgoraToken(parsing: token)
