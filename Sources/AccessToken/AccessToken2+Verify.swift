@@ -48,7 +48,7 @@ extension AccessToken2 {
             throw .channelMismatch(token: rtc.channel ?? "", expected: channel)
         }
         if let user = check.user, let uid = rtc.uid, !uid.isEmpty, uid != user.tokenField {
-            throw .uidMismatch(token: uid, expected: user.tokenField)
+            throw .uidMismatch(token: uid, expected: user)
         }
     }
 }

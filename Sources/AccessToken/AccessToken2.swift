@@ -167,4 +167,15 @@ public enum RTCUser: Sendable, Hashable, CustomStringConvertible {
         case .account(let account): "account \"\(account)\""
         }
     }
+
+    /// The user a token's uid field names: digits that fit 32 bits, without a leading 0, are a uid, any other text
+    /// an account ("0" included); nil for "", the any-uid wildcard.
+    public init?(tokenField field: String) {
+        guard !field.isEmpty else { return nil }
+        if field.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }), !field.hasPrefix("0"), let uid = UInt32(field) {
+            self = .uid(uid)
+        } else {
+            self = .account(field)
+        }
+    }
 }

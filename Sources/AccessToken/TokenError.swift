@@ -20,7 +20,8 @@ public enum TokenError: Error, Equatable, Sendable {
     case noJoinPrivilege
     case joinPrivilegeExpired(expiredAt: Int64, secondsAgo: Int64)
     case channelMismatch(token: String, expected: String)
-    case uidMismatch(token: String, expected: String)
+    /// The token's uid field ("" never: it fits any user) and the user asked for.
+    case uidMismatch(token: String, expected: RTCUser)
     case crcMismatch(field: String)
 }
 
@@ -68,9 +69,33 @@ extension TokenError: CustomStringConvertible {
         case .channelMismatch(let token, let expected):
             "the token was built for channel \"\(token)\", not \"\(expected)\""
         case .uidMismatch(let token, let expected):
-            "the token was built for uid \"\(token)\", not \"\(expected)\""
+            Self.userMismatch(token: token, joining: expected)
         case .crcMismatch(let field):
             "the token's \(field) checksum does not match the one given"
+        }
+    }
+}
+
+extension TokenError {
+    /// Why a token whose uid field is `field` does not fit a join as `user`, telling an integer uid from a string
+    /// account (the 110 users meet most), and what to do.
+    static func userMismatch(token field: String, joining user: RTCUser) -> String {
+        switch (user, RTCUser(tokenField: field)) {
+        case (.uid, .account("0")):
+            "the token carries the account string \"0\", which is not the wildcard: build it with the integer uid 0 to allow any uid"
+        case (.uid(0), let holder):
+            "you join with uid 0, so the SDK picks a random uid, but the token is only for \(holder.map(String.init(describing:)) ?? "any uid"): "
+                + "join as that user, or build the token with uid 0 (any uid)"
+        case (.uid, .uid?):
+            "the token was built for uid \(field), but you join as \(user): build the token for the uid you join with"
+        case (.uid, _):
+            "the token was built for the user account \"\(field)\" (a string), but you join with the integer \(user): "
+                + "join with joinChannel(byUserAccount:), or build the token with the integer uid"
+        case (.account(let account), .uid?):
+            "the token was built for the integer uid \(field), but you join with the account \"\(account)\": "
+                + "join with joinChannel(byToken:…uid:), or build the token with buildTokenWithUserAccount"
+        case (.account(let account), _):
+            "the token was built for the account \"\(field)\", not \"\(account)\""
         }
     }
 }

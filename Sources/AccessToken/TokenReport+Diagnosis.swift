@@ -130,25 +130,7 @@ extension TokenReport {
             problems.append("its uid checksum does not match \(user)")
             return
         }
-        let tokenIsInteger = !uid.isEmpty && uid.allSatisfy(\.isASCIIDigit) && UInt32(uid) != nil && !(uid.hasPrefix("0"))
-        switch user {
-        case .uid where uid == "0":
-            problems.append("the token carries the account string \"0\", which is not the wildcard: build it with the integer uid 0 to allow any uid")
-        case .uid(0):
-            problems.append("you join with uid 0, so the SDK picks a random uid, but the token is only for uid \"\(uid)\": join with that uid, or build the token with uid 0 (any uid)")
-        case .uid:
-            if tokenIsInteger {
-                problems.append("it was built for uid \(uid), but you join as \(user): build the token for the uid you join with")
-            } else {
-                problems.append("it was built for the user account \"\(uid)\" (a string), but you join with the integer \(user): join with joinChannel(byUserAccount:), or build the token with the integer uid")
-            }
-        case .account(let account):
-            if tokenIsInteger {
-                problems.append("it was built for the integer uid \(uid), but you join with the account \"\(account)\": join with joinChannel(byToken:…uid:), or build the token with buildTokenWithUserAccount")
-            } else {
-                problems.append("it was built for the account \"\(uid)\", not \"\(account)\"")
-            }
-        }
+        problems.append(TokenError.userMismatch(token: uid, joining: user))
     }
 
     static func privilegeName(_ id: UInt16, service: ServiceType?) -> String {

@@ -1,3 +1,4 @@
+import AccessToken
 import CallSession
 import ChannelEngine
 import Dispatch
@@ -23,7 +24,11 @@ public final class CallScreenApp {
         self.presenter = presenter
         self.fps = max(1, min(60, fps))
         let config = session.configuration
-        state = ScreenState(channel: config.channel, uid: config.uid, role: config.role,
+        let (uid, account): (UInt, String?) = switch config.user {
+        case .uid(let uid): (UInt(uid), nil)
+        case .account(let account): (0, account)
+        }
+        state = ScreenState(channel: config.channel, uid: uid, account: account, role: config.role,
                             tokenServer: session.tokenSource.label, renewMethod: config.renewMethod,
                             autoRenew: config.autoRenew)
         feed = SharedFeed(ScreenFeed(state: state))

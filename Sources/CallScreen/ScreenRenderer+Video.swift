@@ -14,7 +14,8 @@ extension ScreenRenderer {
             let w = tileWidth - 1, h = tileHeight - (rows > 1 ? 1 : 0)
             if index == 0 {
                 let source = state.role == .broadcaster ? video(state.uid) : nil
-                let label = "you" + (state.uid == 0 ? "" : " \(painter.bar) uid \(state.uid)")
+                let label = ["you", state.account.map { "account \($0)" }, state.uid == 0 ? nil : "uid \(state.uid)"]
+                    .compactMap { $0 }.joined(separator: " \(painter.bar) ")
                 let tag = state.role == .audience ? "not publishing" : source == nil ? "no video" : "live"
                 drawTile(into: &grid, x: tileX, y: tileY, width: w, height: h, source: source, label: label, tag: tag, painter, time)
             } else {

@@ -91,7 +91,7 @@ public enum ScreenRenderer {
     private static func drawHeader(_ state: ScreenState, into grid: inout CellGrid, _ painter: Painter) {
         let style = CellStyle(bold: true, reverse: true)
         grid.fill(x: 0, y: 0, width: grid.width, height: 1, with: Cell(character: " ", style: style))
-        let uid = state.uid == 0 ? "uid (assigned at join)" : "uid \(state.uid)"
+        let uid = (state.account.map { "account \($0) \(painter.bar) " } ?? "") + (state.uid == 0 ? "uid (assigned at join)" : "uid \(state.uid)")
         let text = " tokencall \(painter.bar) channel \(state.channel) \(painter.bar) \(uid) \(painter.bar) \(state.role.name)"
             + " \(painter.bar) token server \(state.tokenServer)"
         grid.write(text, x: 0, y: 0, style: style)

@@ -23,7 +23,10 @@ public struct ScreenState: Sendable, Equatable {
     }
 
     public var channel: String
+    /// The local uid: the one joined with, or the one the engine assigned (0 until it has).
     public var uid: UInt
+    /// The user account the call joins with; nil when it joins with a uid.
+    public var account: String?
     public var role: AgoraClientRole
     public var tokenServer: String
     public var connection: AgoraConnectionState = .disconnected
@@ -56,9 +59,11 @@ public struct ScreenState: Sendable, Equatable {
     public static let leftTileLinger: Duration = .seconds(3)
     static let logLimit = 200
 
-    public init(channel: String, uid: UInt, role: AgoraClientRole, tokenServer: String, renewMethod: RenewMethod, autoRenew: Bool) {
+    public init(channel: String, uid: UInt, account: String? = nil, role: AgoraClientRole, tokenServer: String, renewMethod: RenewMethod,
+                autoRenew: Bool) {
         self.channel = channel
         self.uid = uid
+        self.account = account
         self.role = role
         self.tokenServer = tokenServer
         self.renewMethod = renewMethod
@@ -107,7 +112,7 @@ public struct ScreenState: Sendable, Equatable {
                 remotes = []
                 if state == .failed || why == .reasonLeaveChannel { tokenExpiresAt = nil; tokenAcceptedAt = nil }
             }
-        case .didJoinChannel(_, let joined, _):
+        case .didJoinChannel(_, let joined, _), .didRegisteredLocalUser(_, let joined):
             uid = joined
         case .didJoinedOfUid(let remote, _):
             remotes.removeAll { $0.uid == remote }

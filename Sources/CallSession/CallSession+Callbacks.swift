@@ -20,9 +20,14 @@ extension CallSession {
         case .connectionStateChanged(.connected, _):
             connected()
         case .connectionStateChanged(let state, let reason) where Self.refused(state, reason):
-            emit(.stuck(reason: "the network refused the call (\(reason.name)); a new token from the same server will not mend it"))
+            let why = reason == .reasonInvalidToken ? userMismatch(in: deliveredToken).map { ": \($0)" } ?? "" : ""
+            emit(.stuck(reason: "the network refused the call (\(reason.name))\(why); a new token from the same server will not mend it"))
         case .renewTokenResult(let token, let code) where code != .success:
+            if let mismatch = userMismatch(in: token) { emit(.note("the engine refused the new token: \(mismatch)")) }
             if let cache { Task { await cache.invalidate(rejected: token) } }
+        case .didOccurError(.invalidToken) where engine?.connectionState == .connected:
+            // updateChannel's answer to a refused token (renewToken's is renewTokenResult).
+            if let mismatch = userMismatch(in: deliveredToken) { emit(.note("the engine refused the new token: \(mismatch)")) }
         default:
             break
         }

@@ -98,6 +98,7 @@ extension CallSession {
             self.appID = appID
         }
         let engine = makeEngine(appID: appID!)
+        deliveredToken = token
         switch reason {
         case .join, .rejoin:
             join(engine, with: token, renewing: reason == .rejoin ? .rejoin : nil)
@@ -118,8 +119,12 @@ extension CallSession {
         pendingRenewal = method.map { ($0, token) }
         // The role goes in with the join, as the guide's apps set it: the first join takes the configured one.
         let role = engine.connection == nil ? configuration.role : engine.clientRole
-        let code = engine.joinChannel(byToken: token, channelId: configuration.channel, uid: configuration.uid,
-                                      mediaOptions: AgoraRtcChannelMediaOptions(clientRoleType: role))
+        let options = AgoraRtcChannelMediaOptions(clientRoleType: role)
+        let code = switch configuration.user {
+        case .uid(let uid): engine.joinChannel(byToken: token, channelId: configuration.channel, uid: UInt(uid), mediaOptions: options)
+        case .account(let account):
+            engine.joinChannel(byToken: token, channelId: configuration.channel, userAccount: account, mediaOptions: options)
+        }
         if code != 0 { emit(.note("joinChannel returned \(code)")) }
     }
 
@@ -151,5 +156,20 @@ extension CallSession {
         guard let pending = pendingRenewal, engine?.currentToken == pending.token else { return }
         pendingRenewal = nil
         emit(.tokenRenewed(method: pending.method))
+    }
+
+    /// Why the engine refused `token`, when the token shows it: it names another user than the call joins as (Agora
+    /// answers only 110, invalid token).
+    func userMismatch(in token: String?) -> String? {
+        guard let token, let parsed = try? AgoraToken(parsing: token) else { return nil }
+        do throws(TokenError) {
+            try parsed.validate(TokenCheck(user: configuration.user), now: Int64(configuration.unixTime().rounded(.down)))
+        } catch {
+            switch error {
+            case .uidMismatch, .crcMismatch(field: "uid"): return error.description
+            default: return nil
+            }
+        }
+        return nil
     }
 }

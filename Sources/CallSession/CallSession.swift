@@ -10,7 +10,8 @@ import TokenClient
 public final class CallSession {
     public struct Configuration: Sendable {
         public var channel = "test"
-        public var uid: UInt = 0
+        /// Who joins: a uid (0 lets the engine pick one) or a string user account (the engine gives it a uid).
+        public var user: RTCUser = .uid(0)
         public var role: AgoraClientRole = .broadcaster
         public var requestTimeout: Duration = .seconds(10)
         /// The App ID: given, else the app's own server's, else learned from the first token.
@@ -52,6 +53,8 @@ public final class CallSession {
     /// A renewal the engine is still completing (after a rejoin or a renewal from failed).
     var pendingRenewal: (method: RenewMethod, token: String)?
     var appID: String?
+    /// The token last handed to the engine, to say why the engine refused it.
+    var deliveredToken: String?
 
     public init(_ configuration: Configuration, tokenSource: TokenSource) {
         self.configuration = configuration
@@ -70,9 +73,8 @@ public final class CallSession {
         if let own = source.ownServer { emit(.note("embedded token server on \(source.url), \(own.tokenLifetime) s tokens")) }
         var policy = TokenCache.Policy()
         policy.deadline = configuration.requestTimeout
-        let user = RTCUser.uid(UInt32(configuration.uid))
         let role: RTCRole = configuration.role == .broadcaster ? .publisher : .subscriber
-        cache = TokenCache(provider: source.provider, request: TokenRequest(channel: configuration.channel, user: user, role: role, appID: appID),
+        cache = TokenCache(provider: source.provider, request: TokenRequest(channel: configuration.channel, user: configuration.user, role: role, appID: appID),
                            policy: policy, clock: configuration.clock, unixTime: configuration.unixTime)
         fetch(for: .join)
     }

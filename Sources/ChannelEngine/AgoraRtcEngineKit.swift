@@ -269,6 +269,10 @@ public final class AgoraRtcEngineKit: @unchecked Sendable {
             setState(.connected, rejoining ? .reasonRejoinSuccess : .reasonJoinSuccess, on: channel)
             if channel.joinedAt == nil { channel.joinedAt = timers.now }
             if !rejoining {
+                // A join with a user account registers it, as registerLocalUserAccount does (Agora's docs of both).
+                if let account = channel.account {
+                    emit(.didRegisteredLocalUser(account: account, uid: channel.connection.localUid), on: channel)
+                }
                 emit(.didJoinChannel(channel: channel.connection.channelId, uid: channel.connection.localUid,
                                      elapsed: elapsedMilliseconds(since: channel.joinStartedAt)), on: channel)
             }

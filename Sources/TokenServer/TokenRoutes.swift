@@ -89,7 +89,15 @@ struct TokenRoutes: Sendable {
     private func fetchRTCToken(_ request: HTTPRequest) throws(BadRequest) -> HTTPResponse {
         let body = try Self.object(request.body)
         let channel = try Self.string(body["channelName"] ?? body["ChannelName"], "channelName")
-        let uid = try Self.uid(body["uid"], "uid")
+        let uid: UInt32
+        do throws(BadRequest) {
+            uid = try Self.uid(body["uid"], "uid")
+        } catch {
+            // Text that is not a number is a user account, which this endpoint does not carry.
+            guard case .string(let text)? = body["uid"], text.contains(where: { !$0.isASCIIDigit }), !text.hasPrefix("-") else { throw error }
+            throw BadRequest("\(error.message): /fetch_rtc_token carries integer uids, as Agora's guide server reads them; for a user account "
+                             + "ask POST /getToken {\"uid\": \"NAME\"} or GET /rtc/{channel}/{role}/userAccount/NAME/")
+        }
         let role = try body["role"].map { value throws(BadRequest) in try Self.role(value) } ?? .publisher
         let token = try issue(channel: channel, user: .uid(uid), role: role, lifetime: config.tokenLifetime)
         return Self.fetchAnswer(token: token, expiresIn: config.tokenLifetime)

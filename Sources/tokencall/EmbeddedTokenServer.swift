@@ -23,9 +23,11 @@ final class EmbeddedTokenServer: Sendable {
         server = Mutex(started)
     }
 
-    /// Tokens from it over HTTP, as from any server, with the switch the `s` key turns.
-    func source(transport: any HTTPTransport, unixTime: @escaping @Sendable () -> Double) -> TokenSource {
-        TokenSource(provider: HTTPTokenProvider(url: url, transport: transport, unixTime: unixTime), url: url,
+    /// Tokens for `user` from it over HTTP, as from any server, with the switch the `s` key turns: in the guide's
+    /// fetch shape, or for a user account (which fetch cannot carry) in getToken's.
+    func source(for user: RTCUser, transport: any HTTPTransport, unixTime: @escaping @Sendable () -> Double) -> TokenSource {
+        let shape: HTTPTokenProvider.Shape = if case .account = user { .getToken } else { .fetch }
+        return TokenSource(provider: HTTPTokenProvider(url: url, shape: shape, transport: transport, unixTime: unixTime), url: url,
                     ownServer: OwnTokenServer(appID: config.appID, appCertificate: config.appCertificate,
                                               tokenLifetime: config.tokenLifetime, toggle: toggle))
     }

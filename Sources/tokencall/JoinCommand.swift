@@ -12,6 +12,7 @@ enum JoinCommand {
     static let options: [Option] = [
         .value("channel", "NAME", help: "channel to join", default: "test"),
         .value("uid", "N", help: "local uid, 0...4294967295; 0 lets the engine pick one", default: "0"),
+        .value("account", "NAME", help: "join with this string user account instead of a uid; the engine assigns the uid"),
         .value("role", "ROLE", help: "broadcaster or audience", default: "broadcaster"),
         .value("token-url", "URL", help: "your token server; without it an embedded one runs on 127.0.0.1",
                environment: ["TOKENCALL_TOKEN_URL"]),
@@ -53,7 +54,7 @@ enum JoinCommand {
         var config = CallSession.Configuration()
         config.channel = args.string("channel")
         do throws(TokenError) { try AgoraID.validateChannelName(config.channel) } catch { throw args.error("--channel: \(error.description)") }
-        config.uid = UInt(try args.integer("uid", in: 0...UInt32.max) as UInt32)
+        config.user = try args.requiredUser()
         config.role = try args.choice("role", [AgoraClientRole.broadcaster, .audience], word: \.name)
         if let text = args.string("token-url") {
             guard let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
@@ -62,6 +63,10 @@ enum JoinCommand {
             if args.has("token-lifetime") { throw args.error("--token-lifetime sets the embedded server; your server decides with --token-url") }
         }
         let shape: HTTPTokenProvider.Shape = try args.choice("token-request")
+        if case .account = config.user, args.has("token-url"), shape == .fetch {
+            throw args.error("--account needs a request shape that carries a user account: add --token-request getToken or rtc-path "
+                             + "(fetch, the default, sends the guide's integer uid only)")
+        }
         if let bearer = args.string("auth-bearer") {
             // Sent as `Authorization: Bearer <credential>`: a space would make it two words, which servers refuse.
             if bearer.isEmpty { throw args.error("--auth-bearer needs a credential; it is empty") }
@@ -99,7 +104,7 @@ enum JoinCommand {
             do {
                 let server = try EmbeddedTokenServer(appID: config.appID, appCertificate: config.appCertificate, tokenLifetime: lifetime,
                                                      unixTime: config.unixTime)
-                return (server.source(transport: transport, unixTime: config.unixTime), server.stop)
+                return (server.source(for: config.user, transport: transport, unixTime: config.unixTime), server.stop)
             } catch {
                 Console.error("tokencall join: cannot start the embedded token server: \(error)")
                 return nil

@@ -49,7 +49,7 @@ enum TokenCommands {
     static let group = Command("token", summary: "Build and inspect Agora tokens.", subcommands: [build, inspect])
 
     static func runBuild(_ args: Invocation) throws(UsageError) -> Int32 {
-        guard let user = try user(args) else { throw args.error("give --uid N or --account NAME") }
+        let user = try args.requiredUser()
         let roles: KeyValuePairs = ["publisher": RTCRole.publisher, "subscriber": .subscriber, "1": .publisher, "2": .subscriber]
         let role: RTCRole = try args.choice("role", roles, word: \.key).value
         let expire: UInt32 = try args.integer("expire", in: 1...86_400)
@@ -81,7 +81,7 @@ enum TokenCommands {
             throw args.error(TokenError.invalidAppID(length: appID.utf8.count).description)
         }
         let check = TokenCheck(appID: args.string("app-id"), appCertificate: args.string("app-certificate"),
-                               channel: args.string("channel"), user: try user(args))
+                               channel: args.string("channel"), user: try args.user())
         let report = TokenReport(inspecting: token, check: check, now: Int64(Date().timeIntervalSince1970))
         if args.has("json") {
             let encoder = JSONEncoder()
@@ -92,21 +92,5 @@ enum TokenCommands {
             print(report.text)
         }
         return report.isValid ? ExitCode.ok : ExitCode.failure
-    }
-
-    /// The user from --uid or --account; nil when neither is given.
-    static func user(_ args: Invocation) throws(UsageError) -> RTCUser? {
-        if args.has("uid"), args.has("account") { throw args.error("give --uid or --account, not both") }
-        if let account = args.string("account") {
-            do throws(TokenError) { try AgoraID.validateAccount(account) } catch { throw args.error(error.description) }
-            return .account(account)
-        }
-        guard let text = args.string("uid") else { return nil }
-        guard let uid = UInt32(text) else {
-            let hint = Int64(text) != nil || text.allSatisfy(\.isNumber)
-                ? "Agora uids are 32-bit unsigned" : "for a string user account use --account"
-            throw args.error("--uid must be an integer from 0 to 4294967295, not \"\(text)\" (\(hint))")
-        }
-        return .uid(uid)
     }
 }

@@ -119,7 +119,7 @@ private let good = Vectors.shared.v007[0].token
         #expect(throws: TokenError.channelMismatch(token: "room", expected: "other")) { try token.validate(wrong, now: 1_000_000) }
         wrong = check
         wrong.user = .uid(43)
-        #expect(throws: TokenError.uidMismatch(token: "42", expected: "43")) { try token.validate(wrong, now: 1_000_000) }
+        #expect(throws: TokenError.uidMismatch(token: "42", expected: .uid(43))) { try token.validate(wrong, now: 1_000_000) }
         wrong = check
         wrong.appID = String(repeating: "b", count: 32)
         #expect(throws: TokenError.appIDMismatch(token: fx.app_id, expected: wrong.appID!)) {
@@ -137,7 +137,7 @@ private let good = Vectors.shared.v007[0].token
         let accountZero = try token(user: .account("0"))
         var asked = check
         asked.user = .uid(5)
-        #expect(throws: TokenError.uidMismatch(token: "0", expected: "5")) { try accountZero.validate(asked, now: 1_000_000) }
+        #expect(throws: TokenError.uidMismatch(token: "0", expected: .uid(5))) { try accountZero.validate(asked, now: 1_000_000) }
     }
 
     @Test func theJoinPrivilegeCanEndBeforeTheToken() throws {
