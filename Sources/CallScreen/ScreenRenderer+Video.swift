@@ -14,9 +14,11 @@ extension ScreenRenderer {
             let w = tileWidth - 1, h = tileHeight - (rows > 1 ? 1 : 0)
             if index == 0 {
                 let source = state.role == .broadcaster ? video(state.uid) : nil
-                let label = ["you", state.account.map { "account \($0)" }, state.uid == 0 ? nil : "uid \(state.uid)"]
-                    .compactMap { $0 }.joined(separator: " \(painter.bar) ")
                 let tag = state.role == .audience ? "not publishing" : source == nil ? "no video" : "live"
+                // The account (named in the header) goes first when the tile is too narrow for it: the uid shows whole.
+                let parts = ["you", state.uid == 0 ? nil : "uid \(state.uid)", state.account].compactMap { $0 }
+                let full = parts.joined(separator: " \(painter.bar) ")
+                let label = full.count + tag.count + 4 <= w || state.uid == 0 ? full : parts.dropLast().joined(separator: " \(painter.bar) ")
                 drawTile(into: &grid, x: tileX, y: tileY, width: w, height: h, source: source, label: label, tag: tag, painter, time)
             } else {
                 let remote = remotes[index - 1]

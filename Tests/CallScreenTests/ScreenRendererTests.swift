@@ -8,10 +8,11 @@ import Testing
 
 private let base: Double = 1_800_000_000
 
-/// A state built the way the app builds it: by applying session events.
+/// A state built the way the app builds it: by applying session events; the `account` scenarios join as "alice".
 private func state(_ scenario: String) -> ScreenState {
-    var state = ScreenState(channel: "test", uid: 0, role: .broadcaster, tokenServer: "http://127.0.0.1:43210 (embedded)",
-                            renewMethod: .renew, autoRenew: true)
+    let account = scenario.hasPrefix("account")
+    var state = ScreenState(channel: "test", uid: 0, account: account ? "alice" : nil, role: .broadcaster,
+                            tokenServer: "http://127.0.0.1:43210 (embedded)", renewMethod: .renew, autoRenew: true)
     func at(_ seconds: Double, _ kind: SessionEvent.Kind) {
         state.now = base + seconds
         state.apply(SessionEvent(time: .milliseconds(Int64(seconds * 1000)), kind: kind))
@@ -20,15 +21,16 @@ private func state(_ scenario: String) -> ScreenState {
     at(0, .tokenFetchStarted(reason: "join"))
     at(0.004, .tokenFetched(latency: .milliseconds(4), expiresAt: Int64(base) + 40))
     at(0.004, .engine(.connectionStateChanged(.connecting, reason: .reasonConnecting)))
-    if scenario == "connecting" { return state }
+    if scenario == "connecting" || scenario == "account-connecting" { return state }
     at(0.254, .engine(.connectionStateChanged(.connected, reason: .reasonJoinSuccess)))
+    if account { at(0.254, .engine(.didRegisteredLocalUser(account: "alice", uid: 5_550_123))) }
     at(0.254, .engine(.didJoinChannel(channel: "test", uid: 5_550_123, elapsed: 250)))
     at(0.254, .engine(.simulatorNotice(.tokenAccepted(expiresAt: Int64(base) + 40, short: false))))
     at(0.6, .engine(.didJoinedOfUid(11_111, elapsed: 600)))
     at(0.9, .engine(.firstRemoteVideoFrame(uid: 11_111, size: VideoSize(width: 640, height: 360), elapsed: 900)))
     at(1.8, .engine(.didJoinedOfUid(22_222, elapsed: 1800)))
     state.now = base + 5
-    if scenario == "connected" { return state }
+    if scenario == "connected" || account { return state }
     if scenario == "reconnecting" {
         at(6, .engine(.simulatorNotice(.network(down: true))))
         at(10, .engine(.connectionStateChanged(.reconnecting, reason: .reasonInterrupted)))
@@ -66,6 +68,18 @@ private func assertSnapshot(_ grid: CellGrid, _ name: String, sourceLocation: So
     @Test(arguments: ["connecting", "connected", "willExpire", "failed", "reconnecting"], [(80, 24), (120, 40), (200, 60)])
     func snapshots(scenario: String, size: (Int, Int)) throws {
         try assertSnapshot(render(state(scenario), size.0, size.1), "\(scenario)-\(size.0)x\(size.1)")
+    }
+
+    @Test func anAccountJoinShowsTheAccountAndThenTheUidTheEngineAssigned() throws {
+        let connecting = render(state("account-connecting"), 80, 24)
+        #expect(connecting.lines[0].contains("channel test | account alice | uid (assigned at join)"), "\(connecting.lines[0])")
+        #expect(connecting.lines[2].contains(" you | alice "), "\(connecting.lines[2])")
+        let connected = render(state("account-connected"), 80, 24)
+        #expect(connected.lines[0].contains("channel test | account alice | uid 5550123 | broadcaster"), "\(connected.lines[0])")
+        #expect(connected.lines[2].hasPrefix(" you | uid 5550123  live "), "a narrow tile keeps the uid whole: \(connected.lines[2])")
+        let wide = render(state("account-connected"), 120, 40)
+        #expect(wide.lines[2].contains(" you | uid 5550123 | alice  live "), "\(wide.lines[2])")
+        try assertSnapshot(wide, "account-connected-120x40")
     }
 
     @Test(arguments: [(59, 20), (60, 19), (30, 10)])

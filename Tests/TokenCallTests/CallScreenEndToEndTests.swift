@@ -88,6 +88,23 @@ final class TmuxScreen {
         screen.waitFor("EXIT=0")
     }
 
+    @Test func anAccountJoinShowsTheAccountAndTheUidTheEngineGaveIt() throws {
+        try #require(tmuxAvailable, "tmux is needed; make deps installs it")
+        let binary = TokenCallProcess.binary.path
+        let screen = try TmuxScreen(width: 120, height: 40,
+                                    command: "TERM=tmux-256color \(binary) --account alice --remote-users 1 --seed 6; echo EXIT=$?; sleep 60")
+        screen.waitFor("● connected")
+        screen.waitFor("didRegisteredLocalUser")
+        let lines = screen.screen.split(separator: "\n")
+        let header = try #require(lines.first)
+        let uid = try #require(header.split(separator: " │ ").first { $0.hasPrefix("uid ") }?.dropFirst(4), "\(header)")
+        #expect(UInt32(uid) != nil && uid != "0", "\(header)")
+        #expect(header.contains("channel test │ account alice │ uid \(uid) │ broadcaster"), "\(header)")
+        #expect(lines[2].contains("you │ uid \(uid) │ alice"), "the local tile: \(lines[2])")
+        try screen.press("q")
+        screen.waitFor("EXIT=0")
+    }
+
     /// Starts a call in tmux that, once tokencall exits, prints its exit status and whether the terminal was left raw
     /// (no line editing or echo), then waits there; returns the screen and tokencall's pid.
     private func startCall(marker: String) throws -> (TmuxScreen, pid_t) {

@@ -15,6 +15,30 @@ import Testing
         #expect(result.stderr.contains("seed 3"))
     }
 
+    @Test func anAccountJoinsThroughTheEmbeddedServerAndShowsTheUidItWasGiven() throws {
+        let result = try TokenCallProcess.run(["join", "--account", "alice", "--headless", "--duration", "2", "--seed", "4"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        let registered = try #require(lines.first { $0.contains("] didRegisteredLocalUser account=alice uid=") }, "\(result.stdout)")
+        let uid = try #require(registered.split(separator: "=").last.flatMap { UInt32($0) })
+        #expect(uid != 0)
+        #expect(lines.contains { $0.contains("] didJoinChannel channel=test uid=\(uid) elapsed=") }, "\(result.stdout)")
+        #expect(lines.last?.hasSuffix("] sessionEnded failed=false") == true)
+    }
+
+    /// `serve` hands out account tokens on each route that carries an account; a join through each gets in.
+    @Test(arguments: ["getToken", "rtc-path"])
+    func anAccountJoinsThroughServe(shape: String) throws {
+        let (server, _, url, _) = try TokenCallProcess.serve(appID: TestCredentials.appID, certificate: TestCredentials.certificate, ["--quiet"])
+        defer { server.terminate(); server.waitUntilExit() }
+        let result = try TokenCallProcess.run(["join", "--headless", "--duration", "1", "--token-url", url.absoluteString, "--token-request", shape,
+                                               "--account", "bob smith", "--app-id", TestCredentials.appID,
+                                               "--app-certificate", TestCredentials.certificate], limit: .seconds(30))
+        #expect(result.status == 0, "\(result.stdout)")
+        #expect(result.stdout.contains(#"] didRegisteredLocalUser account="bob smith" uid="#), "\(result.stdout)")
+        #expect(result.stdout.contains("] connectionStateChanged state=connected reason=joinSuccess"))
+    }
+
     @Test func jsonLinesAreOneObjectEach() throws {
         let result = try TokenCallProcess.run(["join", "--json", "--duration", "1", "--seed", "3"])
         #expect(result.status == 0)
@@ -77,6 +101,13 @@ import Testing
         (["join", "--remote-users", "99"], "--remote-users must be an integer from 0 to 16"),
         (["join", "--auth-bearer", "two words"], "--auth-bearer needs a credential without spaces"),
         (["join", "--auth-bearer", ""], "--auth-bearer needs a credential; it is empty"),
+        (["join", "--uid", "5", "--account", "alice"], "give --uid or --account, not both"),
+        (["join", "--uid", "alice"], "for a string user account use --account"),
+        (["join", "--account", "a/b"], "--account: "),
+        (["join", "--account", ""], "--account: "),
+        (["join", "--account", "alice", "--token-url", "http://127.0.0.1:9"],
+         "--account needs a request shape that carries a user account: add --token-request getToken or rtc-path"),
+        (["join", "--account", "alice", "--token-url", "http://127.0.0.1:9", "--token-request", "fetch"], "fetch, the default, sends the guide's integer uid only"),
     ])
     func badOptionsAreUsageErrors(arguments: [String], words: String) throws {
         let result = try TokenCallProcess.run(arguments)

@@ -57,6 +57,19 @@ private let fixtureArguments = ["--app-id", TestCredentials.appID, "--app-certif
         #expect((object["problems"] as? [String])?.isEmpty == false)
     }
 
+    @Test func inspectingAnAccountTokenAsAUidSaysWhichIsWhich() throws {
+        let built = try TokenCallProcess.run(["token", "build", "--app-id", TestCredentials.appID, "--app-certificate", TestCredentials.certificate,
+                                              "--channel", "room", "--account", "alice"])
+        #expect(built.status == 0)
+        let token = built.stdout.trimmingCharacters(in: .newlines)
+        let asUid = try TokenCallProcess.run(["token", "inspect", token, "--channel", "room", "--uid", "42"])
+        #expect(asUid.status == 1)
+        #expect(asUid.stdout.contains(#"the token was built for the user account "alice" (a string), but you join with the integer uid 42"#),
+                "\(asUid.stdout)")
+        let asAccount = try TokenCallProcess.run(["token", "inspect", token, "--channel", "room", "--account", "alice"])
+        #expect(asAccount.status == 0, "\(asAccount.stdout)")
+    }
+
     @Test(arguments: [
         (["token", "build", "--bogus"], "unknown option --bogus"),
         (["token", "build", "--app-id", TestCredentials.appID, "--app-certificate", TestCredentials.certificate, "--channel", "c", "--uid", "-1"],

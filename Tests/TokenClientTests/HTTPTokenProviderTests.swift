@@ -83,6 +83,14 @@ private func failure(_ provider: HTTPTokenProvider, for asked: TokenRequest = re
         }
     }
 
+    @Test func aUidTokenForAnAccountRequestSaysWhichIsWhich() async throws {
+        let alice = TokenRequest(channel: "test", user: .account("alice"), appID: TestCredentials.appID)
+        let error = try #require(await failure(provider(200, #"{"token": "\#(realToken(issuedAt: UInt32(now), uid: 7))"}"#, shape: .getToken),
+                                                for: alice))
+        #expect(error.description == "the token server sent a token for someone else: the token was built for the integer uid 7, "
+                + #"but you join with the account "alice": join with joinChannel(byToken:…uid:), or build the token with buildTokenWithUserAccount"#)
+    }
+
     @Test func anExpiredTokenIsRefused() async throws {
         let stale = realToken(lifetime: 60, issuedAt: UInt32(now) - 120)
         #expect(await failure(provider(200, #"{"token": "\#(stale)"}"#)) == .expired(secondsAgo: 60))

@@ -105,6 +105,8 @@ func verifiedToken(_ response: RawClient.Response?, field: String = "token") thr
         ("missing channel", "/fetch_rtc_token", #"{"uid": 1}"#, 400, "channelName is missing"),
         ("mistyped channel", "/fetch_rtc_token", #"{"uid": 1, "channelName": 5}"#, 400, "channelName must be a string"),
         ("uid as float", "/fetch_rtc_token", #"{"uid": 1.5, "channelName": "a"}"#, 400, "uid must be an integer from 0 to 4294967295, not 1.5"),
+        ("an account in fetch", "/fetch_rtc_token", #"{"uid": "alice", "channelName": "a"}"#, 400,
+         "carries integer uids, as Agora's guide server reads them; for a user account ask POST /getToken"),
         ("uid as bool", "/fetch_rtc_token", #"{"uid": true, "channelName": "a"}"#, 400, "uid must be an integer"),
         ("negative uid", "/fetch_rtc_token", #"{"uid": -1, "channelName": "a"}"#, 400, "not -1"),
         ("uid 2^32", "/fetch_rtc_token", #"{"uid": 4294967296, "channelName": "a"}"#, 400, "not 4294967296"),
