@@ -13,6 +13,12 @@ final class TmuxScreen {
         try tmux("new-session -d -s \(session) -x \(width) -y \(height) \(Self.quoted(command))")
     }
 
+    /// tokencall with `arguments` on a 120×40 screen that, once it exits, shows `EXIT=<status>` and stays.
+    static func tokencall(_ arguments: String) throws -> TmuxScreen {
+        try TmuxScreen(width: 120, height: 40,
+                       command: "TERM=tmux-256color \(TokenCallProcess.binary.path) \(arguments); echo EXIT=$?; sleep 60")
+    }
+
     deinit { _ = try? tmux("kill-server") }
 
     /// Runs `tmux -L <socket> <arguments>` through the shell and returns what it printed.
@@ -63,9 +69,7 @@ final class TmuxScreen {
 
     @Test func aPersonWatchesARenewalLeavesRejoinsResizesAndQuits() throws {
         try #require(tmuxAvailable, "tmux is needed; make deps installs it")
-        let binary = TokenCallProcess.binary.path
-        let screen = try TmuxScreen(width: 120, height: 40,
-                                    command: "TERM=tmux-256color \(binary) --token-lifetime 35 --seed 2; echo EXIT=$?; sleep 60")
+        let screen = try TmuxScreen.tokencall("--token-lifetime 35 --seed 2")
         screen.waitFor("● connected")
         screen.waitFor("expires in 00:")
         screen.waitFor("tokenPrivilegeWillExpire")
@@ -90,9 +94,7 @@ final class TmuxScreen {
 
     @Test func anAccountJoinShowsTheAccountAndTheUidTheEngineGaveIt() throws {
         try #require(tmuxAvailable, "tmux is needed; make deps installs it")
-        let binary = TokenCallProcess.binary.path
-        let screen = try TmuxScreen(width: 120, height: 40,
-                                    command: "TERM=tmux-256color \(binary) --account alice --remote-users 1 --seed 6; echo EXIT=$?; sleep 60")
+        let screen = try TmuxScreen.tokencall("--account alice --remote-users 1 --seed 6")
         screen.waitFor("● connected")
         screen.waitFor("didRegisteredLocalUser")
         let lines = screen.screen.split(separator: "\n")
