@@ -48,6 +48,8 @@ public final class AgoraRtcEngineKit: @unchecked Sendable {
     var volumeTimer: TimerQueue.ID?
     /// The remote user last reported by `activeSpeaker`.
     var activeSpeakerUid: UInt?
+    /// The remote user talking in the simulated conversation.
+    var talker: UInt?
     var qualityRandom: SplitMix64
     var volumeRandom: SplitMix64
     /// When the link went down, on the engine's clock; nil while it is up.
