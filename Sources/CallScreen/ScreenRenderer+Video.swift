@@ -110,16 +110,16 @@ extension ScreenRenderer {
         grid.write(tagText, x: x + title.count, y: y, style: CellStyle(foreground: painter.options.colors > 0 ? .black : .standard,
                    background: painter.options.colors > 0 ? tagColor : .standard, bold: true, reverse: painter.options.colors == 0),
                    limit: max(0, width - title.count))
-        // The network quality at the right end of the line, while there is room after the label and the tag.
-        if let quality {
+        // The network quality in the bottom right corner, over the picture.
+        if let quality, height > 1 {
             let text = " net \(qualityWord(quality)) "
-            if title.count + tagText.count + 1 + text.count <= width {
+            if text.count <= width {
                 let qualityColor: TerminalColor = switch quality {
                 case .excellent, .good: .green
                 case .poor, .unknown: .yellow
                 case .bad, .vBad, .down: .red
                 }
-                grid.write(text, x: x + width - text.count, y: y,
+                grid.write(text, x: x + width - text.count, y: y + height - 1,
                            style: CellStyle(foreground: painter.options.colors > 0 ? qualityColor : .standard, bold: true, reverse: true),
                            limit: text.count)
             }
