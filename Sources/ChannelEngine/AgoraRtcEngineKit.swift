@@ -13,8 +13,9 @@ public final class AgoraRtcEngineKit: @unchecked Sendable {
         get { locked { delegateReference } }
         set { locked { delegateReference = newValue } }
     }
-    /// Every callback of the main connection as one value, for the simulator's own consumers (the call session,
-    /// tests); apps implement `delegate`. Called from the same delivery loop, just before the delegate.
+    /// Every callback of the main connection as one value, for the simulator's own tests, which record through it
+    /// while an app is the delegate; apps (and the call session) implement `delegate`. Called from the same delivery
+    /// loop, just before the delegate.
     public var observer: (@MainActor (AgoraRtcEvent) -> Void)? {
         get { locked { observerClosure } }
         set { locked { observerClosure = newValue } }
