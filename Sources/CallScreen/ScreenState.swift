@@ -79,6 +79,8 @@ public struct ScreenState: Sendable, Equatable {
     }
 
     public mutating func apply(_ event: SessionEvent) {
+        // The periodic reports change nothing the screen shows: the state stays equal, so its drawing is kept.
+        guard !event.isPeriodic else { return }
         sessionTime = max(sessionTime, event.time)
         log(event)
         switch event.kind {
@@ -143,11 +145,11 @@ public struct ScreenState: Sendable, Equatable {
         }
     }
 
-    /// Whether the event log shows an event: not the periodic reports, nor what the tiles show (quality, speaker).
+    /// Whether the event log shows an event: not what the tiles show (quality, the active speaker).
     static func logs(_ event: SessionEvent) -> Bool {
         switch event.kind {
         case .engine(.networkQuality), .engine(.activeSpeaker): false
-        default: !event.isPeriodic
+        default: true
         }
     }
 

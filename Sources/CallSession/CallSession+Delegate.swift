@@ -118,16 +118,15 @@ extension CallSession: AgoraRtcEngineDelegate {
 
     private func publish(_ callback: AgoraRtcEvent) { emit(.engine(callback)) }
 
-    /// Takes the canvases of remote users away (those given, or all of them): they left, or the call did.
+    /// Takes the canvases of remote users away (those given, or all of them) and forgets their quality, so that it is
+    /// published afresh: they left, or the call did.
     private func releaseRemoteVideo(_ engine: AgoraRtcEngineKit, of uids: [UInt]? = nil) {
-        for uid in uids ?? Array(remoteTiles.keys) {
-            lastQuality[uid] = nil
-            guard remoteTiles.removeValue(forKey: uid) != nil else { continue }
+        for uid in uids ?? Array(remoteTiles.keys) where remoteTiles.removeValue(forKey: uid) != nil {
             let canvas = AgoraRtcVideoCanvas()
             canvas.uid = uid
             engine.setupRemoteVideo(canvas)
         }
-        if uids == nil { lastQuality = [:] }
+        if let uids { uids.forEach { lastQuality[$0] = nil } } else { lastQuality = [:] }
     }
 
     /// A token that lives less than the warning lead warns as soon as it is taken, and renewing at once would fetch
