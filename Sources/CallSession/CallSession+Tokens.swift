@@ -107,7 +107,7 @@ extension CallSession {
             case .disconnected:
                 join(engine, with: token, renewing: nil)
             case .failed where engine.connectionChangedReason != .reasonTokenExpired:
-                engine.leaveChannel()
+                leaveChannel(engine)
                 join(engine, with: token, renewing: nil)
             default:
                 renew(engine, with: token, method: renewMethod)
@@ -138,7 +138,7 @@ extension CallSession {
         case .update:
             engine.updateChannel(with: AgoraRtcChannelMediaOptions(token: token))
         case .rejoin:
-            engine.leaveChannel()
+            leaveChannel(engine)
             join(engine, with: token, renewing: .rejoin)
             return
         }
