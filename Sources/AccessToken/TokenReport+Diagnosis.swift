@@ -146,7 +146,3 @@ extension TokenReport {
         }
     }
 }
-
-extension Character {
-    var isASCIIDigit: Bool { isASCII && isWholeNumber }
-}
