@@ -96,7 +96,7 @@ private func tokenUser(_ h: SessionHarness) -> String? {
         let stuck = try #require(h.first("stuck"))
         #expect(stuck.textLine.contains(#"the token was built for the integer uid 42, but you join with the account "alice""#),
                 "\(stuck.textLine)")
-        #expect(stuck.textLine.contains("reasonInvalidToken") || stuck.textLine.contains("invalidToken"))
+        #expect(stuck.textLine.contains("the network refused the call (invalidToken): the token was built"))
     }
 
     @Test func anAccountTokenForAUidJoinIsRefusedAndSaysWhy() async throws {
