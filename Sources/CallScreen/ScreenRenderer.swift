@@ -110,7 +110,9 @@ public enum ScreenRenderer {
         grid.write(state.reason.name, x: text.count + 1, y: 1, style: painter.style(foreground: color))
         var extra = "t \(Int(state.sessionTime.components.seconds)) s"
         if state.networkDown { extra = "network cut \(painter.bar) " + extra }
-        grid.write(extra, x: grid.width - extra.count - 1, y: 1, style: painter.style(foreground: state.networkDown ? .red : .standard))
+        if let mistake = state.mistake { extra = "misconfigure \(mistake.rawValue) \(painter.bar) " + extra }
+        let alarm = state.networkDown || state.mistake != nil
+        grid.write(extra, x: grid.width - extra.count - 1, y: 1, style: painter.style(foreground: alarm ? .red : .standard))
     }
 
     /// The key bar, from `KeyBinding.all`: help and quit first, so that a narrow terminal cuts off the call's keys
