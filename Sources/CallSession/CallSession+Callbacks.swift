@@ -21,6 +21,8 @@ extension CallSession {
             connected()
         case .connectionStateChanged(let state, let reason) where Self.refused(state, reason):
             emit(.stuck(reason: "the network refused the call (\(reason.name)); a new token from the same server will not mend it"))
+            // Not to be joined with again, should the server be mended.
+            if let cache { Task { await cache.invalidate() } }
         case .renewTokenResult(let token, let code) where code != .success:
             if let cache { Task { await cache.invalidate(rejected: token) } }
         default:

@@ -123,6 +123,38 @@ private final class MisconfiguredServer {
         await h.stop()
     }
 
+    @Test(arguments: [(RenewMethod.update, TokenMistake.wrongUid, AgoraErrorCode.invalidToken), (.update, .expired, .tokenExpired),
+                      (.rejoin, .wrongUid, .invalidToken), (.rejoin, .expired, .tokenExpired)])
+    func theOtherRenewMethodsReportTheMistakeAsAnErrorAndComeBackWhenPutRight(method: RenewMethod, mistake: TokenMistake,
+                                                                             error: AgoraErrorCode) async throws {
+        let clock = SessionHarness.makeClock()
+        let server = try MisconfiguredServer(mistake, clock: clock)
+        defer { server.server.stop() }
+        let h = SessionHarness(clock: clock, source: server.source, loopback: true) { $0.renewMethod = method }
+        h.session.start()
+        await h.run(for: 12)
+        #expect(renewCodes(h).isEmpty)
+        #expect(h.events.contains { $0.kind == .engine(.didOccurError(error)) }, "\(h.names())")
+        switch (method, mistake) {
+        case (.update, _):
+            #expect(h.session.engine?.connectionState == .connected, "a refused update keeps the token in use")
+        case (_, .expired):
+            #expect(h.events.contains { $0.kind == .engine(.connectionStateChanged(.failed, reason: .reasonTokenExpired)) })
+        default:
+            #expect(h.events.contains { $0.kind == .engine(.connectionStateChanged(.disconnected, reason: .reasonInvalidToken)) })
+            #expect(h.count("stuck") == 1)
+        }
+        putRight(h, server)
+        await h.settle()
+        if h.session.engine?.connectionState == .disconnected {
+            #expect(h.events.last?.kind == .note("press j to join again"))
+            h.session.join()
+        }
+        await h.run(for: 3)
+        #expect(h.session.engine?.connectionState == .connected, "\(h.events.suffix(8).map(\.textLine))")
+        await h.stop()
+    }
+
     @Test func aServerThatIsNotTheAppsOwnMakesNoMistakesOnPurpose() async throws {
         let clock = SessionHarness.makeClock()
         let local = LocalTokenServer(clock: clock)
