@@ -62,8 +62,8 @@ enum JoinCommand {
             }
             if args.has("token-lifetime") { throw args.error("--token-lifetime sets the embedded server; your server decides with --token-url") }
             if args.has("misconfigure") {
-                throw args.error("--misconfigure makes the embedded server's tokens wrong; drop --token-url to use it, "
-                                 + "or run your server's mistakes through it as they are")
+                throw args.error("--misconfigure makes the embedded server's tokens wrong; drop --token-url to use it "
+                                 + "(a server of yours that errs is refused by the client as it is)")
             }
         }
         let shape: HTTPTokenProvider.Shape = try args.choice("token-request")
