@@ -27,6 +27,8 @@ extension CallSession: AgoraRtcEngineDelegate {
             connected()
         } else if Self.refused(state, reason) {
             emit(.stuck(reason: "the network refused the call (\(reason.name)); a new token from the same server will not mend it"))
+            // Not to be joined with again, should the server be mended.
+            if let cache { Task { await cache.invalidate() } }
         }
     }
 
