@@ -24,6 +24,7 @@ struct KeyBinding: Sendable {
         KeyBinding("i", .session(.toggleNetwork), "net", help: "cut / restore the network"),
         KeyBinding("s", .session(.toggleServer), "server", help: "stop / start the embedded token server"),
         KeyBinding("e", .session(.expire), "expire", help: "expire the token now"),
+        KeyBinding("x", .session(.cycleMistake), "mistake", help: "next mistake on purpose of the embedded server (--misconfigure)"),
         KeyBinding("?", .help, "help", help: "this help"),
         KeyBinding(keys: [(ascii("q"), .quit), (control("c"), .quit)], footer: ("q", "quit"), help: ("q, Ctrl-C", "leave and quit")),
         KeyBinding(keys: [(KEY_RESIZE, .resize)], footer: nil, help: nil),

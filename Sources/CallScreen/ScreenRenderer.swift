@@ -110,20 +110,33 @@ public enum ScreenRenderer {
         grid.write(state.reason.name, x: text.count + 1, y: 1, style: painter.style(foreground: color))
         var extra = "t \(Int(state.sessionTime.components.seconds)) s"
         if state.networkDown { extra = "network cut \(painter.bar) " + extra }
-        grid.write(extra, x: grid.width - extra.count - 1, y: 1, style: painter.style(foreground: state.networkDown ? .red : .standard))
+        if let mistake = state.mistake { extra = "misconfigure \(mistake.rawValue) \(painter.bar) " + extra }
+        let alarm = state.networkDown || state.mistake != nil
+        grid.write(extra, x: grid.width - extra.count - 1, y: 1, style: painter.style(foreground: alarm ? .red : .standard))
     }
 
-    /// The key bar, from `KeyBinding.all`: help and quit first, so that a narrow terminal cuts off the call's keys
-    /// rather than the way out.
-    static let keyBar: String = {
+    /// The key bar's entries, from `KeyBinding.all`: help and quit first, so that a narrow terminal cuts off the
+    /// call's keys rather than the way out.
+    static let keyBarEntries: [String] = {
         let shown = KeyBinding.all.filter { $0.footer != nil }
         let ordered = shown.filter(\.isScreenOnly) + shown.filter { !$0.isScreenOnly }
-        return " " + ordered.compactMap(\.footer).map { "\($0.keys) \($0.word)" }.joined(separator: "  ")
+        return ordered.compactMap(\.footer).map { "\($0.keys) \($0.word)" }
     }()
+
+    /// The key bar in `width` columns: the entries that fit whole, never a key cut from its word.
+    static func keyBar(width: Int) -> String {
+        var bar = ""
+        for entry in keyBarEntries {
+            let next = bar + "  " + entry
+            if next.count > width { break }
+            bar = next
+        }
+        return String(bar.dropFirst())
+    }
 
     private static func drawKeys(into grid: inout CellGrid, _ painter: Painter) {
         // Not into the bottom-right cell: writing it would scroll a terminal with automatic margins, so it is never sent.
-        grid.write(keyBar, x: 0, y: grid.height - 1, style: painter.style(foreground: .cyan), limit: grid.width - 1)
+        grid.write(keyBar(width: grid.width - 1), x: 0, y: grid.height - 1, style: painter.style(foreground: .cyan))
     }
 
     // MARK: Token panel

@@ -1,3 +1,4 @@
+import AccessToken
 import CallSession
 import ChannelEngine
 
@@ -49,6 +50,8 @@ public struct ScreenState: Sendable, Equatable {
     /// The local user's network quality (`networkQuality` for uid 0), and the remote user speaking loudest.
     public var localQuality: AgoraNetworkQuality?
     public var activeSpeaker: UInt?
+    /// The mistake the embedded server's tokens carry on purpose; nil when they are right.
+    public var mistake: TokenMistake?
     /// Unix time now, and time since the session started; moved by the app each frame.
     public var now: Double = 0
     public var sessionTime: Duration = .zero
@@ -94,6 +97,7 @@ public struct ScreenState: Sendable, Equatable {
         case .tokenFetched(let latency, _): lastFetchLatency = latency
         case .autoRenewChanged(let on): autoRenew = on
         case .renewMethodChanged(let method): renewMethod = method
+        case .mistakeChanged(let kind): mistake = kind
         default: break
         }
         remotes.removeAll { tile in tile.leftAt.map { sessionTime - $0 >= Self.leftTileLinger } ?? false }

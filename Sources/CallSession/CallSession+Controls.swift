@@ -86,6 +86,23 @@ extension CallSession {
         }
     }
 
+    /// Cycles the mistake the embedded token server makes on purpose: none, each kind in turn, none again. Put right,
+    /// a call that renews by itself fetches a right token at once (out of failed / tokenExpired: recovers).
+    public func cycleMistake() {
+        guard let mistakes = tokenSource.ownServer?.mistakes else {
+            return emit(.note("misconfigure: only the embedded token server makes mistakes on purpose"))
+        }
+        let mistake = mistakes.cycle()
+        emit(.mistakeChanged(mistake))
+        guard mistake == nil, autoRenew, !fetchingToken, let engine else { return }
+        switch engine.connectionState {
+        case .connected, .reconnecting: fetch(for: .manual)
+        case .failed where engine.connectionChangedReason == .reasonTokenExpired: fetch(for: .requestToken)
+        case .disconnected where Self.refused(.disconnected, engine.connectionChangedReason): emit(.note("press j to join again"))
+        default: break
+        }
+    }
+
     /// Expires the current token now, whatever its expiry.
     public func expireNow() {
         guard let engine, engine.currentToken != nil else { return emit(.note("expire: no token in use")) }

@@ -28,6 +28,8 @@ extension CallSession: AgoraRtcEngineDelegate {
         } else if Self.refused(state, reason) {
             let why = reason == .reasonInvalidToken ? userMismatch(in: deliveredToken).map { ": \($0)" } ?? "" : ""
             emit(.stuck(reason: "the network refused the call (\(reason.name))\(why); a new token from the same server will not mend it"))
+            // Not to be joined with again, should the server be mended.
+            if let cache { Task { await cache.invalidate() } }
         }
     }
 

@@ -41,6 +41,9 @@ extension CallSession {
                     emit(.note("the token server redirected the request to \(path) on the same origin; a token endpoint that redirects "
                                + "is suspicious, point --token-url at the final endpoint"))
                 }
+                if let flaw = fetched.flaw {
+                    emit(.note("\(flaw); handed to the engine anyway, as an app that does not check its tokens would"))
+                }
                 deliver(fetched.token, for: reason)
             } catch {
                 let retryIn = await cache.retryDelay()
@@ -110,6 +113,9 @@ extension CallSession {
                 leaveChannel(engine)
                 join(engine, with: token, renewing: nil)
             default:
+                if reason == .willExpire, token == engine.currentToken {
+                    emit(.note("the token server sent the token already in use; renewing with it does not move its expiry"))
+                }
                 renew(engine, with: token, method: renewMethod)
             }
         }

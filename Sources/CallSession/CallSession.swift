@@ -90,7 +90,10 @@ public final class CallSession {
         let source = tokenSource
         appID = configuration.appID ?? source.ownServer?.appID
         certificate = configuration.appCertificate ?? source.ownServer?.appCertificate
-        if let own = source.ownServer { emit(.note("embedded token server on \(source.url), \(own.tokenLifetime) s tokens")) }
+        if let own = source.ownServer {
+            emit(.note("embedded token server on \(source.url), \(own.tokenLifetime) s tokens"))
+            if let mistake = own.mistakes?.current() { emit(.mistakeChanged(mistake)) }
+        }
         var policy = TokenCache.Policy()
         policy.deadline = configuration.requestTimeout
         let role: RTCRole = configuration.role == .broadcaster ? .publisher : .subscriber

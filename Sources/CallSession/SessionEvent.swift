@@ -1,3 +1,4 @@
+import AccessToken
 import ChannelEngine
 import PrintableText
 import Timers
@@ -31,6 +32,9 @@ public struct SessionEvent: Sendable, Equatable {
         case autoRenewChanged(on: Bool)
         /// Fresh tokens now reach the engine this way; printed as the note `renew method update`.
         case renewMethodChanged(RenewMethod)
+        /// The embedded server's tokens now carry this mistake on purpose (nil: they are right again); printed as the
+        /// note `misconfigure wrong-uid: ...`.
+        case mistakeChanged(TokenMistake?)
         /// Something the session itself says: where the embedded server listens, a key that does not apply.
         case note(String)
         /// Nothing more will happen without a person: a refused credential, a join the network refused.
@@ -54,7 +58,7 @@ public struct SessionEvent: Sendable, Equatable {
         case .tokenFetched: "tokenFetched"
         case .tokenFetchFailed: "tokenFetchFailed"
         case .tokenRenewed: "tokenRenewed"
-        case .note, .autoRenewChanged, .renewMethodChanged: "note"
+        case .note, .autoRenewChanged, .renewMethodChanged, .mistakeChanged: "note"
         case .stuck: "stuck"
         case .sessionEnded: "sessionEnded"
         }
@@ -86,7 +90,7 @@ public struct SessionEvent: Sendable, Equatable {
         case .tokenFetched(let latency, let expiresAt): [("latency", .seconds(latency)), ("expiresAt", .number(expiresAt))]
         case .tokenFetchFailed(let error, let retryIn): [("error", .text(error)), ("retryIn", retryIn.map(Value.seconds) ?? .none)]
         case .tokenRenewed(let method): [("method", .text(method.rawValue))]
-        case .note, .autoRenewChanged, .renewMethodChanged: [("text", .text(noteText ?? ""))]
+        case .note, .autoRenewChanged, .renewMethodChanged, .mistakeChanged: [("text", .text(noteText ?? ""))]
         case .stuck(let reason): [("reason", .text(reason))]
         case .sessionEnded(let failed): [("failed", .flag(failed))]
         }
@@ -98,6 +102,9 @@ public struct SessionEvent: Sendable, Equatable {
         case .note(let text): text
         case .autoRenewChanged(let on): "auto-renew \(on ? "on" : "off")"
         case .renewMethodChanged(let method): "renew method \(method.rawValue)"
+        case .mistakeChanged(let mistake?):
+            "misconfigure \(mistake.rawValue): the embedded token server hands out \(mistake.summary) from its next token on"
+        case .mistakeChanged(nil): "misconfigure none: the embedded token server's tokens are right again"
         default: nil
         }
     }

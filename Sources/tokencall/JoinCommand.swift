@@ -24,6 +24,7 @@ enum JoinCommand {
         .value("app-certificate", "CERT", help: "App Certificate (embedded server: random if not given)",
                environment: ["APP_CERTIFICATE"]),
         .value("token-lifetime", "SECONDS", help: "lifetime of the embedded server's tokens, 1...86400", default: "40"),
+        MisconfigureOption.option,
         .value("renew-method", "METHOD", help: "renew, update or rejoin", default: "renew"),
         .flag("no-auto-renew", help: "do not renew on tokenPrivilegeWillExpire or requestToken"),
         .value("remote-users", "N", help: "simulated remote users, 0...16", default: "2"),
@@ -46,7 +47,7 @@ enum JoinCommand {
     /// Where the options say tokens come from: the user's server, or one `join` runs itself.
     enum TokenServerChoice {
         case url(URL, shape: HTTPTokenProvider.Shape, bearer: String?)
-        case embedded(tokenLifetime: UInt32)
+        case embedded(tokenLifetime: UInt32, mistake: TokenMistake?)
     }
 
     /// The session configuration the options describe, and where its tokens come from.
@@ -62,6 +63,10 @@ enum JoinCommand {
                 throw args.error("--token-url must be an http:// or https:// URL with a host, not \"\(text)\"")
             }
             if args.has("token-lifetime") { throw args.error("--token-lifetime sets the embedded server; your server decides with --token-url") }
+            if args.has("misconfigure") {
+                throw args.error("--misconfigure makes the embedded server's tokens wrong; drop --token-url to use it "
+                                 + "(a server of yours that errs is refused by the client as it is)")
+            }
         }
         let shape: HTTPTokenProvider.Shape = try args.choice("token-request")
         if case .account = config.user, args.has("token-url"), shape == .fetch {
@@ -89,7 +94,7 @@ enum JoinCommand {
         let server: TokenServerChoice = if let text = args.string("token-url"), let url = URL(string: text) {
             .url(url, shape: shape, bearer: args.string("auth-bearer"))
         } else {
-            .embedded(tokenLifetime: try args.integer("token-lifetime", in: 1...86_400))
+            .embedded(tokenLifetime: try args.integer("token-lifetime", in: 1...86_400), mistake: try MisconfigureOption.read(args))
         }
         return (config, server)
     }
@@ -101,10 +106,10 @@ enum JoinCommand {
         case .url(let url, let shape, let bearer):
             let provider = HTTPTokenProvider(url: url, shape: shape, bearer: bearer, transport: transport, unixTime: config.unixTime)
             return (TokenSource(provider: provider, url: url), {})
-        case .embedded(let lifetime):
+        case .embedded(let lifetime, let mistake):
             do {
                 let server = try EmbeddedTokenServer(appID: config.appID, appCertificate: config.appCertificate, tokenLifetime: lifetime,
-                                                     unixTime: config.unixTime)
+                                                     mistake: mistake, unixTime: config.unixTime)
                 return (server.source(for: config.user, transport: transport, unixTime: config.unixTime), server.stop)
             } catch {
                 Console.error("tokencall join: cannot start the embedded token server: \(error)")

@@ -127,6 +127,16 @@ private func assertSnapshot(_ grid: CellGrid, _ name: String, sourceLocation: So
         #expect(failed.contains("tokenFetchFailed"))
     }
 
+    @Test func theStatusLineShowsTheMistakeOnPurposeUntilItIsPutRight() {
+        var s = state("connected")
+        s.apply(SessionEvent(time: .seconds(6), kind: .mistakeChanged(.wrongUid)))
+        let status = render(s, 80, 24).lines[1]
+        #expect(status.contains("misconfigure wrong-uid | t 6 s"), "\(status)")
+        #expect(render(s, 200, 60).text.contains("6.000s note misconfigure wrong-uid: the embedded"), "the log says it too")
+        s.apply(SessionEvent(time: .seconds(7), kind: .mistakeChanged(nil)))
+        #expect(!render(s, 80, 24).lines[1].contains("misconfigure"))
+    }
+
     @Test func tilesReflowAsUsersComeAndGo() {
         var s = state("connected")
         #expect(render(s, 120, 40).text.contains(" uid 22222  live "))

@@ -107,6 +107,20 @@ final class TmuxScreen {
         screen.waitFor("EXIT=0")
     }
 
+    @Test func aPersonSeesTheSDKRefuseAMistakeOnPurposeAndPutsItRightWithX() throws {
+        try #require(tmuxAvailable, "tmux is needed; make deps installs it")
+        let screen = try TmuxScreen.tokencall("--misconfigure wrong-channel --token-lifetime 31 --seed 4")
+        screen.waitFor("misconfigure wrong-channel │ t ")
+        screen.waitFor("renewTokenResult code=invalidC")  // the log wraps the rest
+        #expect(!screen.screen.contains("tokenRenewed"))
+        for _ in 0..<4 { try screen.press("x") }  // wrong-app, stale, expired, none
+        screen.waitFor("misconfigure none")
+        screen.waitFor("tokenRenewed")
+        #expect(!screen.screen.contains("wrong-channel │"), "the status line no longer shows a mistake")
+        try screen.press("q")
+        screen.waitFor("EXIT=0")
+    }
+
     /// Starts a call in tmux that, once tokencall exits, prints its exit status and whether the terminal was left raw
     /// (no line editing or echo), then waits there; returns the screen and tokencall's pid.
     private func startCall(marker: String) throws -> (TmuxScreen, pid_t) {
