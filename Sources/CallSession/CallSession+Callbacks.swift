@@ -8,8 +8,13 @@ extension CallSession {
         if Self.unpublished(event) { return }
         emit(.engine(event))
         guard !stopping else { return }
+        let byHand = if case .byHand = tokens { true } else { false }
         switch event {
-        case .simulatorNotice(.tokenAccepted(let expiresAt, short: true)) where autoRenew:
+        case .tokenPrivilegeWillExpire where byHand:
+            fetch(for: .willExpire)
+        case .requestToken where byHand:
+            fetch(for: .requestToken)
+        case .simulatorNotice(.tokenAccepted(let expiresAt, short: true)) where autoRenew && !byHand:
             renewShortToken(expiringAt: expiresAt)
         case .tokenPrivilegeWillExpire where autoRenew:
             // A short token's warning comes as it is taken; its renewal is planned already.

@@ -76,7 +76,7 @@ extension CallSession {
 
     /// Stops or starts the embedded token server (on the same port), to watch renewal fail and recover.
     public func toggleTokenServer() {
-        guard let server = tokenSource.ownServer else {
+        guard let server = tokens.ownServer else {
             return emit(.note("server: only the embedded token server can be stopped here"))
         }
         do {
