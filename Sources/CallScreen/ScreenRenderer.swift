@@ -126,7 +126,7 @@ public enum ScreenRenderer {
     /// the keys, or why Enter was refused.
     private static func drawPasteField(_ field: PasteField, text: String, into grid: inout CellGrid, _ painter: Painter) {
         let prompt = " paste token: "
-        let shown = PastedToken.abbreviated(text) + "_"
+        let shown = PastedToken.abbreviated(text, ellipsis: painter.ellipsis) + "_"
         grid.write(prompt, x: 0, y: 1, style: painter.style(bold: true))
         grid.write(shown, x: prompt.count, y: 1, style: painter.style(foreground: .cyan, bold: true))
         let (after, color): (String, TerminalColor) = if case .refused(_, let why) = field { (why, .red) } else { ("Enter applies  Esc cancels", .standard) }

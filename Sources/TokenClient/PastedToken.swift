@@ -47,8 +47,8 @@ public struct PastedToken: Sendable, Equatable {
     }
 
     /// What a person sees of a pasted text: its start and its length, `007eJxT…(139 chars)`, never the whole token.
-    public static func abbreviated(_ text: some StringProtocol) -> String {
-        text.count <= shownPrefix ? String(text) : "\(text.prefix(shownPrefix))…(\(text.count) chars)"
+    public static func abbreviated(_ text: some StringProtocol, ellipsis: String = "…") -> String {
+        text.count <= shownPrefix ? String(text) : "\(text.prefix(shownPrefix))\(ellipsis)(\(text.count) chars)"
     }
 
     private static let shownPrefix = 7
