@@ -25,7 +25,8 @@ extension CallSession {
         case .connectionStateChanged(.connected, _):
             connected()
         case .connectionStateChanged(let state, let reason) where Self.refused(state, reason):
-            emit(.stuck(reason: "the network refused the call (\(reason.name)); a new token from the same server will not mend it"))
+            let mend = byHand ? "paste a token for this App ID, channel and uid to join again" : "a new token from the same server will not mend it"
+            emit(.stuck(reason: "the network refused the call (\(reason.name)); \(mend)"))
         case .renewTokenResult(let token, let code) where code != .success:
             if let cache { Task { await cache.invalidate(rejected: token) } }
         default:
