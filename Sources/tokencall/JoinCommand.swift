@@ -13,7 +13,7 @@ enum JoinCommand {
         .value("channel", "NAME", help: "channel to join", default: "test"),
         .value("uid", "N", help: "local uid, 0...4294967295; 0 lets the engine pick one", default: "0"),
         .value("role", "ROLE", help: "broadcaster or audience", default: "broadcaster"),
-        .value("token-url", "URL", help: "your token server; without it an embedded one runs on 127.0.0.1",
+        .value("token-url", "URL", help: "your token server; without it (or --token) an embedded one runs on 127.0.0.1",
                environment: ["TOKENCALL_TOKEN_URL"]),
         .value("token", "TOKEN", help: "join with this token (- reads one line of standard input); without --token-url, "
                + "each next token is pasted by hand (p)"),
