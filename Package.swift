@@ -41,7 +41,7 @@ let package = Package(
         .testTarget(name: "ChannelEngineTests", dependencies: ["ChannelEngine", "AccessToken", "TestSupport"]),
         .testTarget(name: "TokenServerTests", dependencies: ["TokenServer", "AccessToken", "TestSupport"]),
         .testTarget(name: "TokenClientTests", dependencies: ["TokenClient", "TokenServer", "AccessToken", "TestSupport"]),
-        .testTarget(name: "CallSessionTests", dependencies: ["CallSession", "ChannelEngine", "TokenClient", "TokenServer", "TestSupport"]),
+        .testTarget(name: "CallSessionTests", dependencies: ["CallSession", "CallScreen", "ChannelEngine", "TokenClient", "TokenServer", "TestSupport"]),
         .testTarget(name: "CallScreenTests", dependencies: ["CallScreen", "CallSession", "ChannelEngine", "SeededRandom", "TestSupport", "TokenClient"],
                     exclude: ["Snapshots"]),
         .testTarget(name: "TokenCallTests", dependencies: ["tokencall", "AccessToken", "TestSupport"]),

@@ -67,7 +67,7 @@ json_options=(-dict=Fuzz/json.dict -max_len=4096)
 
 pasted_sources=(Fuzz/PastedTokenFuzzer.swift Sources/TokenClient/PastedToken.swift Sources/TokenClient/TokenRequest.swift)
 pasted_module=TokenClient
-pasted_flags=(-I "$root/modules" -L "$root/modules" -lAccessToken -lPrintableText -lcrypto -lz)
+pasted_flags=(-I Sources/CCrypto -I Sources/CZlib -I "$root/modules" -L "$root/modules" -lAccessToken -lPrintableText -lcrypto -lz)
 pasted_inputs=(Sources/AccessToken/*.swift)
 pasted_imports=(PrintableText AccessToken)
 # Past the 4096-byte limit, so that too-long pastes are reached.

@@ -69,7 +69,7 @@ public final class CallScreenApp {
         let engine = session.engine
         var sources: [UInt: VideoFrameSource] = [:]
         for uid in [state.uid] + state.remotes.map(\.uid) {
-            if let source = engine?.videoSource(forUid: uid) { sources[uid] = source }
+            if let source = session.video(forUid: uid) { sources[uid] = source }
         }
         let snapshot = (state: state, sources: sources, engineTime: engine?.now ?? .zero, sessionTime: session.now)
         feed.update { feed in

@@ -16,15 +16,17 @@ extension ScreenRenderer {
                 let source = state.role == .broadcaster ? video(state.uid) : nil
                 let label = "you" + (state.uid == 0 ? "" : " \(painter.bar) uid \(state.uid)")
                 let tag = state.role == .audience ? "not publishing" : source == nil ? "no video" : "live"
-                drawTile(into: &grid, x: tileX, y: tileY, width: w, height: h, source: source, label: label, tag: tag, painter, time)
+                drawTile(into: &grid, x: tileX, y: tileY, width: w, height: h, source: source, label: label, tag: tag,
+                         quality: state.localQuality, painter, time)
             } else {
                 let remote = remotes[index - 1]
                 let source = remote.leftAt == nil ? video(remote.uid) : nil
                 let tag = remote.leftAt != nil ? "left"
                     : state.connection == .reconnecting ? "reconnecting"
                     : source?.isFrozen == true ? "frozen" : "live"
-                drawTile(into: &grid, x: tileX, y: tileY, width: w, height: h, source: source, label: "uid \(remote.uid)", tag: tag,
-                         painter, time)
+                let speaking = remote.leftAt == nil && state.activeSpeaker == remote.uid
+                drawTile(into: &grid, x: tileX, y: tileY, width: w, height: h, source: source,
+                         label: (speaking ? painter.speaker + " " : "") + "uid \(remote.uid)", tag: tag, quality: remote.quality, painter, time)
             }
         }
     }
@@ -41,7 +43,7 @@ extension ScreenRenderer {
     }
 
     private static func drawTile(into grid: inout CellGrid, x: Int, y: Int, width: Int, height: Int, source: VideoFrameSource?,
-                                 label: String, tag: String, _ painter: Painter, _ time: Duration) {
+                                 label: String, tag: String, quality: AgoraNetworkQuality?, _ painter: Painter, _ time: Duration) {
         guard width > 0, height > 0 else { return }
         if let source {
             let halfBlocks = painter.options.unicode && painter.options.colors >= 8
@@ -108,6 +110,25 @@ extension ScreenRenderer {
         grid.write(tagText, x: x + title.count, y: y, style: CellStyle(foreground: painter.options.colors > 0 ? .black : .standard,
                    background: painter.options.colors > 0 ? tagColor : .standard, bold: true, reverse: painter.options.colors == 0),
                    limit: max(0, width - title.count))
+        // The network quality in the bottom right corner, over the picture.
+        if let quality, height > 1 {
+            let text = " net \(qualityWord(quality)) "
+            if text.count <= width {
+                let qualityColor: TerminalColor = switch quality {
+                case .excellent, .good: .green
+                case .poor, .unknown: .yellow
+                case .bad, .vBad, .down: .red
+                }
+                grid.write(text, x: x + width - text.count, y: y + height - 1,
+                           style: CellStyle(foreground: painter.options.colors > 0 ? qualityColor : .standard, bold: true, reverse: true),
+                           limit: text.count)
+            }
+        }
+    }
+
+    /// How a tile names a network quality.
+    static func qualityWord(_ quality: AgoraNetworkQuality) -> String {
+        quality == .vBad ? "very bad" : quality.name
     }
 
     private static let ramp = Array(" .:-=+*#%@".unicodeScalars)

@@ -277,6 +277,8 @@ struct Painter {
     var full: String { options.unicode ? "█" : "#" }
     var light: String { options.unicode ? "░" : "." }
     var ellipsis: String { options.unicode ? "…" : "~" }
+    /// Marks the active speaker's tile.
+    var speaker: String { options.unicode ? "♪" : ">" }
 
     func style(foreground: TerminalColor = .standard, bold: Bool = false) -> CellStyle {
         CellStyle(foreground: options.colors > 0 ? foreground : .standard, bold: bold)

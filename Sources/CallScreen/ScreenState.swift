@@ -20,6 +20,8 @@ public struct ScreenState: Sendable, Equatable {
     public struct RemoteTile: Sendable, Equatable {
         public var uid: UInt
         public var leftAt: Duration?
+        /// The worse of their sending and receiving quality, as last reported; nil until it is.
+        public var quality: AgoraNetworkQuality?
     }
 
     public var channel: String
@@ -45,6 +47,9 @@ public struct ScreenState: Sendable, Equatable {
     /// Whether the session said a token is needed (tokens pasted by hand), until a token is taken.
     public var tokenNeeded = false
     public var networkDown = false
+    /// The local user's network quality (`networkQuality` for uid 0), and the remote user speaking loudest.
+    public var localQuality: AgoraNetworkQuality?
+    public var activeSpeaker: UInt?
     /// Unix time now, and time since the session started; moved by the app each frame.
     public var now: Double = 0
     public var sessionTime: Duration = .zero
@@ -78,6 +83,8 @@ public struct ScreenState: Sendable, Equatable {
     }
 
     public mutating func apply(_ event: SessionEvent) {
+        // The periodic reports change nothing the screen shows: the state stays equal, so its drawing is kept.
+        guard !event.isPeriodic else { return }
         sessionTime = max(sessionTime, event.time)
         log(event)
         switch event.kind {
@@ -111,6 +118,8 @@ public struct ScreenState: Sendable, Equatable {
             reason = why
             if state == .disconnected || state == .failed {
                 remotes = []
+                localQuality = nil
+                activeSpeaker = nil
                 if state == .failed || why == .reasonLeaveChannel { tokenExpiresAt = nil; tokenAcceptedAt = nil }
             }
         case .didJoinChannel(_, let joined, _):
@@ -120,6 +129,16 @@ public struct ScreenState: Sendable, Equatable {
             remotes.append(RemoteTile(uid: remote))
         case .didOfflineOfUid(let remote, _):
             if let index = remotes.firstIndex(where: { $0.uid == remote }) { remotes[index].leftAt = time }
+            if activeSpeaker == remote { activeSpeaker = nil }
+        case .networkQuality(let user, let tx, let rx):
+            let quality = [tx, rx].filter { $0 != .unknown }.max { $0.rawValue < $1.rawValue }
+            if user == 0 {
+                localQuality = quality
+            } else if let index = remotes.firstIndex(where: { $0.uid == user }) {
+                remotes[index].quality = quality
+            }
+        case .activeSpeaker(let speaker):
+            activeSpeaker = speaker
         case .didClientRoleChanged(_, let new):
             role = new
         case .simulatorNotice(.tokenAccepted(let expiresAt, _)):
@@ -133,7 +152,16 @@ public struct ScreenState: Sendable, Equatable {
         }
     }
 
+    /// Whether the event log shows an event: not what the tiles show (quality, the active speaker).
+    static func logs(_ event: SessionEvent) -> Bool {
+        switch event.kind {
+        case .engine(.networkQuality), .engine(.activeSpeaker): false
+        default: true
+        }
+    }
+
     private mutating func log(_ event: SessionEvent) {
+        guard Self.logs(event) else { return }
         log.append(LogEntry(time: event.time, name: event.name, detail: event.noteText ?? event.detail, tone: Self.tone(of: event)))
         if log.count > Self.logLimit { log.removeFirst(log.count - Self.logLimit) }
     }

@@ -30,7 +30,7 @@ extension CallSession {
         guard engine.connectionState == .disconnected || engine.connectionState == .failed else {
             return emit(.note("join: already \(engine.connectionState.name); press l to leave first"))
         }
-        if engine.connectionState == .failed { engine.leaveChannel() }
+        if engine.connectionState == .failed { leaveChannel(engine) }
         guard !fetchingToken else { return emit(.note("join: a token fetch is already under way")) }
         fetch(for: .join)
     }
@@ -38,14 +38,14 @@ extension CallSession {
     public func leave() {
         guard let engine, engine.connectionState != .disconnected else { return emit(.note("leave: not in a channel")) }
         cancelPlannedFetch()
-        engine.leaveChannel()
+        leaveChannel(engine)
     }
 
     /// Leaves and joins again with a fresh token: remote users are dropped and announced again.
     public func rejoin() {
         guard let engine, engine.connectionState == .connected else { return emit(.note("rejoin: only while connected")) }
         guard !fetchingToken else { return emit(.note("rejoin: a token fetch is already under way")) }
-        engine.leaveChannel()
+        leaveChannel(engine)
         fetch(for: .rejoin)
     }
 

@@ -2,6 +2,11 @@ import ChannelEngine
 import TokenClient
 
 extension CallSession {
+    /// Whether tokens are pasted by hand (no server to fetch from).
+    var tokensByHand: Bool {
+        if case .byHand = tokens { true } else { false }
+    }
+
     /// Hands a pasted token to the engine with the current renew method (out of the channel: joins with it); from
     /// then on it is the token a by-hand call joins again with.
     public func paste(_ token: PastedToken) {

@@ -116,7 +116,7 @@ extension CallSession {
             case .disconnected:
                 join(engine, with: token, renewing: nil)
             case .failed where engine.connectionChangedReason != .reasonTokenExpired:
-                engine.leaveChannel()
+                leaveChannel(engine)
                 join(engine, with: token, renewing: nil)
             default:
                 renew(engine, with: token, method: renewMethod)
@@ -143,7 +143,7 @@ extension CallSession {
         case .update:
             engine.updateChannel(with: AgoraRtcChannelMediaOptions(token: token))
         case .rejoin:
-            engine.leaveChannel()
+            leaveChannel(engine)
             join(engine, with: token, renewing: .rejoin)
             return
         }

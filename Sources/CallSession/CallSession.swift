@@ -23,9 +23,22 @@ public final class CallSession {
         public var seed: UInt64 = 0
         public var clock: any Clock<Duration> = ContinuousClock()
         public var unixTime: @Sendable () -> Double = { Date().timeIntervalSince1970 }
+        public var engine = EngineInstance.own
 
         public init() {}
     }
+
+    /// How the session gets its engine.
+    public enum EngineInstance: Sendable {
+        /// `AgoraRtcEngineKit.sharedEngine(with:delegate:)`, as apps get it, destroyed when the session ends: one
+        /// session at a time per process (`tokencall join`).
+        case shared
+        /// An engine of the session's own (the simulator's init): tests, and many sessions in one process.
+        case own
+    }
+
+    /// How often the engine reports volumes, and with them the active speaker.
+    static let volumeReportInterval = 1000
 
     public let configuration: Configuration
     /// Where tokens come from (the first pasted token is dropped once used).
@@ -52,6 +65,13 @@ public final class CallSession {
     /// A renewal the engine is still completing (after a rejoin or a renewal from failed).
     var pendingRenewal: (method: RenewMethod, token: String)?
     var appID: String?
+    /// The connections the session asked to leave, oldest first: `didLeaveChannelWith` answers them in order.
+    var leaving: [AgoraRtcConnection] = []
+    /// The views of the canvases set up: the local user's, and each remote user's while they are in the channel.
+    public let localTile = VideoTile(uid: 0)
+    public internal(set) var remoteTiles: [UInt: VideoTile] = [:]
+    /// The network quality last published for each user (0: the local one).
+    var lastQuality: [UInt: (tx: AgoraNetworkQuality, rx: AgoraNetworkQuality)] = [:]
 
     public convenience init(_ configuration: Configuration, tokenSource: TokenSource) {
         self.init(configuration, tokens: .server(tokenSource, first: nil))
@@ -97,10 +117,15 @@ public final class CallSession {
         if let engine { return engine }
         let simulation = Simulation(appCertificate: certificate, clock: configuration.clock, unixTime: configuration.unixTime,
                                     seed: configuration.seed, remoteUsers: configuration.remoteUsers)
-        let engine = AgoraRtcEngineKit(config: AgoraRtcEngineConfig(appId: appID, simulation: simulation), delegate: nil)
-        engine.observer = { [weak self] in self?.record($0) }
+        let config = AgoraRtcEngineConfig(appId: appID, simulation: simulation)
+        let engine = switch configuration.engine {
+        case .shared: AgoraRtcEngineKit.sharedEngine(with: config, delegate: self)
+        case .own: AgoraRtcEngineKit(config: config, delegate: self)
+        }
         engine.enableVideo()
         engine.startPreview()
+        engine.setupLocalVideo(localTile.canvas)
+        engine.enableAudioVolumeIndication(Self.volumeReportInterval, smooth: 3, reportVad: true)
         self.engine = engine
         if certificate == nil { emit(.note("no App Certificate given: the engine checks everything but the signature")) }
         return engine
@@ -115,10 +140,27 @@ public final class CallSession {
         } ?? true
         guard let engine, engine.connectionState != .disconnected else { return end(failed: failed) }
         stopping = true
-        engine.leaveChannel { [weak self] _ in self?.end(failed: failed) }
+        leaveChannel(engine) { [weak self] _ in self?.end(failed: failed) }
+    }
+
+    /// Leaves the engine's channel, remembering which connection the leave callback will be about.
+    func leaveChannel(_ engine: AgoraRtcEngineKit, then block: (@MainActor (AgoraChannelStats) -> Void)? = nil) {
+        if engine.connectionState != .disconnected, let connection = engine.connection { leaving.append(connection) }
+        engine.leaveChannel(block)
+    }
+
+    /// The video to draw in a user's tile: the engine's, for a user whose canvas holds the session's tile; nil for
+    /// anyone else.
+    public func video(forUid uid: UInt) -> VideoFrameSource? {
+        guard let engine else { return nil }
+        let local = engine.connection.map { UInt($0.localUid) == uid } ?? (uid == configuration.uid)
+        let tile = local ? localTile : remoteTiles[uid]
+        guard let tile, engine.videoCanvas(forUid: tile.uid)?.view === tile else { return nil }
+        return engine.videoSource(forUid: uid)
     }
 
     private func end(failed: Bool) {
+        if configuration.engine == .shared { AgoraRtcEngineKit.destroy() }
         ended = true
         emit(.sessionEnded(failed: failed))
         continuation.finish()

@@ -66,6 +66,15 @@ public struct SessionEvent: Sendable, Equatable {
         }
     }
 
+    /// A report the engine repeats on a timer (`reportRtcStats`, `reportAudioVolumeIndicationOfSpeakers`): it updates
+    /// what a screen shows, and headless output and the event log leave it out.
+    public var isPeriodic: Bool {
+        switch kind {
+        case .engine(.reportRtcStats), .engine(.reportAudioVolumeIndication): true
+        default: false
+        }
+    }
+
     /// A field value, as text and JSON write it.
     public enum Value: Sendable, Equatable {
         case text(String)

@@ -39,11 +39,16 @@ extension AgoraRtcEngineKit {
     }
 
     /// One report of every user of the main connection (the local one as uid 0), each volume drawn from the seed,
-    /// silent while the link is down; then `activeSpeaker` if the loudest remote user changed *[ours]*.
+    /// silent while the link is down; then `activeSpeaker` if the loudest remote user changed *[ours]*. One remote
+    /// user talks (loud) while the others murmur, and the talk passes to another one report in four, as a
+    /// conversation does.
     private func reportVolumes() {
         guard let main, main.isInChannel else { return }
+        if talker.map({ !main.announced.contains($0) }) ?? true || Int.random(in: 0..<4, using: &volumeRandom) == 0 {
+            talker = main.announced.randomElement(using: &volumeRandom)
+        }
         let speakers = ([0] + main.announced).map { uid in
-            let volume = UInt.random(in: 0...255, using: &volumeRandom)
+            let volume = uid == talker ? UInt.random(in: 128...255, using: &volumeRandom) : UInt.random(in: 0...100, using: &volumeRandom)
             let heard = networkDownSince == nil ? volume : 0
             return AgoraRtcAudioVolumeInfo(uid: uid, volume: heard, vad: reportVad && heard > 0 ? 1 : 0)
         }

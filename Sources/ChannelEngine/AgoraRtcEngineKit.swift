@@ -13,8 +13,9 @@ public final class AgoraRtcEngineKit: @unchecked Sendable {
         get { locked { delegateReference } }
         set { locked { delegateReference = newValue } }
     }
-    /// Every callback of the main connection as one value, for the simulator's own consumers (the call session,
-    /// tests); apps implement `delegate`. Called from the same delivery loop, just before the delegate.
+    /// Every callback of the main connection as one value, for the simulator's own tests, which record through it
+    /// while an app is the delegate; apps (and the call session) implement `delegate`. Called from the same delivery
+    /// loop, just before the delegate.
     public var observer: (@MainActor (AgoraRtcEvent) -> Void)? {
         get { locked { observerClosure } }
         set { locked { observerClosure = newValue } }
@@ -48,6 +49,8 @@ public final class AgoraRtcEngineKit: @unchecked Sendable {
     var volumeTimer: TimerQueue.ID?
     /// The remote user last reported by `activeSpeaker`.
     var activeSpeakerUid: UInt?
+    /// The remote user talking in the simulated conversation.
+    var talker: UInt?
     var qualityRandom: SplitMix64
     var volumeRandom: SplitMix64
     /// When the link went down, on the engine's clock; nil while it is up.

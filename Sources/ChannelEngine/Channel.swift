@@ -34,6 +34,9 @@ final class Channel: @unchecked Sendable {
     /// The video state last reported for each announced remote user.
     var remoteVideo: [UInt: AgoraVideoRemoteState] = [:]
     var videoTimers: [TimerQueue.ID] = []
+    /// The network quality last reported for the local user (0) and each announced remote user.
+    typealias Quality = (tx: AgoraNetworkQuality, rx: AgoraNetworkQuality)
+    var quality: [UInt: Quality] = [:]
 
     var joinedAt: Duration?
 

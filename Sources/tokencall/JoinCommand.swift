@@ -55,6 +55,7 @@ enum JoinCommand {
     /// The session configuration the options describe, and where its tokens come from.
     static func configuration(_ args: Invocation) throws(UsageError) -> (CallSession.Configuration, TokenServerChoice) {
         var config = CallSession.Configuration()
+        config.engine = .shared
         config.channel = args.string("channel")
         do throws(TokenError) { try AgoraID.validateChannelName(config.channel) } catch { throw args.error("--channel: \(error.description)") }
         config.uid = UInt(try args.integer("uid", in: 0...UInt32.max) as UInt32)
@@ -166,7 +167,7 @@ enum JoinCommand {
                 session.stop()
             }
         }
-        for await event in session.events {
+        for await event in session.events where !event.isPeriodic {
             print(json ? event.jsonLine : event.textLine)
             fflush(nil)
             if case .stuck = event.kind { session.stop() }

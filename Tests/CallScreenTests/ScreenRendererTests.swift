@@ -29,6 +29,14 @@ private func state(_ scenario: String) -> ScreenState {
     at(1.8, .engine(.didJoinedOfUid(22_222, elapsed: 1800)))
     state.now = base + 5
     if scenario == "connected" { return state }
+    if scenario == "speaking" {
+        at(2, .engine(.networkQuality(uid: 0, tx: .excellent, rx: .good)))
+        at(2, .engine(.networkQuality(uid: 11_111, tx: .poor, rx: .unknown)))
+        at(2, .engine(.networkQuality(uid: 22_222, tx: .excellent, rx: .excellent)))
+        at(3, .engine(.activeSpeaker(uid: 22_222)))
+        state.now = base + 5
+        return state
+    }
     if scenario == "reconnecting" {
         at(6, .engine(.simulatorNotice(.network(down: true))))
         at(10, .engine(.connectionStateChanged(.reconnecting, reason: .reasonInterrupted)))
@@ -66,6 +74,23 @@ private func assertSnapshot(_ grid: CellGrid, _ name: String, sourceLocation: So
     @Test(arguments: ["connecting", "connected", "willExpire", "failed", "reconnecting"], [(80, 24), (120, 40), (200, 60)])
     func snapshots(scenario: String, size: (Int, Int)) throws {
         try assertSnapshot(render(state(scenario), size.0, size.1), "\(scenario)-\(size.0)x\(size.1)")
+    }
+
+    /// Each tile names its user's network quality (the worse of sending and receiving), and the active speaker's is
+    /// marked by a sign, not a colour, so it shows with --no-color too.
+    @Test(arguments: [(80, 24), (120, 40)])
+    func qualityAndTheActiveSpeakerShowOnTheTiles(size: (Int, Int)) throws {
+        let grid = render(state("speaking"), size.0, size.1)
+        try assertSnapshot(grid, "speaking-\(size.0)x\(size.1)")
+        let text = grid.text
+        #expect(text.contains("> uid 22222 "))
+        #expect(!text.contains("> uid 11111") && !text.contains("> you"))
+        #expect(text.contains(" net good "), "the local user's: the worse of excellent and good")
+        #expect(text.contains(" net excellent"))
+        #expect(text.contains(" net poor "), "an unknown direction does not count")
+        let unicode = render(state("speaking"), size.0, size.1, options: RenderOptions(colors: 256, unicode: true)).text
+        #expect(unicode.contains("♪ uid 22222 "))
+        #expect(!render(state("connected"), size.0, size.1).text.contains(" net good "), "no quality before it is reported")
     }
 
     @Test(arguments: [(59, 20), (60, 19), (30, 10)])
