@@ -40,6 +40,22 @@ func consoleToken(channel: String = "pasted", lifetime: UInt32) throws -> String
         #expect(objects.last?["event"] as? String == "sessionEnded" && objects.last?["failed"] as? Bool == true)
     }
 
+    @Test func withATokenServerThePastedTokenIsOnlyTheFirst() throws {
+        let (server, _, url, _) = try TokenCallProcess.serve(appID: TestCredentials.appID, certificate: TestCredentials.certificate, ["--quiet"])
+        defer { server.terminate(); server.waitUntilExit() }
+        // 33 s: the warning comes 3 s in, and the renewal is fetched from the server.
+        let token = try consoleToken(lifetime: 33)
+        let result = try TokenCallProcess.run(["join", "--token", token, "--token-url", url.absoluteString, "--headless", "--duration", "5",
+                                               "--remote-users", "0"], limit: .seconds(30))
+        #expect(result.status == 0, "\(result.stderr)")
+        let names = result.stdout.split(separator: "\n").compactMap { $0.split(separator: "s] ", maxSplits: 1).last?.split(separator: " ").first.map(String.init) }
+        let pasted = try #require(names.firstIndex(of: "tokenPasted"))
+        #expect(!names[..<pasted].contains("tokenFetchStarted"), "the join takes the pasted token")
+        #expect(result.stdout.contains("tokenFetchStarted reason=willExpire"))
+        #expect(result.stdout.contains("tokenRenewed method=renew"))
+        #expect(!names.contains("tokenNeeded"))
+    }
+
     @Test func aDashReadsTheTokenFromStandardInput() throws {
         let token = try consoleToken(lifetime: 600)
         let result = try TokenCallProcess.run(["join", "--token", "-", "--headless", "--duration", "1", "--remote-users", "0"],
