@@ -5,6 +5,8 @@ public enum KeyCommand: Equatable, Sendable {
     case session(SessionCommand)
     /// Shows the help overlay.
     case help
+    /// Opens the field to paste the next token.
+    case paste
     case quit
     /// The terminal changed size: the next frame is drawn whole.
     case resize

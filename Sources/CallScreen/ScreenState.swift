@@ -46,6 +46,10 @@ public struct ScreenState: Sendable, Equatable {
     public var remotes: [RemoteTile] = []
     public var log: [LogEntry] = []
     public var showHelp = false
+    /// The field `p` opens to paste the next token.
+    public var paste = PasteField.closed
+    /// Whether the session said a token is needed (tokens pasted by hand), until a token is taken.
+    public var tokenNeeded = false
     public var networkDown = false
     /// The local user's network quality (`networkQuality` for uid 0), and the remote user speaking loudest.
     public var localQuality: AgoraNetworkQuality?
@@ -98,6 +102,7 @@ public struct ScreenState: Sendable, Equatable {
         case .autoRenewChanged(let on): autoRenew = on
         case .renewMethodChanged(let method): renewMethod = method
         case .mistakeChanged(let kind): mistake = kind
+        case .tokenNeeded: tokenNeeded = true
         default: break
         }
         remotes.removeAll { tile in tile.leftAt.map { sessionTime - $0 >= Self.leftTileLinger } ?? false }
@@ -111,6 +116,7 @@ public struct ScreenState: Sendable, Equatable {
             return nil
         }
         if command == .help { showHelp = true }
+        if command == .paste { paste = .editing("") }
         return command
     }
 
@@ -147,6 +153,7 @@ public struct ScreenState: Sendable, Equatable {
         case .simulatorNotice(.tokenAccepted(let expiresAt, _)):
             tokenExpiresAt = expiresAt
             tokenAcceptedAt = Int64(now.rounded(.down))
+            tokenNeeded = false
         case .simulatorNotice(.network(let down)):
             networkDown = down
         default:
@@ -170,7 +177,8 @@ public struct ScreenState: Sendable, Equatable {
 
     static func tone(of event: SessionEvent) -> Tone {
         switch event.kind {
-        case .tokenRenewed, .tokenFetched: return .good
+        case .tokenRenewed, .tokenFetched, .tokenPasted: return .good
+        case .tokenNeeded: return .warning
         case .tokenFetchFailed, .stuck, .sessionEnded(failed: true): return .bad
         case .engine(let callback):
             switch callback {

@@ -76,7 +76,7 @@ extension CallSession {
 
     /// Stops or starts the embedded token server (on the same port), to watch renewal fail and recover.
     public func toggleTokenServer() {
-        guard let server = tokenSource.ownServer else {
+        guard let server = tokens.ownServer else {
             return emit(.note("server: only the embedded token server can be stopped here"))
         }
         do {
@@ -89,7 +89,7 @@ extension CallSession {
     /// Cycles the mistake the embedded token server makes on purpose: none, each kind in turn, none again. Put right,
     /// a call that renews by itself fetches a right token at once (out of failed / tokenExpired: recovers).
     public func cycleMistake() {
-        guard let mistakes = tokenSource.ownServer?.mistakes else {
+        guard let mistakes = tokens.ownServer?.mistakes else {
             return emit(.note("misconfigure: only the embedded token server makes mistakes on purpose"))
         }
         let mistake = mistakes.cycle()

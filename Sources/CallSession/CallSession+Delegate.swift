@@ -27,7 +27,8 @@ extension CallSession: AgoraRtcEngineDelegate {
             connected()
         } else if Self.refused(state, reason) {
             let why = reason == .reasonInvalidToken ? userMismatch(in: deliveredToken).map { ": \($0)" } ?? "" : ""
-            emit(.stuck(reason: "the network refused the call (\(reason.name))\(why); a new token from the same server will not mend it"))
+            let mend = tokensByHand ? "paste a token for this App ID, channel and uid to join again" : "a new token from the same server will not mend it"
+            emit(.stuck(reason: "the network refused the call (\(reason.name))\(why); \(mend)"))
             // Not to be joined with again, should the server be mended.
             if let cache { Task { await cache.invalidate() } }
         }
@@ -35,7 +36,8 @@ extension CallSession: AgoraRtcEngineDelegate {
 
     public func rtcEngine(_ engine: AgoraRtcEngineKit, tokenPrivilegeWillExpire token: String) {
         publish(.tokenPrivilegeWillExpire(token: token))
-        guard !stopping, autoRenew else { return }
+        // With tokens pasted by hand nothing is fetched: the session asks for one whatever auto-renew says.
+        guard !stopping, autoRenew || tokensByHand else { return }
         // A short token's warning comes as it is taken; its renewal is planned already.
         if case .planned(.willExpire, _) = tokenPhase { return }
         fetch(for: .willExpire)
@@ -43,7 +45,7 @@ extension CallSession: AgoraRtcEngineDelegate {
 
     public func rtcEngineRequestToken(_ engine: AgoraRtcEngineKit) {
         publish(.requestToken)
-        guard !stopping, autoRenew else { return }
+        guard !stopping, autoRenew || tokensByHand else { return }
         fetch(for: .requestToken)
     }
 
@@ -121,7 +123,7 @@ extension CallSession: AgoraRtcEngineDelegate {
 
     public func rtcEngine(_ engine: AgoraRtcEngineKit, simulatorNotice notice: SimulatorNotice) {
         publish(.simulatorNotice(notice))
-        if case .tokenAccepted(let expiresAt, short: true) = notice, !stopping, autoRenew { renewShortToken(expiringAt: expiresAt) }
+        if case .tokenAccepted(let expiresAt, short: true) = notice, !stopping, autoRenew, !tokensByHand { renewShortToken(expiringAt: expiresAt) }
     }
 
     private func publish(_ callback: AgoraRtcEvent) { emit(.engine(callback)) }

@@ -23,7 +23,17 @@ extension CallSession {
     /// Fetches a token for `reason` (one fetch at a time) and hands it to the engine; on failure says when
     /// it tries again, and does while the token is still needed.
     func fetch(for reason: FetchReason) {
-        guard !ended, !fetchingToken, let cache else { return }
+        guard !ended, !fetchingToken else { return }
+        switch tokens {
+        case .server(let source, let first?) where reason == .join:
+            tokens = .server(source, first: nil)
+            return use(first, for: .join)
+        case .byHand(let latest):
+            return askByHand(for: reason, latest: latest)
+        case .server:
+            break
+        }
+        guard let cache else { return }
         cancelPlannedFetch()
         tokenPhase = .fetching(reason)
         fetchCount += 1

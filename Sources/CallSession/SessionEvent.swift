@@ -28,6 +28,10 @@ public struct SessionEvent: Sendable, Equatable {
         case tokenFetched(latency: Duration, expiresAt: Int64)
         case tokenFetchFailed(error: String, retryIn: Duration?)
         case tokenRenewed(method: RenewMethod)
+        /// A pasted token was handed over (at join, or by hand); it admits joins until `expiresAt` (unix).
+        case tokenPasted(expiresAt: Int64)
+        /// Tokens are pasted by hand and the one in use is running out: `secondsLeft` (0 once it has).
+        case tokenNeeded(secondsLeft: Int64)
         /// Auto-renew was switched on or off; printed as the note `auto-renew on` or `auto-renew off`.
         case autoRenewChanged(on: Bool)
         /// Fresh tokens now reach the engine this way; printed as the note `renew method update`.
@@ -58,6 +62,8 @@ public struct SessionEvent: Sendable, Equatable {
         case .tokenFetched: "tokenFetched"
         case .tokenFetchFailed: "tokenFetchFailed"
         case .tokenRenewed: "tokenRenewed"
+        case .tokenPasted: "tokenPasted"
+        case .tokenNeeded: "tokenNeeded"
         case .note, .autoRenewChanged, .renewMethodChanged, .mistakeChanged: "note"
         case .stuck: "stuck"
         case .sessionEnded: "sessionEnded"
@@ -90,6 +96,8 @@ public struct SessionEvent: Sendable, Equatable {
         case .tokenFetched(let latency, let expiresAt): [("latency", .seconds(latency)), ("expiresAt", .number(expiresAt))]
         case .tokenFetchFailed(let error, let retryIn): [("error", .text(error)), ("retryIn", retryIn.map(Value.seconds) ?? .none)]
         case .tokenRenewed(let method): [("method", .text(method.rawValue))]
+        case .tokenPasted(let expiresAt): [("expiresAt", .number(expiresAt))]
+        case .tokenNeeded(let left): [("secondsLeft", .number(left))]
         case .note, .autoRenewChanged, .renewMethodChanged, .mistakeChanged: [("text", .text(noteText ?? ""))]
         case .stuck(let reason): [("reason", .text(reason))]
         case .sessionEnded(let failed): [("failed", .flag(failed))]

@@ -51,3 +51,24 @@ public struct MistakeSwitch: Sendable {
         self.cycle = cycle
     }
 }
+
+/// Where a call's tokens come from: a token server (the first token may be pasted), or a person who pastes each one.
+public enum TokenOrigin: Sendable {
+    /// Fetched from a server at join and at each renewal; `first`, while set, is used for the join instead.
+    case server(TokenSource, first: PastedToken?)
+    /// Pasted by hand, with no server: `latest` is the last token pasted.
+    case byHand(latest: PastedToken)
+
+    /// The source as a person reads it: the server's URL, or that tokens are pasted.
+    public var label: String {
+        switch self {
+        case .server(let source, _): source.label
+        case .byHand: "none (tokens pasted by hand)"
+        }
+    }
+
+    /// The token server the app runs itself, when it does.
+    public var ownServer: OwnTokenServer? {
+        if case .server(let source, _) = self { source.ownServer } else { nil }
+    }
+}
