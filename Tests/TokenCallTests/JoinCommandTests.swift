@@ -26,6 +26,16 @@ import Testing
         #expect(lines.last?.hasSuffix("] sessionEnded failed=false") == true)
     }
 
+    @Test func aPastedAccountTokenJoinsAsItsAccount() throws {
+        let built = try TokenCallProcess.run(["token", "build", "--app-id", TestCredentials.appID, "--app-certificate", TestCredentials.certificate,
+                                              "--channel", "test", "--account", "carol", "--expire", "600"])
+        let token = built.stdout.trimmingCharacters(in: .newlines)
+        let result = try TokenCallProcess.run(["join", "--token", token, "--headless", "--duration", "1", "--seed", "5"])
+        #expect(result.status == 0, "\(result.stdout)")
+        #expect(result.stdout.contains("] didRegisteredLocalUser account=carol uid="), "\(result.stdout)")
+        #expect(!result.stdout.contains("will be refused"))
+    }
+
     /// `serve` hands out account tokens on each route that carries an account; a join through each gets in.
     @Test(arguments: ["getToken", "rtc-path"])
     func anAccountJoinsThroughServe(shape: String) throws {
