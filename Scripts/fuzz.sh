@@ -3,6 +3,8 @@
 #   token  the AccessToken parsers        (Fuzz/TokenFuzzer.swift + Sources/AccessToken/*.swift)
 #   http   the token server's RequestReader (Fuzz/HTTPFuzzer.swift + Sources/TokenServer/RequestReader.swift)
 #   json   JSONValue.parse                (Fuzz/JSONFuzzer.swift + Sources/JSON/*.swift)
+#   template  --token-request templates and --token-field paths
+#                                         (Fuzz/TemplateFuzzer.swift + Sources/TokenClient/{RequestTemplate,FieldPath}.swift)
 #
 #   Scripts/fuzz.sh [seconds] [target...]   (or: make fuzz FUZZ_SECONDS=300)
 #
@@ -15,16 +17,16 @@ cd "$(dirname "$0")/.."
 
 seconds="${1:-60}"
 if ! [[ "$seconds" =~ ^[0-9]+$ ]] || [ "$seconds" -eq 0 ]; then
-    echo "usage: Scripts/fuzz.sh [seconds] [token|http|json ...]   (seconds: a whole number above 0, default 60)" >&2
+    echo "usage: Scripts/fuzz.sh [seconds] [token|http|json|template ...]   (seconds: a whole number above 0, default 60)" >&2
     exit 2
 fi
 shift $(( $# > 0 ? 1 : 0 ))
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(token http json)
+[ ${#targets[@]} -gt 0 ] || targets=(token http json template)
 for target in "${targets[@]}"; do
     case "$target" in
-        token | http | json) ;;
-        *) echo "fuzz: no target \"$target\"; the targets are token, http and json" >&2; exit 2 ;;
+        token | http | json | template) ;;
+        *) echo "fuzz: no target \"$target\"; the targets are token, http, json and template" >&2; exit 2 ;;
     esac
 done
 
@@ -63,6 +65,14 @@ json_flags=()
 json_inputs=()
 json_imports=()
 json_options=(-dict=Fuzz/json.dict -max_len=4096)
+
+template_sources=(Fuzz/TemplateFuzzer.swift Sources/TokenClient/RequestTemplate.swift Sources/TokenClient/FieldPath.swift)
+template_module=TokenClient
+template_flags=(-I "$root/modules" -L "$root/modules" -lJSON)
+template_inputs=(Sources/JSON/*.swift)
+template_imports=(JSON)
+# Past the 2 KiB template limit.
+template_options=(-dict=Fuzz/template.dict -max_len=2200)
 
 # import_module NAME: Sources/NAME as a static library and module in $root/modules, when a source is newer.
 import_module() {
@@ -189,6 +199,20 @@ json_seeds() {
     seed "$seeds" values '[null, true, false, 0, -1, 1.5e-3, 9223372036854775807, 18446744073709551616, "a\\u00e9\\ud83d\\ude00\\n"]'
     seed "$seeds" nested '{"a": {"b": [[], {}, [{"c": ""}]]}}'
     seed "$seeds" spaces ' \t\r\n{ "k" : "v" } \n'
+}
+
+# The template harness: byte 0 is the mode (Fuzz/TemplateFuzzer.swift): 0 a template, 1 a field path.
+template_seeds() {
+    local seeds=$1
+    seed "$seeds" fetch '\x00POST /fetch_rtc_token {"uid":{uid},"channelName":"{channel}","role":{role}}'
+    seed "$seeds" get-token '\x00POST /getToken {"tokenType":"rtc","channel":"{channel}","role":"{roleName}","uid":"{user}","expire":{expire}}'
+    seed "$seeds" node '\x00GET /rtc/{channel}/{role:publisher|audience}/{userType}/{user}?expiry={expire}'
+    seed "$seeds" query '\x00get /api/v1/token;x=1?channel={channel}&uid={uid}&a=%41+b'
+    seed "$seeds" escapes '\x00PUT /t {"s":"\\"{account}\\\\","n":[{uid},{expire}],"k":{"a":"{channel}"}}'
+    seed "$seeds" broken '\x00POST //x/{chan {"a":{channel}}'
+    seed "$seeds" field '\x01data.token'
+    seed "$seeds" field-index '\x01data.list.1.exp'
+    seed "$seeds" field-bad '\x01a..b.c.d.e.f.g.h.i'
 }
 
 # ---------------------------------------------------------------------------------------------
