@@ -318,20 +318,16 @@ public struct RequestTemplate: Sendable, Equatable, CustomStringConvertible {
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// The content of a JSON string holding `text`: quotes, backslashes and control characters escaped.
+    /// The content of a JSON string holding `text`: `"` and `\` escaped, control characters as `\u00XX`.
     static func jsonEscaped(_ text: String) -> String {
         var out = ""
         for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
-                let digits = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - digits.count) + digits
-            default: out.unicodeScalars.append(scalar)
+            if scalar == "\"" || scalar == "\\" {
+                out += "\\" + String(scalar)
+            } else if scalar.value < 0x20 {
+                out += "\\u00" + (scalar.value < 0x10 ? "0" : "") + String(scalar.value, radix: 16)
+            } else {
+                out.unicodeScalars.append(scalar)
             }
         }
         return out

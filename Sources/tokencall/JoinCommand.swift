@@ -45,7 +45,7 @@ enum JoinCommand {
         Stop with q or Ctrl-C (or SIGTERM): the call leaves the channel. Exit status: 0, or 1 when a headless call ended failed.
 
         Request shapes (--token-request); a template fills {channel} {uid} {account} {user} {userType} {role} (1 or 2)
-        {roleName} (publisher or subscriber) {role:WORD|WORD} {expire}, escaped for where each stands:
+        {roleName} (publisher or subscriber) {role:WORD|WORD} {expire}, escaped for where each stands (Docs/token-requests.md):
         \(HTTPTokenProvider.Shape.named.map { "  \($0.shape.description): \($0.shape.template) (\($0.server))" }.joined(separator: "\n"))
         """,
         run: run)

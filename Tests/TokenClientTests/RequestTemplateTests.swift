@@ -33,7 +33,7 @@ private func problem(_ template: String) -> String? {
         let request = try filled(#"POST /t {"c":"{channel}","u":{uid},"r":{role},"e":{expire},"n":"{roleName}"}"#,
                                  channel: "say \"hi\"\\\n", publisher: false)
         let body = try #require(request.body)
-        #expect(String(decoding: body, as: UTF8.self) == #"{"c":"say \"hi\"\\\n","u":42,"r":2,"e":600,"n":"subscriber"}"#)
+        #expect(String(decoding: body, as: UTF8.self) == #"{"c":"say \"hi\"\\\u000a","u":42,"r":2,"e":600,"n":"subscriber"}"#)
         #expect(JSONValue.parse(body)?.object?["c"] == .string("say \"hi\"\\\n"), "the server reads back the channel as it is")
     }
 
@@ -73,6 +73,7 @@ private func problem(_ template: String) -> String? {
         (#"POST /t {"c":"{channel"}"#, "unknown placeholder {channel\"}"),
         ("GET /t/{role:a}", "must be {role:PUBLISHER|SUBSCRIBER}"),
         ("GET /t/{role:a|b c}", "the path has a { without its }"),
+        ("GET /" + String(repeating: "a", count: 2044), "the template is 2049 bytes; at most 2048"),
     ] as [(String, String?)])
     func eachMistakeInATemplateIsNamed(template: String, words: String?) {
         let found = problem(template)
