@@ -1,7 +1,7 @@
 import JSON
 
 /// A token request written as `METHOD /path?query [JSON body]` with placeholders such as `{channel}`, each value
-/// escaped for where it stands. Grammar and rules: `Docs/token-client.md`.
+/// escaped for where it stands. Grammar and rules: `Docs/token-requests.md`.
 public struct RequestTemplate: Sendable, Equatable, CustomStringConvertible {
     public enum Method: String, Sendable, CaseIterable {
         case get = "GET", post = "POST", put = "PUT"
@@ -13,8 +13,17 @@ public struct RequestTemplate: Sendable, Equatable, CustomStringConvertible {
         /// `{role:WORD|WORD}`: the first word for a publisher, the second for a subscriber.
         case roleWords(publisher: String, subscriber: String)
 
-        /// The names a template may use, in the order error messages list them.
-        public static let names = ["channel", "uid", "account", "user", "userType", "role", "roleName", "expire"]
+        /// Every placeholder a template may write by name, with what it stands for, as help and errors list them.
+        public static let named: [(name: String, placeholder: Placeholder, value: String)] = [
+            ("channel", .channel, "the channel"),
+            ("uid", .uid, "the integer uid"),
+            ("account", .account, "the user account"),
+            ("user", .user, "the uid or the account"),
+            ("userType", .userType, "uid or userAccount"),
+            ("role", .role, "1 (publisher) or 2 (subscriber)"),
+            ("roleName", .roleName, "publisher or subscriber"),
+            ("expire", .expire, "the lifetime asked for"),
+        ]
 
         /// Whether its value is a number, so it may stand outside quotes in a JSON body.
         var isNumber: Bool { [.uid, .role, .expire].contains(self) }
@@ -195,9 +204,17 @@ public struct RequestTemplate: Sendable, Equatable, CustomStringConvertible {
             if character == "{", let next = rest.dropFirst().first, next.isASCII, next.isLetter {
                 guard let close = rest.firstIndex(of: "}") else { throw Problem("the body has a { without its }") }
                 let placeholder = try placeholder(rest[rest.index(after: rest.startIndex)..<close])
-                guard inString || placeholder.isNumber else {
-                    let name = rest[rest.startIndex...close]
-                    throw Problem("the body has \(name) outside quotes, where only a number may stand; write \"\(name)\"")
+                let name = rest[rest.startIndex...close]
+                if !inString {
+                    guard placeholder.isNumber else {
+                        throw Problem("the body has \(name) outside quotes, where only a number may stand; write \"\(name)\"")
+                    }
+                    // A number must be a whole JSON value: `1{uid}` or `{expire}.5` would not be one for every value.
+                    let before: UInt8 = (pieces.isEmpty && literal.isEmpty) ? 0x20 : literal.last?.asciiValue ?? 0
+                    let after = rest[rest.index(after: close)...].first.map { $0.asciiValue ?? 0 } ?? 0x20
+                    guard Array(" \t\r\n:,[".utf8).contains(before), Array(" \t\r\n,]}".utf8).contains(after) else {
+                        throw Problem("the body has \(name) joined to other text; outside quotes it must stand alone as a value, such as \"e\":\(name)")
+                    }
                 }
                 if !literal.isEmpty { pieces.append(.text(literal)) }
                 literal = ""
@@ -221,27 +238,17 @@ public struct RequestTemplate: Sendable, Equatable, CustomStringConvertible {
     }
 
     private static func placeholder(_ name: Substring) throws(Problem) -> Placeholder {
-        switch name {
-        case "channel": return .channel
-        case "uid": return .uid
-        case "account": return .account
-        case "user": return .user
-        case "userType": return .userType
-        case "role": return .role
-        case "roleName": return .roleName
-        case "expire": return .expire
-        default:
-            let words = name.split(separator: ":", maxSplits: 1)
-            if words.first == "role", words.count == 2 {
-                let choices = words[1].split(separator: "|", omittingEmptySubsequences: false)
-                guard choices.count == 2, choices.allSatisfy({ !$0.isEmpty && $0.count <= 32 && $0.allSatisfy(isWordCharacter) }) else {
-                    throw Problem("{\(name.prefix(40))} must be {role:PUBLISHER|SUBSCRIBER}: two words of letters, digits, - or _, such as {role:publisher|audience}")
-                }
-                return .roleWords(publisher: String(choices[0]), subscriber: String(choices[1]))
+        if let found = Placeholder.named.first(where: { $0.name == name }) { return found.placeholder }
+        let words = name.split(separator: ":", maxSplits: 1)
+        if words.first == "role", words.count == 2 {
+            let choices = words[1].split(separator: "|", omittingEmptySubsequences: false)
+            guard choices.count == 2, choices.allSatisfy({ !$0.isEmpty && $0.count <= 32 && $0.allSatisfy(isWordCharacter) }) else {
+                throw Problem("{\(name.prefix(40))} must be {role:PUBLISHER|SUBSCRIBER}: two words of letters, digits, - or _, such as {role:publisher|audience}")
             }
-            throw Problem("unknown placeholder {\(String(name.prefix(40)).unicodeScalars.map(shown).joined())}; the placeholders are "
-                + Placeholder.names.map { "{\($0)}" }.joined(separator: " ") + " and {role:WORD|WORD}")
+            return .roleWords(publisher: String(choices[0]), subscriber: String(choices[1]))
         }
+        throw Problem("unknown placeholder {\(String(name.prefix(40)).unicodeScalars.map(shown).joined())}; the placeholders are "
+            + Placeholder.named.map { "{\($0.name)}" }.joined(separator: " ") + " and {role:WORD|WORD}")
     }
 
     private static func isWordCharacter(_ character: Character) -> Bool {

@@ -44,8 +44,10 @@ enum JoinCommand {
         In a terminal it opens the call screen (press ? for the keys); otherwise, or with --headless, it prints events.
         Stop with q or Ctrl-C (or SIGTERM): the call leaves the channel. Exit status: 0, or 1 when a headless call ended failed.
 
-        Request shapes (--token-request); a template fills {channel} {uid} {account} {user} {userType} {role} (1 or 2)
-        {roleName} (publisher or subscriber) {role:WORD|WORD} {expire}, escaped for where each stands (Docs/token-requests.md):
+        --token-request takes a name below or a template 'METHOD /path?query [JSON body]' (Docs/token-requests.md) whose
+        placeholders are filled, each escaped for where it stands, with
+        \(RequestTemplate.Placeholder.named.map { "{\($0.name)} \($0.value)" }.joined(separator: ", "))
+        and {role:A|B} (A for a publisher, B for a subscriber). Names:
         \(HTTPTokenProvider.Shape.named.map { "  \($0.shape.description): \($0.shape.template) (\($0.server))" }.joined(separator: "\n"))
         """,
         run: run)
