@@ -118,23 +118,20 @@ public struct RequestTemplate: Sendable, Equatable, CustomStringConvertible {
         self.method = method
         path = try Self.urlPieces(pathText, part: "path")
         query = pathText.count < target.count ? try Self.urlPieces(target.dropFirst(pathText.count + 1), part: "query") : nil
-        var trimmedBody = Substring(bodyText)
+        var trimmedBody = bodyText
         while let last = trimmedBody.last, last == " " || last == "\t" { trimmedBody.removeLast() }
-        if trimmedBody.isEmpty {
-            body = nil
-        } else {
-            guard method != .get else { throw Problem("a GET request has no body; use POST, or put the values in the query") }
-            let pieces = try Self.bodyPieces(trimmedBody)
-            body = pieces
-        }
         description = text
-        if body != nil {
-            let sample = Values(channel: "c", user: .uid(1), publisher: true, expire: 1)
-            do throws(JSONError) {
-                _ = try JSONValue.decode(Array(Self.fill(body ?? [], sample, at: .body).utf8))
-            } catch {
-                throw Problem("the body is not JSON (\(error.problem)); write a JSON object such as {\"channelName\":\"{channel}\"}")
-            }
+        guard !trimmedBody.isEmpty else {
+            body = nil
+            return
+        }
+        guard method != .get else { throw Problem("a GET request has no body; use POST, or put the values in the query") }
+        let body = try Self.bodyPieces(trimmedBody)
+        self.body = body
+        do throws(JSONError) {
+            _ = try JSONValue.decode(Array(Self.fill(body, Values(channel: "c", user: .uid(1), publisher: true, expire: 1), at: .body).utf8))
+        } catch {
+            throw Problem("the body is not JSON (\(error.problem)); write a JSON object such as {\"channelName\":\"{channel}\"}")
         }
     }
 
