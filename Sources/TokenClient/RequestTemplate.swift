@@ -141,9 +141,9 @@ public struct RequestTemplate: Sendable, Equatable, CustomStringConvertible {
         for placeholder in placeholders {
             switch (placeholder, values.user) {
             case (.uid, .account):
-                throw Problem("the request sends {uid}, a number, but this join uses a user account; use {user} or {account}")
+                throw Problem("the request sends {uid}, a number, but this join uses a user account; use {user} or {account} in a template, or --token-request getToken")
             case (.account, .uid):
-                throw Problem("the request sends {account}, but this join uses an integer uid; use {user} or {uid}")
+                throw Problem("the request sends {account}, but this join uses an integer uid; use {user} or {uid} in a template, or --token-request getToken")
             default: break
             }
         }

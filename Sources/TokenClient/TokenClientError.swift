@@ -42,7 +42,7 @@ public enum TokenClientError: Error, Equatable, Sendable, CustomStringConvertibl
         case .invalidResponse(let why): "the token server's answer is not usable: \(why)"
         case .wrongAudience(let why): "the token server sent a token for someone else: \(why)"
         case .expired(let ago): "the token server sent a token that expired \(ago) s ago; check its clock and expiry settings"
-        case .unsendable(let why): "tokencall cannot ask for this token: \(why); change --token-request"
+        case .unsendable(let why): "tokencall cannot ask for this token: \(why)"
         }
     }
 

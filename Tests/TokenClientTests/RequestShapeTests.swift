@@ -58,7 +58,7 @@ private func received(_ server: HostileServer) throws -> (line: String, body: St
         let server = try recorder(body: "{}")
         defer { server.stop() }
         let result = await fetch(try shape("GET /t?uid={uid}"), from: server, TokenRequest(channel: "test", user: .account("ann")))
-        #expect(result.failure == .unsendable("the request sends {uid}, a number, but this join uses a user account; use {user} or {account}"))
+        #expect(result.failure == .unsendable("the request sends {uid}, a number, but this join uses a user account; use {user} or {account} in a template, or --token-request getToken"))
         #expect(result.failure?.isRetryable == false)
         #expect(server.requests.isEmpty)
     }

@@ -44,10 +44,10 @@ private func problem(_ template: String) -> String? {
     }
 
     @Test func aUidPlaceholderForAnAccountOrTheReverseSaysWhatToUse() throws {
-        #expect(throws: RequestTemplate.Problem("the request sends {uid}, a number, but this join uses a user account; use {user} or {account}")) {
+        #expect(throws: RequestTemplate.Problem("the request sends {uid}, a number, but this join uses a user account; use {user} or {account} in a template, or --token-request getToken")) {
             try filled("GET /t?u={uid}", user: .account("ann"))
         }
-        #expect(throws: RequestTemplate.Problem("the request sends {account}, but this join uses an integer uid; use {user} or {uid}")) {
+        #expect(throws: RequestTemplate.Problem("the request sends {account}, but this join uses an integer uid; use {user} or {uid} in a template, or --token-request getToken")) {
             try filled(#"POST /t {"a":"{account}"}"#, user: .uid(3))
         }
     }
