@@ -24,7 +24,7 @@ public struct HTTPTokenProvider: TokenProvider {
     private let unixTime: @Sendable () -> Double
 
     /// `url` is the server: the shape's path is added to its path, except that a shape whose one endpoint is named
-    /// (`fetch`, `getToken`) takes a URL with a path as that endpoint.
+    /// (`fetch`, `getToken`, `agora-token-service`) takes a URL with a path as that endpoint.
     /// `requestedLifetime` defaults to an hour, what the community servers give when asked for none.
     public init(url: URL, shape: Shape = .fetch, requestedLifetime: UInt32 = 3600, bearer: String? = nil,
                 transport: any HTTPTransport = URLSessionTransport(), unixTime: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) {
