@@ -210,6 +210,8 @@ template_seeds() {
     seed "$seeds" query '\x00get /api/v1/token;x=1?channel={channel}&uid={uid}&a=%41+b'
     seed "$seeds" escapes '\x00PUT /t {"s":"\\"{account}\\\\","n":[{uid},{expire}],"k":{"a":"{channel}"}}'
     seed "$seeds" broken '\x00POST //x/{chan {"a":{channel}}'
+    # The first finding: {expire} joined to digits, which a lifetime of 0 made into 06.8.
+    seed "$seeds" number-joined '\x00POST / {expire}6.8'
     seed "$seeds" field '\x01data.token'
     seed "$seeds" field-index '\x01data.list.1.exp'
     seed "$seeds" field-bad '\x01a..b.c.d.e.f.g.h.i'

@@ -89,10 +89,11 @@ enum JoinCommand {
         config.autoRenew = !args.has("no-auto-renew")
         config.remoteUsers = try args.integer("remote-users", in: 0...AgoraRtcEngineKit.remoteUserLimit)
         config.seed = try args.integer("seed", in: UInt64(0)...UInt64.max) ?? UInt64.random(in: 0...999_999)
+        let lifetime: UInt32 = try args.integer("token-lifetime", in: 1...86_400)
         let server: TokenServerChoice = if let text = args.string("token-url"), let url = URL(string: text) {
-            .url(url, shape: shape, bearer: args.string("auth-bearer"), lifetime: try args.integer("token-lifetime", in: 1...86_400))
+            .url(url, shape: shape, bearer: args.string("auth-bearer"), lifetime: lifetime)
         } else {
-            .embedded(tokenLifetime: try args.integer("token-lifetime", in: 1...86_400))
+            .embedded(tokenLifetime: lifetime)
         }
         return (config, server)
     }
