@@ -51,8 +51,7 @@ enum JoinCommand {
     /// The session configuration the options describe, and where its tokens come from.
     static func configuration(_ args: Invocation) throws(UsageError) -> (CallSession.Configuration, TokenServerChoice) {
         var config = CallSession.Configuration()
-        config.channel = args.string("channel")
-        do throws(TokenError) { try AgoraID.validateChannelName(config.channel) } catch { throw args.error("--channel: \(error.description)") }
+        config.channel = try args.channel()
         config.uid = UInt(try args.integer("uid", in: 0...UInt32.max) as UInt32)
         config.role = try args.choice("role", [AgoraClientRole.broadcaster, .audience], word: \.name)
         if let text = args.string("token-url") {
@@ -62,18 +61,9 @@ enum JoinCommand {
             if args.has("token-lifetime") { throw args.error("--token-lifetime sets the embedded server; your server decides with --token-url") }
         }
         let shape: HTTPTokenProvider.Shape = try args.choice("token-request")
-        if let bearer = args.string("auth-bearer") {
-            // Sent as `Authorization: Bearer <credential>`: a space would make it two words, which servers refuse.
-            if bearer.isEmpty { throw args.error("--auth-bearer needs a credential; it is empty") }
-            if bearer.contains(where: \.isWhitespace) { throw args.error("--auth-bearer needs a credential without spaces") }
-        }
+        try args.checkBearer()
         config.requestTimeout = .seconds(try args.integer("request-timeout", in: 1...120) as Int)
-        for (name, length) in [("app-id", 0), ("app-certificate", 1)] {
-            if let value = args.string(name), !AgoraID.isValid(value) {
-                let error = length == 0 ? TokenError.invalidAppID(length: value.utf8.count) : .invalidAppCertificate(length: value.utf8.count)
-                throw args.error(error.description)
-            }
-        }
+        try args.checkCredentials()
         config.appID = args.string("app-id")
         config.appCertificate = args.string("app-certificate")
         config.renewMethod = try args.choice("renew-method")

@@ -48,9 +48,11 @@ enum TokenCommands {
 
     static let group = Command("token", summary: "Build and inspect Agora tokens.", subcommands: [build, inspect])
 
+    /// The words `--role` takes: Agora's names and numbers.
+    static let roles: KeyValuePairs = ["publisher": RTCRole.publisher, "subscriber": .subscriber, "1": .publisher, "2": .subscriber]
+
     static func runBuild(_ args: Invocation) throws(UsageError) -> Int32 {
         guard let user = try user(args) else { throw args.error("give --uid N or --account NAME") }
-        let roles: KeyValuePairs = ["publisher": RTCRole.publisher, "subscriber": .subscriber, "1": .publisher, "2": .subscriber]
         let role: RTCRole = try args.choice("role", roles, word: \.key).value
         let expire: UInt32 = try args.integer("expire", in: 1...86_400)
         let privilegeExpire = try args.integer("privilege-expire", in: UInt32(0)...86_400) ?? expire
