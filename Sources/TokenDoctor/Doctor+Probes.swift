@@ -7,8 +7,9 @@ import TokenClient
 
 extension Doctor {
     /// A second token, fetched more than a second after the first, must expire later: a server that computes the expiry
-    /// once hands every client the same one, and every call loses its token in the same second.
-    func renewalCheck(_ request: URLRequest, first: AgoraToken) async -> Check {
+    /// once hands every client the same one, and every call loses its token in the same second. Nil without a first token.
+    func renewalCheck(_ request: URLRequest, first: AgoraToken?) async -> Check? {
+        guard let first else { return nil }
         try? await Task.sleep(for: Self.renewalGap)
         let second: AgoraToken
         switch await send(request) {

@@ -142,8 +142,8 @@ extension Doctor {
             return .failed(.clock, "issued \(UnixTime.iso8601(issued)), \(Self.offset(issued - now)) this machine's clock\(agrees)",
                            fix: "set both clocks by NTP: Agora compares issue and expiry with its own clock")
         }
-        let versusDate = date.map { "\(Self.offset(issued - $0)) the server's Date and " } ?? "(no Date header) "
-        return .passed(.clock, "issued \(versusDate)\(Self.offset(issued - now)) this machine's clock")
+        let versusDate = date.map { " and \(Self.offset(issued - $0)) the server's Date" } ?? "; the server sent no Date header"
+        return .passed(.clock, "issued \(Self.offset(issued - now)) this machine's clock\(versusDate)")
     }
 
     /// "3 s ahead of", "2 h behind", "level with".

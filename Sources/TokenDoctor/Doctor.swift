@@ -76,20 +76,21 @@ public struct Doctor: Sendable {
         }
         let receivedAt = unixTime()
         var checks: [Check] = [.passed(.reachable, "HTTP \(reply.status) in \(reply.elapsed.millisecondsText)")]
-        var renewal: Task<Check, Never>?
+        var first: AgoraToken?
         switch readToken(reply) {
         case .failed(let failed):
             checks.append(failed)
-        case .fetched(let first):
-            renewal = Task { await renewalCheck(request, first: first.token) }
-            checks += tokenChecks(first, reply: reply, receivedAt: receivedAt)
+        case .fetched(let fetched):
+            first = fetched.token
+            checks += tokenChecks(fetched, reply: reply, receivedAt: receivedAt)
         }
+        async let renewal = renewalCheck(request, first: first)
         checks.append(await latencyCheck(request))
         if let ping = await pingCheck() { checks.append(ping) }
         checks.append(await stampedeCheck(request))
         checks.append(await badInputCheck())
         if let cors = await corsCheck(request) { checks.append(cors) }
-        if let renewal { checks.append(await renewal.value) }
+        if let renewal = await renewal { checks.append(renewal) }
         let order = Check.Name.allCases
         return checks.sorted { order.firstIndex(of: $0.name)! < order.firstIndex(of: $1.name)! }
     }

@@ -7,8 +7,10 @@ import TokenDoctor
 /// `tokencall doctor URL`: checks a token server for the mistakes users meet most.
 enum DoctorCommand {
     /// Options that mean here what they mean for `join` and `token build`, taken from there.
-    static let shared = JoinCommand.options.filter { ["channel", "token-request", "auth-bearer", "request-timeout"].contains($0.name) }
-        + TokenCommands.build.options.filter { ["uid", "account", "role"].contains($0.name) }
+    static let shared = [("channel", JoinCommand.options), ("uid", TokenCommands.build.options), ("account", TokenCommands.build.options),
+                         ("role", TokenCommands.build.options), ("token-request", JoinCommand.options), ("auth-bearer", JoinCommand.options),
+                         ("request-timeout", JoinCommand.options)]
+        .compactMap { name, options in options.first { $0.name == name } }
 
     static let command = Command(
         "doctor", summary: "Check a token server for the mistakes that break calls, one line per check.",

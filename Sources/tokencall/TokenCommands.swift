@@ -76,12 +76,7 @@ enum TokenCommands {
             token = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
             while token.last?.isNewline == true { token.removeLast() }
         }
-        if let certificate = args.string("app-certificate"), !AgoraID.isValid(certificate) {
-            throw args.error(TokenError.invalidAppCertificate(length: certificate.utf8.count).description)
-        }
-        if let appID = args.string("app-id"), !AgoraID.isValid(appID) {
-            throw args.error(TokenError.invalidAppID(length: appID.utf8.count).description)
-        }
+        try args.checkCredentials()
         let check = TokenCheck(appID: args.string("app-id"), appCertificate: args.string("app-certificate"),
                                channel: args.string("channel"), user: try user(args))
         let report = TokenReport(inspecting: token, check: check, now: Int64(Date().timeIntervalSince1970))
