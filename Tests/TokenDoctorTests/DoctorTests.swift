@@ -48,12 +48,25 @@ import TokenServer
         (.fallsOverUnderLoad, .stampede, "requests at once failed, the first: HTTP 503, \"{\"error\":\"busy\"}\""),
         (.acceptsBadInput, .badInput, "uid 4294967296 got a token (HTTP 200); an empty channel got a token"),
         (.noCORS, .cors, "the preflight (OPTIONS) got HTTP 404"),
+        (.corsWithoutAuthorization, .cors, "the preflight does not allow the header Authorization"),
+        (.corsForAnotherOrigin, .cors, "the preflight's Access-Control-Allow-Origin is \"https://other.example\", not https://app.example"),
     ])
     func aServerMakingOneMistakeFailsThatCheckAlone(mistake: MistakenTokenServer.Mistake, check: Check.Name, words: String) async throws {
         let server = try MistakenTokenServer(mistake)
-        let checks = await Doctor(Self.setup(server.url)).run()
+        let checks = await Doctor(Self.setup(server.url, bearer: Self.bearer)).run()
         #expect(Self.failed(checks) == [check])
         #expect(Self.detail(check, in: checks).contains(words), "\(Self.detail(check, in: checks))")
+    }
+
+    @Test func aTokenForAUserAccountIsCheckedAgainstTheAccount() async throws {
+        let server = try TokenServer(TokenServerConfig(port: 0, appID: TestCredentials.appID, appCertificate: TestCredentials.certificate))
+        defer { server.stop() }
+        var setup = Self.setup(server.url, shape: .getToken)
+        setup.request.user = .account("alice")
+        setup.origin = nil
+        let checks = await Doctor(setup).run()
+        #expect(checks.filter { !$0.ok }.map(\.detail) == [])
+        #expect(Self.detail(.audience, in: checks) == "for App ID \(TestCredentials.appID), channel \"doctor\", account \"alice\", publisher")
     }
 
     @Test func aServerWithoutPingFailsThePingCheckOfShapesThatHaveOne() async throws {

@@ -29,6 +29,10 @@ final class MistakenTokenServer: Sendable {
         /// A uid out of range wraps, and an empty channel gets a token too.
         case acceptsBadInput
         case noCORS
+        /// The preflight allows Content-Type but not Authorization.
+        case corsWithoutAuthorization
+        /// CORS for another origin than the app's.
+        case corsForAnotherOrigin
         case noPing
     }
 
@@ -45,7 +49,8 @@ final class MistakenTokenServer: Sendable {
         let counts = Mutex((tokenRequests: 0, inFlight: 0))
         server = try HostileServer { connection in
             let request = Request(connection.request)
-            let cors = mistake == .noCORS || request.header("origin") != Self.origin ? [] : ["Access-Control-Allow-Origin: \(Self.origin)"]
+            let allowed = mistake == .corsForAnotherOrigin ? "https://other.example" : Self.origin
+            let cors = mistake == .noCORS || request.header("origin") != Self.origin ? [] : ["Access-Control-Allow-Origin: \(allowed)"]
             func answer(_ status: String, _ body: String, type: String = "application/json", _ headers: [String] = []) {
                 let date = "Date: " + Self.httpDate(Self.now)
                 connection.write(head(status, ["Content-Type: \(type)", "Content-Length: \(body.utf8.count)", date] + cors + headers) + body)
@@ -54,7 +59,8 @@ final class MistakenTokenServer: Sendable {
             case ("GET", "/ping") where mistake != .noPing:
                 answer("200 OK", #"{"message":"pong"}"#)
             case ("OPTIONS", _) where mistake != .noCORS:
-                answer("204 No Content", "", ["Access-Control-Allow-Methods: POST, OPTIONS", "Access-Control-Allow-Headers: Content-Type, Authorization"])
+                let headers = mistake == .corsWithoutAuthorization ? "Content-Type" : "Content-Type, Authorization"
+                answer("204 No Content", "", ["Access-Control-Allow-Methods: POST, OPTIONS", "Access-Control-Allow-Headers: \(headers)"])
             case ("POST", "/fetch_rtc_token"), ("POST", "/getToken"):
                 let (index, inFlight) = counts.withLock { counts in
                     counts.tokenRequests += 1
