@@ -22,8 +22,6 @@ extension Doctor {
     static let absoluteTimes: Int64 = 1_000_000_000
     /// The SDK's warning comes this long before expiry; a token must live longer.
     static let warningLead: Int64 = 30
-    /// Agora's longest token lifetime.
-    static let longestLifetime: Int64 = 86_400
     /// A token's issue time and the server's `Date` may differ by this much (both whole seconds, taken apart).
     static let dateTolerance: Int64 = 60
     /// A token's issue time and this machine's clock may differ by this much.
@@ -111,19 +109,20 @@ extension Doctor {
         case .accessToken006:
             lifetime = token.joinDeadline - now
         }
-        let length = "\(lifetime) s (\(UnixTime.duration(lifetime)))"
+        func length(_ seconds: Int64) -> String { "\(seconds) s (\(UnixTime.duration(seconds)))" }
         if longestField >= Self.absoluteTimes {
-            return .failed(.lifetime, "\(length): a lifetime of \(longestField) s looks like a unix time",
+            return .failed(.lifetime, "a lifetime of \(longestField) s looks like a unix time (\(UnixTime.iso8601(longestField)))",
                            fix: "pass seconds from now (3600 for 1 h) where AccessToken2's builder takes an expire, not a timestamp as 006 builders did")
         }
-        if lifetime > Self.longestLifetime {
-            return .failed(.lifetime, "\(length) is longer than Agora's 24 h", fix: "issue tokens for 86400 s at most")
+        let longest = max(lifetime, longestField)
+        if longest > HTTPTokenProvider.longestLifetime {
+            return .failed(.lifetime, "\(length(longest)) is longer than Agora's 24 h", fix: "issue tokens for 86400 s at most")
         }
         if lifetime <= Self.warningLead {
-            return .failed(.lifetime, "\(length) is not longer than the 30 s warning: tokenPrivilegeWillExpire fires at once",
+            return .failed(.lifetime, "\(length(lifetime)) is not longer than the 30 s warning: tokenPrivilegeWillExpire fires at once",
                            fix: "issue tokens for several minutes at least (Agora's samples use 3600 s)")
         }
-        return .passed(.lifetime, length)
+        return .passed(.lifetime, length(lifetime))
     }
 
     /// The token's issue time against the server's `Date` header and this machine's clock.

@@ -16,6 +16,8 @@ final class MistakenTokenServer: Sendable {
         case timestampAsLifetime
         /// 20 s tokens: the SDK's 30 s warning fires at once.
         case shortLifetime
+        /// Two-day tokens, beyond Agora's 24 h.
+        case lifetimeOfTwoDays
         /// Tokens issued at local time read as UTC, 3 h off the `Date` header.
         case clockOffByHours
         /// More than four requests at once get a 503.
@@ -118,6 +120,7 @@ final class MistakenTokenServer: Sendable {
         case .wrongRole: role = .subscriber
         case .timestampAsLifetime: expire = now + 3600
         case .shortLifetime: expire = 20
+        case .lifetimeOfTwoDays: expire = 2 * 86_400
         case .clockOffByHours: issuedAt = now + 3 * 3600
         default: break
         }
