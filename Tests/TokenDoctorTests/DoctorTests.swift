@@ -46,6 +46,7 @@ import TokenServer
         (.lifetimeOfTwoDays, .lifetime, "172800 s (2 d) is longer than Agora's 24 h → issue tokens for 86400 s at most"),
         (.shortLifetime, .lifetime, "20 s (20 s) is not longer than the 30 s warning"),
         (.clockOffByHours, .clock, "3 h ahead of the server's Date"),
+        (.clockAheadByHours, .clock, "3 h ahead of this machine's clock; the server's Date agrees with it"),
         (.fallsOverUnderLoad, .stampede, "requests at once failed, the first: HTTP 503, \"{\"error\":\"busy\"}\""),
         (.acceptsBadInput, .badInput, "uid 4294967296 got a token (HTTP 200); an empty channel got a token"),
         (.noCORS, .cors, "the preflight (OPTIONS) got HTTP 404"),
@@ -91,6 +92,13 @@ import TokenServer
         #expect(Self.detail(.answer, in: checks).hasPrefix("HTTP 200, \"<html><body><h1>Welcome to nginx!</h1></body></h…\": "))
         #expect(Self.detail(.answer, in: checks).contains("it is HTML, not JSON"))
         #expect(!checks.contains { [.token, .audience, .lifetime, .renewal].contains($0.name) })
+    }
+
+    @Test func whatTheServerSendsIsPrintedEscaped() async throws {
+        let server = try MistakenTokenServer(.errorsWithEscapes)
+        let report = DoctorReport(url: server.url, checks: await Doctor(Self.setup(server.url)).run())
+        #expect(report.text.contains(#"HTTP 500, "{"error":"\u001b]0;pwned\u0007\u001b[2J"}": the token server answered HTTP 500"#))
+        #expect(!report.text.contains("\u{1b}") && !report.json.contains("\u{1b}") && !report.json.contains("\u{07}"))
     }
 
     @Test func aServerThatNeverAnswersFailsReachableWithinTheDeadline() async throws {

@@ -20,6 +20,10 @@ final class MistakenTokenServer: Sendable {
         case lifetimeOfTwoDays
         /// Tokens issued at local time read as UTC, 3 h off the `Date` header.
         case clockOffByHours
+        /// The server's clock is 3 h ahead: its `Date` and its tokens agree, this machine's clock does not.
+        case clockAheadByHours
+        /// Its 500s carry a terminal escape sequence.
+        case errorsWithEscapes
         /// More than four requests at once get a 503.
         case fallsOverUnderLoad
         /// Every other token request is a 500.
@@ -54,7 +58,7 @@ final class MistakenTokenServer: Sendable {
             let allowed = mistake == .corsForAnotherOrigin ? "https://other.example" : Self.origin
             let cors = mistake == .noCORS || request.header("origin") != Self.origin ? [] : ["Access-Control-Allow-Origin: \(allowed)"]
             func answer(_ status: String, _ body: String, type: String = "application/json", _ headers: [String] = []) {
-                let date = "Date: " + Self.httpDate(Self.now)
+                let date = "Date: " + Self.httpDate(Self.now + (mistake == .clockAheadByHours ? 3 * 3600 : 0))
                 connection.write(head(status, ["Content-Type: \(type)", "Content-Length: \(body.utf8.count)", date] + cors + headers) + body)
             }
             switch (request.method, request.path) {
@@ -77,6 +81,8 @@ final class MistakenTokenServer: Sendable {
                 switch mistake {
                 case .silent:
                     connection.waitForClose(upTo: .seconds(5))
+                case .errorsWithEscapes:
+                    answer("500 Internal Server Error", "{\"error\":\"\u{1b}]0;pwned\u{07}\u{1b}[2J\"}")
                 case .errorsEveryOther where index % 2 == 1:
                     answer("500 Internal Server Error", #"{"error":"something went wrong"}"#)
                 case .answersHTML:
@@ -121,7 +127,7 @@ final class MistakenTokenServer: Sendable {
         case .timestampAsLifetime: expire = now + 3600
         case .shortLifetime: expire = 20
         case .lifetimeOfTwoDays: expire = 2 * 86_400
-        case .clockOffByHours: issuedAt = now + 3 * 3600
+        case .clockOffByHours, .clockAheadByHours: issuedAt = now + 3 * 3600
         default: break
         }
         return try? AccessToken2.buildRTC(appID: appID, appCertificate: certificate, channel: channel, user: user, role: role,
