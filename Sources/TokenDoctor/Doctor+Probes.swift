@@ -12,14 +12,9 @@ extension Doctor {
         guard let first else { return nil }
         try? await Task.sleep(for: Self.renewalGap)
         let second: AgoraToken
-        switch await send(request) {
-        case .failure(let failure):
-            return .failed(.renewal, "the second request: \(failure.words)", fix: "the server must answer every request")
-        case .success(let reply):
-            switch readToken(reply) {
-            case .failed(let failed): return .failed(.renewal, "the second request: \(failed.finding)", fix: "the server must answer every request")
-            case .fetched(let fetched): second = fetched.token
-            }
+        switch await fetchToken(request) {
+        case .failure(let failure): return .failed(.renewal, "the second request: \(failure.words)", fix: Self.answerEveryRequest)
+        case .success(let token): second = token
         }
         let (before, after) = (first.joinDeadline, second.joinDeadline)
         let gap = "fetched \(Self.renewalGap.millisecondsText) apart"
@@ -44,7 +39,7 @@ extension Doctor {
         }
         if let first = failures.first {
             return .failed(.latency, "\(failures.count) of \(Self.latencyRequests) requests failed, the first: \(first)",
-                           fix: "the server must answer every request; its log says why it did not")
+                           fix: Self.answerEveryRequest)
         }
         times.sort()
         let (p50, p99) = (times[(times.count - 1) / 2], times[(times.count * 99 + 99) / 100 - 1])
@@ -82,12 +77,8 @@ extension Doctor {
         let outcomes = await withTaskGroup(of: String?.self) { group in
             for _ in 0..<Self.stampedeRequests {
                 group.addTask {
-                    switch await send(request) {
-                    case .failure(let failure): return failure.words
-                    case .success(let reply):
-                        if case .failed(let failed) = readToken(reply) { return failed.finding }
-                        return nil
-                    }
+                    if case .failure(let failure) = await fetchToken(request) { return failure.words }
+                    return nil
                 }
             }
             var failures: [String] = []

@@ -47,6 +47,21 @@ extension Doctor {
         }
     }
 
+    /// The token one more request gets, or why it got none.
+    func fetchToken(_ request: URLRequest) async -> Result<AgoraToken, NoReply> {
+        switch await send(request) {
+        case .failure(let failure): return .failure(failure)
+        case .success(let reply):
+            switch readToken(reply) {
+            case .failed(let failed): return .failure(NoReply(words: failed.finding))
+            case .fetched(let fetched): return .success(fetched.token)
+            }
+        }
+    }
+
+    /// What to do when a request got no answer or no token.
+    static let answerEveryRequest = "the server must answer every request with a token; its log says why it did not"
+
     /// The checks of the first token: the answer, the token, whom it is for, its signature, lifetime and issue time.
     func tokenChecks(_ fetched: FetchedAnswer, reply: Reply, receivedAt: Double) -> [Check] {
         let now = Int64(receivedAt.rounded(.down))
