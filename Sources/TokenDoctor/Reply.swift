@@ -26,7 +26,7 @@ struct Reply: Sendable {
     static let excerptLength = 48
 }
 
-/// Why no answer came, in words.
+/// Why a request got no answer (or no token), in words.
 struct NoReply: Error {
     let words: String
 }

@@ -47,14 +47,9 @@ enum DoctorCommand {
         try args.checkBearer()
         let request = TokenRequest(channel: try args.channel(), user: try TokenCommands.user(args) ?? .uid(0),
                                    role: try args.choice("role", TokenCommands.roles, word: \.key).value, appID: args.string("app-id"))
-        return Doctor.Setup(url: url, shape: try tokenRequestShape(args), request: request, appCertificate: args.string("app-certificate"),
+        return Doctor.Setup(url: url, shape: try args.tokenRequestShape(), request: request, appCertificate: args.string("app-certificate"),
                             bearer: args.string("auth-bearer"), origin: try origin(args),
                             timeout: .seconds(try args.integer("request-timeout", in: 1...120) as Int))
-    }
-
-    /// The request shape `--token-request` names: the one place it is read.
-    static func tokenRequestShape(_ args: Invocation) throws(UsageError) -> HTTPTokenProvider.Shape {
-        try args.choice("token-request")
     }
 
     /// `--origin` as a browser sends it: scheme, host and port, nothing else.

@@ -1,5 +1,6 @@
 import AccessToken
 import Arguments
+import TokenClient
 
 /// Options several commands read the same way, checked once here.
 extension Invocation {
@@ -8,6 +9,11 @@ extension Invocation {
         let channel: String = string("channel")
         do throws(TokenError) { try AgoraID.validateChannelName(channel) } catch { throw self.error("--channel: \(error.description)") }
         return channel
+    }
+
+    /// The request shape `--token-request` names, for `join` and `doctor`: the one place it is read.
+    func tokenRequestShape() throws(UsageError) -> HTTPTokenProvider.Shape {
+        try choice("token-request")
     }
 
     /// Refuses an `--app-id` or `--app-certificate` that is not 32 hex characters.

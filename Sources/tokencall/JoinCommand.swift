@@ -60,7 +60,7 @@ enum JoinCommand {
             }
             if args.has("token-lifetime") { throw args.error("--token-lifetime sets the embedded server; your server decides with --token-url") }
         }
-        let shape: HTTPTokenProvider.Shape = try args.choice("token-request")
+        let shape = try args.tokenRequestShape()
         try args.checkBearer()
         config.requestTimeout = .seconds(try args.integer("request-timeout", in: 1...120) as Int)
         try args.checkCredentials()
