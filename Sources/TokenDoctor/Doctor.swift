@@ -21,6 +21,8 @@ public struct Doctor: Sendable {
         public var origin: String?
         /// The deadline of one exchange.
         public var timeout: Duration
+        /// A p99 above this fails the latency check: a renewal waits on it.
+        public var slowestP99: Duration = .seconds(2)
 
         public init(url: URL, shape: HTTPTokenProvider.Shape, request: TokenRequest, appCertificate: String? = nil,
                     bearer: String? = nil, origin: String? = nil, timeout: Duration = .seconds(10)) {
@@ -36,8 +38,6 @@ public struct Doctor: Sendable {
 
     /// Requests the latency check sends one after another.
     public static let latencyRequests = 20
-    /// A p99 above this fails the latency check: renewals start 30 s before expiry and may retry.
-    public static let slowestP99: Duration = .seconds(2)
     /// Requests the stampede check sends at once, as clients whose tokens expire together renew together.
     public static let stampedeRequests = 50
     /// The renewal check's second request waits this long after the first answer, so its token is issued a second later.

@@ -71,6 +71,15 @@ import TokenServer
         #expect(Self.detail(.audience, in: checks) == "for App ID \(TestCredentials.appID), channel \"doctor\", account \"alice\", publisher")
     }
 
+    @Test func aSlowServerFailsTheLatencyCheckWithItsFigures() async throws {
+        let server = try MistakenTokenServer(.slow)
+        var setup = Self.setup(server.url)
+        setup.slowestP99 = .milliseconds(100)
+        let checks = await Doctor(setup).run()
+        #expect(Self.failed(checks) == [.latency])
+        #expect(Self.detail(.latency, in: checks).contains(" over 20 requests, slower than 100 ms → "))
+    }
+
     @Test func aServerWithoutPingFailsThePingCheckOfShapesThatHaveOne() async throws {
         let server = try MistakenTokenServer(.noPing)
         let checks = await Doctor(Self.setup(server.url.appendingPathComponent("getToken"), shape: .getToken)).run()

@@ -24,6 +24,8 @@ final class MistakenTokenServer: Sendable {
         case clockAheadByHours
         /// Its 500s carry a terminal escape sequence.
         case errorsWithEscapes
+        /// Each token takes 150 ms.
+        case slow
         /// More than four requests at once get a 503.
         case fallsOverUnderLoad
         /// Every other token request is a 500.
@@ -74,6 +76,7 @@ final class MistakenTokenServer: Sendable {
                     return (counts.tokenRequests - 1, counts.inFlight)
                 }
                 defer { counts.withLock { $0.inFlight -= 1 } }
+                if mistake == .slow { Thread.sleep(forTimeInterval: 0.15) }
                 if mistake == .fallsOverUnderLoad {
                     Thread.sleep(forTimeInterval: 0.05)
                     guard inFlight <= 4 else { return answer("503 Service Unavailable", #"{"error":"busy"}"#) }
