@@ -110,6 +110,14 @@ import TokenServer
         #expect(!report.text.contains("\u{1b}") && !report.json.contains("\u{1b}") && !report.json.contains("\u{07}"))
     }
 
+    @Test func aTokenCutShortFailsTheTokenCheck() async throws {
+        let server = try MistakenTokenServer(.truncatedToken)
+        let checks = await Doctor(Self.setup(server.url)).run()
+        #expect(Self.failed(checks) == [.token, .stampede])
+        #expect(Self.detail(.token, in: checks).contains("cut short or altered → send the token exactly as Agora's builder returns it"))
+        #expect(!checks.contains { [.audience, .signature, .lifetime, .clock, .renewal].contains($0.name) })
+    }
+
     @Test func aServerThatNeverAnswersFailsReachableWithinTheDeadline() async throws {
         let server = try MistakenTokenServer(.silent)
         let checks = await Doctor(Self.setup(server.url, timeout: .seconds(1))).run()

@@ -30,6 +30,8 @@ final class MistakenTokenServer: Sendable {
         case fallsOverUnderLoad
         /// Every other token request is a 500.
         case errorsEveryOther
+        /// Tokens cut to 99 characters (a column too narrow in the server's database).
+        case truncatedToken
         /// The token endpoint answers a web page.
         case answersHTML
         /// Never answers.
@@ -94,7 +96,7 @@ final class MistakenTokenServer: Sendable {
                     guard let token = Self.token(for: request, mistake, startedAt: startedAt) else {
                         return answer("400 Bad Request", #"{"error":"uid must be 0...4294967295 and channel 1-63 characters"}"#)
                     }
-                    answer("200 OK", #"{"token":"\#(token)"}"#)
+                    answer("200 OK", #"{"token":"\#(mistake == .truncatedToken ? String(token.prefix(99)) : token)"}"#)
                 }
             default:
                 answer("404 Not Found", #"{"error":"no such endpoint"}"#)
