@@ -22,10 +22,11 @@ public struct Doctor: Sendable {
         /// The deadline of one exchange.
         public var timeout: Duration
         /// A p99 above this fails the latency check: a renewal waits on it.
-        public var slowestP99: Duration = .seconds(2)
+        public var slowestP99: Duration
 
         public init(url: URL, shape: HTTPTokenProvider.Shape, request: TokenRequest, appCertificate: String? = nil,
-                    bearer: String? = nil, origin: String? = nil, timeout: Duration = .seconds(10)) {
+                    bearer: String? = nil, origin: String? = nil, timeout: Duration = .seconds(10),
+                    slowestP99: Duration = .milliseconds(Doctor.slowestP99Milliseconds)) {
             self.url = url
             self.shape = shape
             self.request = request
@@ -33,9 +34,12 @@ public struct Doctor: Sendable {
             self.bearer = bearer
             self.origin = origin
             self.timeout = timeout
+            self.slowestP99 = slowestP99
         }
     }
 
+    /// The p99 above which the latency check fails, unless told otherwise: renewals start 30 s before expiry.
+    public static let slowestP99Milliseconds = 2000
     /// Requests the latency check sends one after another.
     public static let latencyRequests = 20
     /// Requests the stampede check sends at once, as clients whose tokens expire together renew together.

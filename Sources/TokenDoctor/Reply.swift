@@ -32,8 +32,12 @@ struct NoReply: Error {
 }
 
 extension Doctor {
-    /// Sends `request` with the deadline over the whole exchange.
-    func send(_ request: URLRequest) async -> Result<Reply, NoReply> {
+    /// Sends `request` with the deadline over the whole exchange, on a connection closed after it: the doctor's
+    /// 70-odd requests would otherwise leave as many idle connections held open against the server's per-client limit.
+    func send(_ asked: URLRequest) async -> Result<Reply, NoReply> {
+        var closing = asked
+        closing.setValue("close", forHTTPHeaderField: "Connection")
+        let request = closing
         let started = ContinuousClock.now
         let (transport, timeout) = (transport, setup.timeout)
         do {

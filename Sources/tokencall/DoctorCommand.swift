@@ -17,6 +17,8 @@ enum DoctorCommand {
         options: shared + [
             TokenCommands.appID,
             TokenCommands.certificate,
+            .value("latency-limit", "MS", help: "a p99 above it fails the latency check, 1...120000",
+                   default: String(Doctor.slowestP99Milliseconds)),
             .value("origin", "ORIGIN", help: "your browser app's origin, such as https://app.example: checks CORS"),
             .flag("json", help: "print one JSON object (fields in Docs/doctor.md)"),
         ],
@@ -49,7 +51,8 @@ enum DoctorCommand {
                                    role: try args.choice("role", TokenCommands.roles, word: \.key).value, appID: args.string("app-id"))
         return Doctor.Setup(url: url, shape: try args.tokenRequestShape(), request: request, appCertificate: args.string("app-certificate"),
                             bearer: args.string("auth-bearer"), origin: try origin(args),
-                            timeout: .seconds(try args.integer("request-timeout", in: 1...120) as Int))
+                            timeout: .seconds(try args.integer("request-timeout", in: 1...120) as Int),
+                            slowestP99: .milliseconds(try args.integer("latency-limit", in: 1...120_000) as Int))
     }
 
     /// `--origin` as a browser sends it: scheme, host and port, nothing else.

@@ -12,10 +12,13 @@ import TokenServer
     static let channel = "doctor"
     static let bearer = "s3cret"
 
+    /// Any answer within the deadline is fast enough here, where other tests share the cores: only the slow server's
+    /// test sets a latency limit, below the time it takes by construction.
     static func setup(_ url: URL, shape: HTTPTokenProvider.Shape = .fetch, bearer: String? = nil,
-                      timeout: Duration = .seconds(5)) -> Doctor.Setup {
+                      timeout: Duration = .seconds(30)) -> Doctor.Setup {
         Doctor.Setup(url: url, shape: shape, request: TokenRequest(channel: channel, user: .uid(42), appID: TestCredentials.appID),
-                     appCertificate: TestCredentials.certificate, bearer: bearer, origin: MistakenTokenServer.origin, timeout: timeout)
+                     appCertificate: TestCredentials.certificate, bearer: bearer, origin: MistakenTokenServer.origin, timeout: timeout,
+                     slowestP99: timeout)
     }
 
     static func failed(_ checks: [Check]) -> Set<Check.Name> { Set(checks.filter { !$0.ok }.map(\.name)) }

@@ -26,7 +26,8 @@ final class MistakenTokenServer: Sendable {
         case errorsWithEscapes
         /// Each token takes 150 ms.
         case slow
-        /// More than four requests at once get a 503.
+        /// More than four requests at once get a 503 (a request that finds another under way is held 200 ms, so the
+        /// stampede's pile up).
         case fallsOverUnderLoad
         /// Every other token request is a 500.
         case errorsEveryOther
@@ -79,8 +80,8 @@ final class MistakenTokenServer: Sendable {
                 }
                 defer { counts.withLock { $0.inFlight -= 1 } }
                 if mistake == .slow { Thread.sleep(forTimeInterval: 0.15) }
-                if mistake == .fallsOverUnderLoad {
-                    Thread.sleep(forTimeInterval: 0.05)
+                if mistake == .fallsOverUnderLoad, inFlight > 1 {
+                    Thread.sleep(forTimeInterval: 0.2)
                     guard inFlight <= 4 else { return answer("503 Service Unavailable", #"{"error":"busy"}"#) }
                 }
                 switch mistake {
