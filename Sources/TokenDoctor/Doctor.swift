@@ -91,10 +91,11 @@ public struct Doctor: Sendable {
         async let renewal = renewalCheck(request, first: first)
         checks.append(await latencyCheck(request))
         if let ping = await pingCheck() { checks.append(ping) }
-        checks.append(await stampedeCheck(request))
         checks.append(await badInputCheck())
         if let cors = await corsCheck(request) { checks.append(cors) }
+        // The stampede comes last, so that no other check's request meets a server busy with it (or rate-limiting us).
         if let renewal = await renewal { checks.append(renewal) }
+        checks.append(await stampedeCheck(request))
         let order = Check.Name.allCases
         return checks.sorted { order.firstIndex(of: $0.name)! < order.firstIndex(of: $1.name)! }
     }
