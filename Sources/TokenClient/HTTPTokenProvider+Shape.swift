@@ -8,19 +8,22 @@ extension HTTPTokenProvider {
         public var expiresField: FieldPath?
         /// Whether a `--token-url` with a path of its own is the endpoint itself rather than where the path is added
         /// (the rule of the first two shapes, kept for them).
-        let urlMayBeEndpoint: Bool
+        public let urlMayBeEndpoint: Bool
+        /// Whether the server answers `GET /ping` beside its token path (the community servers do).
+        public let hasPing: Bool
         public let description: String
 
-        init(_ description: String, _ template: String, urlMayBeEndpoint: Bool = false) {
+        init(_ description: String, _ template: String, urlMayBeEndpoint: Bool = false, hasPing: Bool = true) {
             // The table's templates are checked by the tests, so one that does not parse is a programming error.
             self.template = try! RequestTemplate(parsing: template)
             self.description = description
             self.urlMayBeEndpoint = urlMayBeEndpoint
+            self.hasPing = hasPing
         }
 
         /// Agora's guide: `POST /fetch_rtc_token` `{"uid", "channelName", "role"}` → `{"token", "expiresIn"}`.
         public static let fetch = Shape("fetch", #"POST /fetch_rtc_token {"uid":{uid},"channelName":"{channel}","role":{role}}"#,
-                                        urlMayBeEndpoint: true)
+                                        urlMayBeEndpoint: true, hasPing: false)
         /// agora-token-service: `POST /getToken` `{"tokenType", "channel", "role", "uid"}` → `{"token"}`.
         public static let getToken = Shape("getToken",
                                            #"POST /getToken {"tokenType":"rtc","channel":"{channel}","role":"{roleName}","uid":"{user}"}"#,
@@ -53,6 +56,7 @@ extension HTTPTokenProvider {
             template = try RequestTemplate(parsing: text)
             description = text
             urlMayBeEndpoint = false
+            hasPing = false
         }
 
         /// Whether the request asks for a lifetime (`{expire}`).

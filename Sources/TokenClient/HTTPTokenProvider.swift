@@ -219,7 +219,7 @@ public struct HTTPTokenProvider: TokenProvider {
     }
 
     /// The codes FoundationNetworking makes of curl's errors (and Darwin's few others), in words.
-    static func words(for error: any Error) -> String {
+    public static func words(for error: any Error) -> String {
         guard let error = error as? URLError else { return "\(type(of: error))" }
         switch error.code {
         case .cannotConnectToHost: return "connection refused"

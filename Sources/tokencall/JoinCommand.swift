@@ -67,8 +67,7 @@ enum JoinCommand {
     static func configuration(_ args: Invocation) throws(UsageError) -> (CallSession.Configuration, TokenServerChoice) {
         var config = CallSession.Configuration()
         config.engine = .shared
-        config.channel = args.string("channel")
-        do throws(TokenError) { try AgoraID.validateChannelName(config.channel) } catch { throw args.error("--channel: \(error.description)") }
+        config.channel = try args.channel()
         config.uid = UInt(try args.integer("uid", in: 0...UInt32.max) as UInt32)
         config.role = try args.choice("role", [AgoraClientRole.broadcaster, .audience], word: \.name)
         if let text = args.string("token-url") {
@@ -85,18 +84,9 @@ enum JoinCommand {
             throw args.error("--misconfigure makes the embedded server's tokens wrong; with --token and no --token-url none runs")
         }
         let shape = try requestShape(args)
-        if let bearer = args.string("auth-bearer") {
-            // Sent as `Authorization: Bearer <credential>`: a space would make it two words, which servers refuse.
-            if bearer.isEmpty { throw args.error("--auth-bearer needs a credential; it is empty") }
-            if bearer.contains(where: \.isWhitespace) { throw args.error("--auth-bearer needs a credential without spaces") }
-        }
+        try args.checkBearer()
         config.requestTimeout = .seconds(try args.integer("request-timeout", in: 1...120) as Int)
-        for (name, length) in [("app-id", 0), ("app-certificate", 1)] {
-            if let value = args.string(name), !AgoraID.isValid(value) {
-                let error = length == 0 ? TokenError.invalidAppID(length: value.utf8.count) : .invalidAppCertificate(length: value.utf8.count)
-                throw args.error(error.description)
-            }
-        }
+        try args.checkCredentials()
         config.appID = args.string("app-id")
         config.appCertificate = args.string("app-certificate")
         config.renewMethod = try args.choice("renew-method")
@@ -115,18 +105,11 @@ enum JoinCommand {
         return (config, server)
     }
 
-    /// The request `--token-request`, `--token-field` and `--expires-field` describe, checked against the other options.
+    /// The request shape, checked against the options only `join` has.
     static func requestShape(_ args: Invocation) throws(UsageError) -> HTTPTokenProvider.Shape {
-        var shape: HTTPTokenProvider.Shape
-        do throws(RequestTemplate.Problem) { shape = try .init(parsing: args.string("token-request")) } catch {
-            throw args.error("--token-request: \(error)")
-        }
-        for (name, field) in [("token-field", \HTTPTokenProvider.Shape.tokenField), ("expires-field", \.expiresField)] {
-            guard let text = args.string(name) else { continue }
-            if !args.has("token-url") { throw args.error("--\(name) reads your server's answer; give --token-url too") }
-            do throws(FieldPath.Problem) { shape[keyPath: field] = try FieldPath(parsing: text) } catch {
-                throw args.error("--\(name): \(error)")
-            }
+        let shape = try args.tokenRequestShape()
+        for name in ["token-field", "expires-field"] where args.has(name) && !args.has("token-url") {
+            throw args.error("--\(name) reads your server's answer; give --token-url too")
         }
         if args.has("token-url"), args.has("token-lifetime"), !shape.asksForLifetime {
             throw args.error("--token-lifetime reaches your server only through {expire}, which --token-request \(shape) does not send; "
