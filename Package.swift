@@ -25,8 +25,9 @@ let package = Package(
         .target(name: "TokenClient", dependencies: ["AccessToken", "JSON", "Timers"]),
         .target(name: "CallSession", dependencies: ["ChannelEngine", "TokenClient", "AccessToken", "Timers", "PrintableText"]),
         .target(name: "CallScreen", dependencies: ["CallSession", "ChannelEngine", "AccessToken", "CNcurses", "Timers", "TokenClient"]),
+        .target(name: "TokenDoctor", dependencies: ["TokenClient", "AccessToken", "Timers", "PrintableText"]),
         .target(name: "TestSupport", dependencies: ["Timers"]),
-        .executableTarget(name: "tokencall", dependencies: ["AccessToken", "Arguments", "TokenServer", "CallSession", "CallScreen", "ChannelEngine", "TokenClient", "PrintableText"]),
+        .executableTarget(name: "tokencall", dependencies: ["AccessToken", "Arguments", "TokenServer", "TokenDoctor", "CallSession", "CallScreen", "ChannelEngine", "TokenClient", "PrintableText"]),
 
         .executableTarget(
             name: "tokencall-bench",
@@ -44,6 +45,7 @@ let package = Package(
         .testTarget(name: "CallSessionTests", dependencies: ["CallSession", "CallScreen", "ChannelEngine", "TokenClient", "TokenServer", "TestSupport"]),
         .testTarget(name: "CallScreenTests", dependencies: ["CallScreen", "CallSession", "ChannelEngine", "SeededRandom", "TestSupport", "TokenClient"],
                     exclude: ["Snapshots"]),
+        .testTarget(name: "TokenDoctorTests", dependencies: ["TokenDoctor", "TokenClient", "TokenServer", "AccessToken", "TestSupport"]),
         .testTarget(name: "TokenCallTests", dependencies: ["tokencall", "AccessToken", "TestSupport"]),
     ]
 )

@@ -48,9 +48,11 @@ enum TokenCommands {
 
     static let group = Command("token", summary: "Build and inspect Agora tokens.", subcommands: [build, inspect])
 
+    /// The words `--role` takes: Agora's names and numbers.
+    static let roles: KeyValuePairs = ["publisher": RTCRole.publisher, "subscriber": .subscriber, "1": .publisher, "2": .subscriber]
+
     static func runBuild(_ args: Invocation) throws(UsageError) -> Int32 {
         let user = try args.requiredUser()
-        let roles: KeyValuePairs = ["publisher": RTCRole.publisher, "subscriber": .subscriber, "1": .publisher, "2": .subscriber]
         let role: RTCRole = try args.choice("role", roles, word: \.key).value
         let expire: UInt32 = try args.integer("expire", in: 1...86_400)
         let privilegeExpire = try args.integer("privilege-expire", in: UInt32(0)...86_400) ?? expire
@@ -74,12 +76,7 @@ enum TokenCommands {
             token = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
             while token.last?.isNewline == true { token.removeLast() }
         }
-        if let certificate = args.string("app-certificate"), !AgoraID.isValid(certificate) {
-            throw args.error(TokenError.invalidAppCertificate(length: certificate.utf8.count).description)
-        }
-        if let appID = args.string("app-id"), !AgoraID.isValid(appID) {
-            throw args.error(TokenError.invalidAppID(length: appID.utf8.count).description)
-        }
+        try args.checkCredentials()
         let check = TokenCheck(appID: args.string("app-id"), appCertificate: args.string("app-certificate"),
                                channel: args.string("channel"), user: try args.user())
         let report = TokenReport(inspecting: token, check: check, now: Int64(Date().timeIntervalSince1970))

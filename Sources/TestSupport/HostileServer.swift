@@ -5,22 +5,22 @@ import Synchronization
 /// A token server that misbehaves on purpose: a raw socket on 127.0.0.1 that reads each request and answers
 /// it with the test's script, one request per connection, recording what it was sent and whether the client
 /// hung up.
-final class HostileServer: Sendable {
+public final class HostileServer: Sendable {
     /// One accepted connection, as the script sees it.
-    struct Connection: Sendable {
+    public struct Connection: Sendable {
         /// 0 for the first request the server received, 1 for the next...
-        let index: Int
+        public let index: Int
         /// The request's head and body as sent.
-        let request: String
+        public let request: String
         fileprivate let fd: Int32
         fileprivate let server: HostileServer
 
         /// Writes all of `text`; false once the client has closed the connection.
         @discardableResult
-        func write(_ text: String) -> Bool { write(Array(text.utf8)) }
+        public func write(_ text: String) -> Bool { write(Array(text.utf8)) }
 
         @discardableResult
-        func write(_ bytes: [UInt8]) -> Bool {
+        public func write(_ bytes: [UInt8]) -> Bool {
             var offset = 0
             while offset < bytes.count {
                 let sent = bytes[offset...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
@@ -36,7 +36,7 @@ final class HostileServer: Sendable {
 
         /// Waits, sending nothing, until the client closes the connection (true) or `limit` passes (false).
         @discardableResult
-        func waitForClose(upTo limit: Duration) -> Bool {
+        public func waitForClose(upTo limit: Duration) -> Bool {
             let end = ContinuousClock.now + limit
             var scratch = [UInt8](repeating: 0, count: 4096)
             while ContinuousClock.now < end {
@@ -57,12 +57,12 @@ final class HostileServer: Sendable {
         var clientClosed = false
     }
 
-    let port: UInt16
+    public let port: UInt16
     fileprivate let state = Mutex(State())
     private let listener: Int32
 
     /// Listens on a free port of 127.0.0.1 and runs `script` on a thread of its own for each request.
-    init(_ script: @escaping @Sendable (Connection) -> Void) throws {
+    public init(_ script: @escaping @Sendable (Connection) -> Void) throws {
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -70,7 +70,7 @@ final class HostileServer: Sendable {
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard bound == 0, listen(listener, 16) == 0 else { throw POSIXError(.EADDRNOTAVAIL) }
+        guard bound == 0, listen(listener, 128) == 0 else { throw POSIXError(.EADDRNOTAVAIL) }
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         _ = withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
@@ -96,16 +96,16 @@ final class HostileServer: Sendable {
         }
     }
 
-    var url: URL { URL(string: "http://127.0.0.1:\(port)")! }
+    public var url: URL { URL(string: "http://127.0.0.1:\(port)")! }
     /// Every request received, head and body.
-    var requests: [String] { state.withLock { $0.requests } }
+    public var requests: [String] { state.withLock { $0.requests } }
     /// Bytes of answers the client took.
-    var bytesSent: Int { state.withLock { $0.bytesSent } }
+    public var bytesSent: Int { state.withLock { $0.bytesSent } }
     /// Whether the client closed a connection while the server was still answering.
-    var clientClosed: Bool { state.withLock { $0.clientClosed } }
+    public var clientClosed: Bool { state.withLock { $0.clientClosed } }
 
     /// Stops accepting; connections already accepted run their scripts to the end.
-    func stop() { shutdown(listener, Int32(SHUT_RDWR)) }
+    public func stop() { shutdown(listener, Int32(SHUT_RDWR)) }
 
     /// The head and, as its Content-Length says, the body; whatever came within two seconds.
     private static func readRequest(_ fd: Int32) -> String {
@@ -129,6 +129,6 @@ final class HostileServer: Sendable {
 }
 
 /// An HTTP/1.1 head that closes the connection after the answer, so each request comes on a new one.
-func head(_ status: String, _ headers: [String] = []) -> String {
+public func head(_ status: String, _ headers: [String] = []) -> String {
     (["HTTP/1.1 \(status)", "Connection: close"] + headers).joined(separator: "\r\n") + "\r\n\r\n"
 }

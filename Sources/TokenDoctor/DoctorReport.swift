@@ -1,0 +1,55 @@
+import Foundation
+import PrintableText
+
+/// The checks of one server, as `tokencall doctor` prints them.
+public struct DoctorReport: Sendable, Encodable {
+    public let url: String
+    public let checks: [Check]
+
+    /// `url` is shown without any user name or password in it.
+    public init(url: URL, checks: [Check]) {
+        var shown = URLComponents(url: url, resolvingAgainstBaseURL: false)
+        shown?.user = nil
+        shown?.password = nil
+        self.url = shown?.string ?? url.absoluteString
+        self.checks = checks
+    }
+
+    /// True when every check passed.
+    public var ok: Bool { checks.allSatisfy(\.ok) }
+
+    /// `ok   latency: p50 3 ms, …` or `FAIL lifetime: … → what to do`, one line per check, then a count; escaped for printing.
+    public var text: String {
+        let lines = checks.map { ($0.ok ? "ok   " : "FAIL ") + "\($0.name.rawValue): \($0.detail)" }
+        let failed = checks.count { !$0.ok }
+        let summary = failed == 0 ? "all \(checks.count) checks passed" : "\(failed) of \(checks.count) checks failed"
+        return (lines + [summary]).map(\.escapedForPrinting).joined(separator: "\n")
+    }
+
+    /// One JSON object, `{"checks": [{"detail", "name", "ok"}], "ok", "url"}`, escaped for printing.
+    public var json: String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: (try? encoder.encode(self)) ?? Data(), as: UTF8.self).escapedForPrinting
+    }
+
+    private enum Keys: String, CodingKey { case url, ok, checks }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Keys.self)
+        try container.encode(url, forKey: .url)
+        try container.encode(ok, forKey: .ok)
+        try container.encode(checks, forKey: .checks)
+    }
+}
+
+extension Check: Encodable {
+    private enum Keys: String, CodingKey { case name, ok, detail }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Keys.self)
+        try container.encode(name.rawValue, forKey: .name)
+        try container.encode(ok, forKey: .ok)
+        try container.encode(detail, forKey: .detail)
+    }
+}

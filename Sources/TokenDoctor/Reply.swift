@@ -1,0 +1,61 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import TokenClient
+
+/// One HTTP answer as the doctor saw it.
+struct Reply: Sendable {
+    let data: Data
+    let response: HTTPURLResponse
+    let elapsed: Duration
+
+    var status: Int { response.statusCode }
+    var isSuccess: Bool { (200..<300).contains(status) }
+
+    func header(_ name: String) -> String? { response.value(forHTTPHeaderField: name) }
+
+    /// `HTTP 500, "<html><body>Bad…"`: the status and the start of the body, too short to hold a whole token.
+    var excerpt: String {
+        let text = String(decoding: data.prefix(200), as: UTF8.self).split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        guard !text.isEmpty else { return "HTTP \(status), empty" }
+        return "HTTP \(status), \"" + (text.count > Reply.excerptLength ? String(text.prefix(Reply.excerptLength)) + "…" : text) + "\""
+    }
+
+    /// Characters of a body quoted in a finding: a token is longer, so none is ever printed whole.
+    static let excerptLength = 48
+}
+
+/// Why a request got no answer (or no token), in words.
+struct NoReply: Error {
+    let words: String
+}
+
+extension Doctor {
+    /// Sends `request` with the deadline over the whole exchange, on a connection closed after it: the doctor's
+    /// 70-odd requests would otherwise leave as many idle connections held open against the server's per-client limit.
+    func send(_ asked: URLRequest) async -> Result<Reply, NoReply> {
+        var closing = asked
+        closing.setValue("close", forHTTPHeaderField: "Connection")
+        let request = closing
+        let started = ContinuousClock.now
+        let (transport, timeout) = (transport, setup.timeout)
+        do {
+            let answer = try await withThrowingTaskGroup(of: (Data, HTTPURLResponse)?.self) { group in
+                group.addTask { try await transport.send(request, bodyLimit: HTTPTokenProvider.bodyLimit) }
+                group.addTask {
+                    try await Task.sleep(for: timeout)
+                    return nil
+                }
+                defer { group.cancelAll() }
+                guard case let answer?? = try await group.next() else { throw TokenClientError.timeout(timeout) }
+                return answer
+            }
+            return .success(Reply(data: answer.0, response: answer.1, elapsed: ContinuousClock.now - started))
+        } catch let error as TokenClientError {
+            return .failure(NoReply(words: error.description))
+        } catch {
+            return .failure(NoReply(words: TokenClientError.transport(HTTPTokenProvider.words(for: error)).description))
+        }
+    }
+}

@@ -1,0 +1,68 @@
+import AccessToken
+import Arguments
+import Foundation
+import TokenClient
+import TokenDoctor
+
+/// `tokencall doctor URL`: checks a token server for the mistakes users meet most.
+enum DoctorCommand {
+    /// Options that mean here what they mean for `join` and `token build`, taken from there.
+    static let shared = [("channel", JoinCommand.options), ("uid", TokenCommands.build.options), ("account", TokenCommands.build.options),
+                         ("role", TokenCommands.build.options), ("token-request", JoinCommand.options), ("token-field", JoinCommand.options),
+                         ("expires-field", JoinCommand.options), ("auth-bearer", JoinCommand.options),
+                         ("request-timeout", JoinCommand.options)]
+        .compactMap { name, options in options.first { $0.name == name } }
+
+    static let command = Command(
+        "doctor", summary: "Check a token server for the mistakes that break calls, one line per check.",
+        options: shared + [
+            TokenCommands.appID,
+            TokenCommands.certificate,
+            .value("latency-limit", "MS", help: "a p99 above it fails the latency check, 1...120000",
+                   default: String(Doctor.slowestP99Milliseconds)),
+            .value("origin", "ORIGIN", help: "your browser app's origin, such as https://app.example: checks CORS"),
+            .flag("json", help: "print one JSON object (fields in Docs/doctor.md)"),
+        ],
+        positionals: [Positional("URL", help: "the token server, or its token endpoint")],
+        epilogue: "Checks are listed in Docs/doctor.md. Exit status: 0 every check passed, 1 one failed, 64 usage error.",
+        run: run)
+
+    @MainActor
+    static func run(_ args: Invocation) async throws(UsageError) -> Int32 {
+        let doctor = Doctor(try setup(args))
+        do throws(TokenClientError) { _ = try doctor.tokenRequest() } catch {
+            // The shape cannot carry what was asked (an account in fetch_rtc_token's integer uid).
+            if case .unsendable(let why) = error { throw args.error(why) }
+            throw args.error(error.description)
+        }
+        let report = DoctorReport(url: doctor.setup.url, checks: await doctor.run())
+        print(args.has("json") ? report.json : report.text)
+        return report.ok ? ExitCode.ok : ExitCode.failure
+    }
+
+    /// What the options ask the doctor to check.
+    static func setup(_ args: Invocation) throws(UsageError) -> Doctor.Setup {
+        let text = args.positionals[0]
+        guard let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
+            throw args.error("URL must be an http:// or https:// URL with a host, not \"\(text)\"")
+        }
+        try args.checkCredentials()
+        try args.checkBearer()
+        let request = TokenRequest(channel: try args.channel(), user: try args.user() ?? .uid(0),
+                                   role: try args.choice("role", TokenCommands.roles, word: \.key).value, appID: args.string("app-id"))
+        return Doctor.Setup(url: url, shape: try args.tokenRequestShape(), request: request, appCertificate: args.string("app-certificate"),
+                            bearer: args.string("auth-bearer"), origin: try origin(args),
+                            timeout: .seconds(try args.integer("request-timeout", in: 1...120) as Int),
+                            slowestP99: .milliseconds(try args.integer("latency-limit", in: 1...120_000) as Int))
+    }
+
+    /// `--origin` as a browser sends it: scheme, host and port, nothing else.
+    static func origin(_ args: Invocation) throws(UsageError) -> String? {
+        guard let text = args.string("origin") else { return nil }
+        guard let url = URL(string: text), ["http", "https"].contains(url.scheme ?? ""), url.host != nil, url.path.isEmpty,
+              url.query == nil, url.user == nil, !text.hasSuffix("/") else {
+            throw args.error("--origin must be an origin as a browser sends it, such as https://app.example or http://localhost:3000, not \"\(text)\"")
+        }
+        return text
+    }
+}

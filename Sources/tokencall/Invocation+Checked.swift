@@ -1,0 +1,69 @@
+import AccessToken
+import Arguments
+import TokenClient
+
+/// Options several commands read the same way, checked once here.
+extension Invocation {
+    /// `--channel`, within Agora's rules for channel names.
+    func channel() throws(UsageError) -> String {
+        let channel: String = string("channel")
+        do throws(TokenError) { try AgoraID.validateChannelName(channel) } catch { throw self.error("--channel: \(error.description)") }
+        return channel
+    }
+
+    /// The user from --uid or --account (at most one of them); nil when neither is given nor has a default.
+    func user() throws(UsageError) -> RTCUser? {
+        if has("uid"), has("account") { throw error("give --uid or --account, not both") }
+        if let account = string("account") {
+            do throws(TokenError) { try AgoraID.validateAccount(account) } catch { throw self.error("--account: \(error.description)") }
+            return .account(account)
+        }
+        guard let text = string("uid") else { return nil }
+        guard let uid = UInt32(text) else {
+            let hint = Int64(text) != nil || text.allSatisfy(\.isNumber)
+                ? "Agora uids are 32-bit unsigned" : "for a string user account use --account"
+            throw error("--uid must be an integer from 0 to 4294967295, not \"\(text)\" (\(hint))")
+        }
+        return .uid(uid)
+    }
+
+    /// The user from --uid or --account, one of which must be given (or default).
+    func requiredUser() throws(UsageError) -> RTCUser {
+        guard let user = try user() else { throw error("give --uid N or --account NAME") }
+        return user
+    }
+
+    /// The request `--token-request`, `--token-field` and `--expires-field` describe, for `join` and `doctor`: the
+    /// one place they are read.
+    func tokenRequestShape() throws(UsageError) -> HTTPTokenProvider.Shape {
+        var shape: HTTPTokenProvider.Shape
+        do throws(RequestTemplate.Problem) { shape = try .init(parsing: string("token-request")) } catch let problem {
+            throw error("--token-request: \(problem)")
+        }
+        for (name, field) in [("token-field", \HTTPTokenProvider.Shape.tokenField), ("expires-field", \.expiresField)] {
+            guard let text = string(name) else { continue }
+            do throws(FieldPath.Problem) { shape[keyPath: field] = try FieldPath(parsing: text) } catch let problem {
+                throw error("--\(name): \(problem)")
+            }
+        }
+        return shape
+    }
+
+    /// Refuses an `--app-id` or `--app-certificate` that is not 32 hex characters.
+    func checkCredentials() throws(UsageError) {
+        if let value = string("app-id"), !AgoraID.isValid(value) {
+            throw error(TokenError.invalidAppID(length: value.utf8.count).description)
+        }
+        if let value = string("app-certificate"), !AgoraID.isValid(value) {
+            throw error(TokenError.invalidAppCertificate(length: value.utf8.count).description)
+        }
+    }
+
+    /// Refuses an `--auth-bearer` that is empty or has spaces: sent as `Authorization: Bearer <credential>`, a space
+    /// would make it two words, which servers refuse.
+    func checkBearer() throws(UsageError) {
+        guard let bearer = string("auth-bearer") else { return }
+        if bearer.isEmpty { throw error("--auth-bearer needs a credential; it is empty") }
+        if bearer.contains(where: \.isWhitespace) { throw error("--auth-bearer needs a credential without spaces") }
+    }
+}

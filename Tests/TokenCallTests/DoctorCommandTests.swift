@@ -1,0 +1,54 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `tokencall doctor` as a user runs it: its lines, its JSON and its exit status.
+@Suite struct DoctorCommandTests {
+    static let origin = "https://app.example"
+
+    @Test func theSoundServerPassesEveryCheckAndDoctorExitsZero() throws {
+        let (server, _, url, _) = try TokenCallProcess.serve(appID: TestCredentials.appID, certificate: TestCredentials.certificate,
+                                                             ["--quiet", "--cors-origin", Self.origin])
+        defer { server.terminate(); server.waitUntilExit() }
+        // Any answer within the deadline is fast enough here, where other tests share the cores.
+        let asked = ["doctor", url.absoluteString, "--uid", "42", "--channel", "room", "--origin", Self.origin,
+                     "--request-timeout", "60", "--latency-limit", "60000"]
+        let environment = ["APP_ID": TestCredentials.appID, "APP_CERTIFICATE": TestCredentials.certificate]
+        let text = try TokenCallProcess.run(asked, environment: environment)
+        #expect(text.status == 0, "\(text.stdout)\(text.stderr)")
+        let lines = text.stdout.split(separator: "\n")
+        #expect(lines.first?.hasPrefix("ok   reachable: HTTP 200 in ") == true)
+        #expect(lines.contains("ok   audience: for App ID \(TestCredentials.appID), channel \"room\", uid 42, publisher"))
+        #expect(lines.last == "all 12 checks passed")
+
+        let json = try TokenCallProcess.run(asked + ["--json"], environment: environment)
+        #expect(json.status == 0)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        #expect(object["ok"] as? Bool == true)
+        #expect((object["checks"] as? [[String: Any]])?.count == 12)
+        #expect(!json.stdout.contains(TestCredentials.certificate) && !text.stdout.contains(TestCredentials.certificate))
+    }
+
+    @Test func aServerThatCannotBeReachedFailsWithExitOne() throws {
+        let result = try TokenCallProcess.run(["doctor", "http://127.0.0.1:1", "--request-timeout", "2"])
+        #expect(result.status == 1)
+        #expect(result.stdout.hasPrefix("FAIL reachable: cannot reach the token server: connection refused → check the URL"))
+        #expect(result.stdout.hasSuffix("\n1 of 1 checks failed\n"))
+    }
+
+    @Test(arguments: [
+        (["doctor"], "missing"),
+        (["doctor", "ftp://example.com"], "URL must be an http:// or https:// URL with a host"),
+        (["doctor", "http://127.0.0.1:1", "--uid", "-1"], "--uid must be an integer from 0 to 4294967295"),
+        (["doctor", "http://127.0.0.1:1", "--account", "alice"], "the request sends {uid}, a number, but this join uses a user account"),
+        (["doctor", "http://127.0.0.1:1", "--origin", "https://app.example/"], "--origin must be an origin as a browser sends it"),
+        (["doctor", "http://127.0.0.1:1", "--role", "admin"], "--role must be publisher, subscriber, 1 or 2"),
+        (["doctor", "http://127.0.0.1:1", "--token-request", "graphql"], "--token-request: \"graphql\" is neither a request shape nor a template"),
+    ])
+    func usageErrorsSayWhatIsWrongAndExit64(arguments: [String], message: String) throws {
+        let result = try TokenCallProcess.run(arguments)
+        #expect(result.status == 64)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr.contains(message), "\(result.stderr)")
+    }
+}
