@@ -42,6 +42,20 @@ import Testing
         #expect(reader.text.contains("expires in 00:"))
     }
 
+    @Test func sigtermTakesThePictureThenAndLeaves() throws {
+        let path = temporaryPath("early.svg")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let (process, _, stderr) = try TokenCallProcess.start(["join", "--screenshot", path, "--duration", "600", "--seed", "4"])
+        _ = TokenCallProcess.read(stderr, until: "seed 4")
+        Thread.sleep(forTimeInterval: 1)
+        process.terminate()
+        process.waitUntilExit()
+        let said = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(process.terminationStatus == 0)
+        #expect(said.contains("wrote \(path): 120×36 cells, 1080×648 px"))
+        #expect(try String(contentsOfFile: path, encoding: .utf8).contains("tokencall │ channel test"))
+    }
+
     @Test func aPictureThatCannotBeWrittenIsOneClearLineBeforeTheCall() throws {
         let result = try TokenCallProcess.run(["join", "--screenshot", "/nonexistent-dir/call.svg", "--duration", "60"], limit: .seconds(20))
         #expect(result.status == 1)
