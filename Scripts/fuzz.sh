@@ -3,6 +3,7 @@
 #   token  the AccessToken parsers        (Fuzz/TokenFuzzer.swift + Sources/AccessToken/*.swift)
 #   http   the token server's RequestReader (Fuzz/HTTPFuzzer.swift + Sources/TokenServer/RequestReader.swift)
 #   json   JSONValue.parse                (Fuzz/JSONFuzzer.swift + Sources/JSON/*.swift)
+#   pasted a pasted token, PastedToken      (Fuzz/PastedTokenFuzzer.swift + Sources/TokenClient/PastedToken.swift)
 #
 #   Scripts/fuzz.sh [seconds] [target...]   (or: make fuzz FUZZ_SECONDS=300)
 #
@@ -15,16 +16,16 @@ cd "$(dirname "$0")/.."
 
 seconds="${1:-60}"
 if ! [[ "$seconds" =~ ^[0-9]+$ ]] || [ "$seconds" -eq 0 ]; then
-    echo "usage: Scripts/fuzz.sh [seconds] [token|http|json ...]   (seconds: a whole number above 0, default 60)" >&2
+    echo "usage: Scripts/fuzz.sh [seconds] [token|http|json|pasted ...]   (seconds: a whole number above 0, default 60)" >&2
     exit 2
 fi
 shift $(( $# > 0 ? 1 : 0 ))
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(token http json)
+[ ${#targets[@]} -gt 0 ] || targets=(token http json pasted)
 for target in "${targets[@]}"; do
     case "$target" in
-        token | http | json) ;;
-        *) echo "fuzz: no target \"$target\"; the targets are token, http and json" >&2; exit 2 ;;
+        token | http | json | pasted) ;;
+        *) echo "fuzz: no target \"$target\"; the targets are token, http, json and pasted" >&2; exit 2 ;;
     esac
 done
 
@@ -64,6 +65,18 @@ json_inputs=()
 json_imports=()
 json_options=(-dict=Fuzz/json.dict -max_len=4096)
 
+pasted_sources=(Fuzz/PastedTokenFuzzer.swift Sources/TokenClient/PastedToken.swift Sources/TokenClient/TokenRequest.swift)
+pasted_module=TokenClient
+pasted_flags=(-I Sources/CCrypto -I Sources/CZlib -I "$root/modules" -L "$root/modules" -lAccessToken -lPrintableText -lcrypto -lz)
+pasted_inputs=(Sources/AccessToken/*.swift)
+pasted_imports=(PrintableText AccessToken)
+# Past the 4096-byte limit, so that too-long pastes are reached.
+pasted_options=(-dict=Fuzz/tokens.dict -max_len=5000)
+
+# Flags of a module built for import (what it imports in turn).
+AccessToken_import_flags=(-I Sources/CCrypto -I Sources/CZlib -I "$root/modules")
+PrintableText_import_flags=()
+
 # import_module NAME: Sources/NAME as a static library and module in $root/modules, when a source is newer.
 import_module() {
     local name=$1 library="$root/modules/lib$1.a" source
@@ -76,7 +89,8 @@ import_module() {
         [ "$stale" -eq 1 ] || return 0
     fi
     echo "fuzz: building $library" >&2
-    "$SWIFTC" -sanitize=fuzzer,address -parse-as-library -O -g -swift-version 6 -module-name "$name" \
+    local -n import_flags="${name}_import_flags"
+    "$SWIFTC" -sanitize=fuzzer,address -parse-as-library -O -g -swift-version 6 -module-name "$name" "${import_flags[@]}" \
         -emit-module -emit-module-path "$root/modules/$name.swiftmodule" -emit-library -static \
         Sources/"$name"/*.swift -o "$library"
 }
@@ -189,6 +203,21 @@ json_seeds() {
     seed "$seeds" values '[null, true, false, 0, -1, 1.5e-3, 9223372036854775807, 18446744073709551616, "a\\u00e9\\ud83d\\ude00\\n"]'
     seed "$seeds" nested '{"a": {"b": [[], {}, [{"c": ""}]]}}'
     seed "$seeds" spaces ' \t\r\n{ "k" : "v" } \n'
+}
+
+# The pasted harness: the whole input is the pasted text. The fixtures' tokens, as given and as people paste them.
+pasted_seeds() {
+    local seeds=$1 token index=0
+    for token in $(grep -o '"token": "0[0-9][0-9][^"]*"' Tests/AccessTokenTests/Fixtures/accesstoken2.json | cut -d'"' -f4 | head -4); do
+        index=$((index + 1))
+        seed "$seeds" "bare-$index" "$token"
+        seed "$seeds" "newline-$index" " $token\r\n"
+        seed "$seeds" "bearer-$index" "Bearer $token"
+        seed "$seeds" "quoted-$index" "\"$token\""
+        seed "$seeds" "broken-$index" "${token:0:60}\n${token:60}"
+    done
+    seed "$seeds" hex 970CA35de60c44645bbae8a215061b33
+    seed "$seeds" empty ' \n'
 }
 
 # ---------------------------------------------------------------------------------------------

@@ -1,8 +1,10 @@
 import CallSession
 import ChannelEngine
+import CNcurses
 import Dispatch
 import Foundation
 import Synchronization
+import TokenClient
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -42,9 +44,9 @@ public final class CallScreenApp {
         refresh.resume()
         defer { refresh.cancel() }
         await withCheckedContinuation { (finished: CheckedContinuation<Void, Never>) in
-            let frames = FrameThread(presenter: presenter, feed: feed, fps: fps, unixTime: session.configuration.unixTime) { command in
+            let frames = FrameThread(presenter: presenter, feed: feed, fps: fps, unixTime: session.configuration.unixTime) { key in
                 // Weak: a key can be on its way when the screen has already finished.
-                DispatchQueue.main.async { [weak self] in MainActor.assumeIsolated { self?.handle(command) } }
+                DispatchQueue.main.async { [weak self] in MainActor.assumeIsolated { self?.handle(key: key) } }
             } finished: {
                 finished.resume()
             }
@@ -76,13 +78,33 @@ public final class CallScreenApp {
         }
     }
 
-    private func handle(_ command: KeyCommand) {
+    /// A key goes into the paste field while it is open, else does what `KeyBinding.all` says.
+    private func handle(key: Int32) {
         defer { publish() }
-        switch state.press(command) {
+        guard state.paste == .closed else {
+            switch state.paste.take(key) {
+            case .submitted(let text): paste(text)
+            case .quit: feed.update { $0.quitting = true }
+            case .edited, .cancelled: break
+            }
+            return
+        }
+        switch state.press(KeyCommand(key: key)) {
         case .session(let command): command.perform(on: session)
         case .unknown(let name): session.say("key \(name) does nothing; press ? for the keys")
         case .quit: feed.update { $0.quitting = true }
-        case .help, .resize, nil: break  // the state shows the help; the frame thread draws a resized frame whole
+        case .help, .paste, .resize, nil: break  // the state shows the help and the field; a resized frame is drawn whole
+        }
+    }
+
+    /// Hands the field's token to the session, or keeps the field open saying why it is not one.
+    private func paste(_ text: String) {
+        do throws(PastedTokenError) {
+            let token = try PastedToken(text, unixTime: session.configuration.unixTime())
+            state.paste = .closed
+            session.paste(token)
+        } catch {
+            state.paste = .refused(text, why: error.description)
         }
     }
 }
@@ -118,7 +140,7 @@ final class FrameThread: @unchecked Sendable {
     private let feed: SharedFeed
     private let interval: Duration
     private let unixTime: @Sendable () -> Double
-    private let keys: @Sendable (KeyCommand) -> Void
+    private let keys: @Sendable (Int32) -> Void
     private let finished: @Sendable () -> Void
 
     // Owned by the thread.
@@ -127,7 +149,7 @@ final class FrameThread: @unchecked Sendable {
     private var presentedVersion: Int?
 
     init(presenter: TerminalPresenter, feed: SharedFeed, fps: Int, unixTime: @escaping @Sendable () -> Double,
-         keys: @escaping @Sendable (KeyCommand) -> Void, finished: @escaping @Sendable () -> Void) {
+         keys: @escaping @Sendable (Int32) -> Void, finished: @escaping @Sendable () -> Void) {
         self.presenter = presenter
         self.feed = feed
         interval = .microseconds(1_000_000 / fps)
@@ -146,15 +168,13 @@ final class FrameThread: @unchecked Sendable {
         let clock = ContinuousClock()
         var next = clock.now
         while true {
-            var quit = false
+            // Keys go to the main actor, which decides what they do (a `q` typed into the paste field does not quit).
             while let key = presenter.readKey() {
-                let command = KeyCommand(key: key)
-                if command == .resize { presenter.invalidate() }
-                if command == .quit { quit = true }
-                keys(command)
+                if key == KEY_RESIZE { presenter.invalidate() }
+                keys(key)
             }
             let feed = self.feed.current
-            if quit || feed.quitting { break }
+            if feed.quitting { break }
             draw(feed, elapsed: clock.now - feed.publishedAt)
             next += interval
             let now = clock.now

@@ -24,13 +24,22 @@ struct KeyBinding: Sendable {
         KeyBinding("i", .session(.toggleNetwork), "net", help: "cut / restore the network"),
         KeyBinding("s", .session(.toggleServer), "server", help: "stop / start the embedded token server"),
         KeyBinding("e", .session(.expire), "expire", help: "expire the token now"),
+        KeyBinding("p", .paste, "paste", help: "paste the next token (Enter applies it, Esc cancels)"),
+        KeyBinding("x", .session(.cycleMistake), "mistake", help: "next mistake on purpose of the embedded server (--misconfigure)"),
         KeyBinding("?", .help, "help", help: "this help"),
         KeyBinding(keys: [(ascii("q"), .quit), (control("c"), .quit)], footer: ("q", "quit"), help: ("q, Ctrl-C", "leave and quit")),
         KeyBinding(keys: [(KEY_RESIZE, .resize)], footer: nil, help: nil),
     ]
 
     /// Whether the keys change the screen alone (help, quit) and nothing of the call.
-    var isScreenOnly: Bool { keys.allSatisfy { if case .session = $0.command { false } else { true } } }
+    var isScreenOnly: Bool {
+        keys.allSatisfy { key in
+            switch key.command {
+            case .session, .paste: false
+            case .help, .quit, .resize, .unknown: true
+            }
+        }
+    }
 }
 
 extension KeyBinding {

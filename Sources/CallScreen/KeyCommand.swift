@@ -5,6 +5,8 @@ public enum KeyCommand: Equatable, Sendable {
     case session(SessionCommand)
     /// Shows the help overlay.
     case help
+    /// Opens the field to paste the next token.
+    case paste
     case quit
     /// The terminal changed size: the next frame is drawn whole.
     case resize
@@ -27,7 +29,7 @@ public enum KeyCommand: Equatable, Sendable {
 /// What the session does for a key.
 public enum SessionCommand: Equatable, Sendable {
     case join, leave, rejoin, renew, toggleAutoRenew, nextRenewMethod, switchRole, addUser, removeUser
-    case toggleNetwork, toggleServer, expire
+    case toggleNetwork, toggleServer, expire, cycleMistake
 
     /// Carries the command out on the session (one that does not apply says why in the log).
     @MainActor
@@ -45,6 +47,7 @@ public enum SessionCommand: Equatable, Sendable {
         case .toggleNetwork: session.toggleNetwork()
         case .toggleServer: session.toggleTokenServer()
         case .expire: session.expireNow()
+        case .cycleMistake: session.cycleMistake()
         }
     }
 }

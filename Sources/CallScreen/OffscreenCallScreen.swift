@@ -31,7 +31,7 @@ extension ScreenState {
     @MainActor
     public init(for session: CallSession) {
         let config = session.configuration
-        self.init(channel: config.channel, uid: config.uid, role: config.role, tokenServer: session.tokenSource.label,
+        self.init(channel: config.channel, uid: config.uid, role: config.role, tokenServer: session.tokens.label,
                   renewMethod: config.renewMethod, autoRenew: config.autoRenew)
     }
 }

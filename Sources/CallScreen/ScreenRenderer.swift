@@ -2,6 +2,7 @@ import CallSession
 import ChannelEngine
 import Foundation
 import Timers
+import TokenClient
 
 /// What the terminal can show.
 public struct RenderOptions: Sendable, Equatable {
@@ -98,6 +99,7 @@ public enum ScreenRenderer {
     }
 
     private static func drawStatus(_ state: ScreenState, into grid: inout CellGrid, _ painter: Painter) {
+        if let text = state.paste.text { return drawPasteField(state.paste, text: text, into: &grid, painter) }
         let color: TerminalColor = switch state.connection {
         case .connected: .green
         case .connecting, .reconnecting: .yellow
@@ -110,20 +112,52 @@ public enum ScreenRenderer {
         grid.write(state.reason.name, x: text.count + 1, y: 1, style: painter.style(foreground: color))
         var extra = "t \(Int(state.sessionTime.components.seconds)) s"
         if state.networkDown { extra = "network cut \(painter.bar) " + extra }
-        grid.write(extra, x: grid.width - extra.count - 1, y: 1, style: painter.style(foreground: state.networkDown ? .red : .standard))
+        if let mistake = state.mistake { extra = "misconfigure \(mistake.rawValue) \(painter.bar) " + extra }
+        let alarm = state.networkDown || state.mistake != nil
+        grid.write(extra, x: grid.width - extra.count - 1, y: 1, style: painter.style(foreground: alarm ? .red : .standard))
+        if state.tokenNeeded {
+            let left = max(0, state.secondsLeft ?? 0)
+            let ask = left > 0 ? "token needed, \(mmss(left)) left: press p to paste the next one" : "token expired: press p to paste a new one"
+            let x = text.count + state.reason.name.count + 3
+            grid.write(ask, x: x, y: 1, style: painter.style(foreground: left > 0 ? .yellow : .red, bold: true),
+                       limit: max(0, grid.width - extra.count - 2 - x))
+        }
     }
 
-    /// The key bar, from `KeyBinding.all`: help and quit first, so that a narrow terminal cuts off the call's keys
-    /// rather than the way out.
-    static let keyBar: String = {
+    /// The paste field over the status line: the start and length of what was typed, never the whole token, then
+    /// the keys, or why Enter was refused.
+    private static func drawPasteField(_ field: PasteField, text: String, into grid: inout CellGrid, _ painter: Painter) {
+        let prompt = " paste token: "
+        let shown = PastedToken.abbreviated(text, ellipsis: painter.ellipsis) + "_"
+        grid.write(prompt, x: 0, y: 1, style: painter.style(bold: true))
+        grid.write(shown, x: prompt.count, y: 1, style: painter.style(foreground: .cyan, bold: true))
+        let (after, color): (String, TerminalColor) = if case .refused(_, let why) = field { (why, .red) } else { ("Enter applies  Esc cancels", .standard) }
+        grid.write(after, x: prompt.count + shown.count + 2, y: 1, style: painter.style(foreground: color),
+                   limit: max(0, grid.width - prompt.count - shown.count - 3))
+    }
+
+    /// The key bar's entries, from `KeyBinding.all`: help and quit first, so that a narrow terminal cuts off the
+    /// call's keys rather than the way out.
+    static let keyBarEntries: [String] = {
         let shown = KeyBinding.all.filter { $0.footer != nil }
         let ordered = shown.filter(\.isScreenOnly) + shown.filter { !$0.isScreenOnly }
-        return " " + ordered.compactMap(\.footer).map { "\($0.keys) \($0.word)" }.joined(separator: "  ")
+        return ordered.compactMap(\.footer).map { "\($0.keys) \($0.word)" }
     }()
+
+    /// The key bar in `width` columns: the entries that fit whole, never a key cut from its word.
+    static func keyBar(width: Int) -> String {
+        var bar = ""
+        for entry in keyBarEntries {
+            let next = bar + "  " + entry
+            if next.count > width { break }
+            bar = next
+        }
+        return String(bar.dropFirst())
+    }
 
     private static func drawKeys(into grid: inout CellGrid, _ painter: Painter) {
         // Not into the bottom-right cell: writing it would scroll a terminal with automatic margins, so it is never sent.
-        grid.write(keyBar, x: 0, y: grid.height - 1, style: painter.style(foreground: .cyan), limit: grid.width - 1)
+        grid.write(keyBar(width: grid.width - 1), x: 0, y: grid.height - 1, style: painter.style(foreground: .cyan))
     }
 
     // MARK: Token panel

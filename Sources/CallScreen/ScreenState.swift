@@ -1,3 +1,4 @@
+import AccessToken
 import CallSession
 import ChannelEngine
 
@@ -42,10 +43,16 @@ public struct ScreenState: Sendable, Equatable {
     public var remotes: [RemoteTile] = []
     public var log: [LogEntry] = []
     public var showHelp = false
+    /// The field `p` opens to paste the next token.
+    public var paste = PasteField.closed
+    /// Whether the session said a token is needed (tokens pasted by hand), until a token is taken.
+    public var tokenNeeded = false
     public var networkDown = false
     /// The local user's network quality (`networkQuality` for uid 0), and the remote user speaking loudest.
     public var localQuality: AgoraNetworkQuality?
     public var activeSpeaker: UInt?
+    /// The mistake the embedded server's tokens carry on purpose; nil when they are right.
+    public var mistake: TokenMistake?
     /// Unix time now, and time since the session started; moved by the app each frame.
     public var now: Double = 0
     public var sessionTime: Duration = .zero
@@ -89,6 +96,8 @@ public struct ScreenState: Sendable, Equatable {
         case .tokenFetched(let latency, _): lastFetchLatency = latency
         case .autoRenewChanged(let on): autoRenew = on
         case .renewMethodChanged(let method): renewMethod = method
+        case .mistakeChanged(let kind): mistake = kind
+        case .tokenNeeded: tokenNeeded = true
         default: break
         }
         remotes.removeAll { tile in tile.leftAt.map { sessionTime - $0 >= Self.leftTileLinger } ?? false }
@@ -102,6 +111,7 @@ public struct ScreenState: Sendable, Equatable {
             return nil
         }
         if command == .help { showHelp = true }
+        if command == .paste { paste = .editing("") }
         return command
     }
 
@@ -138,6 +148,7 @@ public struct ScreenState: Sendable, Equatable {
         case .simulatorNotice(.tokenAccepted(let expiresAt, _)):
             tokenExpiresAt = expiresAt
             tokenAcceptedAt = Int64(now.rounded(.down))
+            tokenNeeded = false
         case .simulatorNotice(.network(let down)):
             networkDown = down
         default:
@@ -161,7 +172,8 @@ public struct ScreenState: Sendable, Equatable {
 
     static func tone(of event: SessionEvent) -> Tone {
         switch event.kind {
-        case .tokenRenewed, .tokenFetched: return .good
+        case .tokenRenewed, .tokenFetched, .tokenPasted: return .good
+        case .tokenNeeded: return .warning
         case .tokenFetchFailed, .stuck, .sessionEnded(failed: true): return .bad
         case .engine(let callback):
             switch callback {

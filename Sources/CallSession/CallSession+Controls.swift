@@ -76,13 +76,30 @@ extension CallSession {
 
     /// Stops or starts the embedded token server (on the same port), to watch renewal fail and recover.
     public func toggleTokenServer() {
-        guard let server = tokenSource.ownServer else {
+        guard let server = tokens.ownServer else {
             return emit(.note("server: only the embedded token server can be stopped here"))
         }
         do {
             emit(.note(try server.toggle() ? "embedded token server started again" : "embedded token server stopped"))
         } catch {
             emit(.note("embedded token server could not start again: \(error)"))
+        }
+    }
+
+    /// Cycles the mistake the embedded token server makes on purpose: none, each kind in turn, none again. Put right,
+    /// a call that renews by itself fetches a right token at once (out of failed / tokenExpired: recovers).
+    public func cycleMistake() {
+        guard let mistakes = tokens.ownServer?.mistakes else {
+            return emit(.note("misconfigure: only the embedded token server makes mistakes on purpose"))
+        }
+        let mistake = mistakes.cycle()
+        emit(.mistakeChanged(mistake))
+        guard mistake == nil, autoRenew, !fetchingToken, let engine else { return }
+        switch engine.connectionState {
+        case .connected, .reconnecting: fetch(for: .manual)
+        case .failed where engine.connectionChangedReason == .reasonTokenExpired: fetch(for: .requestToken)
+        case .disconnected where Self.refused(.disconnected, engine.connectionChangedReason): emit(.note("press j to join again"))
+        default: break
         }
     }
 

@@ -26,13 +26,17 @@ extension CallSession: AgoraRtcEngineDelegate {
         if state == .connected {
             connected()
         } else if Self.refused(state, reason) {
-            emit(.stuck(reason: "the network refused the call (\(reason.name)); a new token from the same server will not mend it"))
+            let mend = tokensByHand ? "paste a token for this App ID, channel and uid to join again" : "a new token from the same server will not mend it"
+            emit(.stuck(reason: "the network refused the call (\(reason.name)); \(mend)"))
+            // Not to be joined with again, should the server be mended.
+            if let cache { Task { await cache.invalidate() } }
         }
     }
 
     public func rtcEngine(_ engine: AgoraRtcEngineKit, tokenPrivilegeWillExpire token: String) {
         publish(.tokenPrivilegeWillExpire(token: token))
-        guard !stopping, autoRenew else { return }
+        // With tokens pasted by hand nothing is fetched: the session asks for one whatever auto-renew says.
+        guard !stopping, autoRenew || tokensByHand else { return }
         // A short token's warning comes as it is taken; its renewal is planned already.
         if case .planned(.willExpire, _) = tokenPhase { return }
         fetch(for: .willExpire)
@@ -40,7 +44,7 @@ extension CallSession: AgoraRtcEngineDelegate {
 
     public func rtcEngineRequestToken(_ engine: AgoraRtcEngineKit) {
         publish(.requestToken)
-        guard !stopping, autoRenew else { return }
+        guard !stopping, autoRenew || tokensByHand else { return }
         fetch(for: .requestToken)
     }
 
@@ -113,7 +117,7 @@ extension CallSession: AgoraRtcEngineDelegate {
 
     public func rtcEngine(_ engine: AgoraRtcEngineKit, simulatorNotice notice: SimulatorNotice) {
         publish(.simulatorNotice(notice))
-        if case .tokenAccepted(let expiresAt, short: true) = notice, !stopping, autoRenew { renewShortToken(expiringAt: expiresAt) }
+        if case .tokenAccepted(let expiresAt, short: true) = notice, !stopping, autoRenew, !tokensByHand { renewShortToken(expiringAt: expiresAt) }
     }
 
     private func publish(_ callback: AgoraRtcEvent) { emit(.engine(callback)) }

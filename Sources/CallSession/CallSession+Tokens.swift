@@ -23,7 +23,17 @@ extension CallSession {
     /// Fetches a token for `reason` (one fetch at a time) and hands it to the engine; on failure says when
     /// it tries again, and does while the token is still needed.
     func fetch(for reason: FetchReason) {
-        guard !ended, !fetchingToken, let cache else { return }
+        guard !ended, !fetchingToken else { return }
+        switch tokens {
+        case .server(let source, let first?) where reason == .join:
+            tokens = .server(source, first: nil)
+            return use(first, for: .join)
+        case .byHand(let latest):
+            return askByHand(for: reason, latest: latest)
+        case .server:
+            break
+        }
+        guard let cache else { return }
         cancelPlannedFetch()
         tokenPhase = .fetching(reason)
         fetchCount += 1
@@ -40,6 +50,9 @@ extension CallSession {
                 if let path = fetched.redirectedTo {
                     emit(.note("the token server redirected the request to \(path) on the same origin; a token endpoint that redirects "
                                + "is suspicious, point --token-url at the final endpoint"))
+                }
+                if let flaw = fetched.flaw {
+                    emit(.note("\(flaw); handed to the engine anyway, as an app that does not check its tokens would"))
                 }
                 deliver(fetched.token, for: reason)
             } catch {
@@ -109,6 +122,9 @@ extension CallSession {
                 leaveChannel(engine)
                 join(engine, with: token, renewing: nil)
             default:
+                if reason == .willExpire, token == engine.currentToken {
+                    emit(.note("the token server sent the token already in use; renewing with it does not move its expiry"))
+                }
                 renew(engine, with: token, method: renewMethod)
             }
         }

@@ -41,8 +41,8 @@ public final class CallSession {
     static let volumeReportInterval = 1000
 
     public let configuration: Configuration
-    /// Where tokens come from.
-    public let tokenSource: TokenSource
+    /// Where tokens come from (the first pasted token is dropped once used).
+    public internal(set) var tokens: TokenOrigin
     /// Every event, in order, for one consumer (the headless printer or the call screen).
     public let events: AsyncStream<SessionEvent>
     /// Called synchronously with each event, before it goes into `events`.
@@ -73,28 +73,44 @@ public final class CallSession {
     /// The network quality last published for each user (0: the local one).
     var lastQuality: [UInt: (tx: AgoraNetworkQuality, rx: AgoraNetworkQuality)] = [:]
 
-    public init(_ configuration: Configuration, tokenSource: TokenSource) {
+    public convenience init(_ configuration: Configuration, tokenSource: TokenSource) {
+        self.init(configuration, tokens: .server(tokenSource, first: nil))
+    }
+
+    public init(_ configuration: Configuration, tokens: TokenOrigin) {
         self.configuration = configuration
-        self.tokenSource = tokenSource
+        self.tokens = tokens
         renewMethod = configuration.renewMethod
         autoRenew = configuration.autoRenew
         timers = TimerQueue(clock: configuration.clock)
         (events, continuation) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
     }
 
-    /// Fetches a token and joins.
+    /// Fetches a token (or takes the pasted one) and joins.
     public func start() {
-        let source = tokenSource
-        appID = configuration.appID ?? source.ownServer?.appID
-        certificate = configuration.appCertificate ?? source.ownServer?.appCertificate
-        if let own = source.ownServer { emit(.note("embedded token server on \(source.url), \(own.tokenLifetime) s tokens")) }
-        var policy = TokenCache.Policy()
-        policy.deadline = configuration.requestTimeout
-        let user = RTCUser.uid(UInt32(configuration.uid))
-        let role: RTCRole = configuration.role == .broadcaster ? .publisher : .subscriber
-        cache = TokenCache(provider: source.provider, request: TokenRequest(channel: configuration.channel, user: user, role: role, appID: appID),
-                           policy: policy, clock: configuration.clock, unixTime: configuration.unixTime)
+        let own = tokens.ownServer
+        appID = configuration.appID ?? own?.appID
+        certificate = configuration.appCertificate ?? own?.appCertificate
+        switch tokens {
+        case .server(let source, _):
+            if let own {
+                emit(.note("embedded token server on \(source.url), \(own.tokenLifetime) s tokens"))
+                if let mistake = own.mistakes?.current() { emit(.mistakeChanged(mistake)) }
+            }
+            var policy = TokenCache.Policy()
+            policy.deadline = configuration.requestTimeout
+            cache = TokenCache(provider: source.provider, request: tokenRequest, policy: policy, clock: configuration.clock,
+                               unixTime: configuration.unixTime)
+        case .byHand:
+            emit(.note("no token server: each next token is pasted by hand"))
+        }
         fetch(for: .join)
+    }
+
+    /// What this call's tokens must be for.
+    var tokenRequest: TokenRequest {
+        TokenRequest(channel: configuration.channel, user: .uid(UInt32(configuration.uid)),
+                     role: configuration.role == .broadcaster ? .publisher : .subscriber, appID: appID)
     }
 
     var certificate: String?

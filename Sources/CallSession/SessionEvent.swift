@@ -1,3 +1,4 @@
+import AccessToken
 import ChannelEngine
 import PrintableText
 import Timers
@@ -27,10 +28,17 @@ public struct SessionEvent: Sendable, Equatable {
         case tokenFetched(latency: Duration, expiresAt: Int64)
         case tokenFetchFailed(error: String, retryIn: Duration?)
         case tokenRenewed(method: RenewMethod)
+        /// A pasted token was handed over (at join, or by hand); it admits joins until `expiresAt` (unix).
+        case tokenPasted(expiresAt: Int64)
+        /// Tokens are pasted by hand and the one in use is running out: `secondsLeft` (0 once it has).
+        case tokenNeeded(secondsLeft: Int64)
         /// Auto-renew was switched on or off; printed as the note `auto-renew on` or `auto-renew off`.
         case autoRenewChanged(on: Bool)
         /// Fresh tokens now reach the engine this way; printed as the note `renew method update`.
         case renewMethodChanged(RenewMethod)
+        /// The embedded server's tokens now carry this mistake on purpose (nil: they are right again); printed as the
+        /// note `misconfigure wrong-uid: ...`.
+        case mistakeChanged(TokenMistake?)
         /// Something the session itself says: where the embedded server listens, a key that does not apply.
         case note(String)
         /// Nothing more will happen without a person: a refused credential, a join the network refused.
@@ -54,7 +62,9 @@ public struct SessionEvent: Sendable, Equatable {
         case .tokenFetched: "tokenFetched"
         case .tokenFetchFailed: "tokenFetchFailed"
         case .tokenRenewed: "tokenRenewed"
-        case .note, .autoRenewChanged, .renewMethodChanged: "note"
+        case .tokenPasted: "tokenPasted"
+        case .tokenNeeded: "tokenNeeded"
+        case .note, .autoRenewChanged, .renewMethodChanged, .mistakeChanged: "note"
         case .stuck: "stuck"
         case .sessionEnded: "sessionEnded"
         }
@@ -86,7 +96,9 @@ public struct SessionEvent: Sendable, Equatable {
         case .tokenFetched(let latency, let expiresAt): [("latency", .seconds(latency)), ("expiresAt", .number(expiresAt))]
         case .tokenFetchFailed(let error, let retryIn): [("error", .text(error)), ("retryIn", retryIn.map(Value.seconds) ?? .none)]
         case .tokenRenewed(let method): [("method", .text(method.rawValue))]
-        case .note, .autoRenewChanged, .renewMethodChanged: [("text", .text(noteText ?? ""))]
+        case .tokenPasted(let expiresAt): [("expiresAt", .number(expiresAt))]
+        case .tokenNeeded(let left): [("secondsLeft", .number(left))]
+        case .note, .autoRenewChanged, .renewMethodChanged, .mistakeChanged: [("text", .text(noteText ?? ""))]
         case .stuck(let reason): [("reason", .text(reason))]
         case .sessionEnded(let failed): [("failed", .flag(failed))]
         }
@@ -98,6 +110,9 @@ public struct SessionEvent: Sendable, Equatable {
         case .note(let text): text
         case .autoRenewChanged(let on): "auto-renew \(on ? "on" : "off")"
         case .renewMethodChanged(let method): "renew method \(method.rawValue)"
+        case .mistakeChanged(let mistake?):
+            "misconfigure \(mistake.rawValue): the embedded token server hands out \(mistake.summary) from its next token on"
+        case .mistakeChanged(nil): "misconfigure none: the embedded token server's tokens are right again"
         default: nil
         }
     }

@@ -129,8 +129,8 @@ extension AgoraRtcEngineKit {
     }
 
     /// Makes `accepted` the connection's token: cancels the old token's timers and sets will-expire and
-    /// expiry for the new one. With the lead or less left, will-expire fires at once; it fires once per token, so a
-    /// token presented again after its warning does not warn again.
+    /// expiry for the new one. With the lead or less left, will-expire fires at once (the notice says `short`); it fires
+    /// once per token, so a token presented again after its warning does not warn again, and is not flagged short.
     func install(_ accepted: AcceptedToken, on channel: Channel) {
         timers.cancel(channel.tokenTimers)
         channel.tokenTimers = []
@@ -139,7 +139,7 @@ extension AgoraRtcEngineKit {
         channel.tokenExpiry = accepted.expiry
         guard let token = accepted.token, let expiresAt = accepted.expiresAt, let expiry = accepted.expiry else { return }
         let warnAt = expiry - config.simulation.willExpireLead
-        let short = warnAt <= timers.now
+        let short = warnAt <= timers.now && !channel.warnedTokens.contains(token)
         emit(.simulatorNotice(.tokenAccepted(expiresAt: expiresAt, short: short)), on: channel)
         if short {
             warn(channel, token)

@@ -28,14 +28,18 @@ public struct HTTPTokenProvider: TokenProvider {
     private let bearer: String?
     private let transport: any HTTPTransport
     private let unixTime: @Sendable () -> Double
+    /// Hands over a token for someone else, or already expired, with what is wrong in `FetchedToken.flaw`, instead of
+    /// refusing it: for the app's own server, whose mistakes are made on purpose for the engine to answer.
+    private let handsOverMistakes: Bool
 
     /// `url` is the server (its endpoint path is added when it has none) or the endpoint itself.
     public init(url: URL, shape: Shape = .fetch, bearer: String? = nil, transport: any HTTPTransport = URLSessionTransport(),
-                unixTime: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) {
+                handsOverMistakes: Bool = false, unixTime: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) {
         self.url = url
         self.shape = shape
         self.bearer = bearer
         self.transport = transport
+        self.handsOverMistakes = handsOverMistakes
         self.unixTime = unixTime
     }
 
@@ -160,7 +164,8 @@ public struct HTTPTokenProvider: TokenProvider {
         return answer
     }
 
-    /// Accepts an answer only when it holds an Agora token for what was asked, not yet expired.
+    /// Accepts an answer only when it holds an Agora token for what was asked, not yet expired (or, handing over
+    /// mistakes, any Agora token, with what is wrong with it).
     func accept(_ data: Data, _ response: HTTPURLResponse, for request: TokenRequest, startedAt: Double) throws(TokenClientError) -> FetchedToken {
         let answer = try readAnswer(data, response)
         let token = answer.token
@@ -172,16 +177,21 @@ public struct HTTPTokenProvider: TokenProvider {
             throw .invalidResponse("it is not an Agora token (\(error))")
         }
         let now = Int64(unixTime().rounded(.down))
+        var flaw: TokenClientError?
         do throws(TokenError) {
             try parsed.validate(TokenCheck(appID: request.appID, channel: request.channel, user: request.user), now: now)
         } catch {
-            switch error {
-            case .appIDMismatch, .channelMismatch, .uidMismatch, .crcMismatch: throw .wrongAudience(error.description)
-            case .expired(_, let ago), .joinPrivilegeExpired(_, let ago): throw .expired(secondsAgo: ago)
-            default: throw .invalidResponse(error.description)
+            let refusal: TokenClientError = switch error {
+            case .appIDMismatch, .channelMismatch, .uidMismatch, .crcMismatch: .wrongAudience(error.description)
+            case .expired(_, let ago), .joinPrivilegeExpired(_, let ago): .expired(secondsAgo: ago)
+            default: .invalidResponse(error.description)
             }
+            guard handsOverMistakes, refusal.isMistake else { throw refusal }
+            flaw = refusal
         }
-        return FetchedToken(token: token, expiresAt: min(parsed.joinDeadline, Int64(startedAt.rounded(.down)) + lifetime))
+        var fetched = FetchedToken(token: token, expiresAt: min(parsed.joinDeadline, Int64(startedAt.rounded(.down)) + lifetime))
+        fetched.flaw = flaw
+        return fetched
     }
 
     private static func retryAfter(_ response: HTTPURLResponse) -> Duration? {

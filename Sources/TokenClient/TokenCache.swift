@@ -77,6 +77,11 @@ public actor TokenCache {
         if current?.fetched.token == token { current = nil }
     }
 
+    /// Forgets the cached token, whatever it is (the network refused the join it was for).
+    public func invalidate() {
+        current = nil
+    }
+
     /// The cached token, if any, without fetching.
     public var cached: FetchedToken? { current?.fetched }
 

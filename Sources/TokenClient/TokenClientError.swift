@@ -58,6 +58,14 @@ public enum TokenClientError: Error, Equatable, Sendable, CustomStringConvertibl
             + "is the URL the token endpoint?")
     }
 
+    /// Whether it is a sound token for the wrong call (another audience, or expired) rather than no token at all.
+    var isMistake: Bool {
+        switch self {
+        case .wrongAudience, .expired: true
+        default: false
+        }
+    }
+
     /// Whether trying again later can help: not when the credential is refused (that needs a person).
     public var isRetryable: Bool {
         if case .unauthorized = self { false } else { true }

@@ -24,6 +24,8 @@ public struct FetchedToken: Sendable, Equatable, CustomStringConvertible {
     public let expiresAt: Int64
     /// The path a same-origin redirect led to, when the token came from another endpoint than the one asked.
     public internal(set) var redirectedTo: String?
+    /// What is wrong with a token handed over anyway (a provider that hands over mistakes); nil when nothing is.
+    public internal(set) var flaw: TokenClientError?
 
     public init(token: String, expiresAt: Int64) {
         self.token = token

@@ -1,3 +1,4 @@
+import AccessToken
 import Foundation
 
 /// Where a call's tokens come from: the provider that fetches them, the server's URL, and what the app knows of
@@ -26,11 +27,48 @@ public struct OwnTokenServer: Sendable {
     public var tokenLifetime: UInt32
     /// Stops the server when it runs, starts it again (on the same port) when it does not; returns whether it runs.
     public var toggle: @Sendable () throws -> Bool
+    /// The mistake its tokens carry on purpose after the first; nil when it makes none.
+    public var mistakes: MistakeSwitch?
 
-    public init(appID: String, appCertificate: String, tokenLifetime: UInt32, toggle: @escaping @Sendable () throws -> Bool) {
+    public init(appID: String, appCertificate: String, tokenLifetime: UInt32, mistakes: MistakeSwitch? = nil,
+                toggle: @escaping @Sendable () throws -> Bool) {
         self.appID = appID
         self.appCertificate = appCertificate
         self.tokenLifetime = tokenLifetime
+        self.mistakes = mistakes
         self.toggle = toggle
+    }
+}
+
+/// The mistake an app's own token server makes on purpose: read it, and cycle it (none, each kind, none again).
+public struct MistakeSwitch: Sendable {
+    public var current: @Sendable () -> TokenMistake?
+    /// Moves to the next mistake and returns it.
+    public var cycle: @Sendable () -> TokenMistake?
+
+    public init(current: @escaping @Sendable () -> TokenMistake?, cycle: @escaping @Sendable () -> TokenMistake?) {
+        self.current = current
+        self.cycle = cycle
+    }
+}
+
+/// Where a call's tokens come from: a token server (the first token may be pasted), or a person who pastes each one.
+public enum TokenOrigin: Sendable {
+    /// Fetched from a server at join and at each renewal; `first`, while set, is used for the join instead.
+    case server(TokenSource, first: PastedToken?)
+    /// Pasted by hand, with no server: `latest` is the last token pasted.
+    case byHand(latest: PastedToken)
+
+    /// The source as a person reads it: the server's URL, or that tokens are pasted.
+    public var label: String {
+        switch self {
+        case .server(let source, _): source.label
+        case .byHand: "none (tokens pasted by hand)"
+        }
+    }
+
+    /// The token server the app runs itself, when it does.
+    public var ownServer: OwnTokenServer? {
+        if case .server(let source, _) = self { source.ownServer } else { nil }
     }
 }

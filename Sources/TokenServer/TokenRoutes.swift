@@ -144,10 +144,19 @@ struct TokenRoutes: Sendable {
     }
 
     private func issue(channel: String, user: RTCUser, role: RTCRole, lifetime: UInt32) throws(BadRequest) -> String {
+        let parameters = TokenParameters(appID: config.appID, channel: channel, user: user, role: role, lifetime: lifetime,
+                                         issuedAt: config.unixTime())
+        guard let mistakes = config.mistakes else { return try build(parameters) }
+        return try mistakes.token(for: .init(channel: channel, user: user, role: role)) { mistake throws(BadRequest) in
+            try build(Self.misconfigured(parameters, by: mistake))
+        }
+    }
+
+    private func build(_ parameters: TokenParameters) throws(BadRequest) -> String {
         do {
-            return try AccessToken2.buildRTC(appID: config.appID, appCertificate: config.appCertificate, channel: channel,
-                                             user: user, role: role, tokenExpire: lifetime, privilegeExpire: lifetime,
-                                             issuedAt: config.unixTime())
+            return try AccessToken2.buildRTC(appID: parameters.appID, appCertificate: config.appCertificate, channel: parameters.channel,
+                                             user: parameters.user, role: parameters.role, tokenExpire: parameters.lifetime,
+                                             privilegeExpire: parameters.lifetime, issuedAt: parameters.issuedAt)
         } catch {
             throw BadRequest(error.description)
         }

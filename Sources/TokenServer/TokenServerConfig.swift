@@ -21,6 +21,8 @@ public struct TokenServerConfig: Sendable {
     public var idleTimeout: Duration = .seconds(30)
     /// Called with one line per request; nil for none.
     public var log: (@Sendable (String) -> Void)?
+    /// The mistakes its tokens make on purpose (`--misconfigure`), shared by restarts; nil when it never makes any.
+    public var mistakes: TokenMistakes?
     /// Unix time now; tokens are issued at this time.
     public var unixTime: @Sendable () -> UInt32
 

@@ -9,13 +9,19 @@ final class EmbeddedTokenServer: Sendable {
     /// How it was started, on the port it got, to start it again there.
     private let config: TokenServerConfig
     private let server: Mutex<TokenServer?>
+    /// What its tokens get wrong on purpose, kept across restarts.
+    private let mistakes: TokenMistakes
     let url: URL
 
-    /// Starts it with these credentials, or random ones.
-    init(appID: String?, appCertificate: String?, tokenLifetime: UInt32, unixTime: @escaping @Sendable () -> Double) throws {
-        let started = try TokenServer(TokenServerConfig(
+    /// Starts it with these credentials, or random ones, its tokens after each caller's first carrying `mistake`.
+    init(appID: String?, appCertificate: String?, tokenLifetime: UInt32, mistake: TokenMistake?,
+         unixTime: @escaping @Sendable () -> Double) throws {
+        var wanted = TokenServerConfig(
             port: 0, appID: appID ?? Self.randomHex(), appCertificate: appCertificate ?? Self.randomHex(), tokenLifetime: tokenLifetime,
-            unixTime: { UInt32(truncatingIfNeeded: Int64(unixTime())) }))
+            unixTime: { UInt32(truncatingIfNeeded: Int64(unixTime())) })
+        mistakes = TokenMistakes(mistake)
+        wanted.mistakes = mistakes
+        let started = try TokenServer(wanted)
         var config = started.config
         config.port = started.port
         self.config = config
@@ -23,11 +29,15 @@ final class EmbeddedTokenServer: Sendable {
         server = Mutex(started)
     }
 
-    /// Tokens from it over HTTP, as from any server, with the switch the `s` key turns.
+    /// Tokens from it over HTTP, as from any server, with the switches the `s` and `x` keys turn. Its mistakes reach
+    /// the engine, as they would in an app that does not check its tokens.
     func source(transport: any HTTPTransport, unixTime: @escaping @Sendable () -> Double) -> TokenSource {
-        TokenSource(provider: HTTPTokenProvider(url: url, transport: transport, unixTime: unixTime), url: url,
-                    ownServer: OwnTokenServer(appID: config.appID, appCertificate: config.appCertificate,
-                                              tokenLifetime: config.tokenLifetime, toggle: toggle))
+        let mistakes = mistakes
+        return TokenSource(provider: HTTPTokenProvider(url: url, transport: transport, handsOverMistakes: true, unixTime: unixTime), url: url,
+                           ownServer: OwnTokenServer(appID: config.appID, appCertificate: config.appCertificate,
+                                                     tokenLifetime: config.tokenLifetime,
+                                                     mistakes: MistakeSwitch(current: { mistakes.mistake }, cycle: mistakes.cycle),
+                                                     toggle: toggle))
     }
 
     /// Stops it when it runs; otherwise starts it again on its port. Returns whether it runs.

@@ -13,8 +13,10 @@ enum JoinCommand {
         .value("channel", "NAME", help: "channel to join", default: "test"),
         .value("uid", "N", help: "local uid, 0...4294967295; 0 lets the engine pick one", default: "0"),
         .value("role", "ROLE", help: "broadcaster or audience", default: "broadcaster"),
-        .value("token-url", "URL", help: "your token server; without it an embedded one runs on 127.0.0.1",
+        .value("token-url", "URL", help: "your token server; without it (or --token) an embedded one runs on 127.0.0.1",
                environment: ["TOKENCALL_TOKEN_URL"]),
+        .value("token", "TOKEN", help: "join with this token (- reads one line of standard input); without --token-url, "
+               + "each next token is pasted by hand (p)"),
         .value("token-request", "SHAPE", help: "fetch (POST /fetch_rtc_token), getToken or rtc-path", default: "fetch"),
         .value("auth-bearer", "CRED", help: "your credential for the token server, sent as Authorization: Bearer",
                environment: ["TOKENCALL_AUTH_BEARER"]),
@@ -23,6 +25,7 @@ enum JoinCommand {
         .value("app-certificate", "CERT", help: "App Certificate (embedded server: random if not given)",
                environment: ["APP_CERTIFICATE"]),
         .value("token-lifetime", "SECONDS", help: "lifetime of the embedded server's tokens, 1...86400", default: "40"),
+        MisconfigureOption.option,
         .value("renew-method", "METHOD", help: "renew, update or rejoin", default: "renew"),
         .flag("no-auto-renew", help: "do not renew on tokenPrivilegeWillExpire or requestToken"),
         .value("remote-users", "N", help: "simulated remote users, 0...16", default: "2"),
@@ -42,10 +45,12 @@ enum JoinCommand {
         """,
         run: run)
 
-    /// Where the options say tokens come from: the user's server, or one `join` runs itself.
+    /// Where the options say tokens come from: the user's server (the first token perhaps pasted), one `join` runs
+    /// itself, or a person pasting each one.
     enum TokenServerChoice {
-        case url(URL, shape: HTTPTokenProvider.Shape, bearer: String?)
-        case embedded(tokenLifetime: UInt32)
+        case url(URL, shape: HTTPTokenProvider.Shape, bearer: String?, first: PastedToken?)
+        case embedded(tokenLifetime: UInt32, mistake: TokenMistake?)
+        case byHand(PastedToken)
     }
 
     /// The session configuration the options describe, and where its tokens come from.
@@ -61,6 +66,14 @@ enum JoinCommand {
                 throw args.error("--token-url must be an http:// or https:// URL with a host, not \"\(text)\"")
             }
             if args.has("token-lifetime") { throw args.error("--token-lifetime sets the embedded server; your server decides with --token-url") }
+            if args.has("misconfigure") {
+                throw args.error("--misconfigure makes the embedded server's tokens wrong; drop --token-url to use it "
+                                 + "(a server of yours that errs is refused by the client as it is)")
+            }
+        } else if args.has("token"), args.has("token-lifetime") {
+            throw args.error("--token-lifetime sets the embedded server; with --token and no --token-url none runs")
+        } else if args.has("token"), args.has("misconfigure") {
+            throw args.error("--misconfigure makes the embedded server's tokens wrong; with --token and no --token-url none runs")
         }
         let shape: HTTPTokenProvider.Shape = try args.choice("token-request")
         if let bearer = args.string("auth-bearer") {
@@ -81,26 +94,32 @@ enum JoinCommand {
         config.autoRenew = !args.has("no-auto-renew")
         config.remoteUsers = try args.integer("remote-users", in: 0...AgoraRtcEngineKit.remoteUserLimit)
         config.seed = try args.integer("seed", in: UInt64(0)...UInt64.max) ?? UInt64.random(in: 0...999_999)
+        let pasted = try pastedToken(args, into: &config)
         let server: TokenServerChoice = if let text = args.string("token-url"), let url = URL(string: text) {
-            .url(url, shape: shape, bearer: args.string("auth-bearer"))
+            .url(url, shape: shape, bearer: args.string("auth-bearer"), first: pasted)
+        } else if let pasted {
+            .byHand(pasted)
         } else {
-            .embedded(tokenLifetime: try args.integer("token-lifetime", in: 1...86_400))
+            .embedded(tokenLifetime: try args.integer("token-lifetime", in: 1...86_400), mistake: try MisconfigureOption.read(args))
         }
         return (config, server)
     }
 
-    /// Tokens from the user's server, or from one started here (and stopped by `stop`); nil when it cannot start.
-    static func tokenSource(_ choice: TokenServerChoice, for config: CallSession.Configuration) -> (TokenSource, stop: () -> Void)? {
+    /// Tokens from the user's server, from one started here (and stopped by `stop`), or pasted; nil when the server
+    /// cannot start.
+    static func tokens(_ choice: TokenServerChoice, for config: CallSession.Configuration) -> (TokenOrigin, stop: () -> Void)? {
         let transport = URLSessionTransport()
         switch choice {
-        case .url(let url, let shape, let bearer):
+        case .url(let url, let shape, let bearer, let first):
             let provider = HTTPTokenProvider(url: url, shape: shape, bearer: bearer, transport: transport, unixTime: config.unixTime)
-            return (TokenSource(provider: provider, url: url), {})
-        case .embedded(let lifetime):
+            return (.server(TokenSource(provider: provider, url: url), first: first), {})
+        case .byHand(let token):
+            return (.byHand(latest: token), {})
+        case .embedded(let lifetime, let mistake):
             do {
                 let server = try EmbeddedTokenServer(appID: config.appID, appCertificate: config.appCertificate, tokenLifetime: lifetime,
-                                                     unixTime: config.unixTime)
-                return (server.source(transport: transport, unixTime: config.unixTime), server.stop)
+                                                     mistake: mistake, unixTime: config.unixTime)
+                return (.server(server.source(transport: transport, unixTime: config.unixTime), first: nil), server.stop)
             } catch {
                 Console.error("tokencall join: cannot start the embedded token server: \(error)")
                 return nil
@@ -121,22 +140,24 @@ enum JoinCommand {
             return ExitCode.usage
         }
         if !headless && !screen, case .none = output {
-            Console.error("tokencall: stdout or stdin is not a terminal; printing events instead of the call screen")
+            let why = args.string("token") == "-" && isatty(STDIN_FILENO) != 1
+                ? " (for the screen, give the token with --token TOKEN, or with --token - at the prompt in a terminal)" : ""
+            Console.error("tokencall: stdout or stdin is not a terminal; printing events instead of the call screen" + why)
         }
         let file = output.path.flatMap { create($0, args) }
         if output.path != nil && file == nil { return ExitCode.failure }
-        guard let (source, stopServer) = tokenSource(server, for: config) else {
+        guard let (tokens, stopServer) = tokens(server, for: config) else {
             file?.discard()
             return ExitCode.failure
         }
         defer { stopServer() }
         let noColor = args.has("no-color") || !(ProcessInfo.processInfo.environment["NO_COLOR"] ?? "").isEmpty
         if case .picture(_, let width, let height) = output, let file, let duration {
-            return await runPicture(CallSession(config, tokenSource: source), into: file, width: width, height: height,
+            return await runPicture(CallSession(config, tokens: tokens), into: file, width: width, height: height,
                                     options: RenderOptions(colors: noColor ? 0 : 256, unicode: true), duration: .seconds(duration))
         }
         guard screen else {
-            return await runHeadless(CallSession(config, tokenSource: source), json: args.has("json"), duration: duration.map { .seconds($0) })
+            return await runHeadless(CallSession(config, tokens: tokens), json: args.has("json"), duration: duration.map { .seconds($0) })
         }
         let presenter: TerminalPresenter
         do {
@@ -147,7 +168,7 @@ enum JoinCommand {
             return ExitCode.usage
         }
         if let file { presenter.cast = cast(into: file, unixTime: config.unixTime()) }
-        let app = CallScreenApp(session: CallSession(config, tokenSource: source), presenter: presenter, fps: fps)
+        let app = CallScreenApp(session: CallSession(config, tokens: tokens), presenter: presenter, fps: fps)
         let signals = StopSignals.onMain { app.quit() }
         defer { signals.forEach { $0.cancel() } }
         let status = await app.run()

@@ -21,6 +21,7 @@ enum ServeCommand {
             .value("max-connections", "N", help: "connections served at once; more get 503", default: "256"),
             .value("max-connections-per-address", "N", help: "connections one client address may hold; more get 503",
                    default: "64"),
+            MisconfigureOption.option,
             .flag("quiet", help: "no line per request"),
         ],
         epilogue: """
@@ -50,6 +51,8 @@ enum ServeCommand {
             requiredBearer: args.string("require-bearer"), corsOrigins: origins, maxConnections: maxConnections,
             log: log)
         config.maxConnectionsPerAddress = perAddress
+        let mistake = try MisconfigureOption.read(args)
+        config.mistakes = mistake.map(TokenMistakes.init)
         // Before the server starts and says so: a SIGTERM sent right after the announcement must not be lost.
         let waitForStop = StopSignals.waiter()
         let server: TokenServer
@@ -63,7 +66,8 @@ enum ServeCommand {
         }
         Console.error("tokencall serve: listening on \(server.listening) — tokens for App ID \(config.appID), \(lifetime) s each"
                       + (config.requiredBearer == nil ? "" : ", bearer required")
-                      + (origins.isEmpty ? "" : ", CORS for \(origins.joined(separator: ", "))"))
+                      + (origins.isEmpty ? "" : ", CORS for \(origins.joined(separator: ", "))")
+                      + (mistake.map { ", then \($0.summary) to each caller on purpose (--misconfigure \($0.rawValue))" } ?? ""))
         if server.maxConnections < maxConnections {
             Console.error("tokencall serve: serving at most \(server.maxConnections) connections, not \(maxConnections): the process "
                           + "may open \(server.openFileLimit) files (ulimit -n); raise that limit to serve more")

@@ -10,7 +10,7 @@ private func key(_ scalar: Unicode.Scalar) -> Int32 { Int32(UInt8(ascii: scalar)
         ("j", .session(.join)), ("l", .session(.leave)), ("r", .session(.rejoin)), ("n", .session(.renew)),
         ("a", .session(.toggleAutoRenew)), ("m", .session(.nextRenewMethod)), ("c", .session(.switchRole)),
         ("+", .session(.addUser)), ("=", .session(.addUser)), ("-", .session(.removeUser)), ("i", .session(.toggleNetwork)),
-        ("s", .session(.toggleServer)), ("e", .session(.expire)), ("?", .help), ("q", .quit), ("\u{03}", .quit),
+        ("s", .session(.toggleServer)), ("e", .session(.expire)), ("x", .session(.cycleMistake)), ("?", .help), ("q", .quit), ("\u{03}", .quit),
     ] as [(Unicode.Scalar, KeyCommand)])
     func eachKeyHasItsCommand(scalar: Unicode.Scalar, command: KeyCommand) {
         #expect(KeyCommand(key: key(scalar)) == command)
@@ -21,7 +21,7 @@ private func key(_ scalar: Unicode.Scalar) -> Int32 { Int32(UInt8(ascii: scalar)
     }
 
     @Test func anUnknownKeyIsNamedForTheLog() {
-        #expect(KeyCommand(key: key("x")) == .unknown("'x'"))
+        #expect(KeyCommand(key: key("z")) == .unknown("'z'"))
         #expect(KeyCommand(key: key(" ")) == .unknown("' '"))
         #expect(KeyCommand(key: key("\u{7F}")) == .unknown("code 127"))
         #expect(KeyCommand(key: KEY_F0 + 1) == .unknown("code \(KEY_F0 + 1)"))
@@ -33,7 +33,7 @@ private func key(_ scalar: Unicode.Scalar) -> Int32 { Int32(UInt8(ascii: scalar)
     }
 
     @Test func theFooterIsMadeFromTheTableWithHelpAndQuitFirst() throws {
-        let bar = ScreenRenderer.keyBar
+        let bar = ScreenRenderer.keyBar(width: 199)
         #expect(bar.hasPrefix(" ? help  q quit  j join"))
         for binding in KeyBinding.all {
             guard let footer = binding.footer else { continue }
@@ -41,6 +41,15 @@ private func key(_ scalar: Unicode.Scalar) -> Int32 { Int32(UInt8(ascii: scalar)
         }
         let grid = ScreenRenderer.chrome(ScreenState.sample, width: 200, height: 40, options: RenderOptions(colors: 0, unicode: false))
         #expect(grid.lines.last == bar)
+    }
+
+    @Test(arguments: [30, 80, 117, 120])
+    func aNarrowFooterShowsWholeEntriesOnly(width: Int) {
+        let bar = ScreenRenderer.keyBar(width: width - 1)
+        #expect(bar.count <= width - 1)
+        #expect(bar.hasPrefix(" ? help"))
+        let entries = bar.dropFirst().components(separatedBy: "  ")
+        #expect(entries.allSatisfy { ScreenRenderer.keyBarEntries.contains($0) })
     }
 
     @Test func whileTheHelpIsUpAKeyOnlyClosesItButQuitAndResizePass() {

@@ -117,6 +117,40 @@ func assertSnapshot(text: String, _ file: String, sourceLocation: SourceLocation
         #expect(failed.contains("tokenFetchFailed"))
     }
 
+    @Test func theStatusLineShowsTheMistakeOnPurposeUntilItIsPutRight() {
+        var s = state("connected")
+        s.apply(SessionEvent(time: .seconds(6), kind: .mistakeChanged(.wrongUid)))
+        let status = render(s, 80, 24).lines[1]
+        #expect(status.contains("misconfigure wrong-uid | t 6 s"), "\(status)")
+        #expect(render(s, 200, 60).text.contains("6.000s note misconfigure wrong-uid: the embedded"), "the log says it too")
+        s.apply(SessionEvent(time: .seconds(7), kind: .mistakeChanged(nil)))
+        #expect(!render(s, 80, 24).lines[1].contains("misconfigure"))
+    }
+
+    @Test func thePasteFieldShowsTheStartAndLengthOfThePasteNeverTheWholeToken() throws {
+        var s = state("connected")
+        let token = "007eJxTYBA4cO5Vme/frameHhPapLEqwFDk5Fr0x" + String(repeating: "Ab9+", count: 25)
+        s.paste = .editing(token)
+        let grid = render(s, 80, 24)
+        try assertSnapshot(grid, "paste-field-80x24")
+        #expect(grid.lines[1].contains("paste token: 007eJxT~(140 chars)_  Enter applies  Esc cancels"))
+        #expect(!grid.text.contains(token.prefix(12)))
+        s.paste = .refused("Bearer " + token, why: "it starts with \"Bearer \": paste the token alone")
+        #expect(render(s, 80, 24).lines[1].contains("paste token: Bearer ~(147 chars)_  it starts with \"Bearer \""))
+    }
+
+    @Test func aByHandCallSaysHowLongIsLeftAndWhichKeyPastes() {
+        var s = state("connected")
+        s.tokenServer = "none (tokens pasted by hand)"
+        s.apply(SessionEvent(time: .seconds(10), kind: .tokenNeeded(secondsLeft: 30)))
+        s.now = base + 12
+        #expect(render(s, 120, 40).lines[1].contains("token needed, 00:28 left: press p to paste the next one"))
+        s.now = base + 41
+        #expect(render(s, 120, 40).lines[1].contains("token expired: press p to paste a new one"))
+        s.apply(SessionEvent(time: .seconds(42), kind: .engine(.simulatorNotice(.tokenAccepted(expiresAt: Int64(base) + 600, short: false)))))
+        #expect(!render(s, 120, 40).lines[1].contains("token"))
+    }
+
     @Test func tilesReflowAsUsersComeAndGo() {
         var s = state("connected")
         #expect(render(s, 120, 40).text.contains(" uid 22222  live "))

@@ -20,8 +20,8 @@ final class SessionHarness {
     /// A manual clock whose wall time starts at the real time now, so real servers' tokens fit it.
     static func makeClock() -> ManualClock { ManualClock(unixTime: Double(Int(Date().timeIntervalSince1970))) }
 
-    init(clock: ManualClock = makeClock(), tokenLifetime: UInt32 = 40, source: TokenSource? = nil, loopback: Bool = false,
-         _ adjust: (inout CallSession.Configuration) -> Void = { _ in }) {
+    init(clock: ManualClock = makeClock(), tokenLifetime: UInt32 = 40, source: TokenSource? = nil, tokens: TokenOrigin? = nil,
+         loopback: Bool = false, _ adjust: (inout CallSession.Configuration) -> Void = { _ in }) {
         self.clock = clock
         self.loopback = loopback
         var config = CallSession.Configuration()
@@ -31,8 +31,8 @@ final class SessionHarness {
         config.remoteUsers = 0
         config.seed = 1
         adjust(&config)
-        local = source == nil ? LocalTokenServer(lifetime: tokenLifetime, clock: clock) : nil
-        session = CallSession(config, tokenSource: source ?? local!.source)
+        local = source == nil && tokens == nil ? LocalTokenServer(lifetime: tokenLifetime, clock: clock) : nil
+        session = CallSession(config, tokens: tokens ?? .server(source ?? local!.source, first: nil))
         session.onEvent = { [weak self] in self?.events.append($0) }
     }
 

@@ -58,6 +58,23 @@ typealias TestSupportClock = ManualClock
         #expect(h.recorder.times(of: "requestToken") == [.seconds(20)])
     }
 
+    @Test func theTokenInUseRenewedAfterItsWarningSucceedsButNeitherWarnsAgainNorMovesItsExpiry() async {
+        let h = Harness()
+        await h.join(expire: 40)
+        await h.advance(11)  // warned at 10 s
+        let token = h.engine.currentToken!
+        #expect(h.engine.renewToken(token) == 0)
+        await h.settle()
+        #expect(h.recorder.events.suffix(2) == [
+            .renewTokenResult(token: token, code: .success),
+            .simulatorNotice(.tokenAccepted(expiresAt: 1_800_000_040, short: false)),
+        ], "not short: no warning comes with it")
+        await h.advance(30)
+        #expect(h.recorder.count("tokenPrivilegeWillExpire") == 1)
+        #expect(h.recorder.times(of: "requestToken") == [.seconds(40)])
+        #expect(h.engine.connectionState == .failed)
+    }
+
     @Test func renewingCancelsTheOldTokensTimers() async {
         let h = Harness()
         await h.join(expire: 120)

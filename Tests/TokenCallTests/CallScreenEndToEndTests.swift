@@ -88,6 +88,54 @@ final class TmuxScreen {
         screen.waitFor("EXIT=0")
     }
 
+    @Test func aPersonSeesTheSDKRefuseAMistakeOnPurposeAndPutsItRightWithX() throws {
+        try #require(tmuxAvailable, "tmux is needed; make deps installs it")
+        let binary = TokenCallProcess.binary.path
+        let screen = try TmuxScreen(width: 120, height: 40, command: "TERM=tmux-256color \(binary) --misconfigure wrong-channel "
+                                    + "--token-lifetime 31 --seed 4; echo EXIT=$?; sleep 60")
+        screen.waitFor("misconfigure wrong-channel │ t ")
+        screen.waitFor("renewTokenResult code=invalidC")  // the log wraps the rest
+        #expect(!screen.screen.contains("tokenRenewed"))
+        for _ in 0..<4 { try screen.press("x") }  // wrong-app, stale, expired, none
+        screen.waitFor("misconfigure none")
+        screen.waitFor("tokenRenewed")
+        #expect(!screen.screen.contains("wrong-channel │"), "the status line no longer shows a mistake")
+        try screen.press("q")
+        screen.waitFor("EXIT=0")
+    }
+
+    @Test func aPersonPastesTheNextTokenWithP() throws {
+        try #require(tmuxAvailable, "tmux is needed; make deps installs it")
+        let binary = TokenCallProcess.binary.path
+        // 33 s: the warning (30 s before the end) comes 3 s in.
+        let first = try consoleToken(lifetime: 33), next = try consoleToken(lifetime: 600)
+        let screen = try TmuxScreen(width: 120, height: 40, command: "TERM=tmux-256color \(binary) --token \(first) --remote-users 0 --seed 4; "
+                                    + "echo EXIT=$?; sleep 60")
+        screen.waitFor("token server none (tokens pasted by hand)")
+        screen.waitFor("● connected")
+        screen.waitFor("token needed, 00:")
+        #expect(screen.screen.contains("left: press p to paste the next one"))
+        try screen.press("p")
+        screen.waitFor("paste token: _  Enter applies  Esc cancels")
+        try screen.press("q")
+        screen.waitFor("paste token: q_")
+        try screen.tmux("send-keys -t \(screen.session) BSpace")
+        screen.waitFor("paste token: _")
+        try screen.tmux("send-keys -t \(screen.session) -l \(TmuxScreen.quoted(next))")
+        screen.waitFor("paste token: \(next.prefix(7))…(\(next.count) chars)_")
+        #expect(!screen.screen.contains(next.prefix(12)), "the field never shows the whole token")
+        try screen.press("Enter")
+        screen.waitFor("tokenRenewed")
+        screen.waitFor("expires in 09:")
+        #expect(!screen.screen.contains("token needed"))
+        try screen.press("p")
+        screen.waitFor("paste token: _")
+        try screen.press("Escape")
+        screen.waitFor("● connected")
+        try screen.press("q")
+        screen.waitFor("EXIT=0")
+    }
+
     /// Starts a call in tmux that, once tokencall exits, prints its exit status and whether the terminal was left raw
     /// (no line editing or echo), then waits there; returns the screen and tokencall's pid.
     private func startCall(marker: String) throws -> (TmuxScreen, pid_t) {

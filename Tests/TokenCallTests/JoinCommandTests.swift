@@ -29,6 +29,19 @@ import Testing
         #expect(objects.last?["failed"] as? Bool == false)
     }
 
+    @Test func aMisconfiguredEmbeddedServerShowsWhatTheSDKAnswersAtTheFirstRenewal() throws {
+        let result = try TokenCallProcess.run(["join", "--misconfigure", "wrong-uid", "--token-lifetime", "31", "--headless",
+                                               "--duration", "3", "--seed", "1", "--remote-users", "0"])
+        #expect(result.status == 0, "the call is still up on its first token when it leaves")
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        let said = try #require(lines.firstIndex { $0.contains("note text=\"misconfigure wrong-uid: the embedded token server hands out a token for another uid") })
+        let joined = try #require(lines.firstIndex { $0.hasSuffix("connectionStateChanged state=connected reason=joinSuccess") })
+        let refused = try #require(lines.firstIndex { $0.hasSuffix("renewTokenResult code=invalidToken") }, "\(result.stdout)")
+        #expect(said < joined && joined < refused, "the join's token is sound, the renewal's is not")
+        #expect(lines.contains { $0.contains("the token server sent a token for someone else") && $0.contains("handed to the engine anyway") })
+        #expect(lines.last?.hasSuffix("sessionEnded failed=false") == true)
+    }
+
     @Test func sigtermLeavesTheChannelAndExitsZero() throws {
         let (process, stdout, _) = try TokenCallProcess.start(["join", "--headless", "--seed", "1"])
         var seen = TokenCallProcess.read(stdout, until: "didJoinChannel")
@@ -77,6 +90,8 @@ import Testing
         (["join", "--remote-users", "99"], "--remote-users must be an integer from 0 to 16"),
         (["join", "--auth-bearer", "two words"], "--auth-bearer needs a credential without spaces"),
         (["join", "--auth-bearer", ""], "--auth-bearer needs a credential; it is empty"),
+        (["join", "--misconfigure", "wrong-role"], "--misconfigure must be wrong-uid, wrong-channel, wrong-app, stale or expired, not \"wrong-role\""),
+        (["join", "--token-url", "http://127.0.0.1:9", "--misconfigure", "stale"], "--misconfigure makes the embedded server's tokens wrong; drop --token-url"),
     ])
     func badOptionsAreUsageErrors(arguments: [String], words: String) throws {
         let result = try TokenCallProcess.run(arguments)

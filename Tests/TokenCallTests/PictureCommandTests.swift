@@ -111,7 +111,11 @@ import Testing
                                     + "--seed 5; echo EXIT=$?; sleep 60")
         screen.waitFor("● connected")
         try screen.resize(width: 90, height: 28)
-        screen.waitFor("events ───")
+        // The frame at the new size is drawn within a frame's time; the screen read back cannot tell it apart.
+        let deadline = ContinuousClock.now + .seconds(15)
+        while ContinuousClock.now < deadline, (try? String(contentsOfFile: path, encoding: .utf8))?.contains(#""r", "90x28""#) != true {
+            Thread.sleep(forTimeInterval: 0.05)
+        }
         try screen.press("q")
         screen.waitFor("EXIT=0")
 

@@ -56,6 +56,21 @@ import Glibc
         #expect(printed.contains("serving at most 64 connections, not 1000: the process may open 128 files (ulimit -n)"), "\(printed)")
     }
 
+    @Test func misconfiguredItHandsEachCallerTheSameStaleTokenAfterTheFirst() async throws {
+        let (process, _, base, line) = try launch(["--misconfigure", "stale", "--quiet"])
+        defer { process.terminate(); process.waitUntilExit() }
+        #expect(line.contains("then the token it handed out before to each caller on purpose (--misconfigure stale)"), "\(line)")
+        var request = URLRequest(url: base.appendingPathComponent("fetch_rtc_token"))
+        request.httpMethod = "POST"
+        request.httpBody = Data(#"{"uid": 7, "channelName": "cli", "role": 1}"#.utf8)
+        var tokens: [String] = []
+        for _ in 0..<3 {
+            let (data, _) = try await URLSession.shared.data(for: request)
+            tokens.append(try #require((try JSONSerialization.jsonObject(with: data) as? [String: Any])?["token"] as? String))
+        }
+        #expect(Set(tokens).count == 1, "the first token, again and again")
+    }
+
     @Test func missingCredentialsAreAUsageError() throws {
         let result = try TokenCallProcess.run(["serve", "--port", "0"])
         #expect(result.status == 64)
@@ -69,6 +84,7 @@ import Glibc
             (["serve", "--port", "70000"], "--port must be an integer from 0 to 65535"),
             (["serve", "--app-certificate", "short"], "the App Certificate must be 32 hex characters"),
             (["serve", "--require-bearer", ""], "--require-bearer needs a credential; it is empty"),
+            (["serve", "--misconfigure", "late"], "--misconfigure must be wrong-uid, wrong-channel, wrong-app, stale or expired"),
         ] {
             let result = try TokenCallProcess.run(arguments, environment: environment)
             #expect(result.status == 64, "\(arguments)")

@@ -88,6 +88,28 @@ private func failure(_ provider: HTTPTokenProvider, for asked: TokenRequest = re
         #expect(await failure(provider(200, #"{"token": "\#(stale)"}"#)) == .expired(secondsAgo: 60))
     }
 
+    @Test func handingOverMistakesPassesAWrongTokenOnWithWhatIsWrongAndStillRefusesWhatIsNoToken() async throws {
+        func handingOver(_ body: String) -> HTTPTokenProvider {
+            HTTPTokenProvider(url: base, transport: StubTransport(status: 200, headers: ["Content-Type": "application/json"], body: body),
+                              handsOverMistakes: true, unixTime: { now })
+        }
+        let otherUid = realToken(issuedAt: UInt32(now), uid: 7)
+        let fetched = try await handingOver(#"{"token": "\#(otherUid)"}"#).fetchToken(for: request)
+        #expect(fetched.token == otherUid)
+        guard case .wrongAudience(let why)? = fetched.flaw else {
+            Issue.record("no flaw for a token for uid 7: \(fetched)")
+            return
+        }
+        #expect(why.contains("7"), "\(why)")
+        let expired = realToken(lifetime: 60, issuedAt: UInt32(now) - 120)
+        #expect(try await handingOver(#"{"token": "\#(expired)"}"#).fetchToken(for: request).flaw == .expired(secondsAgo: 60))
+        #expect(try await handingOver(#"{"token": "\#(realToken(issuedAt: UInt32(now)))"}"#).fetchToken(for: request).flaw == nil)
+        guard case .invalidResponse? = await failure(handingOver(#"{"token": "not-a-token"}"#)) else {
+            Issue.record("what is no Agora token is refused even when mistakes are handed over")
+            return
+        }
+    }
+
     @Test func statusCodesMapToTheirErrors() async throws {
         #expect(await failure(provider(401, "{}")) == .unauthorized(status: 401))
         #expect(await failure(provider(403, "{}")) == .unauthorized(status: 403))

@@ -1,0 +1,55 @@
+import CNcurses
+import Testing
+import TokenClient
+@testable import CallScreen
+
+private func keys(_ text: String) -> [Int32] { text.unicodeScalars.map { Int32($0.value) } }
+
+@Suite struct PasteFieldTests {
+    @Test func pOpensAnEmptyFieldAndIsInTheHelp() {
+        var state = ScreenState.sample
+        #expect(KeyCommand(key: keys("p")[0]) == .paste)
+        #expect(state.press(.paste) == .paste)
+        #expect(state.paste == .editing(""))
+        #expect(ScreenRenderer.keyHelp.contains { $0.keys == "p" && $0.line.contains("Esc cancels") })
+    }
+
+    @Test func everyPrintableKeyGoesIntoTheFieldSoQDoesNotQuit() {
+        var field = PasteField.editing("")
+        for key in keys("007q?jlr +=") { #expect(field.take(key) == .edited) }
+        #expect(field == .editing("007q?jlr +="))
+    }
+
+    @Test func backspaceErasesCtrlUClearsEnterSubmitsEscCancels() {
+        var field = PasteField.editing("007ab")
+        #expect(field.take(KEY_BACKSPACE) == .edited)
+        #expect(field.take(127) == .edited)
+        #expect(field == .editing("007"))
+        #expect(field.take(13) == .submitted("007"))
+        #expect(field.take(21) == .edited)
+        #expect(field == .editing(""))
+        #expect(field.take(27) == .cancelled)
+        #expect(field == .closed)
+    }
+
+    @Test func ctrlCStillQuitsAndOtherKeysAreIgnored() {
+        var field = PasteField.editing("007")
+        #expect(field.take(KEY_F0 + 1) == .edited)
+        #expect(field.take(KEY_RESIZE) == .edited)
+        #expect(field == .editing("007"))
+        #expect(field.take(3) == .quit)
+    }
+
+    @Test func typingAfterARefusalStartsEditingAgain() {
+        var field = PasteField.refused("Bearer 007", why: "it starts with \"Bearer \"")
+        #expect(field.take(KEY_BACKSPACE) == .edited)
+        #expect(field == .editing("Bearer 00"))
+    }
+
+    @Test func aLongPasteStopsAtTheLimit() {
+        var field = PasteField.editing(String(repeating: "A", count: PastedToken.maximumLength - 1))
+        for key in keys("BCD") { _ = field.take(key) }
+        #expect(field.text?.utf8.count == PastedToken.maximumLength)
+        #expect(field.text?.hasSuffix("AB") == true)
+    }
+}
