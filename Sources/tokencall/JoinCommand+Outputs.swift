@@ -54,10 +54,10 @@ extension JoinCommand {
         return .none
     }
 
-    /// `--size`: columns and rows, from the screen's minimum to 400×200.
+    /// `--size`: columns and rows (`120x36`, or `120×36` as the picture's line says), from the screen's minimum to 400×200.
     private static func pictureSize(_ args: Invocation) throws(UsageError) -> (width: Int, height: Int) {
         let text: String = args.string("size")
-        let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false)
+        let parts = text.lowercased().split(omittingEmptySubsequences: false) { $0 == "x" || $0 == "×" }
         guard parts.count == 2, let width = Int(parts[0]), let height = Int(parts[1]),
               (ScreenRenderer.minimumWidth...400).contains(width), (ScreenRenderer.minimumHeight...200).contains(height) else {
             throw args.error("--size must be COLSxROWS from \(ScreenRenderer.minimumWidth)x\(ScreenRenderer.minimumHeight) "

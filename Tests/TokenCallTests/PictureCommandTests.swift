@@ -27,7 +27,7 @@ import Testing
     @Test func aScreenshotIsAnSVGOfTheCallScreenWithoutATerminal() throws {
         let path = temporaryPath("call.svg")
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let result = try TokenCallProcess.run(["join", "--screenshot", path, "--duration", "2", "--seed", "3", "--size", "100x30",
+        let result = try TokenCallProcess.run(["join", "--screenshot", path, "--duration", "2", "--seed", "3", "--size", "100×30",
                                                "--channel", "demo<&>"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.isEmpty, "nothing drawn on stdout: \(result.stdout.prefix(80))")
