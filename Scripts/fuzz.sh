@@ -4,6 +4,8 @@
 #   http   the token server's RequestReader (Fuzz/HTTPFuzzer.swift + Sources/TokenServer/RequestReader.swift)
 #   json   JSONValue.parse                (Fuzz/JSONFuzzer.swift + Sources/JSON/*.swift)
 #   pasted a pasted token, PastedToken      (Fuzz/PastedTokenFuzzer.swift + Sources/TokenClient/PastedToken.swift)
+#   template  --token-request templates and --token-field paths
+#                                         (Fuzz/TemplateFuzzer.swift + Sources/TokenClient/{RequestTemplate,FieldPath}.swift)
 #
 #   Scripts/fuzz.sh [seconds] [target...]   (or: make fuzz FUZZ_SECONDS=300)
 #
@@ -16,16 +18,16 @@ cd "$(dirname "$0")/.."
 
 seconds="${1:-60}"
 if ! [[ "$seconds" =~ ^[0-9]+$ ]] || [ "$seconds" -eq 0 ]; then
-    echo "usage: Scripts/fuzz.sh [seconds] [token|http|json|pasted ...]   (seconds: a whole number above 0, default 60)" >&2
+    echo "usage: Scripts/fuzz.sh [seconds] [token|http|json|pasted|template ...]   (seconds: a whole number above 0, default 60)" >&2
     exit 2
 fi
 shift $(( $# > 0 ? 1 : 0 ))
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(token http json pasted)
+[ ${#targets[@]} -gt 0 ] || targets=(token http json pasted template)
 for target in "${targets[@]}"; do
     case "$target" in
-        token | http | json | pasted) ;;
-        *) echo "fuzz: no target \"$target\"; the targets are token, http, json and pasted" >&2; exit 2 ;;
+        token | http | json | pasted | template) ;;
+        *) echo "fuzz: no target \"$target\"; the targets are token, http, json, pasted and template" >&2; exit 2 ;;
     esac
 done
 
@@ -76,6 +78,15 @@ pasted_options=(-dict=Fuzz/tokens.dict -max_len=5000)
 # Flags of a module built for import (what it imports in turn).
 AccessToken_import_flags=(-I Sources/CCrypto -I Sources/CZlib -I "$root/modules")
 PrintableText_import_flags=()
+JSON_import_flags=()
+
+template_sources=(Fuzz/TemplateFuzzer.swift Sources/TokenClient/RequestTemplate.swift Sources/TokenClient/FieldPath.swift)
+template_module=TokenClient
+template_flags=(-I "$root/modules" -L "$root/modules" -lJSON)
+template_inputs=(Sources/JSON/*.swift)
+template_imports=(JSON)
+# Past the 2 KiB template limit.
+template_options=(-dict=Fuzz/template.dict -max_len=2200)
 
 # import_module NAME: Sources/NAME as a static library and module in $root/modules, when a source is newer.
 import_module() {
@@ -218,6 +229,22 @@ pasted_seeds() {
     done
     seed "$seeds" hex 970CA35de60c44645bbae8a215061b33
     seed "$seeds" empty ' \n'
+}
+
+# The template harness: byte 0 is the mode (Fuzz/TemplateFuzzer.swift): 0 a template, 1 a field path.
+template_seeds() {
+    local seeds=$1
+    seed "$seeds" fetch '\x00POST /fetch_rtc_token {"uid":{uid},"channelName":"{channel}","role":{role}}'
+    seed "$seeds" get-token '\x00POST /getToken {"tokenType":"rtc","channel":"{channel}","role":"{roleName}","uid":"{user}","expire":{expire}}'
+    seed "$seeds" node '\x00GET /rtc/{channel}/{role:publisher|audience}/{userType}/{user}?expiry={expire}'
+    seed "$seeds" query '\x00get /api/v1/token;x=1?channel={channel}&uid={uid}&a=%41+b'
+    seed "$seeds" escapes '\x00PUT /t {"s":"\\"{account}\\\\","n":[{uid},{expire}],"k":{"a":"{channel}"}}'
+    seed "$seeds" broken '\x00POST //x/{chan {"a":{channel}}'
+    # The first finding: {expire} joined to digits, which a lifetime of 0 made into 06.8.
+    seed "$seeds" number-joined '\x00POST / {expire}6.8'
+    seed "$seeds" field '\x01data.token'
+    seed "$seeds" field-index '\x01data.list.1.exp'
+    seed "$seeds" field-bad '\x01a..b.c.d.e.f.g.h.i'
 }
 
 # ---------------------------------------------------------------------------------------------

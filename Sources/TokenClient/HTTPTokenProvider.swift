@@ -8,23 +8,17 @@ import FoundationNetworking
 /// Fetches tokens over HTTP in the request shape of the server a user runs, and accepts a token only
 /// when it is an Agora token for what was asked and not yet expired.
 public struct HTTPTokenProvider: TokenProvider {
-    /// The request shapes of the token servers users run.
-    public enum Shape: String, Sendable, CaseIterable {
-        /// Agora's guide: `POST /fetch_rtc_token` `{"uid", "channelName", "role"}`.
-        case fetch
-        /// agora-token-service: `POST /getToken` `{"tokenType", "channel", "role", "uid"}`.
-        case getToken
-        /// agora-token-service's legacy `GET /rtc/{channel}/{role}/uid/{uid}/`.
-        case rtcPath = "rtc-path"
-    }
-
     /// Answers larger than this are refused.
     public static let bodyLimit = 64 * 1024
     /// Tokens are trusted for 24 h at most, whatever they say.
     public static let longestLifetime: Int64 = 86_400
+    /// An expiry field at or above this (2001-09-09) is a unix time, below it a lifetime in seconds.
+    public static let unixTimeFloor: Int64 = 1_000_000_000
 
     public let url: URL
     public let shape: Shape
+    /// The lifetime a shape with `{expire}` asks for, in seconds.
+    public let requestedLifetime: UInt32
     private let bearer: String?
     private let transport: any HTTPTransport
     private let unixTime: @Sendable () -> Double
@@ -32,11 +26,15 @@ public struct HTTPTokenProvider: TokenProvider {
     /// refusing it: for the app's own server, whose mistakes are made on purpose for the engine to answer.
     private let handsOverMistakes: Bool
 
-    /// `url` is the server (its endpoint path is added when it has none) or the endpoint itself.
-    public init(url: URL, shape: Shape = .fetch, bearer: String? = nil, transport: any HTTPTransport = URLSessionTransport(),
-                handsOverMistakes: Bool = false, unixTime: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) {
+    /// `url` is the server: the shape's path is added to its path, except that a shape whose one endpoint is named
+    /// (`fetch`, `getToken`, `agora-token-service`) takes a URL with a path as that endpoint.
+    /// `requestedLifetime` defaults to an hour, what the community servers give when asked for none.
+    public init(url: URL, shape: Shape = .fetch, requestedLifetime: UInt32 = 3600, bearer: String? = nil,
+                transport: any HTTPTransport = URLSessionTransport(), handsOverMistakes: Bool = false,
+                unixTime: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) {
         self.url = url
         self.shape = shape
+        self.requestedLifetime = requestedLifetime
         self.bearer = bearer
         self.transport = transport
         self.handsOverMistakes = handsOverMistakes
@@ -67,47 +65,35 @@ public struct HTTPTokenProvider: TokenProvider {
 
     /// The HTTP request this provider sends for `request`, in its shape.
     public func httpRequest(for request: TokenRequest) throws(TokenClientError) -> URLRequest {
-        let role = request.role == .publisher ? 1 : 2
-        var http: URLRequest
-        switch shape {
-        case .fetch:
-            guard case .uid(let uid) = request.user else {
-                throw .invalidResponse("the fetch_rtc_token shape carries integer uids only; use --token-request getToken for accounts")
-            }
-            http = URLRequest(url: endpoint("fetch_rtc_token"))
-            http.httpMethod = "POST"
-            http.httpBody = try? JSONSerialization.data(withJSONObject: ["uid": uid, "channelName": request.channel, "role": role],
-                                                        options: [.sortedKeys])
-        case .getToken:
-            http = URLRequest(url: endpoint("getToken"))
-            http.httpMethod = "POST"
-            http.httpBody = try? JSONSerialization.data(withJSONObject: [
-                "tokenType": "rtc", "channel": request.channel, "role": request.role == .publisher ? "publisher" : "subscriber",
-                "uid": request.user.tokenField.isEmpty ? "0" : request.user.tokenField,
-            ], options: [.sortedKeys])
-        case .rtcPath:
-            let kind = if case .account = request.user { "userAccount" } else { "uid" }
-            let id = request.user.tokenField.isEmpty ? "0" : request.user.tokenField
-            let segments = ["rtc", request.channel, request.role == .publisher ? "publisher" : "subscriber", kind, id]
-            var path = url.path
-            if !path.hasSuffix("/") { path += "/" }
-            path += segments.map { $0.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(["/"])) ?? $0 }
-                .joined(separator: "/") + "/"
-            var components = URLComponents(url: url, resolvingAgainstBaseURL: false)!
-            components.percentEncodedPath = path
-            http = URLRequest(url: components.url!)
-            http.httpMethod = "GET"
+        let user: RequestTemplate.Values.User = switch request.user {
+        case .uid(let uid): .uid(uid)
+        case .account(let account): .account(account)
         }
-        if http.httpBody != nil { http.setValue("application/json", forHTTPHeaderField: "Content-Type") }
+        let filled: RequestTemplate.Filled
+        do {
+            filled = try shape.template.filled(with: .init(channel: request.channel, user: user, publisher: request.role == .publisher,
+                                                            expire: requestedLifetime))
+        } catch {
+            throw .unsendable(error.description)
+        }
+        var components = URLComponents(url: url, resolvingAgainstBaseURL: false)!
+        let basePath = components.percentEncodedPath
+        if !(shape.urlMayBeEndpoint && !basePath.isEmpty && basePath != "/") {
+            components.percentEncodedPath = (basePath.hasSuffix("/") ? String(basePath.dropLast()) : basePath) + filled.path
+            if let query = filled.query {
+                components.percentEncodedQuery = [components.percentEncodedQuery, query].compactMap { $0 }.joined(separator: "&")
+            }
+        }
+        var http = URLRequest(url: components.url!)
+        http.httpMethod = filled.method.rawValue
+        if let body = filled.body {
+            http.httpBody = Data(body)
+            http.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
         http.setValue("application/json", forHTTPHeaderField: "Accept")
         http.setValue("no-store", forHTTPHeaderField: "Cache-Control")
         if let bearer { http.setValue("Bearer \(bearer)", forHTTPHeaderField: "Authorization") }
         return http
-    }
-
-    /// The URL itself when it names a path, else the server's URL with the endpoint's path.
-    private func endpoint(_ name: String) -> URL {
-        url.path.isEmpty || url.path == "/" ? url.appendingPathComponent(name) : url
     }
 
     // MARK: Answer
@@ -143,8 +129,14 @@ public struct HTTPTokenProvider: TokenProvider {
             throw .invalidResponse("it is HTML, not JSON; is the URL the token endpoint?")
         }
         guard let object else { throw .invalidResponse("it is not a JSON object") }
-        guard let value = object["token"] ?? object["rtcToken"] else {
-            throw .invalidResponse("it has no \"token\" (or \"rtcToken\") field")
+        let value: JSONValue
+        if let field = shape.tokenField {
+            value = try Self.member(field, of: .object(object), option: "--token-field")
+        } else {
+            guard let found = object["token"] ?? object["rtcToken"] else {
+                throw .invalidResponse("it has no \"token\" (or \"rtcToken\") field; name the token's field with --token-field")
+            }
+            value = found
         }
         guard let token = value.string else { throw .invalidResponse("its token is \(value.kind), not a string") }
         if token.isEmpty { throw .invalidResponse("its token is empty") }
@@ -155,13 +147,39 @@ public struct HTTPTokenProvider: TokenProvider {
             throw .invalidResponse("its token contains whitespace or line breaks")
         }
         var answer = Answer(token: token)
-        if let expiresIn = object["expiresIn"] {
-            guard case .integer(let seconds) = expiresIn, seconds > 0 else {
-                throw .invalidResponse("expiresIn must be a positive whole number of seconds, not \(expiresIn.kind)")
+        let expiry: JSONValue? = if let field = shape.expiresField {
+            try Self.member(field, of: .object(object), option: "--expires-field")
+        } else {
+            object["expiresIn"]
+        }
+        if let expiry {
+            let name = shape.expiresField?.description ?? "expiresIn"
+            guard case .integer(let seconds) = expiry, seconds > 0 else {
+                // A JSON number's text holds only digits, signs, dots and exponents, so it can be shown.
+                let shown = switch expiry {
+                case .integer(let number): "\(number)"
+                case .number(let text): String(text.prefix(24))
+                default: expiry.kind
+                }
+                throw .invalidResponse("\(name) must be a positive whole number (seconds, or a unix time), not \(shown)")
             }
-            answer.expiresIn = seconds
+            if seconds >= Self.unixTimeFloor {
+                let now = Int64(unixTime().rounded(.down))
+                guard seconds > now else { throw .expired(secondsAgo: now - seconds) }
+                answer.expiresIn = seconds - now
+            } else {
+                answer.expiresIn = seconds
+            }
         }
         return answer
+    }
+
+    /// The value at `field` in an answer, or what `option` should name instead.
+    private static func member(_ field: FieldPath, of answer: JSONValue, option: String) throws(TokenClientError) -> JSONValue {
+        switch field.value(in: answer) {
+        case .success(let value): return value
+        case .failure(let problem): throw .invalidResponse("\(problem) (\(option) \(field))")
+        }
     }
 
     /// Accepts an answer only when it holds an Agora token for what was asked, not yet expired (or, handing over

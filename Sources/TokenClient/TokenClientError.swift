@@ -20,6 +20,8 @@ public enum TokenClientError: Error, Equatable, Sendable, CustomStringConvertibl
     case wrongAudience(String)
     /// The token had already expired when it arrived.
     case expired(secondsAgo: Int64)
+    /// The request shape cannot carry what is asked (a `{uid}` for a user account); no request was sent.
+    case unsendable(String)
 
     public var description: String {
         switch self {
@@ -40,6 +42,7 @@ public enum TokenClientError: Error, Equatable, Sendable, CustomStringConvertibl
         case .invalidResponse(let why): "the token server's answer is not usable: \(why)"
         case .wrongAudience(let why): "the token server sent a token for someone else: \(why)"
         case .expired(let ago): "the token server sent a token that expired \(ago) s ago; check its clock and expiry settings"
+        case .unsendable(let why): "tokencall cannot ask for this token: \(why)"
         }
     }
 
@@ -66,9 +69,13 @@ public enum TokenClientError: Error, Equatable, Sendable, CustomStringConvertibl
         }
     }
 
-    /// Whether trying again later can help: not when the credential is refused (that needs a person).
+    /// Whether trying again later can help: not when the credential is refused or the request cannot be made
+    /// (those need a person).
     public var isRetryable: Bool {
-        if case .unauthorized = self { false } else { true }
+        switch self {
+        case .unauthorized, .unsendable: false
+        default: true
+        }
     }
 }
 

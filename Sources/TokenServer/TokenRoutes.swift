@@ -227,7 +227,8 @@ struct TokenRoutes: Sendable {
     static func role(_ value: JSONValue) throws(BadRequest) -> RTCRole {
         switch value {
         case .integer(1), .string("1"), .string("publisher"): return .publisher
-        case .integer(2), .string("2"), .string("subscriber"): return .subscriber
+        // "audience" is Agora-Node-TokenServer's word in its path.
+        case .integer(2), .string("2"), .string("subscriber"), .string("audience"): return .subscriber
         case .string(let text): throw BadRequest("role must be publisher, subscriber, 1 or 2, not \"\(text.prefix(20))\"")
         case .integer(let number): throw BadRequest("role must be publisher, subscriber, 1 or 2, not \(number)")
         case .number(let text): throw BadRequest("role must be publisher, subscriber, 1 or 2, not \(text.prefix(20))")

@@ -17,14 +17,18 @@ enum JoinCommand {
                environment: ["TOKENCALL_TOKEN_URL"]),
         .value("token", "TOKEN", help: "join with this token (- reads one line of standard input); without --token-url, "
                + "each next token is pasted by hand (p)"),
-        .value("token-request", "SHAPE", help: "fetch (POST /fetch_rtc_token), getToken or rtc-path", default: "fetch"),
+        .value("token-request", "SHAPE", help: "the request your server takes: a shape below, or a template 'METHOD /path?query [JSON body]'",
+               default: "fetch"),
+        .value("token-field", "PATH", help: "where your server's answer holds the token, such as data.token (default token or rtcToken)"),
+        .value("expires-field", "PATH", help: "where it holds the lifetime in seconds or the unix expiry time (default expiresIn)"),
         .value("auth-bearer", "CRED", help: "your credential for the token server, sent as Authorization: Bearer",
                environment: ["TOKENCALL_AUTH_BEARER"]),
         .value("request-timeout", "SECONDS", help: "overall deadline of one token request, 1...120", default: "10"),
         .value("app-id", "ID", help: "App ID (embedded server: random if not given)", environment: ["APP_ID"]),
         .value("app-certificate", "CERT", help: "App Certificate (embedded server: random if not given)",
                environment: ["APP_CERTIFICATE"]),
-        .value("token-lifetime", "SECONDS", help: "lifetime of the embedded server's tokens, 1...86400", default: "40"),
+        .value("token-lifetime", "SECONDS", help: "lifetime of the embedded server's tokens, or {expire} in --token-request, 1...86400",
+               default: "40"),
         MisconfigureOption.option,
         .value("renew-method", "METHOD", help: "renew, update or rejoin", default: "renew"),
         .flag("no-auto-renew", help: "do not renew on tokenPrivilegeWillExpire or requestToken"),
@@ -42,13 +46,19 @@ enum JoinCommand {
         epilogue: """
         In a terminal it opens the call screen (press ? for the keys); otherwise, or with --headless, it prints events.
         Stop with q or Ctrl-C (or SIGTERM): the call leaves the channel. Exit status: 0, or 1 when a headless call ended failed.
+
+        --token-request takes a name below or a template 'METHOD /path?query [JSON body]' (Docs/token-requests.md) whose
+        placeholders are filled, each escaped for where it stands, with
+        \(RequestTemplate.Placeholder.named.map { "{\($0.name)} \($0.value)" }.joined(separator: ", "))
+        and {role:A|B} (A for a publisher, B for a subscriber). Names:
+        \(HTTPTokenProvider.Shape.named.map { "  \($0.shape.description): \($0.shape.template) (\($0.server))" }.joined(separator: "\n"))
         """,
         run: run)
 
     /// Where the options say tokens come from: the user's server (the first token perhaps pasted), one `join` runs
     /// itself, or a person pasting each one.
     enum TokenServerChoice {
-        case url(URL, shape: HTTPTokenProvider.Shape, bearer: String?, first: PastedToken?)
+        case url(URL, shape: HTTPTokenProvider.Shape, bearer: String?, lifetime: UInt32, first: PastedToken?)
         case embedded(tokenLifetime: UInt32, mistake: TokenMistake?)
         case byHand(PastedToken)
     }
@@ -65,7 +75,6 @@ enum JoinCommand {
             guard let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
                 throw args.error("--token-url must be an http:// or https:// URL with a host, not \"\(text)\"")
             }
-            if args.has("token-lifetime") { throw args.error("--token-lifetime sets the embedded server; your server decides with --token-url") }
             if args.has("misconfigure") {
                 throw args.error("--misconfigure makes the embedded server's tokens wrong; drop --token-url to use it "
                                  + "(a server of yours that errs is refused by the client as it is)")
@@ -75,7 +84,7 @@ enum JoinCommand {
         } else if args.has("token"), args.has("misconfigure") {
             throw args.error("--misconfigure makes the embedded server's tokens wrong; with --token and no --token-url none runs")
         }
-        let shape: HTTPTokenProvider.Shape = try args.choice("token-request")
+        let shape = try requestShape(args)
         if let bearer = args.string("auth-bearer") {
             // Sent as `Authorization: Bearer <credential>`: a space would make it two words, which servers refuse.
             if bearer.isEmpty { throw args.error("--auth-bearer needs a credential; it is empty") }
@@ -95,14 +104,35 @@ enum JoinCommand {
         config.remoteUsers = try args.integer("remote-users", in: 0...AgoraRtcEngineKit.remoteUserLimit)
         config.seed = try args.integer("seed", in: UInt64(0)...UInt64.max) ?? UInt64.random(in: 0...999_999)
         let pasted = try pastedToken(args, into: &config)
+        let lifetime: UInt32 = try args.integer("token-lifetime", in: 1...86_400)
         let server: TokenServerChoice = if let text = args.string("token-url"), let url = URL(string: text) {
-            .url(url, shape: shape, bearer: args.string("auth-bearer"), first: pasted)
+            .url(url, shape: shape, bearer: args.string("auth-bearer"), lifetime: lifetime, first: pasted)
         } else if let pasted {
             .byHand(pasted)
         } else {
-            .embedded(tokenLifetime: try args.integer("token-lifetime", in: 1...86_400), mistake: try MisconfigureOption.read(args))
+            .embedded(tokenLifetime: lifetime, mistake: try MisconfigureOption.read(args))
         }
         return (config, server)
+    }
+
+    /// The request `--token-request`, `--token-field` and `--expires-field` describe, checked against the other options.
+    static func requestShape(_ args: Invocation) throws(UsageError) -> HTTPTokenProvider.Shape {
+        var shape: HTTPTokenProvider.Shape
+        do throws(RequestTemplate.Problem) { shape = try .init(parsing: args.string("token-request")) } catch {
+            throw args.error("--token-request: \(error)")
+        }
+        for (name, field) in [("token-field", \HTTPTokenProvider.Shape.tokenField), ("expires-field", \.expiresField)] {
+            guard let text = args.string(name) else { continue }
+            if !args.has("token-url") { throw args.error("--\(name) reads your server's answer; give --token-url too") }
+            do throws(FieldPath.Problem) { shape[keyPath: field] = try FieldPath(parsing: text) } catch {
+                throw args.error("--\(name): \(error)")
+            }
+        }
+        if args.has("token-url"), args.has("token-lifetime"), !shape.asksForLifetime {
+            throw args.error("--token-lifetime reaches your server only through {expire}, which --token-request \(shape) does not send; "
+                + "your server decides")
+        }
+        return shape
     }
 
     /// Tokens from the user's server, from one started here (and stopped by `stop`), or pasted; nil when the server
@@ -110,8 +140,9 @@ enum JoinCommand {
     static func tokens(_ choice: TokenServerChoice, for config: CallSession.Configuration) -> (TokenOrigin, stop: () -> Void)? {
         let transport = URLSessionTransport()
         switch choice {
-        case .url(let url, let shape, let bearer, let first):
-            let provider = HTTPTokenProvider(url: url, shape: shape, bearer: bearer, transport: transport, unixTime: config.unixTime)
+        case .url(let url, let shape, let bearer, let lifetime, let first):
+            let provider = HTTPTokenProvider(url: url, shape: shape, requestedLifetime: lifetime, bearer: bearer, transport: transport,
+                                             unixTime: config.unixTime)
             return (.server(TokenSource(provider: provider, url: url), first: first), {})
         case .byHand(let token):
             return (.byHand(latest: token), {})

@@ -61,6 +61,23 @@ import Testing
         #expect(result.stdout.contains("sessionEnded failed=true"))
     }
 
+    @Test func aTemplateAndATokenFieldJoinThroughTokencallServe() throws {
+        let (server, _, url, _) = try TokenCallProcess.serve(appID: TestCredentials.appID, certificate: TestCredentials.certificate, ["--quiet"])
+        defer { server.terminate() }
+        let result = try TokenCallProcess.run([
+            "join", "--headless", "--duration", "2", "--seed", "3", "--uid", "7", "--app-id", TestCredentials.appID,
+            "--app-certificate", TestCredentials.certificate, "--token-url", url.absoluteString, "--token-lifetime", "120",
+            "--token-request", "GET /rtc/{channel}/{role:publisher|audience}/{userType}/{user}/?expiry={expire}", "--token-field", "rtcToken",
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("] tokenFetched latency="), "\(result.stdout)")
+        #expect(result.stdout.contains("] connectionStateChanged state=connected reason=joinSuccess"))
+        // serve's own lifetime is 3600 s; the token lasts the 120 s that {expire} asked for.
+        let fetched = try #require(result.stdout.split(separator: "\n").first { $0.contains("] tokenFetched ") })
+        let expiresAt = try #require(fetched.split(separator: " ").first { $0.hasPrefix("expiresAt=") }.flatMap { Double($0.dropFirst(10)) })
+        #expect((60...121).contains(expiresAt - Date().timeIntervalSince1970), "\(fetched)")
+    }
+
     /// Without --duration, a headless call that only a person could mend ends by itself, failed.
     @Test(arguments: [
         (["--app-certificate", "0123456789abcdef0123456789abcdef"], "the network refused the call (invalidToken)"),
@@ -83,9 +100,13 @@ import Testing
         (["join", "--uid", "-3"], "--uid must be an integer from 0 to 4294967295"),
         (["join", "--role", "host"], "--role must be broadcaster or audience"),
         (["join", "--token-url", "ftp://x"], "--token-url must be an http:// or https:// URL"),
-        (["join", "--token-request", "soap"], "--token-request must be fetch, getToken or rtc-path"),
+        (["join", "--token-request", "soap"], "--token-request: \"soap\" is neither a request shape nor a template; the shapes are fetch, getToken"),
+        (["join", "--token-request", #"GET /t {"c":"{channel}"}"#], "--token-request: a GET request has no body"),
+        (["join", "--token-request", "GET http://elsewhere.example/t"], "--token-request: the template names a whole URL"),
+        (["join", "--token-url", "http://127.0.0.1:9", "--token-field", "data..token"], "--token-field: the field path \"data..token\" has an empty segment"),
+        (["join", "--expires-field", "exp"], "--expires-field reads your server's answer; give --token-url too"),
         (["join", "--renew-method", "pray"], "--renew-method must be renew, update or rejoin"),
-        (["join", "--token-url", "http://127.0.0.1:9", "--token-lifetime", "60"], "--token-lifetime sets the embedded server"),
+        (["join", "--token-url", "http://127.0.0.1:9", "--token-lifetime", "60"], "--token-lifetime reaches your server only through {expire}"),
         (["join", "--app-id", "xyz"], "the App ID must be 32 hex characters"),
         (["join", "--remote-users", "99"], "--remote-users must be an integer from 0 to 16"),
         (["join", "--auth-bearer", "two words"], "--auth-bearer needs a credential without spaces"),
