@@ -24,10 +24,7 @@ public final class CallScreenApp {
         self.session = session
         self.presenter = presenter
         self.fps = max(1, min(60, fps))
-        let config = session.configuration
-        state = ScreenState(channel: config.channel, uid: config.uid, role: config.role,
-                            tokenServer: session.tokens.label, renewMethod: config.renewMethod,
-                            autoRenew: config.autoRenew)
+        state = ScreenState(for: session)
         feed = SharedFeed(ScreenFeed(state: state))
     }
 
