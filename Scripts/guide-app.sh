@@ -128,32 +128,26 @@ didLeaveChannelWith
 destroy
 exit"
 
+# timing NAME OUTPUT STATUS CALLBACK MIN MAX WHY: CALLBACK came MIN-MAX s after the app's join returned.
+timing() {
+    local name="$1" out="$2" rc="$3" callback="$4" min="$5" max="$6" why="$7" joined at
+    [ "$rc" -eq 0 ] || return 0  # its check has failed already
+    joined="$(time_of "$out" '= joinChannel returned 0')"
+    at="$(time_of "$out" "$callback")"
+    if [ -z "$joined" ] || [ -z "$at" ] || ! awk -v j="$joined" -v a="$at" -v lo="$min" -v hi="$max" 'BEGIN { d = a - j; exit !(d >= lo && d <= hi) }'; then
+        echo "guide-app: FAIL $name timing: joined at ${joined:-?} s, $callback at ${at:-?} s; expected $min-$max s after the join: $why" >&2
+        failed=$((failed + 1))
+    else
+        echo "guide-app: ok $name $(awk -v j="$joined" -v a="$at" 'BEGIN { printf "%.1f", a - j }') s after the join: $why"
+        passed=$((passed + 1))
+    fi
+}
+
 # A 40 s token fetched just before the join warns 10 s later (token times are whole seconds: 9-10 s after the
 # fetch); the renewed 40 s token must not warn before the app leaves.
-if [ "$fixed_rc" -eq 0 ]; then
-    joined="$(time_of "$work/fixed.out" '= joinChannel returned 0')"
-    warned="$(time_of "$work/fixed.out" 'tokenPrivilegeWillExpire')"
-    if [ -z "$joined" ] || [ -z "$warned" ] || ! awk -v j="$joined" -v w="$warned" 'BEGIN { d = w - j; exit !(d >= 8.5 && d <= 10.5) }'; then
-        echo "guide-app: FAIL will-expire timing: joined at ${joined:-?} s, warned at ${warned:-?} s; expected 30 s before the 40 s token's end, 8.5-10.5 s after the join" >&2
-        failed=$((failed + 1))
-    else
-        echo "guide-app: ok will-expire $(awk -v j="$joined" -v w="$warned" 'BEGIN { printf "%.1f", w - j }') s after the join: 30 s before the 40 s token ends"
-        passed=$((passed + 1))
-    fi
-fi
-
-# The refused renewals leave the first 31 s token in use: requestToken comes at its end, 30-32 s after the join.
-if [ "$renewal_rc" -eq 0 ]; then
-    joined="$(time_of "$work/renewal.out" '= joinChannel returned 0')"
-    ended="$(time_of "$work/renewal.out" 'requestToken')"
-    if [ -z "$joined" ] || [ -z "$ended" ] || ! awk -v j="$joined" -v e="$ended" 'BEGIN { d = e - j; exit !(d >= 29.5 && d <= 32) }'; then
-        echo "guide-app: FAIL requestToken timing: joined at ${joined:-?} s, requestToken at ${ended:-?} s; expected at the 31 s token's end" >&2
-        failed=$((failed + 1))
-    else
-        echo "guide-app: ok requestToken $(awk -v j="$joined" -v e="$ended" 'BEGIN { printf "%.1f", e - j }') s after the join: the first 31 s token's end"
-        passed=$((passed + 1))
-    fi
-fi
+timing will-expire "$work/fixed.out" "$fixed_rc" tokenPrivilegeWillExpire 8.5 10.5 "30 s before the 40 s token ends"
+# The refused renewals leave the first 31 s token in use: requestToken comes at its end.
+timing requestToken "$work/renewal.out" "$renewal_rc" requestToken 29.5 32 "the first 31 s token's end"
 
 echo "guide-app: done in ${SECONDS} s"
 # The plain closing line CI reads: "N passed, N failed", with one word and a colon before it.
