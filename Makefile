@@ -4,7 +4,7 @@ FUZZ_SECONDS ?= 60
 ARGS ?=
 STRICT ?= 0
 
-.PHONY: run test bench fuzz deps build release clean
+.PHONY: run test bench fuzz pictures deps build release clean
 
 run: deps
 	$(SWIFT) build --product tokencall
@@ -20,6 +20,12 @@ bench: deps
 
 fuzz: deps
 	Scripts/fuzz.sh $(FUZZ_SECONDS)
+
+# The README's picture of the call screen (Docs/usage.md, "Recordings and pictures").
+pictures: deps
+	$(SWIFT) build --product tokencall
+	./.build/debug/tokencall join --screenshot Docs/images/call.svg --overwrite --size 120x36 --duration 12 \
+		--seed 7 --remote-users 3
 
 deps:
 	@Scripts/deps.sh

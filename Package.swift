@@ -24,7 +24,7 @@ let package = Package(
         .target(name: "TokenServer", dependencies: ["AccessToken", "JSON", "PrintableText", "Timers"]),
         .target(name: "TokenClient", dependencies: ["AccessToken", "JSON", "Timers"]),
         .target(name: "CallSession", dependencies: ["ChannelEngine", "TokenClient", "AccessToken", "Timers", "PrintableText"]),
-        .target(name: "CallScreen", dependencies: ["CallSession", "ChannelEngine", "AccessToken", "CNcurses", "Timers", "TokenClient"]),
+        .target(name: "CallScreen", dependencies: ["CallSession", "ChannelEngine", "AccessToken", "CNcurses", "PrintableText", "Timers", "TokenClient"]),
         .target(name: "TokenDoctor", dependencies: ["TokenClient", "AccessToken", "Timers", "PrintableText"]),
         .target(name: "TestSupport", dependencies: ["Timers"]),
         .executableTarget(name: "tokencall", dependencies: ["AccessToken", "Arguments", "TokenServer", "TokenDoctor", "CallSession", "CallScreen", "ChannelEngine", "TokenClient", "PrintableText"]),

@@ -2,7 +2,7 @@
 # Checks the Debian packages the project needs; installs the missing ones when run as root.
 set -euo pipefail
 
-packages=(libncurses-dev libssl-dev zlib1g-dev tmux)
+packages=(libncurses-dev libssl-dev zlib1g-dev tmux libxml2)
 missing=()
 for package in "${packages[@]}"; do
     if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then

@@ -1,20 +1,23 @@
 #!/usr/bin/env bash
 # Builds Examples/GuideApp (Agora's guide code, UIKit removed, in its own package that depends on this one by path)
-# and runs both of its apps, in parallel, against `tokencall serve --token-lifetime 40`; compares the callback lines
-# they print with what Agora's SDK documents. Fails with the difference. About 20 s once built; building the
-# example in a fresh clone (its own .build: ChannelEngine and below again) adds a minute or two.
+# and runs its three apps in parallel: the guide as written and with one uid against `tokencall serve
+# --token-lifetime 40`, and with only the join's uid fixed against 31 s tokens, to see its renewals refused up to the
+# token's end. Compares the callback lines they print with what Agora's SDK documents; fails with the difference.
+# About 35 s once built; building the example in a fresh clone (its own .build: ChannelEngine and below again) adds
+# a minute or two.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SWIFT="${SWIFT:-swift}"
 SECONDS_IN_CHANNEL="${GUIDE_APP_SECONDS:-14}"
+RENEWAL_SLIP_SECONDS=33  # past the end of its 31 s token
 # Agora's published test fixtures (also Tests/TestSupport), never real credentials.
 export APP_ID=970CA35de60c44645bbae8a215061b33
 export APP_CERTIFICATE=5CFd2fd1755d40ecb72977518be15d3b
 
 work="$(mktemp -d)"
-server_pid=""
+server_pids=()
 cleanup() {
-    if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; fi
+    for pid in "${server_pids[@]}"; do kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
     rm -rf "$work"
 }
 trap cleanup EXIT
@@ -23,27 +26,35 @@ echo "guide-app: building Examples/GuideApp"
 "$SWIFT" build --product tokencall >/dev/null
 "$SWIFT" build --package-path Examples/GuideApp >"$work/build.log" 2>&1 || { cat "$work/build.log" >&2; echo "guide-app: FAILED to build Examples/GuideApp" >&2; exit 1; }
 bin="$("$SWIFT" build --package-path Examples/GuideApp --show-bin-path)"
-echo "guide-app: built in ${SECONDS} s; running both apps for ${SECONDS_IN_CHANNEL} s"
+echo "guide-app: built in ${SECONDS} s; running the three apps for ${SECONDS_IN_CHANNEL} s and ${RENEWAL_SLIP_SECONDS} s"
 
-./.build/debug/tokencall serve --port 0 --token-lifetime 40 >"$work/server.log" 2>&1 &
-server_pid=$!
-url=""
-for _ in $(seq 100); do
-    url="$(grep -o 'http://127\.0\.0\.1:[0-9]*' "$work/server.log" | head -1 || true)"
-    [ -n "$url" ] && break
-    sleep 0.1
-done
-[ -n "$url" ] || { cat "$work/server.log" >&2; echo "guide-app: FAILED: the token server did not start" >&2; exit 1; }
+# serve LIFETIME NAME: starts `tokencall serve` making tokens of LIFETIME seconds; its URL in $url.
+serve() {
+    ./.build/debug/tokencall serve --port 0 --token-lifetime "$1" >"$work/$2.log" 2>&1 &
+    server_pids+=("$!")
+    url=""
+    for _ in $(seq 100); do
+        url="$(grep -o 'http://127\.0\.0\.1:[0-9]*' "$work/$2.log" | head -1 || true)"
+        [ -n "$url" ] && return
+        sleep 0.1
+    done
+    cat "$work/$2.log" >&2; echo "guide-app: FAILED: the token server did not start" >&2; exit 1
+}
+serve 40 server; url40="$url"
+serve 31 short-server; url31="$url"
 
-# Both apps at once: each joins its own channel "test" on its own simulated network.
-limit=$((SECONDS_IN_CHANNEL + 15))  # a hung app (a deadlock, a lost exit) fails instead of stalling make test
-timeout "$limit" "$bin/GuideApp" --server "$url" --seconds "$SECONDS_IN_CHANNEL" >"$work/slip.out" 2>&1 &
+# The apps at once: each joins its own channel "test" on its own simulated network.
+limit=$((RENEWAL_SLIP_SECONDS + 15))  # a hung app (a deadlock, a lost exit) fails instead of stalling make test
+timeout "$limit" "$bin/GuideApp" --server "$url40" --seconds "$SECONDS_IN_CHANNEL" >"$work/slip.out" 2>&1 &
 slip_pid=$!
-timeout "$limit" "$bin/GuideApp" --one-uid --server "$url" --seconds "$SECONDS_IN_CHANNEL" >"$work/fixed.out" 2>&1 &
+timeout "$limit" "$bin/GuideApp" --one-uid --server "$url40" --seconds "$SECONDS_IN_CHANNEL" >"$work/fixed.out" 2>&1 &
 fixed_pid=$!
-slip_rc=0; fixed_rc=0
+timeout "$limit" "$bin/GuideApp" --renewal-slip --server "$url31" --seconds "$RENEWAL_SLIP_SECONDS" >"$work/renewal.out" 2>&1 &
+renewal_pid=$!
+slip_rc=0; fixed_rc=0; renewal_rc=0
 wait "$slip_pid" || slip_rc=$?
 wait "$fixed_pid" || fixed_rc=$?
+wait "$renewal_pid" || renewal_rc=$?
 
 # The lines without their times, in order, remote users left out (they come and go on their own). An engine call
 # prints "= <call> returned <result>" before any callback can print (the app's Guide.call holds the output lock
@@ -95,19 +106,48 @@ didLeaveChannelWith
 destroy
 exit"
 
-# A 40 s token fetched just before the join warns 10 s later (token times are whole seconds: 9-10 s after the
-# fetch); the renewed 40 s token must not warn before the app leaves.
-if [ "$fixed_rc" -eq 0 ]; then
-    joined="$(time_of "$work/fixed.out" '= joinChannel returned 0')"
-    warned="$(time_of "$work/fixed.out" 'tokenPrivilegeWillExpire')"
-    if [ -z "$joined" ] || [ -z "$warned" ] || ! awk -v j="$joined" -v w="$warned" 'BEGIN { d = w - j; exit !(d >= 8.5 && d <= 10.5) }'; then
-        echo "guide-app: FAIL will-expire timing: joined at ${joined:-?} s, warned at ${warned:-?} s; expected 30 s before the 40 s token's end, 8.5-10.5 s after the join" >&2
+check "guide with the join's uid fixed, renewals still for uid 1234: renewal refused, requestToken and failed at the end" \
+"$work/renewal.out" "$renewal_rc" \
+"= joinChannel returned 0
+connectionChangedTo connecting connecting
+connectionStateChanged connecting connecting
+connectionChangedTo connected joinSuccess
+connectionStateChanged connected joinSuccess
+didJoinChannel test 123456
+tokenPrivilegeWillExpire
+= renewToken returned 0 on a background thread
+renewTokenResult invalidToken
+requestToken
+connectionChangedTo failed tokenExpired
+connectionStateChanged failed tokenExpired
+= joinChannel returned -17
+= leaveChannel returned 0
+connectionChangedTo disconnected leaveChannel
+connectionStateChanged disconnected leaveChannel
+didLeaveChannelWith
+destroy
+exit"
+
+# timing NAME OUTPUT STATUS CALLBACK MIN MAX WHY: CALLBACK came MIN-MAX s after the app's join returned.
+timing() {
+    local name="$1" out="$2" rc="$3" callback="$4" min="$5" max="$6" why="$7" joined at
+    [ "$rc" -eq 0 ] || return 0  # its check has failed already
+    joined="$(time_of "$out" '= joinChannel returned 0')"
+    at="$(time_of "$out" "$callback")"
+    if [ -z "$joined" ] || [ -z "$at" ] || ! awk -v j="$joined" -v a="$at" -v lo="$min" -v hi="$max" 'BEGIN { d = a - j; exit !(d >= lo && d <= hi) }'; then
+        echo "guide-app: FAIL $name timing: joined at ${joined:-?} s, $callback at ${at:-?} s; expected $min-$max s after the join: $why" >&2
         failed=$((failed + 1))
     else
-        echo "guide-app: ok will-expire $(awk -v j="$joined" -v w="$warned" 'BEGIN { printf "%.1f", w - j }') s after the join: 30 s before the 40 s token ends"
+        echo "guide-app: ok $name $(awk -v j="$joined" -v a="$at" 'BEGIN { printf "%.1f", a - j }') s after the join: $why"
         passed=$((passed + 1))
     fi
-fi
+}
+
+# A 40 s token fetched just before the join warns 10 s later (token times are whole seconds: 9-10 s after the
+# fetch); the renewed 40 s token must not warn before the app leaves.
+timing will-expire "$work/fixed.out" "$fixed_rc" tokenPrivilegeWillExpire 8.5 10.5 "30 s before the 40 s token ends"
+# The refused renewals leave the first 31 s token in use: requestToken comes at its end.
+timing requestToken "$work/renewal.out" "$renewal_rc" requestToken 29.5 32 "the first 31 s token's end"
 
 echo "guide-app: done in ${SECONDS} s"
 # The plain closing line CI reads: "N passed, N failed", with one word and a colon before it.

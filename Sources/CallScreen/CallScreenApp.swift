@@ -1,4 +1,3 @@
-import AccessToken
 import CallSession
 import ChannelEngine
 import CNcurses
@@ -25,14 +24,7 @@ public final class CallScreenApp {
         self.session = session
         self.presenter = presenter
         self.fps = max(1, min(60, fps))
-        let config = session.configuration
-        let (uid, account): (UInt, String?) = switch config.user {
-        case .uid(let uid): (UInt(uid), nil)
-        case .account(let account): (0, account)
-        }
-        state = ScreenState(channel: config.channel, uid: uid, account: account, role: config.role,
-                            tokenServer: session.tokens.label, renewMethod: config.renewMethod,
-                            autoRenew: config.autoRenew)
+        state = ScreenState(for: session)
         feed = SharedFeed(ScreenFeed(state: state))
     }
 

@@ -161,10 +161,11 @@ public struct ScreenState: Sendable, Equatable {
         }
     }
 
-    /// Whether the event log shows an event: not what the tiles show (quality, the active speaker).
+    /// Whether the event log shows an event: not what the tiles show (quality, the active speaker, whether video
+    /// plays), so that the log keeps to the token and the connection.
     static func logs(_ event: SessionEvent) -> Bool {
         switch event.kind {
-        case .engine(.networkQuality), .engine(.activeSpeaker): false
+        case .engine(.networkQuality), .engine(.activeSpeaker), .engine(.remoteVideoStateChanged): false
         default: true
         }
     }

@@ -15,6 +15,8 @@ public final class TerminalPresenter: @unchecked Sendable {
     }
 
     public let options: RenderOptions
+    /// Where every frame is recorded as well (`--cast`); set before the screen runs.
+    public var cast: CastRecorder?
     private var output: TerminalOutput
     private var previous: CellGrid?
     private var isOpen = true
@@ -87,6 +89,7 @@ public final class TerminalPresenter: @unchecked Sendable {
         let bytes = output.bytes(from: previous, to: grid)
         defer { previous = grid }
         write(bytes)
+        cast?.record(bytes, width: grid.width, height: grid.height)
         return previous
     }
 

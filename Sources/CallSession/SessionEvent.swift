@@ -181,16 +181,16 @@ extension SessionEvent {
 
     /// `{"t": 12.345, "event": "connectionStateChanged", "state": "connected", "reason": "joinSuccess"}`
     public var jsonLine: String {
-        var parts = [#""t": \#(Self.decimal(time))"#, #""event": \#(Self.quoted(name))"#]
+        var parts = [#""t": \#(Self.decimal(time))"#, #""event": \#(name.jsonQuoted)"#]
         for (key, value) in fields {
             let json: String = switch value {
-            case .text(let text): Self.quoted(text)
+            case .text(let text): text.jsonQuoted
             case .number(let number): String(number)
             case .seconds(let duration): Self.decimal(duration)
             case .flag(let flag): String(flag)
             case .none: "null"
             }
-            parts.append("\(Self.quoted(key)): \(json)")
+            parts.append("\(key.jsonQuoted): \(json)")
         }
         return "{" + parts.joined(separator: ", ") + "}"
     }
@@ -205,22 +205,6 @@ extension SessionEvent {
 
     private static func pad(_ text: String, _ width: Int, with fill: Character = " ") -> String {
         String(repeating: fill, count: max(0, width - text.count)) + text
-    }
-
-    private static func quoted(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.isUnsafeToPrint: out += scalar.jsonEscaped
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
     }
 }
 

@@ -31,4 +31,22 @@ extension String {
         }
         return out
     }
+
+    /// The text as a JSON string, quotes included: `"`, `\\`, newline, return and tab as their short escapes, every
+    /// other scalar that is unsafe to print as `\u001b`; so the string prints on one line and reads back as the text.
+    public var jsonQuoted: String {
+        var out = "\""
+        for scalar in unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.isUnsafeToPrint: out += scalar.jsonEscaped
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
 }

@@ -40,7 +40,7 @@ enum JoinCommand {
         .flag("headless", help: "print events instead of opening the call screen"),
         .value("fps", "N", help: "frames per second of the call screen, 1...60", default: "15"),
         .flag("no-color", help: "no colours on the call screen (also NO_COLOR)"),
-    ]
+    ] + outputOptions
 
     static let command = Command(
         "join", summary: "Join a simulated call and show its token lifecycle (the default command).", options: options,
@@ -154,32 +154,53 @@ enum JoinCommand {
     @MainActor
     static func run(_ args: Invocation) async throws(UsageError) -> Int32 {
         let (config, server) = try configuration(args)
+        let output = try output(args)
         let duration = try args.integer("duration", in: 1...86_400 * 7)
         let fps: Int = try args.integer("fps", in: 1...60)
         let headless = args.has("headless") || args.has("json")
         let screen = !headless && isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1
-        if !headless && !screen {
+        if case .cast = output, !screen {
+            Console.error("tokencall join: --cast records the call screen, and stdout or stdin is not a terminal")
+            return ExitCode.usage
+        }
+        if !headless && !screen, case .none = output {
             let why = args.string("token") == "-" && isatty(STDIN_FILENO) != 1
                 ? " (for the screen, give the token with --token TOKEN, or with --token - at the prompt in a terminal)" : ""
             Console.error("tokencall: stdout or stdin is not a terminal; printing events instead of the call screen" + why)
         }
-        guard let (tokens, stopServer) = tokens(server, for: config) else { return ExitCode.failure }
+        let file = output.path.flatMap { create($0, args) }
+        if output.path != nil && file == nil { return ExitCode.failure }
+        guard let (tokens, stopServer) = tokens(server, for: config) else {
+            file?.discard()
+            return ExitCode.failure
+        }
         defer { stopServer() }
+        let noColor = args.has("no-color") || !(ProcessInfo.processInfo.environment["NO_COLOR"] ?? "").isEmpty
+        if case .picture(_, let width, let height) = output, let file, let duration {
+            return await runPicture(CallSession(config, tokens: tokens), into: file, width: width, height: height,
+                                    options: RenderOptions(colors: noColor ? 0 : 256, unicode: true), duration: .seconds(duration))
+        }
         guard screen else {
             return await runHeadless(CallSession(config, tokens: tokens), json: args.has("json"), duration: duration.map { .seconds($0) })
         }
-        let noColor = args.has("no-color") || !(ProcessInfo.processInfo.environment["NO_COLOR"] ?? "").isEmpty
         let presenter: TerminalPresenter
         do {
             presenter = try TerminalPresenter(noColor: noColor)
         } catch {
+            file?.discard()
             Console.error("tokencall: \(error.description)")
             return ExitCode.usage
         }
+        if let file { presenter.cast = cast(into: file, unixTime: config.unixTime()) }
         let app = CallScreenApp(session: CallSession(config, tokens: tokens), presenter: presenter, fps: fps)
         let signals = StopSignals.onMain { app.quit() }
         defer { signals.forEach { $0.cancel() } }
-        return await app.run()
+        let status = await app.run()
+        if let failure = presenter.cast?.finish() {
+            Console.error("tokencall join: the recording stopped early: \(failure)")
+            return ExitCode.failure
+        }
+        return status
     }
 
     @MainActor

@@ -59,17 +59,21 @@ private func render(_ state: ScreenState, _ width: Int, _ height: Int, options: 
     }, at: .seconds(5))
 }
 
-/// Compares with `Snapshots/NAME.txt`; `RECORD_SNAPSHOTS=1 swift test` writes them anew.
+/// Compares the grid's text with `Snapshots/NAME.txt`; `RECORD_SNAPSHOTS=1 swift test` writes them anew.
 private func assertSnapshot(_ grid: CellGrid, _ name: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
-    let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Snapshots/\(name).txt")
-    let text = grid.text + "\n"
+    try assertSnapshot(text: grid.text + "\n", "\(name).txt", sourceLocation: sourceLocation)
+}
+
+/// Compares `text` with `Snapshots/FILE`; `RECORD_SNAPSHOTS=1 swift test` writes them anew.
+func assertSnapshot(text: String, _ file: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Snapshots/\(file)")
     if ProcessInfo.processInfo.environment["RECORD_SNAPSHOTS"] != nil {
         try text.write(to: url, atomically: true, encoding: .utf8)
         return
     }
-    let expected = try #require(try? String(contentsOf: url, encoding: .utf8), "no snapshot \(name); record with RECORD_SNAPSHOTS=1",
+    let expected = try #require(try? String(contentsOf: url, encoding: .utf8), "no snapshot \(file); record with RECORD_SNAPSHOTS=1",
                                 sourceLocation: sourceLocation)
-    #expect(text == expected, "screen differs from Snapshots/\(name).txt:\n\(text)", sourceLocation: sourceLocation)
+    #expect(text == expected, "differs from Snapshots/\(file):\n\(text)", sourceLocation: sourceLocation)
 }
 
 @Suite struct ScreenRendererTests {

@@ -4,7 +4,7 @@ import TestSupport
 @testable import CallScreen
 
 /// Just enough of a terminal to replay what `TerminalOutput` writes: cursor moves, clear, SGR, characters.
-private struct MiniTerminal {
+struct MiniTerminal {
     var screen: CellGrid
     var row = 0, column = 0
     var pen = CellStyle.plain

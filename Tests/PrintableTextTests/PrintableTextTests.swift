@@ -21,4 +21,13 @@ import Testing
         let json = "[\"" + text.escapedForPrinting + "\"]"
         #expect(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String] == [text])
     }
+
+    /// A quoted string is one printable line that any JSON reader takes back as the text, quotes and backslashes too.
+    @Test func aJSONQuotedStringReadsBackAsTheTextOnOneLine() throws {
+        let text = "say \"hi\"\\path\n\r\t\u{1B}[31mred\u{7F}\u{202E}\u{2028}\u{E0001} 房间 😀"
+        let quoted = text.jsonQuoted
+        #expect(quoted == #""say \"hi\"\\path\n\r\t\u001b[31mred\u007f\u202e\u2028\udb40\udc01 房间 😀""#)
+        #expect(quoted.unicodeScalars.allSatisfy { !$0.isUnsafeToPrint })
+        #expect(try JSONSerialization.jsonObject(with: Data("[\(quoted)]".utf8)) as? [String] == [text])
+    }
 }

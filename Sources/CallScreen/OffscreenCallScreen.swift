@@ -1,0 +1,42 @@
+import AccessToken
+import CallSession
+
+/// The call screen without a terminal, for pictures: it follows a session's events as the app does and draws the
+/// screen as it is at the moment it is asked.
+@MainActor
+public final class OffscreenCallScreen {
+    private let session: CallSession
+    private var state: ScreenState
+
+    /// Follows `session` from now on (it takes the session's `onEvent`).
+    public init(session: CallSession) {
+        self.session = session
+        state = ScreenState(for: session)
+        session.onEvent = { [unowned self] event in
+            state.now = session.configuration.unixTime()
+            state.apply(event)
+        }
+    }
+
+    /// The screen now, at `width`×`height` cells.
+    public func grid(width: Int, height: Int, options: RenderOptions) -> CellGrid {
+        var state = state
+        state.tick(unixTime: session.configuration.unixTime(), sessionTime: session.now)
+        return ScreenRenderer.render(state, width: width, height: height, options: options, video: { session.video(forUid: $0) },
+                                     at: session.engine?.now ?? .zero)
+    }
+}
+
+extension ScreenState {
+    /// The screen of `session` before anything has happened in it.
+    @MainActor
+    public init(for session: CallSession) {
+        let config = session.configuration
+        let (uid, account): (UInt, String?) = switch config.user {
+        case .uid(let uid): (UInt(uid), nil)
+        case .account(let account): (0, account)
+        }
+        self.init(channel: config.channel, uid: uid, account: account, role: config.role, tokenServer: session.tokens.label,
+                  renewMethod: config.renewMethod, autoRenew: config.autoRenew)
+    }
+}

@@ -1,0 +1,121 @@
+import Arguments
+import CallScreen
+import CallSession
+import Foundation
+
+/// What `join` writes besides the call: a picture of the screen instead of the screen (`--screenshot`), or a
+/// recording of the screen as it runs (`--cast`). Docs/usage.md ("Recordings and pictures").
+extension JoinCommand {
+    static let outputOptions: [Option] = [
+        .value("cast", "FILE", help: "record the call screen as an asciinema v2 recording (play it with asciinema play FILE)"),
+        .value("screenshot", "FILE.svg", help: "no screen: draw it into an SVG picture when --duration is over, then exit"),
+        .value("size", "COLSxROWS", help: "the --screenshot picture's size in cells, 60x20...400x200", default: "120x36"),
+        .flag("overwrite", help: "let --cast or --screenshot replace a file that exists"),
+    ]
+
+    /// What the options ask to be written.
+    enum Output {
+        case none
+        case cast(path: String)
+        case picture(path: String, width: Int, height: Int)
+
+        var path: String? {
+            switch self {
+            case .none: nil
+            case .cast(let path), .picture(let path, _, _): path
+            }
+        }
+    }
+
+    static func output(_ args: Invocation) throws(UsageError) -> Output {
+        let headless = args.has("headless") || args.has("json")
+        if args.has("size"), !args.has("screenshot") {
+            throw args.error("--size sets the --screenshot picture; the call screen takes the terminal's size")
+        }
+        if args.has("overwrite"), !args.has("cast"), !args.has("screenshot") {
+            throw args.error("--overwrite applies to the file of --cast or --screenshot; give one of them")
+        }
+        for name in ["cast", "screenshot"] where args.string(name)?.isEmpty == true {
+            throw args.error("--\(name) needs a file name; it is empty")
+        }
+        if let path = args.string("screenshot") {
+            if args.has("cast") { throw args.error("--screenshot draws the screen without a terminal, --cast records the terminal: give one") }
+            if headless { throw args.error("--screenshot prints no events; leave out --headless and --json") }
+            guard args.has("duration") else {
+                throw args.error("--screenshot needs --duration SECONDS: the picture shows the call when they are over")
+            }
+            let (width, height) = try pictureSize(args)
+            return .picture(path: path, width: width, height: height)
+        }
+        if let path = args.string("cast") {
+            if headless { throw args.error("--cast records the call screen; leave out --headless and --json") }
+            return .cast(path: path)
+        }
+        return .none
+    }
+
+    /// `--size`: columns and rows (`120x36`, or `120×36` as the picture's line says), from the screen's minimum to 400×200.
+    private static func pictureSize(_ args: Invocation) throws(UsageError) -> (width: Int, height: Int) {
+        let text: String = args.string("size")
+        let parts = text.lowercased().split(omittingEmptySubsequences: false) { $0 == "x" || $0 == "×" }
+        guard parts.count == 2, let width = Int(parts[0]), let height = Int(parts[1]),
+              (ScreenRenderer.minimumWidth...400).contains(width), (ScreenRenderer.minimumHeight...200).contains(height) else {
+            throw args.error("--size must be COLSxROWS from \(ScreenRenderer.minimumWidth)x\(ScreenRenderer.minimumHeight) "
+                             + "to 400x200, such as 120x36, not \"\(text)\"")
+        }
+        return (width, height)
+    }
+
+    /// Creates the output's file, or says on stderr why it cannot.
+    static func create(_ path: String, _ args: Invocation) -> OutputFile? {
+        do throws(OutputFile.Failure) {
+            return try OutputFile(path: path, overwrite: args.has("overwrite"))
+        } catch {
+            let hint = if case .exists = error { "; give --overwrite to replace it, or another name" } else { "" }
+            Console.error("tokencall join: \(error)\(hint)")
+            return nil
+        }
+    }
+
+    /// Records the screen's frames into `file`, with times since now.
+    static func cast(into file: OutputFile, unixTime: Double) -> CastRecorder {
+        let start = ContinuousClock.now
+        return CastRecorder(file: file, term: ProcessInfo.processInfo.environment["TERM"], unixTime: unixTime,
+                            elapsed: { start.duration(to: .now) })
+    }
+
+    /// Runs the call without a screen and, when `duration` is over (or at SIGINT, SIGTERM, SIGHUP), writes a picture of
+    /// the screen it would have shown into `file`.
+    @MainActor
+    static func runPicture(_ session: CallSession, into file: OutputFile, width: Int, height: Int, options: RenderOptions,
+                           duration: Duration) async -> Int32 {
+        let screen = OffscreenCallScreen(session: session)
+        var grid: CellGrid?
+        let finish = { @MainActor in
+            guard grid == nil else { return }
+            grid = screen.grid(width: width, height: height, options: options)
+            session.stop()
+        }
+        session.start()
+        Console.error("tokencall join: seed \(session.configuration.seed)")
+        let signals = StopSignals.onMain(finish)
+        let deadline = Task { @MainActor in
+            try? await Task.sleep(for: duration)
+            finish()
+        }
+        for await _ in session.events {}
+        signals.forEach { $0.cancel() }
+        deadline.cancel()
+        let picture = grid ?? screen.grid(width: width, height: height, options: options)
+        do throws(OutputFile.Failure) {
+            try file.write(Array(picture.svg().utf8))
+        } catch {
+            Console.error("tokencall join: \(error); no picture was written")
+            return ExitCode.failure
+        }
+        file.close()
+        let (cellWidth, cellHeight) = CellGrid.pictureCell
+        Console.error("tokencall join: wrote \(file.path): \(width)×\(height) cells, \(width * cellWidth)×\(height * cellHeight) px")
+        return ExitCode.ok
+    }
+}

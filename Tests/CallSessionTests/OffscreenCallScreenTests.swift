@@ -1,0 +1,30 @@
+import CallScreen
+import Foundation
+import TestSupport
+import Testing
+
+/// The screen `join --screenshot` pictures: a session followed without a terminal, drawn at the moment asked.
+@MainActor
+@Suite struct OffscreenCallScreenTests {
+    @Test func itShowsTheCallAsTheScreenWouldAtThatMoment() async throws {
+        let h = SessionHarness(clock: ManualClock(unixTime: 1_800_000_000)) { $0.remoteUsers = 2 }
+        let screen = OffscreenCallScreen(session: h.session)
+        h.session.start()
+        await h.run(for: 12)
+        let options = RenderOptions(colors: 256, unicode: true)
+        let grid = screen.grid(width: 120, height: 36, options: options)
+        let text = grid.text
+        #expect(text.contains("● connected joinSuccess"))
+        #expect(text.contains("t 12 s"))
+        #expect(text.contains("tokenPrivilegeWillExpire"))
+        #expect(text.contains("tokenRenewed"))
+        #expect(text.contains("fetches 2"))
+        // Three tiles of video: half blocks in the palette's cube.
+        #expect(grid.cells.filter { $0.character == "▀" }.count > 1000)
+        // The same session and moment draw the same picture.
+        #expect(screen.grid(width: 120, height: 36, options: options) == grid)
+        await h.run(for: 1)
+        #expect(screen.grid(width: 120, height: 36, options: options).text.contains("t 13 s"))
+        await h.stop()
+    }
+}
