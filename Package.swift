@@ -21,11 +21,12 @@ let package = Package(
         .target(name: "SeededRandom"),
         .target(name: "ChannelEngine", dependencies: ["AccessToken", "Timers", "SeededRandom"]),
         .target(name: "JSON"),
-        .target(name: "TokenServer", dependencies: ["AccessToken", "JSON", "PrintableText", "Timers"]),
+        .target(name: "WebSocket", dependencies: ["CCrypto"]),
+        .target(name: "TokenServer", dependencies: ["AccessToken", "JSON", "PrintableText", "Timers", "WebSocket"]),
         .target(name: "TokenClient", dependencies: ["AccessToken", "JSON", "Timers"]),
         .target(name: "CallSession", dependencies: ["ChannelEngine", "TokenClient", "AccessToken", "Timers", "PrintableText"]),
         .target(name: "CallScreen", dependencies: ["CallSession", "ChannelEngine", "CNcurses", "Timers"]),
-        .target(name: "TestSupport", dependencies: ["Timers"]),
+        .target(name: "TestSupport", dependencies: ["Timers", "WebSocket"]),
         .executableTarget(name: "tokencall", dependencies: ["AccessToken", "Arguments", "TokenServer", "CallSession", "CallScreen", "ChannelEngine", "TokenClient", "PrintableText"]),
 
         .executableTarget(
@@ -36,6 +37,7 @@ let package = Package(
 
         .testTarget(name: "AccessTokenTests", dependencies: ["AccessToken", "SeededRandom", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "ArgumentsTests", dependencies: ["Arguments", "TestSupport"]),
+        .testTarget(name: "WebSocketTests", dependencies: ["WebSocket", "SeededRandom"]),
         .testTarget(name: "JSONTests", dependencies: ["JSON", "SeededRandom"]),
         .testTarget(name: "PrintableTextTests", dependencies: ["PrintableText"]),
         .testTarget(name: "ChannelEngineTests", dependencies: ["ChannelEngine", "AccessToken", "TestSupport"]),

@@ -3,6 +3,7 @@
 #   token  the AccessToken parsers        (Fuzz/TokenFuzzer.swift + Sources/AccessToken/*.swift)
 #   http   the token server's RequestReader (Fuzz/HTTPFuzzer.swift + Sources/TokenServer/RequestReader.swift)
 #   json   JSONValue.parse                (Fuzz/JSONFuzzer.swift + Sources/JSON/*.swift)
+#   websocket  the WebSocket frame reader (Fuzz/WebSocketFuzzer.swift + Sources/WebSocket/*.swift)
 #
 #   Scripts/fuzz.sh [seconds] [target...]   (or: make fuzz FUZZ_SECONDS=300)
 #
@@ -15,16 +16,16 @@ cd "$(dirname "$0")/.."
 
 seconds="${1:-60}"
 if ! [[ "$seconds" =~ ^[0-9]+$ ]] || [ "$seconds" -eq 0 ]; then
-    echo "usage: Scripts/fuzz.sh [seconds] [token|http|json ...]   (seconds: a whole number above 0, default 60)" >&2
+    echo "usage: Scripts/fuzz.sh [seconds] [token|http|json|websocket ...]   (seconds: a whole number above 0, default 60)" >&2
     exit 2
 fi
 shift $(( $# > 0 ? 1 : 0 ))
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(token http json)
+[ ${#targets[@]} -gt 0 ] || targets=(token http json websocket)
 for target in "${targets[@]}"; do
     case "$target" in
-        token | http | json) ;;
-        *) echo "fuzz: no target \"$target\"; the targets are token, http and json" >&2; exit 2 ;;
+        token | http | json | websocket) ;;
+        *) echo "fuzz: no target \"$target\"; the targets are token, http, json and websocket" >&2; exit 2 ;;
     esac
 done
 
@@ -63,6 +64,14 @@ json_flags=()
 json_inputs=()
 json_imports=()
 json_options=(-dict=Fuzz/json.dict -max_len=4096)
+
+websocket_sources=(Fuzz/WebSocketFuzzer.swift Sources/WebSocket/*.swift)
+websocket_module=WebSocket
+websocket_flags=(-I Sources/CCrypto -lcrypto)
+websocket_inputs=(Sources/CCrypto/*)
+websocket_imports=()
+# Past the 1024-byte message limit the harness sets, so that 1009 is reached.
+websocket_options=(-dict=Fuzz/websocket.dict -max_len=4096)
 
 # import_module NAME: Sources/NAME as a static library and module in $root/modules, when a source is newer.
 import_module() {
@@ -189,6 +198,19 @@ json_seeds() {
     seed "$seeds" values '[null, true, false, 0, -1, 1.5e-3, 9223372036854775807, 18446744073709551616, "a\\u00e9\\ud83d\\ude00\\n"]'
     seed "$seeds" nested '{"a": {"b": [[], {}, [{"c": ""}]]}}'
     seed "$seeds" spaces ' \t\r\n{ "k" : "v" } \n'
+}
+
+# The WebSocket harness: byte 0 picks the role (bit 7 client) and the split; the rest is frames: RFC 6455's
+# examples, fragments with a ping between them, close frames, and a few the reader must refuse.
+websocket_seeds() {
+    local seeds=$1
+    seed "$seeds" masked-hello '\x00\x81\x85\x37\xfa\x21\x3d\x7f\x9f\x4d\x51\x58'
+    seed "$seeds" fragments '\x03\x01\x83\x00\x00\x00\x00Hel\x89\x80\x01\x02\x03\x04\x80\x82\x00\x00\x00\x00lo'
+    seed "$seeds" unmasked-client '\x81\x01\x03Hel\x80\x02lo\x8a\x00'
+    seed "$seeds" close '\x02\x88\x85\x00\x00\x00\x00\x03\xe8bye'
+    seed "$seeds" long16 "\\x05\\x82\\xfe\\x00\\x80\\x00\\x00\\x00\\x00$(printf '%0128d' 0)"
+    seed "$seeds" too-big '\x04\x82\xff\x00\x00\x00\x00\x00\x01\x00\x00'
+    seed "$seeds" bad-utf8 '\x01\x81\x82\x00\x00\x00\x00\xc3\x28'
 }
 
 # ---------------------------------------------------------------------------------------------

@@ -21,6 +21,8 @@ public struct TokenServerConfig: Sendable {
     public var idleTimeout: Duration = .seconds(30)
     /// Called with one line per request; nil for none.
     public var log: (@Sendable (String) -> Void)?
+    /// A WebSocket service the server also runs, at its own path (the hub at `/hub`); nil for none.
+    public var webSocket: WebSocketEndpoint?
     /// Unix time now; tokens are issued at this time.
     public var unixTime: @Sendable () -> UInt32
 
@@ -44,3 +46,15 @@ public struct TokenServerConfig: Sendable {
 }
 
 import Foundation
+
+/// A WebSocket service at one path of the server.
+public struct WebSocketEndpoint: Sendable {
+    /// The request path that upgrades, such as `/hub`.
+    public var path: String
+    public var service: any WebSocketService
+
+    public init(path: String, service: any WebSocketService) {
+        self.path = path
+        self.service = service
+    }
+}
