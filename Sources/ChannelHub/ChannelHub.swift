@@ -41,11 +41,16 @@ public final class ChannelHub: WebSocketService, @unchecked Sendable {
         var peer: HubPeer { HubPeer(uid: uid, account: account) }
     }
 
+    /// One open connection: the channel its URL was routed by (`/hub?channel=`), and its user once it has joined.
+    struct Connection {
+        let route: String?
+        var member: Member?
+    }
+
     let config: Configuration
     private var outlet: (any WebSocketOutlet)?
     private var wake: @Sendable () -> Void = {}
-    /// Every open connection; a member once it has joined.
-    private var clients: [WebSocketClientID: Member?] = [:]
+    private var connections: [WebSocketClientID: Connection] = [:]
     /// Each channel's users by uid.
     private var channels: [String: [UInt32: WebSocketClientID]] = [:]
     /// The uid each account was given, for as long as the hub runs, as Agora's network keeps it.
@@ -69,12 +74,13 @@ public final class ChannelHub: WebSocketService, @unchecked Sendable {
         self.wake = wake
     }
 
-    public func opened(_ client: WebSocketClientID, address: String) {
-        clients[client] = .some(nil)
+    public func opened(_ client: WebSocketClientID, address: String, query: [String: String]) {
+        connections[client] = Connection(route: query["channel"])
     }
 
     public func received(_ message: WebSocketMessage, from client: WebSocketClientID) {
-        guard let member = clients[client] else { return }
+        guard let connection = connections[client] else { return }
+        let member = connection.member
         switch message {
         case .binary(let frame):
             forwardVideo(frame, from: client, member)
@@ -84,7 +90,7 @@ public final class ChannelHub: WebSocketService, @unchecked Sendable {
                 return send(.error(error.description), to: client)
             }
             switch request {
-            case .join(let join): self.join(join, client: client, current: member)
+            case .join(let join): self.join(join, client: client, on: connection)
             case .renew(let token): renew(token, client: client, member)
             case .setRole(let role): setRole(role, client: client, member)
             case .leave:
@@ -96,8 +102,8 @@ public final class ChannelHub: WebSocketService, @unchecked Sendable {
     }
 
     public func closed(_ client: WebSocketClientID, _ end: WebSocketEnd) {
-        guard let member = clients.removeValue(forKey: client) else { return }
-        if let member {
+        guard let connection = connections.removeValue(forKey: client) else { return }
+        if let member = connection.member {
             if case .closedByClient = end { remove(client, member, peersHear: .quit) } else { remove(client, member, peersHear: .dropped) }
         }
     }
@@ -110,9 +116,13 @@ public final class ChannelHub: WebSocketService, @unchecked Sendable {
 
     // MARK: Requests
 
-    private func join(_ join: HubJoin, client: WebSocketClientID, current: Member?) {
-        if let current {
+    private func join(_ join: HubJoin, client: WebSocketClientID, on connection: Connection) {
+        if let current = connection.member {
             return send(.error("already in channel \(current.channel.escapedForPrinting) as uid \(current.uid); leave first"), to: client)
+        }
+        if let route = connection.route, route != join.channel {
+            return send(.error("this connection was opened for channel \(route.escapedForPrinting) (/hub?channel=); "
+                               + "open another for \(join.channel.escapedForPrinting)"), to: client)
         }
         if let refusal = refusal(of: join) {
             log(client, "refused a join of \(join.channel.escapedForPrinting): \(refusal.reason.name)")
@@ -135,15 +145,15 @@ public final class ChannelHub: WebSocketService, @unchecked Sendable {
             return  // the hub always knows a certificate, so a missing token is refused above
         }
         let (uid, account) = assignUid(join.user)
-        if let earlier = channels[join.channel]?[uid], let pushedOut = clients[earlier] ?? nil {
+        if let earlier = channels[join.channel]?[uid], let pushedOut = connections[earlier]?.member {
             log(earlier, "pushed out of \(join.channel) by the same uid \(uid) joining again")
             remove(earlier, pushedOut, peersHear: .quit)
             send(.connectionStateChanged(state: code(AgoraConnectionState.failed), reason: code(AgoraConnectionChangedReason.sameUidLogin), error: nil), to: earlier)
         }
         let member = Member(channel: join.channel, uid: uid, account: account, role: join.role, expiresAt: token.joinDeadline,
                             videoCountedAt: now)
-        let present = (channels[join.channel] ?? [:]).values.compactMap { clients[$0] ?? nil }.filter { $0.role == .broadcaster }
-        clients[client] = member
+        let present = (channels[join.channel] ?? [:]).values.compactMap { connections[$0]?.member }.filter { $0.role == .broadcaster }
+        connections[client]?.member = member
         channels[join.channel, default: [:]][uid] = client
         deadlinesChanged = true
         send(.joined(channel: join.channel, uid: uid, role: join.role, expiresAt: member.expiresAt,
@@ -194,7 +204,7 @@ public final class ChannelHub: WebSocketService, @unchecked Sendable {
         case .success(let accepted):
             member.expiresAt = accepted?.joinDeadline ?? member.expiresAt
             member.warned = false
-            clients[client] = member
+            connections[client]?.member = member
             deadlinesChanged = true
             send(.renewTokenResult(code(AgoraRenewTokenErrorCode.success), expiresAt: member.expiresAt), to: client)
             fireDue(config.unixTime())
@@ -206,7 +216,7 @@ public final class ChannelHub: WebSocketService, @unchecked Sendable {
         guard role != member.role else { return }
         let old = member.role
         member.role = role
-        clients[client] = member
+        connections[client]?.member = member
         send(.clientRoleChanged(old: old, new: role), to: client)
         switch role {
         case .broadcaster: send(.userJoined(member.peer), toOthersIn: member.channel, except: client)
@@ -218,7 +228,7 @@ public final class ChannelHub: WebSocketService, @unchecked Sendable {
 
     /// Takes the member out of its channel; the others hear it went offline for `reason` if they could see it.
     private func remove(_ client: WebSocketClientID, _ member: Member, peersHear reason: AgoraUserOfflineReason) {
-        if clients[client] != nil { clients[client] = .some(nil) }
+        connections[client]?.member = nil
         channels[member.channel]?[member.uid] = nil
         if channels[member.channel]?.isEmpty == true { channels[member.channel] = nil }
         deadlinesChanged = true
@@ -231,8 +241,8 @@ public final class ChannelHub: WebSocketService, @unchecked Sendable {
     private func fireDue(_ now: Double) {
         let lead = Double(config.willExpireLead.components.seconds)
         var next: Double?
-        for (client, member) in clients {
-            guard var member else { continue }
+        for (client, connection) in connections {
+            guard var member = connection.member else { continue }
             let end = Double(member.expiresAt)
             if now >= end {
                 log(client, "token ended: out of \(member.channel.escapedForPrinting)")
@@ -243,7 +253,7 @@ public final class ChannelHub: WebSocketService, @unchecked Sendable {
             }
             if !member.warned, now >= end - lead {
                 member.warned = true
-                clients[client] = member
+                connections[client]?.member = member
                 send(.tokenPrivilegeWillExpire(expiresAt: member.expiresAt), to: client)
             }
             let due = member.warned ? end : end - lead
@@ -273,11 +283,11 @@ public final class ChannelHub: WebSocketService, @unchecked Sendable {
         member.videoAllowance = min(rate, member.videoAllowance + max(0, now - member.videoCountedAt) * rate)
         member.videoCountedAt = now
         guard member.videoAllowance >= 1 else {
-            clients[client] = member
+            connections[client]?.member = member
             return
         }
         member.videoAllowance -= 1
-        clients[client] = member
+        connections[client]?.member = member
         outlet?.send(binary: HubVideoFrame.stamped(frame, uid: member.uid), to: others(in: member.channel, except: client))
     }
 

@@ -26,6 +26,7 @@ final class WebSocketHost: @unchecked Sendable {
         let socket: Socket
         let leftover: [UInt8]
         let address: String
+        let query: [String: String]
         let close: @Sendable () -> Void
     }
 
@@ -64,7 +65,7 @@ final class WebSocketHost: @unchecked Sendable {
             return .switchingProtocols(
                 headers: [("Upgrade", "websocket"), ("Connection", "Upgrade"), ("Sec-WebSocket-Accept", accept)],
                 to: Takeover { [self] socket, leftover, address, close in
-                    mailbox.hand(Adopted(socket: socket, leftover: leftover, address: address, close: close))
+                    mailbox.hand(Adopted(socket: socket, leftover: leftover, address: address, query: request.query, close: close))
                 })
         }
     }
@@ -173,7 +174,7 @@ final class WebSocketHost: @unchecked Sendable {
         let peer = Peer(adopted, id: WebSocketClientID(nextID), maxMessageBytes: limits.maxMessageBytes, now: clock.now)
         adopted.socket.makeNonBlocking()
         peers[peer.id] = peer
-        service.opened(peer.id, address: peer.address)
+        service.opened(peer.id, address: peer.address, query: adopted.query)
         peer.reader.append(adopted.leftover)
         handleFrames(peer)
     }

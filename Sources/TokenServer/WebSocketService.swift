@@ -34,7 +34,8 @@ public protocol WebSocketOutlet: AnyObject {
 public protocol WebSocketService: AnyObject, Sendable {
     /// The host starts; `wake` makes it call `tick` soon, from any thread.
     func start(outlet: any WebSocketOutlet, wake: @escaping @Sendable () -> Void)
-    func opened(_ client: WebSocketClientID, address: String)
+    /// A client connected from `address`, with the query of the URL it asked for.
+    func opened(_ client: WebSocketClientID, address: String, query: [String: String])
     func received(_ message: WebSocketMessage, from client: WebSocketClientID)
     /// The client is gone; nothing more is sent to it.
     func closed(_ client: WebSocketClientID, _ end: WebSocketEnd)

@@ -108,6 +108,15 @@ import WebSocket
         #expect(hub.outlet.take(client).first?["reason"]?.string == "tokenExpired")
     }
 
+    @Test func aConnectionRoutedByChannelJoinsThatChannelOnly() {
+        let hub = HubFixture()
+        let client = hub.connect(query: ["channel": "room"])
+        hub.join(client, channel: "other", uid: 1)
+        #expect(hub.outlet.take(client).first?["message"]?.string?.contains("opened for channel room") == true)
+        hub.join(client, channel: "room", uid: 1)
+        #expect(hub.outlet.take(client).first?.type == "joined")
+    }
+
     @Test func theSameUidJoiningAgainPushesTheFirstOutWithSameUidLogin() {
         let hub = HubFixture()
         let first = hub.connect(), watcher = hub.connect(), second = hub.connect()

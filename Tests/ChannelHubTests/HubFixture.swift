@@ -58,10 +58,10 @@ final class HubFixture {
         hub.start(outlet: outlet, wake: {})
     }
 
-    func connect() -> WebSocketClientID {
+    func connect(query: [String: String] = [:]) -> WebSocketClientID {
         lastID += 1
         let id = WebSocketClientID(lastID)
-        hub.opened(id, address: "127.0.0.1")
+        hub.opened(id, address: "127.0.0.1", query: query)
         return id
     }
 

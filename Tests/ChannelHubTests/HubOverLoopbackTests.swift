@@ -67,6 +67,13 @@ extension WebSocketTestClient {
         #expect(try member.notice()?.int("uid") == 2)
     }
 
+    @Test func theChannelInTheURLReachesTheHub() throws {
+        let loopback = try LoopbackHub()
+        let client = try WebSocketTestClient.open(port: loopback.server.port, path: "/hub?channel=room")
+        client.send(text: #"{"type":"join","channel":"other","uid":1,"token":"\#(loopback.fixture.token(channel: "other", uid: 1))"}"#)
+        #expect(try client.notice()?["message"]?.string?.contains("opened for channel room") == true)
+    }
+
     @Test func whenATokenRunsOutTheOtherSeesTheUserGo() throws {
         let loopback = try LoopbackHub()
         let lapses = try loopback.member(uid: 1, lifetime: 60)

@@ -13,7 +13,7 @@ final class BroadcastService: WebSocketService, @unchecked Sendable {
 
     func start(outlet: any WebSocketOutlet, wake: @escaping @Sendable () -> Void) { self.outlet = outlet }
 
-    func opened(_ client: WebSocketClientID, address: String) {
+    func opened(_ client: WebSocketClientID, address: String, query: [String: String]) {
         clients.append(client)
         outlet?.send(text: "hello \(client)", to: [client])
     }
