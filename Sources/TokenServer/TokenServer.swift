@@ -37,7 +37,7 @@ public final class TokenServer: Sendable {
         var handler: HTTPServer.Handler = routes.handle
         var host: WebSocketHost?
         if let endpoint = config.webSocket {
-            let webSocket = try WebSocketHost(path: endpoint.path, service: endpoint.service, log: config.log)
+            let webSocket = try WebSocketHost(path: endpoint.path, service: endpoint.service, limits: endpoint.limits, log: config.log)
             handler = { request in request.path == webSocket.path ? webSocket.upgrade(request) : routes.handle(request) }
             host = webSocket
         }

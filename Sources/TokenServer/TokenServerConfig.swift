@@ -52,9 +52,11 @@ public struct WebSocketEndpoint: Sendable {
     /// The request path that upgrades, such as `/hub`.
     public var path: String
     public var service: any WebSocketService
+    public var limits: WebSocketLimits
 
-    public init(path: String, service: any WebSocketService) {
+    public init(path: String, service: any WebSocketService, limits: WebSocketLimits = WebSocketLimits()) {
         self.path = path
         self.service = service
+        self.limits = limits
     }
 }

@@ -9,19 +9,6 @@ import Glibc
 /// one service. Every client has a bounded send queue: one that does not read is dropped, never waited for, so it
 /// stalls nobody. Frames are read as they arrive and checked before they are kept (`WebSocketReader`).
 final class WebSocketHost: @unchecked Sendable {
-    struct Limits: Sendable {
-        /// The most one message from a client may hold.
-        var maxMessageBytes = 64 * 1024
-        /// Bytes waiting to be sent to one client; past this it is dropped as too slow.
-        var maxQueuedBytes = 512 * 1024
-        /// A client that takes none of what is waiting for it for this long is dropped.
-        var sendTimeout: Duration = .seconds(5)
-        /// A client heard from not at all (no frame, not even a ping) for this long is lost.
-        var silenceLimit: Duration = .seconds(20)
-        /// After the close frames, how long to wait for the client to close its end.
-        var lingerTimeout: Duration = .seconds(2)
-    }
-
     private struct Adopted: Sendable {
         let socket: Socket
         let leftover: [UInt8]
@@ -32,7 +19,7 @@ final class WebSocketHost: @unchecked Sendable {
 
     let path: String
     private let service: any WebSocketService
-    private let limits: Limits
+    private let limits: WebSocketLimits
     private let serverLog: (@Sendable (String) -> Void)?
     private let mailbox: Mailbox<Adopted>
     private let stopping = Atomic(false)
@@ -44,7 +31,7 @@ final class WebSocketHost: @unchecked Sendable {
     private var ended: [(WebSocketClientID, WebSocketEnd)] = []
     private let clock = ContinuousClock()
 
-    init(path: String, service: any WebSocketService, limits: Limits = Limits(), log: (@Sendable (String) -> Void)?) throws(SocketError) {
+    init(path: String, service: any WebSocketService, limits: WebSocketLimits, log: (@Sendable (String) -> Void)?) throws(SocketError) {
         self.path = path
         self.service = service
         self.limits = limits
@@ -57,6 +44,7 @@ final class WebSocketHost: @unchecked Sendable {
 
     /// The answer to a request on the endpoint: 101 and the connection is this host's, or 400/426 saying why not.
     func upgrade(_ request: HTTPRequest) -> HTTPResponse {
+        guard !stopping.load(ordering: .relaxed) else { return .error(503, "the server is stopping") }
         switch WebSocketHandshake.accept(method: request.method, version: request.version, header: request.header) {
         case .failure(let refusal):
             return .error(refusal.status, refusal.message,

@@ -41,11 +41,11 @@ final class BroadcastService: WebSocketService, @unchecked Sendable {
     func tick() -> Duration? { nil }
 }
 
-func startWebSocketServer(log: LogLines? = nil) throws -> TokenServer {
+func startWebSocketServer(log: LogLines? = nil, limits: WebSocketLimits = WebSocketLimits()) throws -> TokenServer {
     let write: (@Sendable (String) -> Void)? = log.map { lines in { @Sendable line in lines.append(line) } }
     var config = TokenServerConfig(port: 0, appID: TestCredentials.appID, appCertificate: TestCredentials.certificate,
                                    log: write, unixTime: { now })
-    config.webSocket = WebSocketEndpoint(path: "/hub", service: BroadcastService())
+    config.webSocket = WebSocketEndpoint(path: "/hub", service: BroadcastService(), limits: limits)
     return try TokenServer(config)
 }
 
@@ -145,6 +145,18 @@ func startWebSocketServer(log: LogLines? = nil) throws -> TokenServer {
         #expect(binaries == 400)
         #expect(texts.contains("closed #1 closedByHost(1008)"))
         #expect(log.all.contains { $0.contains("#1 dropped:") && $0.contains("too slow a reader") })
+    }
+
+    @Test func aClientHeardFromNotAtAllIsLost() throws {
+        let log = LogLines()
+        var limits = WebSocketLimits()
+        limits.silenceLimit = .milliseconds(200)
+        let server = try startWebSocketServer(log: log, limits: limits)
+        defer { server.stop() }
+        let silent = try WebSocketTestClient.open(port: server.port)
+        #expect(try silent.nextText() == "hello #1")
+        #expect(try silent.closeFrame() == nil)
+        #expect(log.all.contains("ws /hub 127.0.0.1 #1 lost: nothing heard for 0.2 seconds"))
     }
 
     @Test func stoppingTheServerClosesClientsWith1001() throws {
