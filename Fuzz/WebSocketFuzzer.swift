@@ -18,19 +18,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let role: WebSocketReader.Role = data[0] & 0x80 != 0 ? .client : .server
     let stream = Array(UnsafeBufferPointer(start: data + 1, count: size - 1))
     let whole = read(stream, in: [stream.count], role: role)
-    let largest = [1, 2, 7, 64, 512, 4096][Int(data[0] % 6)]
-    var state = UInt64(data[0]) &* 0x9E37_79B9_7F4A_7C15 | 1
-    var sizes: [Int] = []
-    var total = 0
-    while total < stream.count {
-        state ^= state << 13
-        state ^= state >> 7
-        state ^= state << 17
-        let next = 1 + Int(state % UInt64(largest))
-        sizes.append(next)
-        total += next
-    }
-    let chunked = read(stream, in: sizes, role: role)
+    let chunked = read(stream, in: arrivalSizes(of: stream.count, seed: data[0]), role: role)
     if whole.events != chunked.events || whole.failure != chunked.failure {
         fatalError("the reading depends on how the bytes arrive:\n  whole:   \(whole)\n  chunked: \(chunked)")
     }

@@ -50,7 +50,7 @@ token_inputs=(Sources/CCrypto/* Sources/CZlib/* Sources/PrintableText/*.swift)
 token_imports=(PrintableText)
 token_options=(-dict=Fuzz/tokens.dict -max_len=4096)
 
-http_sources=(Fuzz/HTTPFuzzer.swift Sources/TokenServer/RequestReader.swift)
+http_sources=(Fuzz/HTTPFuzzer.swift Fuzz/Arrivals.swift Sources/TokenServer/RequestReader.swift)
 http_module=TokenServer
 http_flags=()
 http_inputs=()
@@ -65,7 +65,7 @@ json_inputs=()
 json_imports=()
 json_options=(-dict=Fuzz/json.dict -max_len=4096)
 
-websocket_sources=(Fuzz/WebSocketFuzzer.swift Sources/WebSocket/*.swift)
+websocket_sources=(Fuzz/WebSocketFuzzer.swift Fuzz/Arrivals.swift Sources/WebSocket/*.swift)
 websocket_module=WebSocket
 websocket_flags=(-I Sources/CCrypto -lcrypto)
 websocket_inputs=(Sources/CCrypto/*)
