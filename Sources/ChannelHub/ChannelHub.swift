@@ -96,7 +96,7 @@ public final class ChannelHub: WebSocketService, @unchecked Sendable {
             case .leave:
                 guard let member else { return send(.error("not in a channel; nothing to leave"), to: client) }
                 remove(client, member, peersHear: .quit)
-                send(.connectionStateChanged(state: code(AgoraConnectionState.disconnected), reason: code(AgoraConnectionChangedReason.reasonLeaveChannel), error: nil), to: client)
+                send(stateChanged(.disconnected, .reasonLeaveChannel), to: client)
             }
         }
     }
@@ -124,10 +124,7 @@ public final class ChannelHub: WebSocketService, @unchecked Sendable {
             return send(.error("this connection was opened for channel \(route.escapedForPrinting) (/hub?channel=); "
                                + "open another for \(join.channel.escapedForPrinting)"), to: client)
         }
-        if let refusal = refusal(of: join) {
-            log(client, "refused a join of \(join.channel.escapedForPrinting): \(refusal.reason.name)")
-            return send(.connectionStateChanged(state: code(refusal.state), reason: code(refusal.reason), error: code(refusal.error)), to: client)
-        }
+        if let refusal = refusal(of: join) { return refuse(client, joining: join.channel, refusal) }
         let now = config.unixTime()
         let rtcUser: RTCUser = switch join.user {
         case .uid(let uid): .uid(uid)
@@ -137,8 +134,7 @@ public final class ChannelHub: WebSocketService, @unchecked Sendable {
         switch TokenRejection.check(join.token, appId: config.appID, appCertificate: config.appCertificate, channel: join.channel,
                                     user: rtcUser, unixNow: now) {
         case .failure(let rejection):
-            log(client, "refused a join of \(join.channel.escapedForPrinting): \(rejection.reason.name)")
-            return send(.connectionStateChanged(state: code(rejection.state), reason: code(rejection.reason), error: code(rejection.error)), to: client)
+            return refuse(client, joining: join.channel, rejection)
         case .success(let accepted?):
             token = accepted
         case .success(nil):
@@ -148,7 +144,7 @@ public final class ChannelHub: WebSocketService, @unchecked Sendable {
         if let earlier = channels[join.channel]?[uid], let pushedOut = connections[earlier]?.member {
             log(earlier, "pushed out of \(join.channel) by the same uid \(uid) joining again")
             remove(earlier, pushedOut, peersHear: .quit)
-            send(.connectionStateChanged(state: code(AgoraConnectionState.failed), reason: code(AgoraConnectionChangedReason.sameUidLogin), error: nil), to: earlier)
+            send(stateChanged(.failed, .sameUidLogin), to: earlier)
         }
         let member = Member(channel: join.channel, uid: uid, account: account, role: join.role, expiresAt: token.joinDeadline,
                             videoCountedAt: now)
@@ -160,6 +156,20 @@ public final class ChannelHub: WebSocketService, @unchecked Sendable {
                      users: present.map(\.peer).sorted { $0.uid < $1.uid }), to: client)
         if member.role == .broadcaster { send(.userJoined(member.peer), toOthersIn: member.channel, except: client) }
         fireDue(now)
+    }
+
+    private func refuse(_ client: WebSocketClientID, joining channel: String, _ rejection: TokenRejection) {
+        log(client, "refused a join of \(channel.escapedForPrinting): \(rejection.reason.name)")
+        send(notice(for: rejection), to: client)
+    }
+
+    /// The client is out of the channel, or not let in, for this reason.
+    private func notice(for rejection: TokenRejection) -> HubNotice {
+        .connectionStateChanged(state: code(rejection.state), reason: code(rejection.reason), error: code(rejection.error))
+    }
+
+    private func stateChanged(_ state: AgoraConnectionState, _ reason: AgoraConnectionChangedReason) -> HubNotice {
+        .connectionStateChanged(state: code(state), reason: code(reason), error: nil)
     }
 
     /// What Agora refuses before it looks at the token: another App ID, a channel name or account it does not accept.
@@ -220,7 +230,8 @@ public final class ChannelHub: WebSocketService, @unchecked Sendable {
         send(.clientRoleChanged(old: old, new: role), to: client)
         switch role {
         case .broadcaster: send(.userJoined(member.peer), toOthersIn: member.channel, except: client)
-        case .audience: send(.userOffline(uid: member.uid, reason: code(AgoraUserOfflineReason.becomeAudience)), toOthersIn: member.channel, except: client)
+        case .audience:
+            send(.userOffline(uid: member.uid, reason: code(AgoraUserOfflineReason.becomeAudience)), toOthersIn: member.channel, except: client)
         }
     }
 
@@ -247,8 +258,7 @@ public final class ChannelHub: WebSocketService, @unchecked Sendable {
             if now >= end {
                 log(client, "token ended: out of \(member.channel.escapedForPrinting)")
                 remove(client, member, peersHear: .quit)
-                send(.connectionStateChanged(state: code(AgoraConnectionState.failed), reason: code(AgoraConnectionChangedReason.reasonTokenExpired),
-                                             error: code(AgoraErrorCode.tokenExpired)), to: client)
+                send(notice(for: .expired), to: client)
                 continue
             }
             if !member.warned, now >= end - lead {

@@ -59,7 +59,13 @@ extension HubRequest {
             case (.some, .some): throw HubProtocolError("join takes a uid or an account, not both")
             case (nil, .some): user = .account(try request.string("account"))
             case (.some(.integer(let uid)), nil) where (0...Int64(UInt32.max)).contains(uid): user = .uid(UInt32(uid))
-            case (.some(let other), nil): throw HubProtocolError("uid must be a whole number 0...4294967295, not \(other.kind == "a number" ? "\(other)" : other.kind)")
+            case (.some(let other), nil):
+                let given = switch other {
+                case .integer(let number): String(number)
+                case .number(let text): String(text.prefix(40))
+                default: other.kind
+                }
+                throw HubProtocolError("uid must be a whole number 0...4294967295, not \(given)")
             case (nil, nil): throw HubProtocolError("join needs a uid (0 for one the hub assigns) or an account")
             }
             self = .join(HubJoin(appId: try request.optionalString("appId"), channel: try request.string("channel"), user: user,

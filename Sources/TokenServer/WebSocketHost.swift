@@ -71,8 +71,9 @@ final class WebSocketHost: @unchecked Sendable {
     private final class Peer {
         enum Phase {
             case open
-            /// A close frame is queued; once it is out, the host waits for the client to close until `until`.
+            /// A close frame is queued (or there was no room for one); once the queue is out, the host half-closes.
             case closing
+            /// Half-closed: waiting for the client to close its end, until `until`.
             case lingering(until: ContinuousClock.Instant)
         }
 
@@ -168,16 +169,18 @@ final class WebSocketHost: @unchecked Sendable {
     }
 
     private func read(_ peer: Peer, scratch: inout [UInt8]) {
-        let count = scratch.withUnsafeMutableBytes { recv(peer.socket.fd, $0.baseAddress, $0.count, 0) }
-        if count < 0, errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK { return }
-        guard count > 0 else {
+        var received: [UInt8] = []
+        switch peer.socket.receive(appendingTo: &received, scratch: &scratch) {
+        case .nothingYet: return
+        case .closed:
             if peer.isOpen { log(peer, "lost: the connection closed without a close frame") }
             return drop(peer, .lost, tell: peer.isOpen)
+        case .received:
+            peer.lastHeard = clock.now
+            guard peer.isOpen else { return }  // closing: what still arrives is dropped
+            peer.reader.append(received)
+            handleFrames(peer)
         }
-        peer.lastHeard = clock.now
-        guard peer.isOpen else { return }  // closing: what still arrives is dropped
-        peer.reader.append(scratch[..<count])
-        handleFrames(peer)
     }
 
     private func handleFrames(_ peer: Peer) {
