@@ -4,6 +4,7 @@
 #   http   the token server's RequestReader (Fuzz/HTTPFuzzer.swift + Sources/TokenServer/RequestReader.swift)
 #   json   JSONValue.parse                (Fuzz/JSONFuzzer.swift + Sources/JSON/*.swift)
 #   websocket  the WebSocket frame reader (Fuzz/WebSocketFuzzer.swift + Sources/WebSocket/*.swift)
+#   hub    the hub's request reader       (Fuzz/HubFuzzer.swift + Sources/HubProtocol/*.swift)
 #
 #   Scripts/fuzz.sh [seconds] [target...]   (or: make fuzz FUZZ_SECONDS=300)
 #
@@ -16,16 +17,16 @@ cd "$(dirname "$0")/.."
 
 seconds="${1:-60}"
 if ! [[ "$seconds" =~ ^[0-9]+$ ]] || [ "$seconds" -eq 0 ]; then
-    echo "usage: Scripts/fuzz.sh [seconds] [token|http|json|websocket ...]   (seconds: a whole number above 0, default 60)" >&2
+    echo "usage: Scripts/fuzz.sh [seconds] [token|http|json|websocket|hub ...]   (seconds: a whole number above 0, default 60)" >&2
     exit 2
 fi
 shift $(( $# > 0 ? 1 : 0 ))
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(token http json websocket)
+[ ${#targets[@]} -gt 0 ] || targets=(token http json websocket hub)
 for target in "${targets[@]}"; do
     case "$target" in
-        token | http | json | websocket) ;;
-        *) echo "fuzz: no target \"$target\"; the targets are token, http, json and websocket" >&2; exit 2 ;;
+        token | http | json | websocket | hub) ;;
+        *) echo "fuzz: no target \"$target\"; the targets are token, http, json, websocket and hub" >&2; exit 2 ;;
     esac
 done
 
@@ -72,6 +73,13 @@ websocket_inputs=(Sources/CCrypto/*)
 websocket_imports=()
 # Past the 1024-byte message limit the harness sets, so that 1009 is reached.
 websocket_options=(-dict=Fuzz/websocket.dict -max_len=4096)
+
+hub_sources=(Fuzz/HubFuzzer.swift Sources/HubProtocol/*.swift)
+hub_module=HubProtocol
+hub_flags=(-I "$root/modules" -L "$root/modules" -lJSON)
+hub_inputs=(Sources/JSON/*.swift)
+hub_imports=(JSON)
+hub_options=(-dict=Fuzz/hub.dict -max_len=4096)
 
 # import_module NAME: Sources/NAME as a static library and module in $root/modules, when a source is newer.
 import_module() {
@@ -211,6 +219,18 @@ websocket_seeds() {
     seed "$seeds" long16 "\\x05\\x82\\xfe\\x00\\x80\\x00\\x00\\x00\\x00$(printf '%0128d' 0)"
     seed "$seeds" too-big '\x04\x82\xff\x00\x00\x00\x00\x00\x01\x00\x00'
     seed "$seeds" bad-utf8 '\x01\x81\x82\x00\x00\x00\x00\xc3\x28'
+}
+
+# The hub harness: the whole input is a text frame: each request of the protocol, and a few it must refuse.
+hub_seeds() {
+    local seeds=$1
+    seed "$seeds" join '{"type":"join","channel":"standup","uid":42,"token":"007eJxTYA","role":"broadcaster"}'
+    seed "$seeds" join-account '{"type":"join","appId":"970CA35de60c44645bbae8a215061b33","channel":"a b","account":"alice","token":""}'
+    seed "$seeds" renew '{"type":"renew","token":"007eJxTYA"}'
+    seed "$seeds" role '{"type":"setRole","role":"audience"}'
+    seed "$seeds" leave '{"type":"leave"}'
+    seed "$seeds" both '{"type":"join","channel":"c","uid":1,"account":"a","token":"t"}'
+    seed "$seeds" video '\x01\x00\x00\x00\x00\x20\x12\xff\x0a\x14\x1e'
 }
 
 # ---------------------------------------------------------------------------------------------

@@ -65,8 +65,7 @@ public enum HubNotice: Equatable, Sendable {
         case .error(let message):
             object = ["type": "error", "message": message]
         }
-        let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
-        return data.map { String(decoding: $0, as: UTF8.self) } ?? #"{"type":"error","message":"the hub could not write a message"}"#
+        return HubJSON.text(object)
     }
 
     private static func fields(_ peer: HubPeer) -> [String: Any] {
@@ -78,5 +77,15 @@ public enum HubNotice: Equatable, Sendable {
     private static func add(_ code: HubCode, as name: String, to object: inout [String: Any]) {
         object[name] = code.name
         object[name + "Code"] = code.value
+    }
+}
+
+/// Writes the protocol's JSON objects.
+enum HubJSON {
+    /// One object as compact JSON with sorted keys; the values are strings, numbers and arrays of objects, which
+    /// always encode.
+    static func text(_ object: [String: Any]) -> String {
+        let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+        return data.map { String(decoding: $0, as: UTF8.self) } ?? "{}"
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import JSON
 
 /// A role in the channel, as Agora's `AgoraClientRole` names it.
@@ -80,6 +81,26 @@ extension HubRequest {
         case let other:
             throw HubProtocolError("no request of type \"\(other.prefix(40))\"; the types are join, renew, setRole and leave")
         }
+    }
+}
+
+extension HubRequest {
+    /// The request as a text frame's JSON, which `init(json:)` reads back as itself.
+    public var json: String {
+        var object: [String: Any]
+        switch self {
+        case .join(let join):
+            object = ["type": "join", "channel": join.channel, "token": join.token, "role": join.role.rawValue]
+            switch join.user {
+            case .uid(let uid): object["uid"] = uid
+            case .account(let account): object["account"] = account
+            }
+            if let appId = join.appId { object["appId"] = appId }
+        case .renew(let token): object = ["type": "renew", "token": token]
+        case .setRole(let role): object = ["type": "setRole", "role": role.rawValue]
+        case .leave: object = ["type": "leave"]
+        }
+        return HubJSON.text(object)
     }
 }
 
