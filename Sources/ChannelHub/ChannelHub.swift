@@ -138,7 +138,7 @@ public final class ChannelHub: WebSocketService, @unchecked Sendable {
         case .success(let accepted?):
             token = accepted
         case .success(nil):
-            return  // the hub always knows a certificate, so a missing token is refused above
+            return  // not reached: with the hub's certificate, the check refuses a missing token
         }
         let (uid, account) = assignUid(join.user)
         if let earlier = channels[join.channel]?[uid], let pushedOut = connections[earlier]?.member {
