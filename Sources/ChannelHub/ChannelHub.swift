@@ -140,7 +140,7 @@ public final class ChannelHub: WebSocketService, @unchecked Sendable {
         case .success(nil):
             return  // not reached: with the hub's certificate, the check refuses a missing token
         }
-        let (uid, account) = assignUid(join.user)
+        let (uid, account) = assignUid(join.user, in: join.channel)
         if let earlier = channels[join.channel]?[uid], let pushedOut = connections[earlier]?.member {
             log(earlier, "pushed out of \(join.channel) by the same uid \(uid) joining again")
             remove(earlier, pushedOut, peersHear: .quit)
@@ -185,10 +185,12 @@ public final class ChannelHub: WebSocketService, @unchecked Sendable {
         return nil
     }
 
-    private func assignUid(_ user: HubUser) -> (UInt32, String?) {
+    private func assignUid(_ user: HubUser, in channel: String) -> (UInt32, String?) {
         switch user {
         case .uid(0):
-            return (nextAssignedUid(), nil)
+            var uid = nextAssignedUid()
+            while channels[channel]?[uid] != nil { uid = nextAssignedUid() }
+            return (uid, nil)
         case .uid(let uid):
             return (uid, nil)
         case .account(let account):
