@@ -17,6 +17,9 @@ public final class ChannelHub: WebSocketService, @unchecked Sendable {
         public var unixTime: @Sendable () -> Double
         /// How long before a token's end the client is told (`tokenPrivilegeWillExpire`).
         public var willExpireLead: Duration = Simulation.agoraWillExpireLead
+        /// A connection out of any channel this long is closed (1008): a client without a valid token holds no
+        /// connection for long.
+        public var outsideLimit: Duration = .seconds(60)
 
         public init(appID: String, appCertificate: String, unixTime: @escaping @Sendable () -> Double) {
             self.appID = appID
@@ -41,10 +44,18 @@ public final class ChannelHub: WebSocketService, @unchecked Sendable {
         var peer: HubPeer { HubPeer(uid: uid, account: account) }
     }
 
-    /// One open connection: the channel its URL was routed by (`/hub?channel=`), and its user once it has joined.
+    /// One open connection: the channel its URL was routed by (`/hub?channel=`), and whether its user is in a channel.
     struct Connection {
+        enum Phase {
+            /// Not in a channel (not yet, refused, left, put out) since this unix time.
+            case outside(since: Double)
+            case inChannel(Member)
+        }
+
         let route: String?
-        var member: Member?
+        var phase: Phase
+
+        var member: Member? { if case .inChannel(let member) = phase { member } else { nil } }
     }
 
     let config: Configuration
@@ -75,7 +86,8 @@ public final class ChannelHub: WebSocketService, @unchecked Sendable {
     }
 
     public func opened(_ client: WebSocketClientID, address: String, query: [String: String]) {
-        connections[client] = Connection(route: query["channel"])
+        connections[client] = Connection(route: query["channel"], phase: .outside(since: config.unixTime()))
+        deadlinesChanged = true
     }
 
     public func received(_ message: WebSocketMessage, from client: WebSocketClientID) {
@@ -149,7 +161,7 @@ public final class ChannelHub: WebSocketService, @unchecked Sendable {
         let member = Member(channel: join.channel, uid: uid, account: account, role: join.role, expiresAt: token.joinDeadline,
                             videoCountedAt: now)
         let present = (channels[join.channel] ?? [:]).values.compactMap { connections[$0]?.member }.filter { $0.role == .broadcaster }
-        connections[client]?.member = member
+        connections[client]?.phase = .inChannel(member)
         channels[join.channel, default: [:]][uid] = client
         deadlinesChanged = true
         send(.joined(channel: join.channel, uid: uid, role: join.role, expiresAt: member.expiresAt,
@@ -216,7 +228,7 @@ public final class ChannelHub: WebSocketService, @unchecked Sendable {
         case .success(let accepted):
             member.expiresAt = accepted?.joinDeadline ?? member.expiresAt
             member.warned = false
-            connections[client]?.member = member
+            connections[client]?.phase = .inChannel(member)
             deadlinesChanged = true
             send(.renewTokenResult(code(AgoraRenewTokenErrorCode.success), expiresAt: member.expiresAt), to: client)
             fireDue(config.unixTime())
@@ -228,7 +240,7 @@ public final class ChannelHub: WebSocketService, @unchecked Sendable {
         guard role != member.role else { return }
         let old = member.role
         member.role = role
-        connections[client]?.member = member
+        connections[client]?.phase = .inChannel(member)
         send(.clientRoleChanged(old: old, new: role), to: client)
         switch role {
         case .broadcaster: send(.userJoined(member.peer), toOthersIn: member.channel, except: client)
@@ -241,7 +253,7 @@ public final class ChannelHub: WebSocketService, @unchecked Sendable {
 
     /// Takes the member out of its channel; the others hear it went offline for `reason` if they could see it.
     private func remove(_ client: WebSocketClientID, _ member: Member, peersHear reason: AgoraUserOfflineReason) {
-        connections[client]?.member = nil
+        connections[client]?.phase = .outside(since: config.unixTime())
         channels[member.channel]?[member.uid] = nil
         if channels[member.channel]?.isEmpty == true { channels[member.channel] = nil }
         deadlinesChanged = true
@@ -254,8 +266,19 @@ public final class ChannelHub: WebSocketService, @unchecked Sendable {
     private func fireDue(_ now: Double) {
         let lead = Double(config.willExpireLead.components.seconds)
         var next: Double?
+        let outsideLimit = Double(config.outsideLimit.components.seconds)
         for (client, connection) in connections {
-            guard var member = connection.member else { continue }
+            guard case .inChannel(var member) = connection.phase else {
+                guard case .outside(let since) = connection.phase else { continue }
+                if now >= since + outsideLimit {
+                    log(client, "closed 1008: out of any channel for \(config.outsideLimit)")
+                    outlet?.close(client, code: .policyViolation, reason: "out of any channel for \(config.outsideLimit); connect again to join")
+                    connections[client] = nil
+                } else {
+                    next = min(next ?? since + outsideLimit, since + outsideLimit)
+                }
+                continue
+            }
             let end = Double(member.expiresAt)
             if now >= end {
                 log(client, "token ended: out of \(member.channel.escapedForPrinting)")
@@ -265,7 +288,7 @@ public final class ChannelHub: WebSocketService, @unchecked Sendable {
             }
             if !member.warned, now >= end - lead {
                 member.warned = true
-                connections[client]?.member = member
+                connections[client]?.phase = .inChannel(member)
                 send(.tokenPrivilegeWillExpire(expiresAt: member.expiresAt), to: client)
             }
             let due = member.warned ? end : end - lead
@@ -295,11 +318,11 @@ public final class ChannelHub: WebSocketService, @unchecked Sendable {
         member.videoAllowance = min(rate, member.videoAllowance + max(0, now - member.videoCountedAt) * rate)
         member.videoCountedAt = now
         guard member.videoAllowance >= 1 else {
-            connections[client]?.member = member
+            connections[client]?.phase = .inChannel(member)
             return
         }
         member.videoAllowance -= 1
-        connections[client]?.member = member
+        connections[client]?.phase = .inChannel(member)
         outlet?.send(binary: HubVideoFrame.stamped(frame, uid: member.uid), to: others(in: member.channel, except: client))
     }
 

@@ -117,6 +117,22 @@ import WebSocket
         #expect(hub.outlet.take(client).first?.type == "joined")
     }
 
+    @Test func aConnectionOutOfAnyChannelForAMinuteIsClosed() {
+        let hub = HubFixture()
+        let refused = hub.connect(), leaves = hub.connect()
+        hub.join(refused, uid: 1, token: hub.token(channel: "elsewhere", uid: 1))
+        hub.join(leaves, uid: 2)
+        hub.advance(by: 30)
+        hub.say(leaves, #"{"type":"leave"}"#)
+        hub.advance(by: 29)
+        #expect(hub.outlet.closes.isEmpty)
+        hub.advance(by: 1)
+        #expect(hub.outlet.closes == [refused: .policyViolation])
+        #expect(hub.outlet.lines.contains("hub #1 closed 1008: out of any channel for 60.0 seconds"))
+        hub.advance(by: 30)
+        #expect(hub.outlet.closes[leaves] == .policyViolation)
+    }
+
     @Test func theSameUidJoiningAgainPushesTheFirstOutWithSameUidLogin() {
         let hub = HubFixture()
         let first = hub.connect(), watcher = hub.connect(), second = hub.connect()
