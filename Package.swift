@@ -21,13 +21,16 @@ let package = Package(
         .target(name: "SeededRandom"),
         .target(name: "ChannelEngine", dependencies: ["AccessToken", "Timers", "SeededRandom"]),
         .target(name: "JSON"),
-        .target(name: "TokenServer", dependencies: ["AccessToken", "JSON", "PrintableText", "Timers"]),
+        .target(name: "WebSocket", dependencies: ["CCrypto"]),
+        .target(name: "HubProtocol", dependencies: ["JSON"]),
+        .target(name: "TokenServer", dependencies: ["AccessToken", "JSON", "PrintableText", "Timers", "WebSocket"]),
         .target(name: "TokenClient", dependencies: ["AccessToken", "JSON", "Timers"]),
+        .target(name: "ChannelHub", dependencies: ["HubProtocol", "TokenServer", "ChannelEngine", "AccessToken", "PrintableText", "WebSocket"]),
         .target(name: "CallSession", dependencies: ["ChannelEngine", "TokenClient", "AccessToken", "Timers", "PrintableText"]),
         .target(name: "CallScreen", dependencies: ["CallSession", "ChannelEngine", "AccessToken", "CNcurses", "PrintableText", "Timers", "TokenClient"]),
         .target(name: "TokenDoctor", dependencies: ["TokenClient", "AccessToken", "Timers", "PrintableText"]),
-        .target(name: "TestSupport", dependencies: ["Timers"]),
-        .executableTarget(name: "tokencall", dependencies: ["AccessToken", "Arguments", "TokenServer", "TokenDoctor", "CallSession", "CallScreen", "ChannelEngine", "TokenClient", "PrintableText"]),
+        .target(name: "TestSupport", dependencies: ["Timers", "WebSocket"]),
+        .executableTarget(name: "tokencall", dependencies: ["AccessToken", "Arguments", "TokenServer", "ChannelHub", "TokenDoctor", "CallSession", "CallScreen", "ChannelEngine", "TokenClient", "PrintableText"]),
 
         .executableTarget(
             name: "tokencall-bench",
@@ -37,6 +40,8 @@ let package = Package(
 
         .testTarget(name: "AccessTokenTests", dependencies: ["AccessToken", "SeededRandom", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "ArgumentsTests", dependencies: ["Arguments", "TestSupport"]),
+        .testTarget(name: "WebSocketTests", dependencies: ["WebSocket", "SeededRandom"]),
+        .testTarget(name: "ChannelHubTests", dependencies: ["ChannelHub", "HubProtocol", "TokenServer", "AccessToken", "JSON", "WebSocket", "TestSupport"]),
         .testTarget(name: "JSONTests", dependencies: ["JSON", "SeededRandom"]),
         .testTarget(name: "PrintableTextTests", dependencies: ["PrintableText"]),
         .testTarget(name: "ChannelEngineTests", dependencies: ["ChannelEngine", "AccessToken", "TestSupport"]),

@@ -18,19 +18,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     guard size > 0 else { return 0 }
     let stream = Array(UnsafeBufferPointer(start: data + 1, count: size - 1))
     let whole = verdicts(of: stream, in: [stream.count])
-    let largest = [1, 2, 7, 64, 512, 4096][Int(data[0] % 6)]
-    var state = UInt64(data[0]) &* 0x9E37_79B9_7F4A_7C15 | 1
-    var sizes: [Int] = []
-    var total = 0
-    while total < stream.count {
-        state ^= state << 13
-        state ^= state >> 7
-        state ^= state << 17
-        let next = 1 + Int(state % UInt64(largest))
-        sizes.append(next)
-        total += next
-    }
-    let chunked = verdicts(of: stream, in: sizes)
+    let chunked = verdicts(of: stream, in: arrivalSizes(of: stream.count, seed: data[0]))
     if whole != chunked {
         fatalError("the verdicts depend on how the bytes arrive:\n  whole:   \(whole)\n  chunked: \(chunked)")
     }

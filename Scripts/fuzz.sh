@@ -6,6 +6,8 @@
 #   pasted a pasted token, PastedToken      (Fuzz/PastedTokenFuzzer.swift + Sources/TokenClient/PastedToken.swift)
 #   template  --token-request templates and --token-field paths
 #                                         (Fuzz/TemplateFuzzer.swift + Sources/TokenClient/{RequestTemplate,FieldPath}.swift)
+#   websocket  the WebSocket frame reader (Fuzz/WebSocketFuzzer.swift + Sources/WebSocket/*.swift)
+#   hub    the hub's request reader       (Fuzz/HubFuzzer.swift + Sources/HubProtocol/*.swift)
 #
 #   Scripts/fuzz.sh [seconds] [target...]   (or: make fuzz FUZZ_SECONDS=300)
 #
@@ -18,16 +20,16 @@ cd "$(dirname "$0")/.."
 
 seconds="${1:-60}"
 if ! [[ "$seconds" =~ ^[0-9]+$ ]] || [ "$seconds" -eq 0 ]; then
-    echo "usage: Scripts/fuzz.sh [seconds] [token|http|json|pasted|template ...]   (seconds: a whole number above 0, default 60)" >&2
+    echo "usage: Scripts/fuzz.sh [seconds] [token|http|json|pasted|template|websocket|hub ...]   (seconds: a whole number above 0, default 60)" >&2
     exit 2
 fi
 shift $(( $# > 0 ? 1 : 0 ))
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(token http json pasted template)
+[ ${#targets[@]} -gt 0 ] || targets=(token http json pasted template websocket hub)
 for target in "${targets[@]}"; do
     case "$target" in
-        token | http | json | pasted | template) ;;
-        *) echo "fuzz: no target \"$target\"; the targets are token, http, json, pasted and template" >&2; exit 2 ;;
+        token | http | json | pasted | template | websocket | hub) ;;
+        *) echo "fuzz: no target \"$target\"; the targets are token, http, json, pasted, template, websocket and hub" >&2; exit 2 ;;
     esac
 done
 
@@ -52,7 +54,7 @@ token_inputs=(Sources/CCrypto/* Sources/CZlib/* Sources/PrintableText/*.swift)
 token_imports=(PrintableText)
 token_options=(-dict=Fuzz/tokens.dict -max_len=4096)
 
-http_sources=(Fuzz/HTTPFuzzer.swift Sources/TokenServer/RequestReader.swift)
+http_sources=(Fuzz/HTTPFuzzer.swift Fuzz/Arrivals.swift Sources/TokenServer/RequestReader.swift)
 http_module=TokenServer
 http_flags=()
 http_inputs=()
@@ -87,6 +89,21 @@ template_inputs=(Sources/JSON/*.swift)
 template_imports=(JSON)
 # Past the 2 KiB template limit.
 template_options=(-dict=Fuzz/template.dict -max_len=2200)
+
+websocket_sources=(Fuzz/WebSocketFuzzer.swift Fuzz/Arrivals.swift Sources/WebSocket/*.swift)
+websocket_module=WebSocket
+websocket_flags=(-I Sources/CCrypto -lcrypto)
+websocket_inputs=(Sources/CCrypto/*)
+websocket_imports=()
+# Past the 1024-byte message limit the harness sets, so that 1009 is reached.
+websocket_options=(-dict=Fuzz/websocket.dict -max_len=4096)
+
+hub_sources=(Fuzz/HubFuzzer.swift Sources/HubProtocol/*.swift)
+hub_module=HubProtocol
+hub_flags=(-I "$root/modules" -L "$root/modules" -lJSON)
+hub_inputs=(Sources/JSON/*.swift)
+hub_imports=(JSON)
+hub_options=(-dict=Fuzz/hub.dict -max_len=4096)
 
 # import_module NAME: Sources/NAME as a static library and module in $root/modules, when a source is newer.
 import_module() {
@@ -245,6 +262,31 @@ template_seeds() {
     seed "$seeds" field '\x01data.token'
     seed "$seeds" field-index '\x01data.list.1.exp'
     seed "$seeds" field-bad '\x01a..b.c.d.e.f.g.h.i'
+}
+
+# The WebSocket harness: byte 0 picks the role (bit 7 client) and the split; the rest is frames: RFC 6455's
+# examples, fragments with a ping between them, close frames, and a few the reader must refuse.
+websocket_seeds() {
+    local seeds=$1
+    seed "$seeds" masked-hello '\x00\x81\x85\x37\xfa\x21\x3d\x7f\x9f\x4d\x51\x58'
+    seed "$seeds" fragments '\x03\x01\x83\x00\x00\x00\x00Hel\x89\x80\x01\x02\x03\x04\x80\x82\x00\x00\x00\x00lo'
+    seed "$seeds" unmasked-client '\x81\x01\x03Hel\x80\x02lo\x8a\x00'
+    seed "$seeds" close '\x02\x88\x85\x00\x00\x00\x00\x03\xe8bye'
+    seed "$seeds" long16 "\\x05\\x82\\xfe\\x00\\x80\\x00\\x00\\x00\\x00$(printf '%0128d' 0)"
+    seed "$seeds" too-big '\x04\x82\xff\x00\x00\x00\x00\x00\x01\x00\x00'
+    seed "$seeds" bad-utf8 '\x01\x81\x82\x00\x00\x00\x00\xc3\x28'
+}
+
+# The hub harness: the whole input is a text frame: each request of the protocol, and a few it must refuse.
+hub_seeds() {
+    local seeds=$1
+    seed "$seeds" join '{"type":"join","channel":"standup","uid":42,"token":"007eJxTYA","role":"broadcaster"}'
+    seed "$seeds" join-account '{"type":"join","appId":"970CA35de60c44645bbae8a215061b33","channel":"a b","account":"alice","token":""}'
+    seed "$seeds" renew '{"type":"renew","token":"007eJxTYA"}'
+    seed "$seeds" role '{"type":"setRole","role":"audience"}'
+    seed "$seeds" leave '{"type":"leave"}'
+    seed "$seeds" both '{"type":"join","channel":"c","uid":1,"account":"a","token":"t"}'
+    seed "$seeds" video '\x01\x00\x00\x00\x00\x20\x12\xff\x0a\x14\x1e'
 }
 
 # ---------------------------------------------------------------------------------------------

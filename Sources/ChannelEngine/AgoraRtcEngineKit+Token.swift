@@ -11,21 +11,6 @@ struct AcceptedToken {
     let expiry: Duration?
 }
 
-/// Why the network refused a token, in each of the ways Agora reports it.
-struct Rejection: Error {
-    let state: AgoraConnectionState
-    let reason: AgoraConnectionChangedReason
-    let error: AgoraErrorCode
-    let renewCode: AgoraRenewTokenErrorCode
-
-    static let invalidToken = Rejection(state: .disconnected, reason: .reasonInvalidToken, error: .invalidToken, renewCode: .invalidToken)
-    static let wrongChannel = Rejection(state: .disconnected, reason: .reasonInvalidToken, error: .invalidToken, renewCode: .invalidChannelName)
-    static let expired = Rejection(state: .failed, reason: .reasonTokenExpired, error: .tokenExpired, renewCode: .tokenExpired)
-    static let invalidAppId = Rejection(state: .failed, reason: .reasonInvalidAppId, error: .invalidAppId, renewCode: .failure)
-    /// A token built for another App ID is an invalid token (Agora's token FAQ).
-    static let otherAppId = Rejection(state: .disconnected, reason: .reasonInvalidToken, error: .invalidToken, renewCode: .inconsistentAppId)
-}
-
 /// How a new token reached the engine, for the callbacks each path gets.
 enum RenewalPath {
     case renewToken, updateChannel
@@ -96,28 +81,18 @@ extension AgoraRtcEngineKit {
         }
     }
 
-    /// Checks a token as Agora's network does: App ID, signature (when the certificate is known), expiry,
-    /// join privilege, channel and uid.
-    func evaluate(_ token: String?, for channel: Channel) -> Result<AcceptedToken, Rejection> {
-        guard AgoraID.isValid(appId) else { return .failure(.invalidAppId) }
+    /// Checks a token with `TokenRejection.check` (the rules the hub applies too) and places its expiry on the
+    /// engine's clock.
+    func evaluate(_ token: String?, for channel: Channel) -> Result<AcceptedToken, TokenRejection> {
         let certificate = config.simulation.appCertificate
-        guard let token, !token.isEmpty else {
-            return certificate == nil ? .success(AcceptedToken(token: nil, expiresAt: nil, expiry: nil)) : .failure(.invalidToken)
-        }
-        let parsed: AgoraToken
-        do { parsed = try AgoraToken(parsing: token) } catch { return .failure(.invalidToken) }
         let unixNow = config.simulation.unixTime()
-        let check = TokenCheck(appID: appId, appCertificate: certificate, channel: channel.connection.channelId,
-                               user: channel.account.map(RTCUser.account) ?? .uid(UInt32(channel.connection.localUid)))
-        do throws(TokenError) {
-            try parsed.validate(check, now: Int64(unixNow.rounded(.down)))
-        } catch {
-            switch error {
-            case .appIDMismatch: return .failure(.otherAppId)
-            case .expired, .joinPrivilegeExpired: return .failure(.expired)
-            case .channelMismatch, .crcMismatch(field: "channel"): return .failure(.wrongChannel)
-            default: return .failure(.invalidToken)
-            }
+        let user = channel.account.map(RTCUser.account) ?? .uid(UInt32(channel.connection.localUid))
+        let parsed: AgoraToken
+        switch TokenRejection.check(token, appId: appId, appCertificate: certificate, channel: channel.connection.channelId,
+                                    user: user, unixNow: unixNow) {
+        case .failure(let rejection): return .failure(rejection)
+        case .success(nil): return .success(AcceptedToken(token: nil, expiresAt: nil, expiry: nil))
+        case .success(let accepted?): parsed = accepted
         }
         if certificate == nil, !saidSignatureNotChecked {
             saidSignatureNotChecked = true

@@ -5,6 +5,8 @@ public struct HTTPResponse: Sendable {
     public var status: Int
     public var headers: [(name: String, value: String)]
     public var body: [UInt8]
+    /// Who takes the connection over once this answer is sent (a 101); nil for an ordinary answer.
+    var takeover: Takeover?
 
     public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
         self.status = status
@@ -37,6 +39,13 @@ public struct HTTPResponse: Sendable {
         return HTTPResponse(status: status, headers: headers, body: body)
     }
 
+    /// A 101 with these headers, after which `takeover` has the connection.
+    static func switchingProtocols(headers: [(name: String, value: String)], to takeover: Takeover) -> HTTPResponse {
+        var response = HTTPResponse(status: 101, headers: headers)
+        response.takeover = takeover
+        return response
+    }
+
     /// The bytes on the wire; an answer to HEAD (`withBody: false`) has the headers, Content-Length included, and no body.
     func serialized(keepAlive: Bool, withBody: Bool = true) -> [UInt8] {
         var bytes: [UInt8] = []
@@ -46,6 +55,11 @@ public struct HTTPResponse: Sendable {
         bytes.append(UInt8(ascii: " "))
         bytes.append(contentsOf: Self.reason(status).utf8)
         bytes.append(contentsOf: "\r\n".utf8)
+        guard status != 101 else {
+            for header in headers { bytes.append(contentsOf: "\(header.name): \(header.value)\r\n".utf8) }
+            bytes.append(contentsOf: "\r\n".utf8)
+            return bytes
+        }
         if !body.isEmpty || status != 204 { bytes.append(contentsOf: "Content-Type: application/json\r\n".utf8) }
         bytes.append(contentsOf: "Cache-Control: no-store\r\nContent-Length: ".utf8)
         PlainJSON.appendDecimal(body.count, to: &bytes)
@@ -63,6 +77,7 @@ public struct HTTPResponse: Sendable {
 
     static func reason(_ status: Int) -> String {
         switch status {
+        case 101: "Switching Protocols"
         case 200: "OK"
         case 204: "No Content"
         case 400: "Bad Request"
@@ -72,10 +87,17 @@ public struct HTTPResponse: Sendable {
         case 408: "Request Timeout"
         case 411: "Length Required"
         case 413: "Content Too Large"
+        case 426: "Upgrade Required"
         case 431: "Request Header Fields Too Large"
         case 500: "Internal Server Error"
         case 503: "Service Unavailable"
         default: "Status \(status)"
         }
     }
+}
+
+/// Takes a connection over from the HTTP server after a 101: its socket, the bytes that arrived after the request,
+/// the client's address, and what to call (once) instead of closing the socket, so the server's count stays true.
+struct Takeover: Sendable {
+    let adopt: @Sendable (_ socket: Socket, _ leftover: [UInt8], _ address: String, _ close: @escaping @Sendable () -> Void) -> Void
 }

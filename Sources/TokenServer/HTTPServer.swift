@@ -174,50 +174,8 @@ final class HTTPServer: Sendable {
 
     // MARK: Workers
 
-    /// What the acceptor shares with one worker thread: new connections, and a pipe to wake it with.
-    private final class Worker: Sendable {
-        private let inbox = Mutex<[Socket]>([])
-        /// The worker polls the read end; a byte on it means "look at the inbox, or at `stopping`".
-        let wakeRead: Int32
-        private let wakeWrite: Int32
-
-        init() throws(SocketError) {
-            var ends: [Int32] = [0, 0]
-            guard pipe(&ends) == 0 else { throw SocketError("pipe") }
-            for end in ends {
-                _ = fcntl(end, F_SETFD, FD_CLOEXEC)
-                _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
-            }
-            (wakeRead, wakeWrite) = (ends[0], ends[1])
-        }
-
-        deinit {
-            _ = Glibc.close(wakeRead)
-            _ = Glibc.close(wakeWrite)
-        }
-
-        func hand(_ client: Socket) {
-            inbox.withLock { $0.append(client) }
-            wake()
-        }
-
-        func wake() {
-            var byte: UInt8 = 1
-            _ = write(wakeWrite, &byte, 1)  // a full pipe is awake already
-        }
-
-        /// Empties the pipe and returns the connections handed over since the last call.
-        func takeNew() -> [Socket] {
-            var bytes = (UInt64(0), UInt64(0), UInt64(0), UInt64(0))
-            while withUnsafeMutableBytes(of: &bytes, { read(wakeRead, $0.baseAddress, $0.count) }) > 0 {}
-            return inbox.withLock { inbox in
-                defer { inbox.removeAll() }
-                return inbox
-            }
-        }
-
-        var hasNew: Bool { inbox.withLock { !$0.isEmpty } }
-    }
+    /// What the acceptor shares with one worker thread: new connections.
+    private typealias Worker = Mailbox<Socket>
 
     /// One connection, owned by the worker thread that serves it.
     private final class Connection {
@@ -240,6 +198,8 @@ final class HTTPServer: Sendable {
         var closed = false
         /// Whether this connection is counted in `busy`.
         var countedBusy = false
+        /// Who has the connection once `output` (a 101) is sent.
+        var takeover: Takeover?
 
         init(_ socket: Socket, now: ContinuousClock.Instant) {
             self.socket = socket
@@ -363,6 +323,7 @@ final class HTTPServer: Sendable {
         connection.sent = 0
         connection.lastProgress = clock.now
         connection.closeAfterSending = !keepAlive
+        connection.takeover = response.takeover
         send(connection, clock: clock)
     }
 
@@ -383,6 +344,7 @@ final class HTTPServer: Sendable {
         }
         connection.output.removeAll(keepingCapacity: true)
         connection.sent = 0
+        if let takeover = connection.takeover { return handOver(connection, to: takeover) }
         if connection.closeAfterSending { return linger(connection, clock: clock) }
         updateBusy(connection)
     }
@@ -431,11 +393,25 @@ final class HTTPServer: Sendable {
         guard !connection.closed else { return }
         connection.closed = true
         updateBusy(connection)
+        forget(connection.socket)
+    }
+
+    /// Uncounts the socket and closes it.
+    private func forget(_ socket: Socket) {
         state.withLock { state in
-            guard let address = state.open.removeValue(forKey: connection.socket.fd) else { return }
+            guard let address = state.open.removeValue(forKey: socket.fd) else { return }
             let held = state.perAddress[address, default: 1] - 1
             state.perAddress[address] = held > 0 ? held : nil
         }
-        connection.socket.close()
+        socket.close()
+    }
+
+    /// Leaves the connection to `takeover` (after its 101 is sent); it stays counted until the new owner closes it.
+    private func handOver(_ connection: Connection, to takeover: Takeover) {
+        connection.closed = true
+        updateBusy(connection)
+        let socket = connection.socket
+        let address = state.withLock { $0.open[socket.fd] } ?? "?"
+        takeover.adopt(socket, connection.buffer, address, { [self] in forget(socket) })
     }
 }

@@ -13,6 +13,7 @@ public final class TokenServer: Sendable {
     /// The port it listens on (the one picked when the config asked for 0).
     public let port: UInt16
     private let http: HTTPServer
+    private let webSocketHost: WebSocketHost?
 
     /// Starts listening at once; throws when the port is taken or the credentials are malformed.
     public init(_ config: TokenServerConfig) throws {
@@ -33,7 +34,20 @@ public final class TokenServer: Sendable {
                 write("\(TokenServer.printable(request?.method ?? "-")) \(TokenServer.printable(request?.path ?? "-")) \(response.status) \(micros)µs")
             }
         }
-        http = try HTTPServer(host: config.host, port: config.port, limits: limits, log: log, handler: routes.handle)
+        var handler: HTTPServer.Handler = routes.handle
+        var host: WebSocketHost?
+        if let endpoint = config.webSocket {
+            let webSocket = try WebSocketHost(path: endpoint.path, service: endpoint.service, limits: endpoint.limits, log: config.log)
+            handler = { request in request.path == webSocket.path ? webSocket.upgrade(request) : routes.handle(request) }
+            host = webSocket
+        }
+        webSocketHost = host
+        do {
+            http = try HTTPServer(host: config.host, port: config.port, limits: limits, log: log, handler: handler)
+        } catch {
+            host?.stop()
+            throw error
+        }
         port = http.port
     }
 
@@ -83,6 +97,9 @@ public final class TokenServer: Sendable {
         return out
     }
 
-    /// Stops accepting and finishes requests under way (up to 2 s).
-    public func stop() { http.stop() }
+    /// Closes the WebSocket connections (1001), stops accepting and finishes requests under way (up to 2 s).
+    public func stop() {
+        webSocketHost?.stop()
+        http.stop()
+    }
 }

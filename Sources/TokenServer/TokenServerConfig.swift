@@ -23,6 +23,8 @@ public struct TokenServerConfig: Sendable {
     public var log: (@Sendable (String) -> Void)?
     /// The mistakes its tokens make on purpose (`--misconfigure`), shared by restarts; nil when it never makes any.
     public var mistakes: TokenMistakes?
+    /// A WebSocket service the server also runs, at its own path (the hub at `/hub`); nil for none.
+    public var webSocket: WebSocketEndpoint?
     /// Unix time now; tokens are issued at this time.
     public var unixTime: @Sendable () -> UInt32
 
@@ -46,3 +48,17 @@ public struct TokenServerConfig: Sendable {
 }
 
 import Foundation
+
+/// A WebSocket service at one path of the server.
+public struct WebSocketEndpoint: Sendable {
+    /// The request path that upgrades, such as `/hub`.
+    public var path: String
+    public var service: any WebSocketService
+    public var limits: WebSocketLimits
+
+    public init(path: String, service: any WebSocketService, limits: WebSocketLimits = WebSocketLimits()) {
+        self.path = path
+        self.service = service
+        self.limits = limits
+    }
+}

@@ -1,5 +1,6 @@
 import AccessToken
 import Arguments
+import ChannelHub
 import Dispatch
 import Foundation
 import TokenServer
@@ -28,7 +29,8 @@ enum ServeCommand {
         Endpoints: POST /fetch_rtc_token {"uid","channelName","role"} -> {"token","expiresIn"};
                    POST /getToken {"tokenType":"rtc","channel","role","uid","expire"} -> {"token"};
                    GET /rtc/{channel}/{role}/{uid|userAccount}/{uid}/?expiry=N -> {"rtcToken"};
-                   GET /ping -> {"message":"pong"}.
+                   GET /ping -> {"message":"pong"};
+                   GET /hub (WebSocket) -> the channel hub (Docs/hub-protocol.md).
         """,
         run: run
     )
@@ -53,6 +55,8 @@ enum ServeCommand {
         config.maxConnectionsPerAddress = perAddress
         let mistake = try MisconfigureOption.read(args)
         config.mistakes = mistake.map(TokenMistakes.init)
+        config.webSocket = WebSocketEndpoint(path: "/hub", service: ChannelHub(.init(
+            appID: config.appID, appCertificate: config.appCertificate, unixTime: { Date().timeIntervalSince1970 })))
         // Before the server starts and says so: a SIGTERM sent right after the announcement must not be lost.
         let waitForStop = StopSignals.waiter()
         let server: TokenServer
@@ -67,7 +71,8 @@ enum ServeCommand {
         Console.error("tokencall serve: listening on \(server.listening) — tokens for App ID \(config.appID), \(lifetime) s each"
                       + (config.requiredBearer == nil ? "" : ", bearer required")
                       + (origins.isEmpty ? "" : ", CORS for \(origins.joined(separator: ", "))")
-                      + (mistake.map { ", then \($0.summary) to each caller on purpose (--misconfigure \($0.rawValue))" } ?? ""))
+                      + (mistake.map { ", then \($0.summary) to each caller on purpose (--misconfigure \($0.rawValue))" } ?? "")
+                      + "; channel hub at /hub (WebSocket)")
         if server.maxConnections < maxConnections {
             Console.error("tokencall serve: serving at most \(server.maxConnections) connections, not \(maxConnections): the process "
                           + "may open \(server.openFileLimit) files (ulimit -n); raise that limit to serve more")

@@ -1,0 +1,358 @@
+import AccessToken
+import ChannelEngine
+import HubProtocol
+import PrintableText
+import TokenServer
+import WebSocket
+
+/// The hub at `tokencall serve`'s `/hub`: channels of real clients, each join and renewal checked with the
+/// engine's rules (`TokenRejection.check`) against the server's App Certificate, presence told to the others,
+/// token life enforced, video forwarded within limits. It runs on its WebSocket host's one thread, which makes every
+/// call to it, one at a time; that is what makes it safe to share (`@unchecked Sendable`) without locks.
+public final class ChannelHub: WebSocketService, @unchecked Sendable {
+    public struct Configuration: Sendable {
+        public var appID: String
+        public var appCertificate: String
+        /// Unix time now, in seconds; tests pass a time they move.
+        public var unixTime: @Sendable () -> Double
+        /// How long before a token's end the client is told (`tokenPrivilegeWillExpire`).
+        public var willExpireLead: Duration = Simulation.agoraWillExpireLead
+        /// A connection out of any channel this long is closed (1008): a client without a valid token holds no
+        /// connection for long.
+        public var outsideLimit: Duration = .seconds(60)
+
+        public init(appID: String, appCertificate: String, unixTime: @escaping @Sendable () -> Double) {
+            self.appID = appID
+            self.appCertificate = appCertificate
+            self.unixTime = unixTime
+        }
+    }
+
+    /// A user in a channel.
+    struct Member {
+        let channel: String
+        let uid: UInt32
+        let account: String?
+        var role: HubRole
+        /// When the token's join privilege ends (unix seconds), and whether the client was told it is near.
+        var expiresAt: Int64
+        var warned = false
+        /// Video frames it may still send now (a token bucket refilled at `HubVideoFrame.maxPerSecond`).
+        var videoAllowance = Double(HubVideoFrame.maxPerSecond)
+        var videoCountedAt: Double
+
+        var peer: HubPeer { HubPeer(uid: uid, account: account) }
+    }
+
+    /// One open connection: the channel its URL was routed by (`/hub?channel=`), and whether its user is in a channel.
+    struct Connection {
+        enum Phase {
+            /// Not in a channel (not yet, refused, left, put out) since this unix time.
+            case outside(since: Double)
+            case inChannel(Member)
+        }
+
+        let route: String?
+        var phase: Phase
+
+        var member: Member? { if case .inChannel(let member) = phase { member } else { nil } }
+    }
+
+    let config: Configuration
+    private var outlet: (any WebSocketOutlet)?
+    private var wake: @Sendable () -> Void = {}
+    private var connections: [WebSocketClientID: Connection] = [:]
+    /// Each channel's users by uid.
+    private var channels: [String: [UInt32: WebSocketClientID]] = [:]
+    /// The uid each account was given, for as long as the hub runs, as Agora's network keeps it.
+    private var accountUids: [String: UInt32] = [:]
+    private var lastAssignedUid: UInt32 = 1_000_000_000
+    /// The earliest token deadline (warning or end), unix seconds; nil when there is none; stale after a change.
+    private var nextDeadline: Double?
+    private var deadlinesChanged = false
+
+    public init(_ config: Configuration) {
+        self.config = config
+    }
+
+    /// Tells the hub that its time moved (tests move it by hand); it acts on what is due.
+    public func timeChanged() { wake() }
+
+    // MARK: WebSocketService
+
+    public func start(outlet: any WebSocketOutlet, wake: @escaping @Sendable () -> Void) {
+        self.outlet = outlet
+        self.wake = wake
+    }
+
+    public func opened(_ client: WebSocketClientID, address: String, query: [String: String]) {
+        connections[client] = Connection(route: query["channel"], phase: .outside(since: config.unixTime()))
+        deadlinesChanged = true
+    }
+
+    public func received(_ message: WebSocketMessage, from client: WebSocketClientID) {
+        guard let connection = connections[client] else { return }
+        let member = connection.member
+        switch message {
+        case .binary(let frame):
+            forwardVideo(frame, from: client, member)
+        case .text(let text):
+            let request: HubRequest
+            do { request = try HubRequest(json: text) } catch {
+                return send(.error(error.description), to: client)
+            }
+            switch request {
+            case .join(let join): self.join(join, client: client, on: connection)
+            case .renew(let token): renew(token, client: client, member)
+            case .setRole(let role): setRole(role, client: client, member)
+            case .leave:
+                guard let member else { return send(.error("not in a channel; nothing to leave"), to: client) }
+                remove(client, member, peersHear: .quit)
+                send(stateChanged(.disconnected, .reasonLeaveChannel), to: client)
+            }
+        }
+    }
+
+    public func closed(_ client: WebSocketClientID, _ end: WebSocketEnd) {
+        guard let connection = connections.removeValue(forKey: client) else { return }
+        if let member = connection.member {
+            if case .closedByClient = end { remove(client, member, peersHear: .quit) } else { remove(client, member, peersHear: .dropped) }
+        }
+    }
+
+    public func tick() -> Duration? {
+        let now = config.unixTime()
+        if deadlinesChanged || nextDeadline.map({ now >= $0 }) == true { fireDue(now) }
+        return nextDeadline.map { .milliseconds(Int64((($0 - now) * 1000).rounded(.up))) }
+    }
+
+    // MARK: Requests
+
+    private func join(_ join: HubJoin, client: WebSocketClientID, on connection: Connection) {
+        if let current = connection.member {
+            return send(.error("already in channel \(current.channel.escapedForPrinting) as uid \(current.uid); leave first"), to: client)
+        }
+        if let route = connection.route, route != join.channel {
+            return send(.error("this connection was opened for channel \(route.escapedForPrinting) (/hub?channel=); "
+                               + "open another for \(join.channel.escapedForPrinting)"), to: client)
+        }
+        if let refusal = refusal(of: join) { return refuse(client, joining: join.channel, refusal) }
+        let now = config.unixTime()
+        let rtcUser: RTCUser = switch join.user {
+        case .uid(let uid): .uid(uid)
+        case .account(let account): .account(account)
+        }
+        let token: AgoraToken
+        switch TokenRejection.check(join.token, appId: config.appID, appCertificate: config.appCertificate, channel: join.channel,
+                                    user: rtcUser, unixNow: now) {
+        case .failure(let rejection):
+            return refuse(client, joining: join.channel, rejection)
+        case .success(let accepted?):
+            token = accepted
+        case .success(nil):
+            return  // not reached: with the hub's certificate, the check refuses a missing token
+        }
+        let (uid, account) = assignUid(join.user, in: join.channel)
+        if let earlier = channels[join.channel]?[uid], let pushedOut = connections[earlier]?.member {
+            log(earlier, "pushed out of \(join.channel) by the same uid \(uid) joining again")
+            remove(earlier, pushedOut, peersHear: .quit)
+            send(stateChanged(.failed, .sameUidLogin), to: earlier)
+        }
+        let member = Member(channel: join.channel, uid: uid, account: account, role: join.role, expiresAt: token.joinDeadline,
+                            videoCountedAt: now)
+        let present = (channels[join.channel] ?? [:]).values.compactMap { connections[$0]?.member }.filter { $0.role == .broadcaster }
+        connections[client]?.phase = .inChannel(member)
+        channels[join.channel, default: [:]][uid] = client
+        deadlinesChanged = true
+        send(.joined(channel: join.channel, uid: uid, role: join.role, expiresAt: member.expiresAt,
+                     users: present.map(\.peer).sorted { $0.uid < $1.uid }), to: client)
+        if member.role == .broadcaster { send(.userJoined(member.peer), toOthersIn: member.channel, except: client) }
+        fireDue(now)
+    }
+
+    private func refuse(_ client: WebSocketClientID, joining channel: String, _ rejection: TokenRejection) {
+        log(client, "refused a join of \(channel.escapedForPrinting): \(rejection.reason.name)")
+        send(notice(for: rejection), to: client)
+    }
+
+    /// The client is out of the channel, or not let in, for this reason.
+    private func notice(for rejection: TokenRejection) -> HubNotice {
+        .connectionStateChanged(state: code(rejection.state), reason: code(rejection.reason), error: code(rejection.error))
+    }
+
+    private func stateChanged(_ state: AgoraConnectionState, _ reason: AgoraConnectionChangedReason) -> HubNotice {
+        .connectionStateChanged(state: code(state), reason: code(reason), error: nil)
+    }
+
+    /// What Agora refuses before it looks at the token: another App ID, a channel name or account it does not accept.
+    private func refusal(of join: HubJoin) -> TokenRejection? {
+        if let appId = join.appId, appId != config.appID { return .invalidAppId }
+        do throws(TokenError) {
+            try AgoraID.validateChannelName(join.channel)
+            if case .account(let account) = join.user { try AgoraID.validateAccount(account) }
+        } catch {
+            if case .invalidAccount = error { return .invalidAccount }
+            return .invalidChannelName
+        }
+        return nil
+    }
+
+    private func assignUid(_ user: HubUser, in channel: String) -> (UInt32, String?) {
+        switch user {
+        case .uid(0):
+            var uid = nextAssignedUid()
+            while channels[channel]?[uid] != nil { uid = nextAssignedUid() }
+            return (uid, nil)
+        case .uid(let uid):
+            return (uid, nil)
+        case .account(let account):
+            if let uid = accountUids[account] { return (uid, account) }
+            let uid = nextAssignedUid()
+            accountUids[account] = uid
+            return (uid, account)
+        }
+    }
+
+    private func nextAssignedUid() -> UInt32 {
+        lastAssignedUid = lastAssignedUid == UInt32.max ? 1_000_000_001 : lastAssignedUid + 1
+        return lastAssignedUid
+    }
+
+    private func renew(_ token: String, client: WebSocketClientID, _ member: Member?) {
+        guard var member else { return send(.renewTokenResult(code(AgoraRenewTokenErrorCode.failure), expiresAt: nil), to: client) }
+        let user: RTCUser = member.account.map(RTCUser.account) ?? .uid(member.uid)
+        switch TokenRejection.check(token, appId: config.appID, appCertificate: config.appCertificate, channel: member.channel,
+                                    user: user, unixNow: config.unixTime()) {
+        case .failure(let rejection):
+            send(.renewTokenResult(code(rejection.renewCode), expiresAt: nil), to: client)
+        case .success(let accepted):
+            member.expiresAt = accepted?.joinDeadline ?? member.expiresAt
+            member.warned = false
+            connections[client]?.phase = .inChannel(member)
+            deadlinesChanged = true
+            send(.renewTokenResult(code(AgoraRenewTokenErrorCode.success), expiresAt: member.expiresAt), to: client)
+            fireDue(config.unixTime())
+        }
+    }
+
+    private func setRole(_ role: HubRole, client: WebSocketClientID, _ member: Member?) {
+        guard var member else { return send(.error("not in a channel; send the role with join"), to: client) }
+        guard role != member.role else { return }
+        let old = member.role
+        member.role = role
+        connections[client]?.phase = .inChannel(member)
+        send(.clientRoleChanged(old: old, new: role), to: client)
+        switch role {
+        case .broadcaster: send(.userJoined(member.peer), toOthersIn: member.channel, except: client)
+        case .audience:
+            send(.userOffline(uid: member.uid, reason: code(AgoraUserOfflineReason.becomeAudience)), toOthersIn: member.channel, except: client)
+        }
+    }
+
+    // MARK: Membership and time
+
+    /// Takes the member out of its channel; the others hear it went offline for `reason` if they could see it.
+    private func remove(_ client: WebSocketClientID, _ member: Member, peersHear reason: AgoraUserOfflineReason) {
+        connections[client]?.phase = .outside(since: config.unixTime())
+        channels[member.channel]?[member.uid] = nil
+        if channels[member.channel]?.isEmpty == true { channels[member.channel] = nil }
+        deadlinesChanged = true
+        if member.role == .broadcaster {
+            send(.userOffline(uid: member.uid, reason: code(reason)), toOthersIn: member.channel, except: client)
+        }
+    }
+
+    /// Warns of tokens near their end and puts out the users whose token ended; finds the next deadline.
+    private func fireDue(_ now: Double) {
+        let lead = Double(config.willExpireLead.components.seconds)
+        var next: Double?
+        let outsideLimit = Double(config.outsideLimit.components.seconds)
+        for (client, connection) in connections {
+            guard case .inChannel(var member) = connection.phase else {
+                guard case .outside(let since) = connection.phase else { continue }
+                if now >= since + outsideLimit {
+                    log(client, "closed 1008: out of any channel for \(config.outsideLimit)")
+                    outlet?.close(client, code: .policyViolation, reason: "out of any channel for \(config.outsideLimit); connect again to join")
+                    connections[client] = nil
+                } else {
+                    next = min(next ?? since + outsideLimit, since + outsideLimit)
+                }
+                continue
+            }
+            let end = Double(member.expiresAt)
+            if now >= end {
+                log(client, "token ended: out of \(member.channel.escapedForPrinting)")
+                remove(client, member, peersHear: .quit)
+                send(notice(for: .expired), to: client)
+                continue
+            }
+            if !member.warned, now >= end - lead {
+                member.warned = true
+                connections[client]?.phase = .inChannel(member)
+                send(.tokenPrivilegeWillExpire(expiresAt: member.expiresAt), to: client)
+            }
+            let due = member.warned ? end : end - lead
+            next = min(next ?? due, due)
+        }
+        nextDeadline = next
+        deadlinesChanged = false
+    }
+
+    // MARK: Video
+
+    private func forwardVideo(_ frame: [UInt8], from client: WebSocketClientID, _ member: Member?) {
+        guard frame.count <= HubVideoFrame.maxBytes else {
+            log(client, "closed 1009: a video frame of \(frame.count) bytes, over \(HubVideoFrame.maxBytes)")
+            outlet?.close(client, code: .messageTooBig, reason: "a video frame holds at most \(HubVideoFrame.maxBytes) bytes")
+            return
+        }
+        guard HubVideoFrame.hasValidHeader(frame) else {
+            log(client, "closed 1008: a binary message that is not a video frame")
+            outlet?.close(client, code: .policyViolation, reason: "binary messages are video frames (Docs/hub-protocol.md)")
+            return
+        }
+        // Before joining, and as audience, there is nobody to send to; over the rate, the frame is dropped.
+        guard var member, member.role == .broadcaster else { return }
+        let now = config.unixTime()
+        let rate = Double(HubVideoFrame.maxPerSecond)
+        member.videoAllowance = min(rate, member.videoAllowance + max(0, now - member.videoCountedAt) * rate)
+        member.videoCountedAt = now
+        guard member.videoAllowance >= 1 else {
+            connections[client]?.phase = .inChannel(member)
+            return
+        }
+        member.videoAllowance -= 1
+        connections[client]?.phase = .inChannel(member)
+        outlet?.send(binary: HubVideoFrame.stamped(frame, uid: member.uid), to: others(in: member.channel, except: client))
+    }
+
+    // MARK: Sending
+
+    private func others(in channel: String, except client: WebSocketClientID) -> [WebSocketClientID] {
+        (channels[channel] ?? [:]).values.filter { $0 != client }
+    }
+
+    private func send(_ notice: HubNotice, to client: WebSocketClientID) {
+        outlet?.send(text: notice.json, to: [client])
+    }
+
+    private func send(_ notice: HubNotice, toOthersIn channel: String, except client: WebSocketClientID) {
+        outlet?.send(text: notice.json, to: others(in: channel, except: client))
+    }
+
+    private func code<Code: RawRepresentable<Int>>(_ value: Code) -> HubCode where Code: AgoraNamed {
+        HubCode(name: value.name, value: value.rawValue)
+    }
+
+    private func log(_ client: WebSocketClientID, _ what: String) {
+        outlet?.log("hub \(client) \(what)")
+    }
+}
+
+/// Agora's enums whose cases have a printing name.
+protocol AgoraNamed { var name: String { get } }
+extension AgoraConnectionState: AgoraNamed {}
+extension AgoraConnectionChangedReason: AgoraNamed {}
+extension AgoraErrorCode: AgoraNamed {}
+extension AgoraRenewTokenErrorCode: AgoraNamed {}
+extension AgoraUserOfflineReason: AgoraNamed {}

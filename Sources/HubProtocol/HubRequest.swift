@@ -1,0 +1,127 @@
+import Foundation
+import JSON
+
+/// A role in the channel, as Agora's `AgoraClientRole` names it.
+public enum HubRole: String, Sendable, CaseIterable {
+    case broadcaster, audience
+}
+
+/// Who joins: a uid (0 for one the hub assigns) or a user account.
+public enum HubUser: Equatable, Sendable {
+    case uid(UInt32)
+    case account(String)
+}
+
+/// What a client asks to join with.
+public struct HubJoin: Equatable, Sendable {
+    /// When given, it must be the hub's App ID.
+    public var appId: String?
+    public var channel: String
+    public var user: HubUser
+    public var token: String
+    public var role: HubRole
+
+    public init(appId: String? = nil, channel: String, user: HubUser, token: String, role: HubRole = .broadcaster) {
+        self.appId = appId
+        self.channel = channel
+        self.user = user
+        self.token = token
+        self.role = role
+    }
+}
+
+/// A text message a client sends the hub (`Docs/hub-protocol.md`).
+public enum HubRequest: Equatable, Sendable {
+    case join(HubJoin)
+    case renew(token: String)
+    case setRole(HubRole)
+    case leave
+}
+
+/// A message that is not one of the hub's, and what is wrong with it.
+public struct HubProtocolError: Error, Equatable, Sendable, CustomStringConvertible {
+    public let description: String
+    init(_ description: String) { self.description = description }
+}
+
+extension HubRequest {
+    /// Reads one request from a text message's JSON; every field is checked and a wrong one named.
+    public init(json text: String) throws(HubProtocolError) {
+        let value: JSONValue
+        do { value = try JSONValue.decode(Array(text.utf8)) } catch {
+            throw HubProtocolError("not JSON (\(error)); send one JSON object per text message")
+        }
+        guard let fields = value.object else { throw HubProtocolError("a request is a JSON object, not \(value.kind)") }
+        let request = Fields(fields)
+        switch try request.string("type") {
+        case "join":
+            let user: HubUser
+            switch (fields["uid"], fields["account"]) {
+            case (.some, .some): throw HubProtocolError("join takes a uid or an account, not both")
+            case (nil, .some): user = .account(try request.string("account"))
+            case (.some(.integer(let uid)), nil) where (0...Int64(UInt32.max)).contains(uid): user = .uid(UInt32(uid))
+            case (.some(let other), nil):
+                let given = switch other {
+                case .integer(let number): String(number)
+                case .number(let text): String(text.prefix(40))
+                default: other.kind
+                }
+                throw HubProtocolError("uid must be a whole number 0...4294967295, not \(given)")
+            case (nil, nil): throw HubProtocolError("join needs a uid (0 for one the hub assigns) or an account")
+            }
+            self = .join(HubJoin(appId: try request.optionalString("appId"), channel: try request.string("channel"), user: user,
+                                 token: try request.string("token"), role: try request.role() ?? .broadcaster))
+        case "renew":
+            self = .renew(token: try request.string("token"))
+        case "setRole":
+            guard let role = try request.role() else { throw HubProtocolError("setRole needs a role: broadcaster or audience") }
+            self = .setRole(role)
+        case "leave":
+            self = .leave
+        case let other:
+            throw HubProtocolError("no request of type \"\(other.prefix(40))\"; the types are join, renew, setRole and leave")
+        }
+    }
+}
+
+extension HubRequest {
+    /// The request as a text frame's JSON, which `init(json:)` reads back as itself.
+    public var json: String {
+        var object: [String: Any]
+        switch self {
+        case .join(let join):
+            object = ["type": "join", "channel": join.channel, "token": join.token, "role": join.role.rawValue]
+            switch join.user {
+            case .uid(let uid): object["uid"] = uid
+            case .account(let account): object["account"] = account
+            }
+            if let appId = join.appId { object["appId"] = appId }
+        case .renew(let token): object = ["type": "renew", "token": token]
+        case .setRole(let role): object = ["type": "setRole", "role": role.rawValue]
+        case .leave: object = ["type": "leave"]
+        }
+        return HubJSON.text(object)
+    }
+}
+
+/// A request's members, read with errors that name the field.
+private struct Fields {
+    let members: [String: JSONValue]
+    init(_ members: [String: JSONValue]) { self.members = members }
+
+    func string(_ name: String) throws(HubProtocolError) -> String {
+        guard let value = members[name] else { throw HubProtocolError("\(name) is missing") }
+        guard let text = value.string else { throw HubProtocolError("\(name) must be a string, not \(value.kind)") }
+        return text
+    }
+
+    func optionalString(_ name: String) throws(HubProtocolError) -> String? {
+        members[name] == nil || members[name] == .null ? nil : try string(name)
+    }
+
+    func role() throws(HubProtocolError) -> HubRole? {
+        guard let text = try optionalString("role") else { return nil }
+        guard let role = HubRole(rawValue: text) else { throw HubProtocolError("role must be broadcaster or audience") }
+        return role
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+import WebSocket
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A WebSocket client over loopback for tests: blocking, with a 10 s deadline on every read (a failing test ends,
+/// it does not hang), masking what it sends as a client must, and able to send any bytes at all.
+public final class WebSocketTestClient: @unchecked Sendable {
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    private let fd: Int32
+    private var reader = WebSocketReader(role: .client, maxMessageBytes: 1 << 20)
+    private var buffer: [UInt8] = []
+
+    /// Connects to 127.0.0.1:`port`; `receiveBuffer` shrinks the socket's receive buffer (a slow reader).
+    public init(port: UInt16, receiveBuffer: Int32? = nil) throws {
+        guard let fd = Loopback.connect(port: port, receiveBuffer: receiveBuffer) else {
+            throw Failure(description: "cannot connect to 127.0.0.1:\(port)")
+        }
+        self.fd = fd
+    }
+
+    /// Connects and completes the handshake on `path`, checking the server's accept key.
+    public static func open(port: UInt16, path: String = "/hub") throws -> WebSocketTestClient {
+        let client = try WebSocketTestClient(port: port)
+        let key = Data((0..<16).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
+        let head = try client.handshake("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                                        + "Sec-WebSocket-Key: \(key)\r\nSec-WebSocket-Version: 13\r\n\r\n")
+        guard head.hasPrefix("HTTP/1.1 101 "),
+              head.contains("Sec-WebSocket-Accept: \(WebSocketHandshake.acceptValue(forKey: key))\r\n") else {
+            throw Failure(description: "the handshake was answered with \(head)")
+        }
+        return client
+    }
+
+    deinit { close(fd) }
+
+    /// Sends `request` and returns the answer's head and its body (of its Content-Length).
+    public func handshake(_ request: String) throws -> String {
+        send(raw: Array(request.utf8))
+        while true {
+            if let end = buffer.firstRange(of: Array("\r\n\r\n".utf8)) {
+                var answer = String(decoding: buffer[..<end.upperBound], as: UTF8.self)
+                buffer.removeFirst(end.upperBound)
+                let length = answer.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }
+                    .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
+                while buffer.count < length, receive() {}
+                answer += String(decoding: buffer.prefix(length), as: UTF8.self)
+                buffer.removeFirst(min(length, buffer.count))
+                return answer
+            }
+            guard receive() else { throw Failure(description: "no answer to the handshake") }
+        }
+    }
+
+    public func send(text: String) { send(raw: WebSocketFrame.encode(.text, Array(text.utf8), mask: Self.mask)) }
+    public func send(binary: [UInt8]) { send(raw: WebSocketFrame.encode(.binary, binary, mask: Self.mask)) }
+    public func sendClose(_ code: WebSocketCloseCode = .normal) { send(raw: WebSocketFrame.close(code, reason: "", mask: Self.mask)) }
+
+    /// Sends these bytes as they are.
+    public func send(raw bytes: [UInt8]) {
+        var sent = 0
+        while sent < bytes.count {
+            let count = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + sent, bytes.count - sent, Int32(MSG_NOSIGNAL)) }
+            guard count > 0 else { return }
+            sent += count
+        }
+    }
+
+    /// The next event from the server, nil once the connection has ended (or after 10 s of nothing).
+    public func next() throws -> WebSocketEvent? {
+        while true {
+            if !buffer.isEmpty {
+                reader.append(buffer)
+                buffer = []
+            }
+            if let event = try reader.next() { return event }
+            guard receive() else { return nil }
+        }
+    }
+
+    /// The next text message, skipping pings and pongs; nil when the connection ends first.
+    public func nextText() throws -> String? {
+        while let event = try next() {
+            switch event {
+            case .text(let text): return text
+            case .close: return nil
+            default: continue
+            }
+        }
+        return nil
+    }
+
+    /// Reads until the server's close frame; its code and reason, nil when the connection ended without one.
+    public func closeFrame() throws -> (code: WebSocketCloseCode, reason: String)? {
+        while let event = try next() {
+            if case .close(let code, let reason) = event { return (code, reason) }
+        }
+        return nil
+    }
+
+    private static let mask: (UInt8, UInt8, UInt8, UInt8) = (0x5A, 0xC3, 0x17, 0x88)
+
+    private func receive() -> Bool {
+        var chunk = [UInt8](repeating: 0, count: 16 * 1024)
+        let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        guard count > 0 else { return false }
+        buffer += chunk[..<count]
+        return true
+    }
+}

@@ -1,0 +1,50 @@
+import WebSocket
+
+/// One WebSocket connection on a host, for as long as the host runs.
+public struct WebSocketClientID: Hashable, Sendable, CustomStringConvertible {
+    let value: UInt64
+    public init(_ value: UInt64) { self.value = value }
+    public var description: String { "#\(value)" }
+}
+
+/// How a connection ended, as the service hears it.
+public enum WebSocketEnd: Equatable, Sendable {
+    /// The client sent a close frame.
+    case closedByClient(WebSocketCloseCode)
+    /// The connection broke, or nothing arrived from it for the host's silence limit.
+    case lost
+    /// The host closed it: the service asked, the client broke the protocol, or it did not read what it was sent.
+    case closedByHost(WebSocketCloseCode)
+}
+
+/// What a service does to its clients. Called only on the host's thread, from within the service's callbacks.
+public protocol WebSocketOutlet: AnyObject {
+    /// Queues a text message for each client; a client whose queue is full is dropped as too slow.
+    func send(text: String, to clients: some Sequence<WebSocketClientID>)
+    /// Queues a binary message for each client, framed once.
+    func send(binary: [UInt8], to clients: some Sequence<WebSocketClientID>)
+    /// Sends a close frame and ends the connection; the service hears `closed` with `.closedByHost(code)`.
+    func close(_ client: WebSocketClientID, code: WebSocketCloseCode, reason: String)
+    /// Writes a line to the server's log.
+    func log(_ line: String)
+}
+
+/// What runs behind a WebSocket endpoint. The host calls it from its one thread, never two calls at once, so a
+/// service keeps its state without locks.
+public protocol WebSocketService: AnyObject, Sendable {
+    /// The host starts; `wake` makes it call `tick` soon, from any thread.
+    func start(outlet: any WebSocketOutlet, wake: @escaping @Sendable () -> Void)
+    /// A client connected from `address`, with the query of the URL it asked for.
+    func opened(_ client: WebSocketClientID, address: String, query: [String: String])
+    func received(_ message: WebSocketMessage, from client: WebSocketClientID)
+    /// The client is gone; nothing more is sent to it.
+    func closed(_ client: WebSocketClientID, _ end: WebSocketEnd)
+    /// Does what is due now; returns how long until it next has something to do, nil for nothing planned.
+    func tick() -> Duration?
+}
+
+/// A whole data message.
+public enum WebSocketMessage: Equatable, Sendable {
+    case text(String)
+    case binary([UInt8])
+}

@@ -1,0 +1,97 @@
+import AccessToken
+import ChannelHub
+import HubProtocol
+import JSON
+import Synchronization
+import TestSupport
+import TokenServer
+import WebSocket
+
+/// A time tests move by hand, read by the hub from its thread.
+final class HandTime: Sendable {
+    private let seconds = Mutex(1_800_000_000.0)
+    var now: Double { seconds.withLock { $0 } }
+    func advance(by delta: Double) { seconds.withLock { $0 += delta } }
+}
+
+/// The hub's outlet without sockets: what it sends to each client, whom it closes and what it logs.
+final class RecordingOutlet: WebSocketOutlet {
+    private(set) var texts: [WebSocketClientID: [[String: JSONValue]]] = [:]
+    private(set) var binaries: [WebSocketClientID: [[UInt8]]] = [:]
+    private(set) var closes: [WebSocketClientID: WebSocketCloseCode] = [:]
+    private(set) var lines: [String] = []
+
+    func send(text: String, to clients: some Sequence<WebSocketClientID>) {
+        let object = JSONValue.parse(Array(text.utf8))?.object ?? ["unreadable": .string(text)]
+        for client in clients { texts[client, default: []].append(object) }
+    }
+
+    func send(binary: [UInt8], to clients: some Sequence<WebSocketClientID>) {
+        for client in clients { binaries[client, default: []].append(binary) }
+    }
+
+    func close(_ client: WebSocketClientID, code: WebSocketCloseCode, reason: String) { closes[client] = code }
+    func log(_ line: String) { lines.append(line) }
+
+    /// The messages sent to `client` since the last call.
+    func take(_ client: WebSocketClientID) -> [[String: JSONValue]] {
+        defer { texts[client] = nil }
+        return texts[client] ?? []
+    }
+
+    func takeBinaries(_ client: WebSocketClientID) -> [[UInt8]] {
+        defer { binaries[client] = nil }
+        return binaries[client] ?? []
+    }
+}
+
+/// A hub driven as its host drives it, on a time the test moves.
+final class HubFixture {
+    let time = HandTime()
+    let outlet = RecordingOutlet()
+    let hub: ChannelHub
+    private var lastID: UInt64 = 0
+
+    init() {
+        let time = self.time
+        hub = ChannelHub(.init(appID: TestCredentials.appID, appCertificate: TestCredentials.certificate, unixTime: { time.now }))
+        hub.start(outlet: outlet, wake: {})
+    }
+
+    func connect(query: [String: String] = [:]) -> WebSocketClientID {
+        lastID += 1
+        let id = WebSocketClientID(lastID)
+        hub.opened(id, address: "127.0.0.1", query: query)
+        return id
+    }
+
+    func say(_ client: WebSocketClientID, _ json: String) { hub.received(.text(json), from: client) }
+
+    /// A join request for a uid with a token built for it; the fixture's defaults fit the hub.
+    func join(_ client: WebSocketClientID, channel: String = "room", uid: UInt32, token: String? = nil, role: String = "broadcaster") {
+        say(client, #"{"type":"join","channel":"\#(channel)","uid":\#(uid),"token":"\#(token ?? self.token(channel: channel, uid: uid))","role":"\#(role)"}"#)
+    }
+
+    /// Moves time on and lets the hub act on what is due, as its host does.
+    func advance(by seconds: Double) {
+        time.advance(by: seconds)
+        _ = hub.tick()
+    }
+
+    func token(channel: String = "room", user: RTCUser? = nil, uid: UInt32 = 0, lifetime: UInt32 = 600,
+               certificate: String = TestCredentials.certificate) -> String {
+        try! AccessToken2.buildRTC(appID: TestCredentials.appID, appCertificate: certificate, channel: channel,
+                                   user: user ?? .uid(uid), role: .publisher, tokenExpire: lifetime, privilegeExpire: lifetime,
+                                   issuedAt: UInt32(time.now), salt: 1)
+    }
+}
+
+extension [String: JSONValue] {
+    var type: String? { self["type"]?.string }
+    func int(_ name: String) -> Int64? { if case .integer(let value) = self[name] { value } else { nil } }
+}
+
+/// A video frame of `columns`×`rows` cells, its uid field left 0 as a sender leaves it.
+func videoFrame(columns: UInt8 = 32, rows: UInt8 = 18, cells: [UInt8] = [255, 10, 20, 30]) -> [UInt8] {
+    [HubVideoFrame.version, 0, 0, 0, 0, columns, rows] + cells
+}
