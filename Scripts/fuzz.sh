@@ -69,11 +69,12 @@ json_inputs=()
 json_imports=()
 json_options=(-dict=Fuzz/json.dict -max_len=4096)
 
-pasted_sources=(Fuzz/PastedTokenFuzzer.swift Sources/TokenClient/PastedToken.swift Sources/TokenClient/TokenRequest.swift)
+pasted_sources=(Fuzz/PastedTokenFuzzer.swift Sources/TokenClient/PastedToken.swift Sources/TokenClient/TokenRequest.swift
+                Sources/TokenClient/TokenClientError.swift)
 pasted_module=TokenClient
-pasted_flags=(-I Sources/CCrypto -I Sources/CZlib -I "$root/modules" -L "$root/modules" -lAccessToken -lPrintableText -lcrypto -lz)
-pasted_inputs=(Sources/AccessToken/*.swift)
-pasted_imports=(PrintableText AccessToken)
+pasted_flags=(-I Sources/CCrypto -I Sources/CZlib -I "$root/modules" -L "$root/modules" -lAccessToken -lPrintableText -lTimers -lcrypto -lz)
+pasted_inputs=(Sources/AccessToken/*.swift Sources/Timers/*.swift)
+pasted_imports=(PrintableText AccessToken Timers)
 # Past the 4096-byte limit, so that too-long pastes are reached.
 pasted_options=(-dict=Fuzz/tokens.dict -max_len=5000)
 
@@ -81,6 +82,7 @@ pasted_options=(-dict=Fuzz/tokens.dict -max_len=5000)
 AccessToken_import_flags=(-I Sources/CCrypto -I Sources/CZlib -I "$root/modules")
 PrintableText_import_flags=()
 JSON_import_flags=()
+Timers_import_flags=()
 
 template_sources=(Fuzz/TemplateFuzzer.swift Sources/TokenClient/RequestTemplate.swift Sources/TokenClient/FieldPath.swift)
 template_module=TokenClient
