@@ -33,7 +33,9 @@ public final class CallScreenApp {
 
     /// Runs until `q`, Ctrl-C or `quit()`; leaves the channel and gives the terminal back. Returns the exit status.
     public func run() async -> Int32 {
+        let earlier = session.onEvent  // a recorder
         session.onEvent = { [unowned self] event in
+            earlier?(event)
             state.now = session.configuration.unixTime()
             state.apply(event)
             publish()
@@ -47,7 +49,8 @@ public final class CallScreenApp {
         refresh.resume()
         defer { refresh.cancel() }
         await withCheckedContinuation { (finished: CheckedContinuation<Void, Never>) in
-            let frames = FrameThread(presenter: presenter, feed: feed, fps: fps, unixTime: session.configuration.unixTime) { key in
+            let unixTime = session.configuration.unixTime
+            let frames = FrameThread(presenter: presenter, feed: feed, fps: fps, times: { feed, elapsed in (unixTime(), feed.sessionTime + elapsed) }) { key in
                 // Weak: a key can be on its way when the screen has already finished.
                 DispatchQueue.main.async { [weak self] in MainActor.assumeIsolated { self?.handle(key: key) } }
             } finished: {
@@ -96,7 +99,7 @@ public final class CallScreenApp {
         case .session(let command): command.perform(on: session)
         case .unknown(let name): session.say("key \(name) does nothing; press ? for the keys")
         case .quit: feed.update { $0.quitting = true }
-        case .help, .paste, .resize, nil: break  // the state shows the help and the field; a resized frame is drawn whole
+        case .help, .paste, .resize, .replay, nil: break  // a call has no replay keys; the state shows the help and the field; a resized frame is drawn whole
         }
     }
 
@@ -142,7 +145,8 @@ final class FrameThread: @unchecked Sendable {
     private let presenter: TerminalPresenter
     private let feed: SharedFeed
     private let interval: Duration
-    private let unixTime: @Sendable () -> Double
+    /// Unix time and the session's time now, from the latest feed and the wall time since it was published.
+    private let times: @Sendable (ScreenFeed, Duration) -> (unix: Double, session: Duration)
     private let keys: @Sendable (Int32) -> Void
     private let finished: @Sendable () -> Void
 
@@ -151,12 +155,12 @@ final class FrameThread: @unchecked Sendable {
     private var spare: (grid: CellGrid, version: Int)?
     private var presentedVersion: Int?
 
-    init(presenter: TerminalPresenter, feed: SharedFeed, fps: Int, unixTime: @escaping @Sendable () -> Double,
+    init(presenter: TerminalPresenter, feed: SharedFeed, fps: Int, times: @escaping @Sendable (ScreenFeed, Duration) -> (unix: Double, session: Duration),
          keys: @escaping @Sendable (Int32) -> Void, finished: @escaping @Sendable () -> Void) {
         self.presenter = presenter
         self.feed = feed
         interval = .microseconds(1_000_000 / fps)
-        self.unixTime = unixTime
+        self.times = times
         self.keys = keys
         self.finished = finished
     }
@@ -190,7 +194,8 @@ final class FrameThread: @unchecked Sendable {
 
     private func draw(_ feed: ScreenFeed, elapsed: Duration) {
         var state = feed.state
-        state.tick(unixTime: unixTime(), sessionTime: feed.sessionTime + elapsed)
+        let now = times(feed, elapsed)
+        state.tick(unixTime: now.unix, sessionTime: now.session)
         let (width, height) = presenter.size
         if chrome?.state != state || chrome?.grid.width != width || chrome?.grid.height != height {
             chrome = (state, ScreenRenderer.chrome(state, width: width, height: height, options: presenter.options),

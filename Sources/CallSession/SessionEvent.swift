@@ -181,16 +181,16 @@ extension SessionEvent {
 
     /// `{"t": 12.345, "event": "connectionStateChanged", "state": "connected", "reason": "joinSuccess"}`
     public var jsonLine: String {
-        var parts = [#""t": \#(Self.decimal(time))"#, #""event": \#(Self.quoted(name))"#]
+        var parts = [#""t": \#(Self.decimal(time))"#, #""event": \#(Self.jsonString(name))"#]
         for (key, value) in fields {
             let json: String = switch value {
-            case .text(let text): Self.quoted(text)
+            case .text(let text): Self.jsonString(text)
             case .number(let number): String(number)
             case .seconds(let duration): Self.decimal(duration)
             case .flag(let flag): String(flag)
             case .none: "null"
             }
-            parts.append("\(Self.quoted(key)): \(json)")
+            parts.append("\(Self.jsonString(key)): \(json)")
         }
         return "{" + parts.joined(separator: ", ") + "}"
     }
@@ -207,7 +207,8 @@ extension SessionEvent {
         String(repeating: fill, count: max(0, width - text.count)) + text
     }
 
-    private static func quoted(_ text: String) -> String {
+    /// `text` as a JSON string, quoted, with every character unsafe to print escaped.
+    public static func jsonString(_ text: String) -> String {
         var out = "\""
         for scalar in text.unicodeScalars {
             switch scalar {

@@ -5,6 +5,7 @@ import CallSession
 import ChannelEngine
 import Dispatch
 import Foundation
+import Recording
 import TokenClient
 
 /// `tokencall join`: a call through a token server, printed as event lines (the call screen comes later).
@@ -39,6 +40,7 @@ enum JoinCommand {
         .flag("headless", help: "print events instead of opening the call screen"),
         .value("fps", "N", help: "frames per second of the call screen, 1...60", default: "15"),
         .flag("no-color", help: "no colours on the call screen (also NO_COLOR)"),
+        recordOption,
     ]
 
     static let command = Command(
@@ -147,36 +149,44 @@ enum JoinCommand {
         let duration = try args.integer("duration", in: 1...86_400 * 7)
         let fps: Int = try args.integer("fps", in: 1...60)
         let headless = args.has("headless") || args.has("json")
-        let screen = !headless && isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1
-        if !headless && !screen {
-            let why = args.string("token") == "-" && isatty(STDIN_FILENO) != 1
-                ? " (for the screen, give the token with --token TOKEN, or with --token - at the prompt in a terminal)" : ""
-            Console.error("tokencall: stdout or stdin is not a terminal; printing events instead of the call screen" + why)
-        }
+        let why = args.string("token") == "-" && isatty(STDIN_FILENO) != 1
+            ? " (for the screen, give the token with --token TOKEN, or with --token - at the prompt in a terminal)" : ""
+        let screen = !headless && CallScreenTerminal.available(for: "tokencall", why: why)
         guard let (tokens, stopServer) = tokens(server, for: config) else { return ExitCode.failure }
         defer { stopServer() }
-        guard screen else {
-            return await runHeadless(CallSession(config, tokens: tokens), json: args.has("json"), duration: duration.map { .seconds($0) })
-        }
-        let noColor = args.has("no-color") || !(ProcessInfo.processInfo.environment["NO_COLOR"] ?? "").isEmpty
-        let presenter: TerminalPresenter
+        let session = CallSession(config, tokens: tokens)
+        let recorder: Recorder?
         do {
-            presenter = try TerminalPresenter(noColor: noColor)
+            recorder = try self.recorder(args, for: session)
         } catch {
-            Console.error("tokencall: \(error.description)")
-            return ExitCode.usage
+            Console.error("tokencall join: \(error)")
+            return ExitCode.failure
         }
-        let app = CallScreenApp(session: CallSession(config, tokens: tokens), presenter: presenter, fps: fps)
+        guard screen else {
+            let status = await runHeadless(session, json: args.has("json"), duration: duration.map { .seconds($0) })
+            return finish(recorder, status: status)
+        }
+        guard let presenter = CallScreenTerminal.presenter(args) else { return ExitCode.usage }
+        let app = CallScreenApp(session: session, presenter: presenter, fps: fps)
         let signals = StopSignals.onMain { app.quit() }
         defer { signals.forEach { $0.cancel() } }
-        return await app.run()
+        return finish(recorder, status: await app.run())
+    }
+
+    /// Prints an event as headless `join` does (and `replay` again): a text or JSON line, the periodic reports left out.
+    static func printHeadless(_ event: SessionEvent, json: Bool) {
+        guard !event.isPeriodic else { return }
+        print(json ? event.jsonLine : event.textLine)
+        fflush(nil)
     }
 
     @MainActor
     static func runHeadless(_ session: CallSession, json: Bool, duration: Duration?) async -> Int32 {
         let config = session.configuration
         var failed = false
+        let earlier = session.onEvent  // a recorder
         session.onEvent = { event in
+            earlier?(event)
             if case .sessionEnded(let wasFailed) = event.kind { failed = wasFailed }
         }
         session.start()
@@ -188,9 +198,8 @@ enum JoinCommand {
                 session.stop()
             }
         }
-        for await event in session.events where !event.isPeriodic {
-            print(json ? event.jsonLine : event.textLine)
-            fflush(nil)
+        for await event in session.events {
+            printHeadless(event, json: json)
             if case .stuck = event.kind { session.stop() }
         }
         signals.forEach { $0.cancel() }
