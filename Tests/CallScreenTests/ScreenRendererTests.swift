@@ -113,6 +113,21 @@ private func assertSnapshot(_ grid: CellGrid, _ name: String, sourceLocation: So
         #expect(failed.contains("tokenFetchFailed"))
     }
 
+    @Test func aReplayShowsItsSpeedAndOffersOnlyItsOwnKeys() throws {
+        var s = state("connected")
+        s.mode = .replay(speed: 4, phase: .paused)
+        let grid = render(s, 120, 40)
+        try assertSnapshot(grid, "replay-paused-120x40")
+        #expect(grid.lines[0].hasPrefix(" tokencall replay 4x paused | channel test"))
+        #expect(grid.lines.last?.trimmingCharacters(in: .whitespaces) == "? help  q quit  </> speed  space pause")
+        s.showHelp = true
+        let help = render(s, 120, 40).text
+        #expect(help.contains("space     pause / resume the replay"))
+        #expect(!help.contains("join the channel") && !help.contains("paste the next token"), "no call keys in a replay")
+        s.mode = .replay(speed: 3600, phase: .ended)
+        #expect(render(s, 120, 40).lines[0].hasPrefix(" tokencall replay ended |"))
+    }
+
     @Test func theStatusLineShowsTheMistakeOnPurposeUntilItIsPutRight() {
         var s = state("connected")
         s.apply(SessionEvent(time: .seconds(6), kind: .mistakeChanged(.wrongUid)))
