@@ -40,7 +40,7 @@ struct KeyBinding: Sendable {
         KeyBinding(keys: [(ascii(" "), .replay(.pause))], footer: ("space", "pause"), help: ("space", "pause / resume the replay"),
                    modes: [.replay]),
         KeyBinding("?", .help, "help", help: "this help", modes: [.call, .replay]),
-        KeyBinding(keys: [(ascii("q"), .quit), (control("c"), .quit)], footer: ("q", "quit"), help: ("q, Ctrl-C", "leave and quit"),
+        KeyBinding(keys: [(ascii("q"), .quit), (control("c"), .quit)], footer: ("q", "quit"), help: ("q, Ctrl-C", "quit (a call leaves the channel first)"),
                    modes: [.call, .replay]),
         KeyBinding(keys: [(KEY_RESIZE, .resize)], footer: nil, help: nil, modes: [.call, .replay]),
     ]
