@@ -28,7 +28,7 @@ public final class ReplayScreenApp {
 
     /// Plays the recording until `q`, Ctrl-C or `quit()`; the last state stays on the screen after the last event.
     public func run() async -> Int32 {
-        let player = Task { @MainActor [unowned self] in await play() }
+        let player = Task { @MainActor [weak self] in await self?.play() }
         await withCheckedContinuation { (finished: CheckedContinuation<Void, Never>) in
             let clock = clock, track = track
             let frames = FrameThread(presenter: presenter, feed: feed, fps: fps, times: { _, _ in

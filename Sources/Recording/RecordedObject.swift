@@ -44,6 +44,9 @@ struct RecordedObject {
         return number
     }
 
+    /// A unix time as tokens hold them (32 bits unsigned), so that the screen's arithmetic on it cannot overflow.
+    func unixTime(_ key: String) throws(LineProblem) -> Int64 { Int64(try integer(key, as: UInt32.self)) }
+
     /// Seconds as the recorder writes them, `12.345`: whole milliseconds.
     func seconds(_ key: String) throws(LineProblem) -> Duration {
         let value = try value(key)

@@ -47,6 +47,15 @@ public struct RecordingHeader: Sendable, Equatable {
         self.call = call
     }
 
+    /// The header of a recording of `session`, about to start, with the options given for it.
+    @MainActor
+    public init(options: [String: String], of session: CallSession) {
+        let config = session.configuration
+        self.init(options: options, seed: config.seed, started: config.unixTime(),
+                  call: Call(channel: config.channel, uid: config.uid, role: config.role, tokenServer: session.tokens.label,
+                             renewMethod: config.renewMethod, autoRenew: config.autoRenew))
+    }
+
     /// The header's line, members in a fixed order and options by name.
     public var line: String {
         let options = options.sorted { $0.key < $1.key }.map { "\(Self.quoted($0.key)): \(Self.quoted($0.value))" }

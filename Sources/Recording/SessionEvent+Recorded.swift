@@ -45,10 +45,10 @@ extension SessionEvent {
     private static func kind(named name: String, _ object: RecordedObject) throws(LineProblem) -> Kind {
         switch name {
         case "tokenFetchStarted": return .tokenFetchStarted(reason: try object.text("reason"))
-        case "tokenFetched": return .tokenFetched(latency: try object.seconds("latency"), expiresAt: try object.integer("expiresAt"))
+        case "tokenFetched": return .tokenFetched(latency: try object.seconds("latency"), expiresAt: try object.unixTime("expiresAt"))
         case "tokenFetchFailed": return .tokenFetchFailed(error: try object.text("error"), retryIn: try object.optionalSeconds("retryIn"))
         case "tokenRenewed": return .tokenRenewed(method: try object.choice("method", \RenewMethod.rawValue))
-        case "tokenPasted": return .tokenPasted(expiresAt: try object.integer("expiresAt"))
+        case "tokenPasted": return .tokenPasted(expiresAt: try object.unixTime("expiresAt"))
         case "tokenNeeded": return .tokenNeeded(secondsLeft: try object.integer("secondsLeft"))
         case "stuck": return .stuck(reason: try object.text("reason"))
         case "sessionEnded": return .sessionEnded(failed: try object.flag("failed"))
@@ -133,7 +133,7 @@ extension SessionEvent {
     private static func notice(_ object: RecordedObject) throws(LineProblem) -> SimulatorNotice {
         switch try object.text("notice") {
         case "signatureNotChecked": return .signatureNotChecked
-        case "tokenAccepted": return .tokenAccepted(expiresAt: try object.integer("expiresAt"), short: try object.flag("short"))
+        case "tokenAccepted": return .tokenAccepted(expiresAt: try object.unixTime("expiresAt"), short: try object.flag("short"))
         case "localUserOfflineForPeers": return .localUserOfflineForPeers(try object.choice("reason", \AgoraUserOfflineReason.name))
         case "network": return .network(down: try object.flag("down"))
         case let other: throw LineProblem("simulatorNotice's notice \"\(other)\" is not one the engine gives")

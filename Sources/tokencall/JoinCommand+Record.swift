@@ -10,15 +10,10 @@ extension JoinCommand {
     @MainActor
     static func recorder(_ args: Invocation, for session: CallSession) throws(RecordingError) -> Recorder? {
         guard let path = args.string("record") else { return nil }
-        let config = session.configuration
         var options = args.given
         options["record"] = nil
         options["token-url"] = options["token-url"].map(withoutCredentials)
-        let header = RecordingHeader(
-            options: options, seed: config.seed, started: config.unixTime(),
-            call: .init(channel: config.channel, uid: config.uid, role: config.role, tokenServer: session.tokens.label,
-                        renewMethod: config.renewMethod, autoRenew: config.autoRenew))
-        let recorder = try Recorder(path: path, header: header)
+        let recorder = try Recorder(path: path, header: RecordingHeader(options: options, of: session))
         session.onEvent = recorder.record
         return recorder
     }

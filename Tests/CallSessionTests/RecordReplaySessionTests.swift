@@ -10,14 +10,13 @@ import Testing
     @Test func aReplayedRecordingLeavesTheScreenAsTheLiveCallDid() async throws {
         let h = SessionHarness { $0.remoteUsers = 3; $0.seed = 11 }
         let config = h.session.configuration
-        let blank = ScreenState(channel: config.channel, uid: config.uid, role: config.role, tokenServer: h.session.tokens.label,
-                                renewMethod: config.renewMethod, autoRenew: config.autoRenew)
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("tokencall-\(UUID().uuidString).jsonl").path
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let header = RecordingHeader(options: ["seed": "11"], seed: 11, started: config.unixTime(),
-                                     call: .init(channel: config.channel, uid: config.uid, role: config.role, tokenServer: h.session.tokens.label,
-                                                 renewMethod: config.renewMethod, autoRenew: config.autoRenew))
+        let header = RecordingHeader(options: ["seed": "11"], of: h.session)
         let recorder = try Recorder(path: path, header: header)
+        let call = header.call
+        let blank = ScreenState(channel: call.channel, uid: call.uid, role: call.role, tokenServer: call.tokenServer,
+                                renewMethod: call.renewMethod, autoRenew: call.autoRenew)
         var live = blank
         let collect = h.session.onEvent
         h.session.onEvent = { event in

@@ -40,6 +40,16 @@ import Testing
         #expect(read(header + "\n" + disagreeing + "\n") == .badLine(line: 2, problem: "reportRtcStats's members are not the ones it has, or disagree with each other"))
     }
 
+    @Test func aUnixTimeBeyondWhatATokenHoldsIsRefused() {
+        let line = SessionEvent(time: .seconds(1), kind: .tokenPasted(expiresAt: 1_800_000_000)).recordedLine
+        #expect(read(header + "\n" + line + "\n") == nil)
+        for wrong in ["-1", "4294967296", "-9223372036854775808"] {
+            let edited = line.replacingOccurrences(of: "1800000000", with: wrong)
+            #expect(read(header + "\n" + edited + "\n")
+                    == .badLine(line: 2, problem: "tokenPasted's \"expiresAt\" must be a whole number from 0 to 4294967295, not a number"))
+        }
+    }
+
     @Test func aLineTooLongIsRefusedBeforeItIsParsed() {
         let long = "{\"t\": 1.000, \"event\": \"note\", \"text\": \"" + String(repeating: "a", count: Recording.lineLimit) + "\"}"
         #expect(read(header + "\n" + long + "\n") == .badLine(line: 2, problem: "longer than \(Recording.lineLimit) bytes"))
