@@ -99,7 +99,8 @@ public final class CallScreenApp {
         case .session(let command): command.perform(on: session)
         case .unknown(let name): session.say("key \(name) does nothing; press ? for the keys")
         case .quit: feed.update { $0.quitting = true }
-        case .help, .paste, .resize, .replay, nil: break  // a call has no replay keys; the state shows the help and the field; a resized frame is drawn whole
+        // The state shows the help and the field; a resized frame is drawn whole; a call's table has no replay keys.
+        case .help, .paste, .resize, .replay, nil: break
         }
     }
 
