@@ -34,7 +34,7 @@ public struct Recording: Sendable, Equatable {
         guard bytes.count <= byteLimit else { throw .tooLarge(limit: byteLimit, what: "bytes") }
         guard !bytes.isEmpty else { throw .badLine(line: 1, problem: "the file is empty, with no header") }
         guard bytes.last == UInt8(ascii: "\n") else {
-            throw .badLine(line: bytes.count(where: { $0 == UInt8(ascii: "\n") }) + 1, problem: "the last line has no newline: the recording was cut short")
+            throw .cutShort(line: bytes.count(where: { $0 == UInt8(ascii: "\n") }) + 1)
         }
         var lines = bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).dropLast().makeIterator()
         var number = 1

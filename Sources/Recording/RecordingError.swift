@@ -8,6 +8,8 @@ public enum RecordingError: Error, Equatable, Sendable, CustomStringConvertible 
     case tooLarge(limit: Int, what: String)
     /// Line `line` (from 1) is not what a recording holds there.
     case badLine(line: Int, problem: String)
+    /// The last line, `line`, has no newline: the writer stopped in the middle of it.
+    case cutShort(line: Int)
     /// The file was written by a newer tokencall, in a format version this one cannot read.
     case newerVersion(Int)
 
@@ -19,6 +21,9 @@ public enum RecordingError: Error, Equatable, Sendable, CustomStringConvertible 
         case .tooLarge(let limit, let what):
             "the recording holds more than \(limit) \(what), more than tokencall reads; it is not a recording tokencall wrote"
         case .badLine(let line, let problem): "line \(line): \(problem); it is not a recording tokencall wrote, or it was cut short or edited"
+        case .cutShort(let line):
+            "line \(line) has no newline: the recording was cut short (its join stopped while writing); "
+                + (line > 1 ? "head -n -1 keeps its whole lines" : "it holds no whole line")
         case .newerVersion(let version):
             "the recording is format version \(version), newer than the \(RecordingHeader.version) this tokencall reads; replay it with a newer tokencall"
         }

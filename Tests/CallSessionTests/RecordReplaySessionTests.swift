@@ -18,12 +18,14 @@ import Testing
         let blank = ScreenState(channel: call.channel, uid: call.uid, role: call.role, tokenServer: call.tokenServer,
                                 renewMethod: call.renewMethod, autoRenew: call.autoRenew)
         var live = blank
+        var liveAfter: [ScreenState] = []  // the live state after each event
         let collect = h.session.onEvent
         h.session.onEvent = { event in
             collect?(event)
             recorder.record(event)
             live.now = config.unixTime()
             live.apply(event)
+            liveAfter.append(live)
         }
         h.session.start()
         await h.run(for: 95)
@@ -39,7 +41,12 @@ import Testing
         #expect(recording.events.map(\.jsonLine) == h.events.map(\.jsonLine))
         var replayed = blank
         var track = ReplayTrack(events: recording.events, started: recording.header.started)
-        #expect(track.play(upTo: track.end, into: &replayed) == h.events.count)
+        var applied = 0
+        while let next = track.nextTime {
+            applied += track.play(upTo: next, into: &replayed)
+            #expect(replayed == liveAfter[applied - 1], "after \(applied) events, at \(next)")
+        }
+        #expect(applied == h.events.count)
         #expect(replayed == live)
         #expect(replayed.tokenAcceptedAt != nil || replayed.connection == .disconnected)
         #expect(replayed.log.contains { $0.detail == "renew method update" })
