@@ -15,7 +15,7 @@ public enum KeyCommand: Equatable, Sendable {
     /// A key that does nothing, named for the log.
     case unknown(String)
 
-    /// What `key` (as the terminal reads it) does on a screen in `mode`, by `KeyBinding.all`.
+    /// What `key` (as the terminal reads it) does on a screen in `mode`, by the mode's `KeyBinding.table`.
     init(key: Int32, in mode: KeyBinding.Mode = .call) {
         self = KeyBinding.table(mode).lazy.flatMap(\.keys).first { $0.key == key }?.command ?? .unknown(Self.name(of: key))
     }

@@ -6,6 +6,11 @@ struct RecordedObject {
     /// What the object is, for errors: `header`, `didJoinChannel`.
     let what: String
 
+    /// The JSON value a line holds, by the JSON module's strict reader.
+    static func parse(_ bytes: some Collection<UInt8>) throws(LineProblem) -> JSONValue {
+        do { return try JSONValue.decode(bytes) } catch { throw LineProblem("not JSON: \(error)") }
+    }
+
     init(_ value: JSONValue, what: String) throws(LineProblem) {
         guard let members = value.object else { throw LineProblem("\(what) must be a JSON object, not \(value.kind)") }
         self.init(members: members, what: what)
@@ -82,6 +87,11 @@ struct RecordedObject {
 
     private func mistyped(_ key: String, _ value: JSONValue, _ wanted: String) -> LineProblem {
         LineProblem("\(what)'s \"\(key)\" must be \(wanted), not \(value.kind)")
+    }
+
+    /// A text from the file as an error quotes it: at most 40 characters (it is escaped where it is printed).
+    static func quoted(_ text: String) -> String {
+        "\"" + (text.count > 40 ? text.prefix(40) + "…" : text) + "\""
     }
 
     /// `12.345` as a duration: digits, a point and three digits, at most a million years of seconds.

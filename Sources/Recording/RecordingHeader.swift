@@ -66,36 +66,41 @@ public struct RecordingHeader: Sendable, Equatable {
             + "\"renewMethod\": \"\(call.renewMethod.rawValue)\", \"autoRenew\": \(call.autoRenew)}}"
     }
 
-    /// The header a first line holds; a newer version is `RecordingError.newerVersion`, anything else a `LineProblem`.
+    /// The header a first line holds; a newer version is `RecordingError.newerVersion`, anything else `badLine`.
     static func read(_ bytes: some Collection<UInt8>) throws(RecordingError) -> RecordingHeader {
-        do {
-            let value: JSONValue
-            do { value = try JSONValue.decode(bytes) } catch { throw LineProblem("not JSON: \(error)") }
-            let object = try RecordedObject(value, what: "the header")
+        let value: JSONValue, object: RecordedObject, version: Int
+        do throws(LineProblem) {
+            value = try RecordedObject.parse(bytes)
+            object = try RecordedObject(value, what: "the header")
             guard object.members["format"] == .string(format) else { throw LineProblem("the header's format is not \"\(format)\"") }
-            let version: Int = try object.integer("version")
-            if version > Self.version { throw RecordingError.newerVersion(version) }
+            version = try object.integer("version")
+        } catch {
+            throw .badLine(line: 1, problem: error.words)
+        }
+        guard version <= Self.version else { throw .newerVersion(version) }
+        do throws(LineProblem) {
             guard version == Self.version else { throw LineProblem("the header's version \(version) is not one tokencall wrote") }
-            var options: [String: String] = [:]
-            let given = try object.object("options")
-            for key in given.members.keys { options[key] = try given.text(key) }
-            let call = try object.object("call")
-            let header = RecordingHeader(
-                options: options, seed: try object.integer("seed"), started: Double(try object.seconds("started").wholeMilliseconds) / 1000,
-                call: Call(channel: try call.text("channel"), uid: UInt(try call.integer("uid", as: UInt32.self)),
-                           role: try call.choice("role", \AgoraClientRole.name), tokenServer: try call.text("tokenServer"),
-                           renewMethod: try call.choice("renewMethod", \RenewMethod.rawValue), autoRenew: try call.flag("autoRenew")))
+            let header = try members(object)
             guard JSONValue.parse(Array(header.line.utf8)) == value else {
                 throw LineProblem("the header's members are not the ones it has (a secret option, or one too many)")
             }
             return header
-        } catch let problem as LineProblem {
-            throw .badLine(line: 1, problem: problem.words)
-        } catch let error as RecordingError {
-            throw error
         } catch {
-            throw .badLine(line: 1, problem: "\(error)")
+            throw .badLine(line: 1, problem: error.words)
         }
+    }
+
+    /// The header's members, each by its type.
+    private static func members(_ object: RecordedObject) throws(LineProblem) -> RecordingHeader {
+        var options: [String: String] = [:]
+        let given = try object.object("options")
+        for key in given.members.keys { options[key] = try given.text(key) }
+        let call = try object.object("call")
+        return RecordingHeader(
+            options: options, seed: try object.integer("seed"), started: Double(try object.seconds("started").wholeMilliseconds) / 1000,
+            call: Call(channel: try call.text("channel"), uid: UInt(try call.integer("uid", as: UInt32.self)),
+                       role: try call.choice("role", \AgoraClientRole.name), tokenServer: try call.text("tokenServer"),
+                       renewMethod: try call.choice("renewMethod", \RenewMethod.rawValue), autoRenew: try call.flag("autoRenew")))
     }
 
     private static func quoted(_ text: String) -> String { SessionEvent.jsonString(text) }

@@ -31,8 +31,7 @@ extension SessionEvent {
     /// The event a recorded line holds, exactly as `recordedLine` writes it (a token reads back empty); anything else is
     /// a `LineProblem`.
     init(recorded bytes: some Collection<UInt8>) throws(LineProblem) {
-        let value: JSONValue
-        do { value = try JSONValue.decode(bytes) } catch { throw LineProblem("not JSON: \(error)") }
+        let value = try RecordedObject.parse(bytes)
         let object = try RecordedObject(value, what: "the event")
         let name = try object.text("event")
         let members = RecordedObject(members: object.members, what: name)
@@ -108,7 +107,7 @@ extension SessionEvent {
         case "connectionDidLost": return .connectionLost
         case "connectionDidBanned": return .connectionBanned
         case "simulatorNotice": return .simulatorNotice(try notice(object))
-        default: throw LineProblem("\"\(name)\" is not an event tokencall records")
+        default: throw LineProblem("\(RecordedObject.quoted(name)) is not an event tokencall records")
         }
     }
 
@@ -136,7 +135,7 @@ extension SessionEvent {
         case "tokenAccepted": return .tokenAccepted(expiresAt: try object.unixTime("expiresAt"), short: try object.flag("short"))
         case "localUserOfflineForPeers": return .localUserOfflineForPeers(try object.choice("reason", \AgoraUserOfflineReason.name))
         case "network": return .network(down: try object.flag("down"))
-        case let other: throw LineProblem("simulatorNotice's notice \"\(other)\" is not one the engine gives")
+        case let other: throw LineProblem("simulatorNotice's notice \(RecordedObject.quoted(other)) is not one the engine gives")
         }
     }
 }

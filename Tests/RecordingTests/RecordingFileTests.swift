@@ -31,6 +31,9 @@ import Testing
         #expect(read(header + "\n{\"t\": 2, \"event\": \"requestToken\"}\n")
                 == .badLine(line: 2, problem: "requestToken's \"t\" must be seconds with three decimals, not a number"))
         #expect(read(header + "\n\n") == .badLine(line: 2, problem: "the line is empty"))
+        let long = String(repeating: "x", count: 500)
+        #expect(read(header + "\n{\"t\": 2.000, \"event\": \"\(long)\"}\n")
+                == .badLine(line: 2, problem: "\"\(long.prefix(40))…\" is not an event tokencall records"), "a long name is not repeated whole")
     }
 
     @Test func aMemberTooManyOrOneThatDisagreesIsRefused() {
