@@ -48,15 +48,9 @@ public final class CallScreenApp {
         refresh.setEventHandler { [unowned self] in MainActor.assumeIsolated { publish() } }
         refresh.resume()
         defer { refresh.cancel() }
-        await withCheckedContinuation { (finished: CheckedContinuation<Void, Never>) in
-            let unixTime = session.configuration.unixTime
-            let frames = FrameThread(presenter: presenter, feed: feed, fps: fps, times: { feed, elapsed in (unixTime(), feed.sessionTime + elapsed) }) { key in
-                // Weak: a key can be on its way when the screen has already finished.
-                DispatchQueue.main.async { [weak self] in MainActor.assumeIsolated { self?.handle(key: key) } }
-            } finished: {
-                finished.resume()
-            }
-            frames.start()
+        let unixTime = session.configuration.unixTime
+        await FrameThread.run(presenter: presenter, feed: feed, fps: fps, times: { feed, elapsed in (unixTime(), feed.sessionTime + elapsed) }) {
+            [weak self] key in self?.handle(key: key)
         }
         session.stop()
         return 0
@@ -164,6 +158,22 @@ final class FrameThread: @unchecked Sendable {
         self.times = times
         self.keys = keys
         self.finished = finished
+    }
+
+    /// Draws on a frame thread of its own until the screen quits, handing each key to `handle` on the main actor.
+    @MainActor
+    static func run(presenter: TerminalPresenter, feed: SharedFeed, fps: Int,
+                    times: @escaping @Sendable (ScreenFeed, Duration) -> (unix: Double, session: Duration),
+                    keys handle: @escaping @MainActor @Sendable (Int32) -> Void) async {
+        await withCheckedContinuation { (finished: CheckedContinuation<Void, Never>) in
+            let frames = FrameThread(presenter: presenter, feed: feed, fps: fps, times: times) { key in
+                // `handle` holds its screen weakly: a key can be on its way when the screen has already finished.
+                DispatchQueue.main.async { MainActor.assumeIsolated { handle(key) } }
+            } finished: {
+                finished.resume()
+            }
+            frames.start()
+        }
     }
 
     func start() {

@@ -1,5 +1,4 @@
 import CallSession
-import Dispatch
 
 /// A recording played back on the call screen: the recorded events drive the same `ScreenState` the live call did,
 /// on the replay's own clock (`<` and `>` change its speed, space pauses it). There is no call, so no video and no
@@ -29,18 +28,11 @@ public final class ReplayScreenApp {
     /// Plays the recording until `q`, Ctrl-C or `quit()`; the last state stays on the screen after the last event.
     public func run() async -> Int32 {
         let player = Task { @MainActor [weak self] in await self?.play() }
-        await withCheckedContinuation { (finished: CheckedContinuation<Void, Never>) in
-            let clock = clock, track = track
-            let frames = FrameThread(presenter: presenter, feed: feed, fps: fps, times: { _, _ in
-                let position = min(clock.position, track.end)
-                return (track.unixTime(at: position), position)
-            }) { key in
-                DispatchQueue.main.async { [weak self] in MainActor.assumeIsolated { self?.handle(key: key) } }
-            } finished: {
-                finished.resume()
-            }
-            frames.start()
-        }
+        let clock = clock, track = track
+        await FrameThread.run(presenter: presenter, feed: feed, fps: fps, times: { _, _ in
+            let position = min(clock.position, track.end)
+            return (track.unixTime(at: position), position)
+        }) { [weak self] key in self?.handle(key: key) }
         player.cancel()
         return 0
     }
