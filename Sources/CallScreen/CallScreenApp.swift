@@ -49,7 +49,9 @@ public final class CallScreenApp {
         refresh.resume()
         defer { refresh.cancel() }
         let unixTime = session.configuration.unixTime
-        await FrameThread.run(presenter: presenter, feed: feed, fps: fps, times: { feed, elapsed in (unixTime(), feed.sessionTime + elapsed) }) {
+        await FrameThread.run(presenter: presenter, feed: feed, fps: fps, times: { feed, elapsed in
+            (unixTime(), feed.sessionTime + elapsed, feed.engineTime + elapsed)
+        }) {
             [weak self] key in self?.handle(key: key)
         }
         session.stop()
@@ -122,6 +124,10 @@ struct ScreenFeed: Sendable {
     var quitting = false
 }
 
+/// The times a frame is drawn at, from the latest feed and the wall time since it was published: unix time and the
+/// session's (the countdown and the call time), and the video's (the engine's clock, which video sources are drawn at).
+typealias FrameTimes = @Sendable (ScreenFeed, Duration) -> (unix: Double, session: Duration, video: Duration)
+
 /// The feed, shared by the main actor (which writes it) and the frame thread (which reads it each frame).
 final class SharedFeed: Sendable {
     private let mutex: Mutex<ScreenFeed>
@@ -140,8 +146,7 @@ final class FrameThread: @unchecked Sendable {
     private let presenter: TerminalPresenter
     private let feed: SharedFeed
     private let interval: Duration
-    /// Unix time and the session's time now, from the latest feed and the wall time since it was published.
-    private let times: @Sendable (ScreenFeed, Duration) -> (unix: Double, session: Duration)
+    private let times: FrameTimes
     private let keys: @Sendable (Int32) -> Void
     private let finished: @Sendable () -> Void
 
@@ -150,7 +155,7 @@ final class FrameThread: @unchecked Sendable {
     private var spare: (grid: CellGrid, version: Int)?
     private var presentedVersion: Int?
 
-    init(presenter: TerminalPresenter, feed: SharedFeed, fps: Int, times: @escaping @Sendable (ScreenFeed, Duration) -> (unix: Double, session: Duration),
+    init(presenter: TerminalPresenter, feed: SharedFeed, fps: Int, times: @escaping FrameTimes,
          keys: @escaping @Sendable (Int32) -> Void, finished: @escaping @Sendable () -> Void) {
         self.presenter = presenter
         self.feed = feed
@@ -163,7 +168,7 @@ final class FrameThread: @unchecked Sendable {
     /// Draws on a frame thread of its own until the screen quits, handing each key to `handle` on the main actor.
     @MainActor
     static func run(presenter: TerminalPresenter, feed: SharedFeed, fps: Int,
-                    times: @escaping @Sendable (ScreenFeed, Duration) -> (unix: Double, session: Duration),
+                    times: @escaping FrameTimes,
                     keys handle: @escaping @MainActor @Sendable (Int32) -> Void) async {
         await withCheckedContinuation { (finished: CheckedContinuation<Void, Never>) in
             let frames = FrameThread(presenter: presenter, feed: feed, fps: fps, times: times) { key in
@@ -216,7 +221,7 @@ final class FrameThread: @unchecked Sendable {
         var grid = chrome!.grid
         if let taken = spare.take(), taken.version == version { grid = taken.grid }
         ScreenRenderer.drawMotion(state, into: &grid, options: presenter.options, video: { feed.sources[$0] },
-                                  at: feed.engineTime + elapsed)
+                                  at: now.video)
         if let released = presenter.present(grid), let presentedVersion { spare = (released, presentedVersion) }
         presentedVersion = version
     }

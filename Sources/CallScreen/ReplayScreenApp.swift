@@ -1,8 +1,8 @@
 import CallSession
 
 /// A recording played back on the call screen: the recorded events drive the same `ScreenState` the live call did,
-/// on the replay's own clock (`<` and `>` change its speed, space pauses it). There is no call, so no video and no
-/// call keys: the key bar and the help offer the replay's keys only.
+/// on the replay's own clock (`<` and `>` change its speed, space pauses it), with the simulator's video drawn again
+/// (`ReplayTrack.video`). There is no call, so no call keys: the key bar and the help offer the replay's keys only.
 @MainActor
 public final class ReplayScreenApp {
     private var track: ReplayTrack
@@ -31,7 +31,7 @@ public final class ReplayScreenApp {
         let clock = clock, track = track
         await FrameThread.run(presenter: presenter, feed: feed, fps: fps, times: { _, _ in
             let position = min(clock.position, track.end)
-            return (track.unixTime(at: position), position)
+            return (track.unixTime(at: position), position, position)
         }) { [weak self] key in self?.handle(key: key) }
         player.cancel()
         return 0
@@ -59,8 +59,11 @@ public final class ReplayScreenApp {
     }
 
     private func publish() {
-        let snapshot = state
-        feed.update { $0.state = snapshot }
+        let snapshot = (state: state, sources: track.video(for: state))
+        feed.update { feed in
+            feed.state = snapshot.state
+            feed.sources = snapshot.sources
+        }
     }
 
     /// A replay key changes the clock; a key of the call does nothing here (the key bar does not offer it).

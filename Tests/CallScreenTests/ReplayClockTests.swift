@@ -1,4 +1,5 @@
 import CallSession
+import ChannelEngine
 import Synchronization
 import Testing
 @testable import CallScreen
@@ -63,5 +64,28 @@ private final class HandClock: Sendable {
         #expect(state.tokenAcceptedAt == 1_000_003, "the token was taken 3 s after the recorded start")
         #expect(track.nextTime == nil)
         #expect(track.end == .seconds(3))
+    }
+
+    @Test func theVideoIsDrawnAgainForWhoIsThereFrozenWhereTheRecordingSaysSo() {
+        let events = [
+            SessionEvent(time: .seconds(1), kind: .engine(.connectionStateChanged(.connected, reason: .reasonJoinSuccess))),
+            SessionEvent(time: .seconds(1), kind: .engine(.didJoinChannel(channel: "c", uid: 7, elapsed: 1))),
+            SessionEvent(time: .seconds(2), kind: .engine(.didJoinedOfUid(11, elapsed: 1))),
+            SessionEvent(time: .seconds(2), kind: .engine(.didJoinedOfUid(12, elapsed: 1))),
+            SessionEvent(time: .seconds(4), kind: .engine(.remoteVideoStateChanged(uid: 12, state: .frozen, reason: .congestion, elapsed: 1))),
+            SessionEvent(time: .seconds(6), kind: .engine(.didOfflineOfUid(11, reason: .quit))),
+        ]
+        var track = ReplayTrack(events: events, started: 1_000_000)
+        var state = ScreenState(channel: "c", uid: 0, role: .broadcaster, tokenServer: "s", renewMethod: .renew, autoRenew: true)
+        #expect(track.video(for: state).isEmpty, "nobody is in the channel yet")
+        track.play(upTo: .seconds(5), into: &state)
+        let video = track.video(for: state)
+        #expect(Set(video.keys) == [7, 11, 12])
+        #expect(video[7]?.isFrozen == false && video[11]?.isFrozen == false)
+        #expect(video[12]?.frozenAt == .seconds(4))
+        track.play(upTo: .seconds(6), into: &state)
+        #expect(Set(track.video(for: state).keys) == [7, 12], "a user who left has no video")
+        state.role = .audience
+        #expect(track.video(for: state)[7] == nil, "an audience member does not publish")
     }
 }
