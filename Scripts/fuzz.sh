@@ -8,6 +8,7 @@
 #                                         (Fuzz/TemplateFuzzer.swift + Sources/TokenClient/{RequestTemplate,FieldPath}.swift)
 #   websocket  the WebSocket frame reader (Fuzz/WebSocketFuzzer.swift + Sources/WebSocket/*.swift)
 #   hub    the hub's request reader       (Fuzz/HubFuzzer.swift + Sources/HubProtocol/*.swift)
+#   recording  a recording file, Recording.read (Fuzz/RecordingFuzzer.swift + Sources/Recording/*.swift)
 #
 #   Scripts/fuzz.sh [seconds] [target...]   (or: make fuzz FUZZ_SECONDS=300)
 #
@@ -20,16 +21,16 @@ cd "$(dirname "$0")/.."
 
 seconds="${1:-60}"
 if ! [[ "$seconds" =~ ^[0-9]+$ ]] || [ "$seconds" -eq 0 ]; then
-    echo "usage: Scripts/fuzz.sh [seconds] [token|http|json|pasted|template|websocket|hub ...]   (seconds: a whole number above 0, default 60)" >&2
+    echo "usage: Scripts/fuzz.sh [seconds] [token|http|json|pasted|template|websocket|hub|recording ...]   (seconds: a whole number above 0, default 60)" >&2
     exit 2
 fi
 shift $(( $# > 0 ? 1 : 0 ))
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(token http json pasted template websocket hub)
+[ ${#targets[@]} -gt 0 ] || targets=(token http json pasted template websocket hub recording)
 for target in "${targets[@]}"; do
     case "$target" in
-        token | http | json | pasted | template | websocket | hub) ;;
-        *) echo "fuzz: no target \"$target\"; the targets are token, http, json, pasted, template, websocket and hub" >&2; exit 2 ;;
+        token | http | json | pasted | template | websocket | hub | recording) ;;
+        *) echo "fuzz: no target \"$target\"; the targets are token, http, json, pasted, template, websocket, hub and recording" >&2; exit 2 ;;
     esac
 done
 
@@ -83,6 +84,21 @@ AccessToken_import_flags=(-I Sources/CCrypto -I Sources/CZlib -I "$root/modules"
 PrintableText_import_flags=()
 JSON_import_flags=()
 Timers_import_flags=()
+SeededRandom_import_flags=()
+ChannelEngine_import_flags=(-I Sources/CCrypto -I Sources/CZlib -I "$root/modules")
+TokenClient_import_flags=(-I Sources/CCrypto -I Sources/CZlib -I "$root/modules")
+CallSession_import_flags=(-I Sources/CCrypto -I Sources/CZlib -I "$root/modules")
+
+# The recording reader sits on the session's events, so it brings their modules along, in import order.
+recording_sources=(Fuzz/RecordingFuzzer.swift Sources/Recording/*.swift)
+recording_module=Recording
+recording_imports=(PrintableText Timers SeededRandom JSON AccessToken ChannelEngine TokenClient CallSession)
+recording_flags=(-I Sources/CCrypto -I Sources/CZlib -I "$root/modules" -L "$root/modules" -lCallSession -lTokenClient -lChannelEngine
+                 -lAccessToken -lJSON -lTimers -lSeededRandom -lPrintableText -lcrypto -lz)
+recording_inputs=(Sources/CallSession/*.swift Sources/ChannelEngine/*.swift Sources/TokenClient/*.swift Sources/AccessToken/*.swift
+                  Sources/JSON/*.swift Sources/Timers/*.swift)
+# Past the 64 KiB line limit.
+recording_options=(-dict=Fuzz/recording.dict -max_len=70000)
 
 template_sources=(Fuzz/TemplateFuzzer.swift Sources/TokenClient/RequestTemplate.swift Sources/TokenClient/FieldPath.swift)
 template_module=TokenClient
@@ -289,6 +305,25 @@ hub_seeds() {
     seed "$seeds" leave '{"type":"leave"}'
     seed "$seeds" both '{"type":"join","channel":"c","uid":1,"account":"a","token":"t"}'
     seed "$seeds" video '\x01\x00\x00\x00\x00\x20\x12\xff\x0a\x14\x1e'
+}
+
+# The recording harness: the whole input is a recording file. A header and a few events of each family, as the
+# recorder writes them, and the same cut short.
+recording_seeds() {
+    local seeds=$1
+    local header='{"format": "tokencall-recording", "version": 1, "options": {"seed": "7"}, "seed": 7, "started": 1800000000.000, "call": {"channel": "test", "uid": 0, "account": null, "role": "broadcaster", "tokenServer": "http://127.0.0.1:1/ (embedded)", "renewMethod": "renew", "autoRenew": true}}'
+    local events='{"t": 0.012, "event": "tokenFetched", "latency": 0.010, "expiresAt": 1800000040}
+{"t": 0.120, "event": "didJoinChannel", "channel": "test", "uid": 42, "elapsed": 100}
+{"t": 0.120, "event": "simulatorNotice", "notice": "tokenAccepted", "expiresAt": 1800000040, "short": false}
+{"t": 2.000, "event": "reportRtcStats", "duration": 2, "users": 2, "stats": {"duration": 2, "txBytes": 0, "rxBytes": 0, "users": 2, "cpuAppUsage": 0.0}}
+{"t": 3.000, "event": "reportAudioVolumeIndicationOfSpeakers", "speakers": 1, "totalVolume": 9, "volumes": [{"uid": 0, "volume": 9, "vad": 0}]}
+{"t": 4.000, "event": "note", "text": "renew method update", "renewMethod": "update"}
+{"t": 5.000, "event": "note", "text": "misconfigure none: the embedded token server'"'"'s tokens are right again", "mistake": null}
+{"t": 9.500, "event": "tokenFetchFailed", "error": "the server answered 503", "retryIn": null}
+{"t": 10.000, "event": "sessionEnded", "failed": false}'
+    seed "$seeds" header-only "$header\n"
+    seed "$seeds" call "$header\n$events\n"
+    seed "$seeds" cut-short "$header\n${events:0:200}"
 }
 
 # ---------------------------------------------------------------------------------------------

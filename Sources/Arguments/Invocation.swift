@@ -21,6 +21,9 @@ public struct Invocation: Sendable {
         return try await run(self)
     }
 
+    /// The options given (on the command line or through the environment), by name; a flag's value is empty.
+    public var given: [String: String] { values }
+
     /// True when the flag or option was given (on the command line or through the environment).
     public func has(_ name: String) -> Bool { values[name] != nil }
 

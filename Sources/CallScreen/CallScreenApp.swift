@@ -30,7 +30,9 @@ public final class CallScreenApp {
 
     /// Runs until `q`, Ctrl-C or `quit()`; leaves the channel and gives the terminal back. Returns the exit status.
     public func run() async -> Int32 {
+        let earlier = session.onEvent  // a recorder
         session.onEvent = { [unowned self] event in
+            earlier?(event)
             state.now = session.configuration.unixTime()
             state.apply(event)
             publish()
@@ -43,14 +45,11 @@ public final class CallScreenApp {
         refresh.setEventHandler { [unowned self] in MainActor.assumeIsolated { publish() } }
         refresh.resume()
         defer { refresh.cancel() }
-        await withCheckedContinuation { (finished: CheckedContinuation<Void, Never>) in
-            let frames = FrameThread(presenter: presenter, feed: feed, fps: fps, unixTime: session.configuration.unixTime) { key in
-                // Weak: a key can be on its way when the screen has already finished.
-                DispatchQueue.main.async { [weak self] in MainActor.assumeIsolated { self?.handle(key: key) } }
-            } finished: {
-                finished.resume()
-            }
-            frames.start()
+        let unixTime = session.configuration.unixTime
+        await FrameThread.run(presenter: presenter, feed: feed, fps: fps, times: { feed, elapsed in
+            (unixTime(), feed.sessionTime + elapsed, feed.engineTime + elapsed)
+        }) {
+            [weak self] key in self?.handle(key: key)
         }
         session.stop()
         return 0
@@ -93,7 +92,8 @@ public final class CallScreenApp {
         case .session(let command): command.perform(on: session)
         case .unknown(let name): session.say("key \(name) does nothing; press ? for the keys")
         case .quit: feed.update { $0.quitting = true }
-        case .help, .paste, .resize, nil: break  // the state shows the help and the field; a resized frame is drawn whole
+        // The state shows the help and the field; a resized frame is drawn whole; a call's table has no replay keys.
+        case .help, .paste, .resize, .replay, nil: break
         }
     }
 
@@ -121,6 +121,10 @@ struct ScreenFeed: Sendable {
     var quitting = false
 }
 
+/// The times a frame is drawn at, from the latest feed and the wall time since it was published: unix time and the
+/// session's (the countdown and the call time), and the video's (the engine's clock, which video sources are drawn at).
+typealias FrameTimes = @Sendable (ScreenFeed, Duration) -> (unix: Double, session: Duration, video: Duration)
+
 /// The feed, shared by the main actor (which writes it) and the frame thread (which reads it each frame).
 final class SharedFeed: Sendable {
     private let mutex: Mutex<ScreenFeed>
@@ -139,7 +143,7 @@ final class FrameThread: @unchecked Sendable {
     private let presenter: TerminalPresenter
     private let feed: SharedFeed
     private let interval: Duration
-    private let unixTime: @Sendable () -> Double
+    private let times: FrameTimes
     private let keys: @Sendable (Int32) -> Void
     private let finished: @Sendable () -> Void
 
@@ -148,14 +152,30 @@ final class FrameThread: @unchecked Sendable {
     private var spare: (grid: CellGrid, version: Int)?
     private var presentedVersion: Int?
 
-    init(presenter: TerminalPresenter, feed: SharedFeed, fps: Int, unixTime: @escaping @Sendable () -> Double,
+    init(presenter: TerminalPresenter, feed: SharedFeed, fps: Int, times: @escaping FrameTimes,
          keys: @escaping @Sendable (Int32) -> Void, finished: @escaping @Sendable () -> Void) {
         self.presenter = presenter
         self.feed = feed
         interval = .microseconds(1_000_000 / fps)
-        self.unixTime = unixTime
+        self.times = times
         self.keys = keys
         self.finished = finished
+    }
+
+    /// Draws on a frame thread of its own until the screen quits, handing each key to `handle` on the main actor.
+    @MainActor
+    static func run(presenter: TerminalPresenter, feed: SharedFeed, fps: Int,
+                    times: @escaping FrameTimes,
+                    keys handle: @escaping @MainActor @Sendable (Int32) -> Void) async {
+        await withCheckedContinuation { (finished: CheckedContinuation<Void, Never>) in
+            let frames = FrameThread(presenter: presenter, feed: feed, fps: fps, times: times) { key in
+                // `handle` holds its screen weakly: a key can be on its way when the screen has already finished.
+                DispatchQueue.main.async { MainActor.assumeIsolated { handle(key) } }
+            } finished: {
+                finished.resume()
+            }
+            frames.start()
+        }
     }
 
     func start() {
@@ -187,7 +207,8 @@ final class FrameThread: @unchecked Sendable {
 
     private func draw(_ feed: ScreenFeed, elapsed: Duration) {
         var state = feed.state
-        state.tick(unixTime: unixTime(), sessionTime: feed.sessionTime + elapsed)
+        let now = times(feed, elapsed)
+        state.tick(unixTime: now.unix, sessionTime: now.session)
         let (width, height) = presenter.size
         if chrome?.state != state || chrome?.grid.width != width || chrome?.grid.height != height {
             chrome = (state, ScreenRenderer.chrome(state, width: width, height: height, options: presenter.options),
@@ -197,7 +218,7 @@ final class FrameThread: @unchecked Sendable {
         var grid = chrome!.grid
         if let taken = spare.take(), taken.version == version { grid = taken.grid }
         ScreenRenderer.drawMotion(state, into: &grid, options: presenter.options, video: { feed.sources[$0] },
-                                  at: feed.engineTime + elapsed)
+                                  at: now.video)
         if let released = presenter.present(grid), let presentedVersion { spare = (released, presentedVersion) }
         presentedVersion = version
     }

@@ -8,6 +8,13 @@ struct KeyBinding: Sendable {
     let footer: (keys: String, word: String)?
     /// How the help overlay writes the keys, and its line for them; nil when it leaves them out.
     let help: (keys: String, line: String)?
+    /// The screens the keys work on: a live call, a replay, or both.
+    var modes: Set<Mode> = [.call]
+
+    /// Which keys a screen reads: a replay has no call to act on, and a call no replay clock.
+    enum Mode: Sendable, Hashable {
+        case call, replay
+    }
 
     /// Every key the screen reads, in the help overlay's order.
     static let all: [KeyBinding] = [
@@ -26,16 +33,26 @@ struct KeyBinding: Sendable {
         KeyBinding("e", .session(.expire), "expire", help: "expire the token now"),
         KeyBinding("p", .paste, "paste", help: "paste the next token (Enter applies it, Esc cancels)"),
         KeyBinding("x", .session(.cycleMistake), "mistake", help: "next mistake on purpose of the embedded server (--misconfigure)"),
-        KeyBinding("?", .help, "help", help: "this help"),
-        KeyBinding(keys: [(ascii("q"), .quit), (control("c"), .quit)], footer: ("q", "quit"), help: ("q, Ctrl-C", "leave and quit")),
-        KeyBinding(keys: [(KEY_RESIZE, .resize)], footer: nil, help: nil),
+        // `,` and `.` are `<` and `>` without shift.
+        KeyBinding(keys: [(ascii("<"), .replay(.slower)), (ascii(","), .replay(.slower)), (ascii(">"), .replay(.faster)),
+                          (ascii("."), .replay(.faster))],
+                   footer: ("</>", "speed"), help: ("< / >", "half / double the replay's speed (1x to 3600x)"), modes: [.replay]),
+        KeyBinding(keys: [(ascii(" "), .replay(.pause))], footer: ("space", "pause"), help: ("space", "pause / resume the replay"),
+                   modes: [.replay]),
+        KeyBinding("?", .help, "help", help: "this help", modes: [.call, .replay]),
+        KeyBinding(keys: [(ascii("q"), .quit), (control("c"), .quit)], footer: ("q", "quit"), help: ("q, Ctrl-C", "quit (a call leaves the channel first)"),
+                   modes: [.call, .replay]),
+        KeyBinding(keys: [(KEY_RESIZE, .resize)], footer: nil, help: nil, modes: [.call, .replay]),
     ]
+
+    /// The keys a screen in `mode` reads, in the help overlay's order.
+    static func table(_ mode: Mode) -> [KeyBinding] { all.filter { $0.modes.contains(mode) } }
 
     /// Whether the keys change the screen alone (help, quit) and nothing of the call.
     var isScreenOnly: Bool {
         keys.allSatisfy { key in
             switch key.command {
-            case .session, .paste: false
+            case .session, .paste, .replay: false
             case .help, .quit, .resize, .unknown: true
             }
         }
@@ -44,8 +61,8 @@ struct KeyBinding: Sendable {
 
 extension KeyBinding {
     /// One key, shown as itself.
-    init(_ key: Unicode.Scalar, _ command: KeyCommand, _ word: String, help line: String) {
-        self.init(keys: [(Self.ascii(key), command)], footer: (String(key), word), help: (String(key), line))
+    init(_ key: Unicode.Scalar, _ command: KeyCommand, _ word: String, help line: String, modes: Set<Mode> = [.call]) {
+        self.init(keys: [(Self.ascii(key), command)], footer: (String(key), word), help: (String(key), line), modes: modes)
     }
 
     private static func ascii(_ key: Unicode.Scalar) -> Int32 { Int32(UInt8(ascii: key)) }

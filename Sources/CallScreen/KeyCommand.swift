@@ -7,15 +7,17 @@ public enum KeyCommand: Equatable, Sendable {
     case help
     /// Opens the field to paste the next token.
     case paste
+    /// Changes the replay's clock.
+    case replay(ReplayCommand)
     case quit
     /// The terminal changed size: the next frame is drawn whole.
     case resize
     /// A key that does nothing, named for the log.
     case unknown(String)
 
-    /// What `key` (as the terminal reads it) does, by `KeyBinding.all`.
-    public init(key: Int32) {
-        self = KeyBinding.all.lazy.flatMap(\.keys).first { $0.key == key }?.command ?? .unknown(Self.name(of: key))
+    /// What `key` (as the terminal reads it) does on a screen in `mode`, by the mode's `KeyBinding.table`.
+    init(key: Int32, in mode: KeyBinding.Mode = .call) {
+        self = KeyBinding.table(mode).lazy.flatMap(\.keys).first { $0.key == key }?.command ?? .unknown(Self.name(of: key))
     }
 
     /// A printable ASCII key as itself in quotes ("'x'"), any other by its code.

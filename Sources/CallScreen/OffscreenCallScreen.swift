@@ -8,11 +8,13 @@ public final class OffscreenCallScreen {
     private let session: CallSession
     private var state: ScreenState
 
-    /// Follows `session` from now on (it takes the session's `onEvent`).
+    /// Follows `session` from now on (through the session's `onEvent`, after whatever already follows it).
     public init(session: CallSession) {
         self.session = session
         state = ScreenState(for: session)
+        let earlier = session.onEvent  // a recorder
         session.onEvent = { [unowned self] event in
+            earlier?(event)
             state.now = session.configuration.unixTime()
             state.apply(event)
         }

@@ -44,7 +44,7 @@ public enum ScreenRenderer {
         let painter = Painter(options: options)
         drawHeader(state, into: &grid, painter)
         drawStatus(state, into: &grid, painter)
-        drawKeys(into: &grid, painter)
+        drawKeys(state.mode.keys, into: &grid, painter)
         drawTokenPanel(state, into: &grid, x: layout.panel.x, y: layout.panel.y, width: layout.panel.width, painter)
         drawLog(state, into: &grid, x: layout.log.x, y: layout.log.y, width: layout.log.width, height: layout.log.height, painter)
         return grid
@@ -57,7 +57,7 @@ public enum ScreenRenderer {
         let painter = Painter(options: options)
         drawVideo(state, into: &grid, x: 0, y: layout.bodyTop, width: layout.video.width, height: layout.video.height,
                   painter, video, time)
-        if state.showHelp { drawHelp(into: &grid, painter) }
+        if state.showHelp { drawHelp(state.mode.keys, into: &grid, painter) }
     }
 
     /// Where the parts of the screen go: video on the left with the token panel and log beside it from 110 columns
@@ -93,9 +93,19 @@ public enum ScreenRenderer {
         let style = CellStyle(bold: true, reverse: true)
         grid.fill(x: 0, y: 0, width: grid.width, height: 1, with: Cell(character: " ", style: style))
         let uid = (state.account.map { "account \($0) \(painter.bar) " } ?? "") + (state.uid == 0 ? "uid (assigned at join)" : "uid \(state.uid)")
-        let text = " tokencall \(painter.bar) channel \(state.channel) \(painter.bar) \(uid) \(painter.bar) \(state.role.name)"
+        let text = " tokencall\(replayTitle(state.mode)) \(painter.bar) channel \(state.channel) \(painter.bar) \(uid) \(painter.bar) \(state.role.name)"
             + " \(painter.bar) token server \(state.tokenServer)"
         grid.write(text, x: 0, y: 0, style: style)
+    }
+
+    /// What the header adds to the name on a replay: ` replay 4x`, ` replay 4x paused`, ` replay ended`.
+    private static func replayTitle(_ mode: ScreenMode) -> String {
+        switch mode {
+        case .call: ""
+        case .replay(let speed, .playing): " replay \(speed)x"
+        case .replay(let speed, .paused): " replay \(speed)x paused"
+        case .replay(_, .ended): " replay ended"
+        }
     }
 
     private static func drawStatus(_ state: ScreenState, into grid: inout CellGrid, _ painter: Painter) {
@@ -136,18 +146,18 @@ public enum ScreenRenderer {
                    limit: max(0, grid.width - prompt.count - shown.count - 3))
     }
 
-    /// The key bar's entries, from `KeyBinding.all`: help and quit first, so that a narrow terminal cuts off the
-    /// call's keys rather than the way out.
-    static let keyBarEntries: [String] = {
-        let shown = KeyBinding.all.filter { $0.footer != nil }
+    /// The key bar's entries, from the mode's `KeyBinding.table`: help and quit first, so that a narrow terminal cuts
+    /// off the call's keys rather than the way out.
+    static func keyBarEntries(_ mode: KeyBinding.Mode = .call) -> [String] {
+        let shown = KeyBinding.table(mode).filter { $0.footer != nil }
         let ordered = shown.filter(\.isScreenOnly) + shown.filter { !$0.isScreenOnly }
         return ordered.compactMap(\.footer).map { "\($0.keys) \($0.word)" }
-    }()
+    }
 
     /// The key bar in `width` columns: the entries that fit whole, never a key cut from its word.
-    static func keyBar(width: Int) -> String {
+    static func keyBar(width: Int, _ mode: KeyBinding.Mode = .call) -> String {
         var bar = ""
-        for entry in keyBarEntries {
+        for entry in keyBarEntries(mode) {
             let next = bar + "  " + entry
             if next.count > width { break }
             bar = next
@@ -155,9 +165,9 @@ public enum ScreenRenderer {
         return String(bar.dropFirst())
     }
 
-    private static func drawKeys(into grid: inout CellGrid, _ painter: Painter) {
+    private static func drawKeys(_ mode: KeyBinding.Mode, into grid: inout CellGrid, _ painter: Painter) {
         // Not into the bottom-right cell: writing it would scroll a terminal with automatic margins, so it is never sent.
-        grid.write(keyBar(width: grid.width - 1), x: 0, y: grid.height - 1, style: painter.style(foreground: .cyan))
+        grid.write(keyBar(width: grid.width - 1, mode), x: 0, y: grid.height - 1, style: painter.style(foreground: .cyan))
     }
 
     // MARK: Token panel
@@ -253,15 +263,16 @@ public enum ScreenRenderer {
 
     // MARK: Help
 
-    /// The help overlay's lines, from `KeyBinding.all`: the keys, then what they do.
-    static let keyHelp: [(keys: String, line: String)] = KeyBinding.all.compactMap(\.help)
+    /// The help overlay's lines, from the mode's `KeyBinding.table`: the keys, then what they do.
+    static func keyHelp(_ mode: KeyBinding.Mode = .call) -> [(keys: String, line: String)] { KeyBinding.table(mode).compactMap(\.help) }
 
-    private static func drawHelp(into grid: inout CellGrid, _ painter: Painter) {
-        let width = min(grid.width - 2, keyHelp.map(\.line.count).max()! + 14), height = keyHelp.count + 4
+    private static func drawHelp(_ mode: KeyBinding.Mode, into grid: inout CellGrid, _ painter: Painter) {
+        let lines = keyHelp(mode)
+        let width = min(grid.width - 2, lines.map(\.line.count).max()! + 14), height = lines.count + 4
         let x = (grid.width - width) / 2, y = max(1, (grid.height - height) / 2)
         grid.fill(x: x, y: y, width: width, height: height, with: Cell(character: " ", style: CellStyle(reverse: true)))
         grid.write(" keys (any key closes) ", x: x + 2, y: y, style: CellStyle(bold: true, reverse: true))
-        for (index, (key, meaning)) in keyHelp.enumerated() {
+        for (index, (key, meaning)) in lines.enumerated() {
             grid.write(" " + key.padding(toLength: 10, withPad: " ", startingAt: 0) + meaning, x: x + 1, y: y + 2 + index,
                        style: CellStyle(reverse: true), limit: width - 2)
         }

@@ -2,6 +2,25 @@ import AccessToken
 import CallSession
 import ChannelEngine
 
+/// Whether the screen shows a live call or plays a recording back; the keys it offers follow.
+public enum ScreenMode: Sendable, Equatable {
+    case call
+    case replay(speed: Int, phase: ReplayPhase)
+
+    public enum ReplayPhase: Sendable, Equatable {
+        case playing, paused
+        /// Every recorded event has been shown; the screen stays until a quit.
+        case ended
+    }
+
+    var keys: KeyBinding.Mode {
+        switch self {
+        case .call: .call
+        case .replay: .replay
+        }
+    }
+}
+
 /// Everything the call screen shows, as a value: updated by session events and the clock, drawn by
 /// `ScreenRenderer`.
 public struct ScreenState: Sendable, Equatable {
@@ -56,6 +75,8 @@ public struct ScreenState: Sendable, Equatable {
     public var activeSpeaker: UInt?
     /// The mistake the embedded server's tokens carry on purpose; nil when they are right.
     public var mistake: TokenMistake?
+    /// A live call, or a recording played back.
+    public var mode = ScreenMode.call
     /// Unix time now, and time since the session started; moved by the app each frame.
     public var now: Double = 0
     public var sessionTime: Duration = .zero

@@ -5,6 +5,7 @@ import CallSession
 import ChannelEngine
 import Dispatch
 import Foundation
+import Recording
 import TokenClient
 
 /// `tokencall join`: a call through a token server, printed as event lines (the call screen comes later).
@@ -40,6 +41,7 @@ enum JoinCommand {
         .flag("headless", help: "print events instead of opening the call screen"),
         .value("fps", "N", help: "frames per second of the call screen, 1...60", default: "15"),
         .flag("no-color", help: "no colours on the call screen (also NO_COLOR)"),
+        recordOption,
     ] + outputOptions
 
     static let command = Command(
@@ -158,15 +160,15 @@ enum JoinCommand {
         let duration = try args.integer("duration", in: 1...86_400 * 7)
         let fps: Int = try args.integer("fps", in: 1...60)
         let headless = args.has("headless") || args.has("json")
-        let screen = !headless && isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1
+        let why = args.string("token") == "-" && isatty(STDIN_FILENO) != 1
+            ? " (for the screen, give the token with --token TOKEN, or with --token - at the prompt in a terminal)" : ""
+        let screen: Bool = switch output {
+        case .none: !headless && CallScreenTerminal.available(for: "tokencall", why: why)
+        default: !headless && isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1
+        }
         if case .cast = output, !screen {
             Console.error("tokencall join: --cast records the call screen, and stdout or stdin is not a terminal")
             return ExitCode.usage
-        }
-        if !headless && !screen, case .none = output {
-            let why = args.string("token") == "-" && isatty(STDIN_FILENO) != 1
-                ? " (for the screen, give the token with --token TOKEN, or with --token - at the prompt in a terminal)" : ""
-            Console.error("tokencall: stdout or stdin is not a terminal; printing events instead of the call screen" + why)
         }
         let file = output.path.flatMap { create($0, args) }
         if output.path != nil && file == nil { return ExitCode.failure }
@@ -175,27 +177,34 @@ enum JoinCommand {
             return ExitCode.failure
         }
         defer { stopServer() }
-        let noColor = args.has("no-color") || !(ProcessInfo.processInfo.environment["NO_COLOR"] ?? "").isEmpty
-        if case .picture(_, let width, let height) = output, let file, let duration {
-            return await runPicture(CallSession(config, tokens: tokens), into: file, width: width, height: height,
-                                    options: RenderOptions(colors: noColor ? 0 : 256, unicode: true), duration: .seconds(duration))
-        }
-        guard screen else {
-            return await runHeadless(CallSession(config, tokens: tokens), json: args.has("json"), duration: duration.map { .seconds($0) })
-        }
-        let presenter: TerminalPresenter
+        let session = CallSession(config, tokens: tokens)
+        let recorder: Recorder?
         do {
-            presenter = try TerminalPresenter(noColor: noColor)
+            recorder = try self.recorder(args, for: session)
         } catch {
             file?.discard()
-            Console.error("tokencall: \(error.description)")
+            Console.error("tokencall join: \(error)")
+            return ExitCode.failure
+        }
+        if case .picture(_, let width, let height) = output, let file, let duration {
+            let noColor = args.has("no-color") || !(ProcessInfo.processInfo.environment["NO_COLOR"] ?? "").isEmpty
+            return finish(recorder, status: await runPicture(session, into: file, width: width, height: height,
+                                                             options: RenderOptions(colors: noColor ? 0 : 256, unicode: true),
+                                                             duration: .seconds(duration)))
+        }
+        guard screen else {
+            let status = await runHeadless(session, json: args.has("json"), duration: duration.map { .seconds($0) })
+            return finish(recorder, status: status)
+        }
+        guard let presenter = CallScreenTerminal.presenter(args) else {
+            file?.discard()
             return ExitCode.usage
         }
         if let file { presenter.cast = cast(into: file, unixTime: config.unixTime()) }
-        let app = CallScreenApp(session: CallSession(config, tokens: tokens), presenter: presenter, fps: fps)
+        let app = CallScreenApp(session: session, presenter: presenter, fps: fps)
         let signals = StopSignals.onMain { app.quit() }
         defer { signals.forEach { $0.cancel() } }
-        let status = await app.run()
+        let status = finish(recorder, status: await app.run())
         if let failure = presenter.cast?.finish() {
             Console.error("tokencall join: the recording stopped early: \(failure)")
             return ExitCode.failure
@@ -203,11 +212,20 @@ enum JoinCommand {
         return status
     }
 
+    /// Prints an event as headless `join` does (and `replay` again): a text or JSON line, the periodic reports left out.
+    static func printHeadless(_ event: SessionEvent, json: Bool) {
+        guard !event.isPeriodic else { return }
+        print(json ? event.jsonLine : event.textLine)
+        fflush(nil)
+    }
+
     @MainActor
     static func runHeadless(_ session: CallSession, json: Bool, duration: Duration?) async -> Int32 {
         let config = session.configuration
         var failed = false
+        let earlier = session.onEvent  // a recorder
         session.onEvent = { event in
+            earlier?(event)
             if case .sessionEnded(let wasFailed) = event.kind { failed = wasFailed }
         }
         session.start()
@@ -219,9 +237,8 @@ enum JoinCommand {
                 session.stop()
             }
         }
-        for await event in session.events where !event.isPeriodic {
-            print(json ? event.jsonLine : event.textLine)
-            fflush(nil)
+        for await event in session.events {
+            printHeadless(event, json: json)
             if case .stuck = event.kind { session.stop() }
         }
         signals.forEach { $0.cancel() }

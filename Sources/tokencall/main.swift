@@ -5,7 +5,7 @@ import Foundation
 let tokencall = Command(
     "tokencall",
     summary: "Simulate an Agora-style video call and watch its token live, renew and expire.",
-    subcommands: [JoinCommand.command, TokenCommands.group, ServeCommand.command, DoctorCommand.command],
+    subcommands: [JoinCommand.command, TokenCommands.group, ServeCommand.command, DoctorCommand.command, ReplayCommand.command],
     defaultSubcommand: JoinCommand.command.name
 )
 

@@ -35,7 +35,7 @@ private func key(_ scalar: Unicode.Scalar) -> Int32 { Int32(UInt8(ascii: scalar)
     @Test func theFooterIsMadeFromTheTableWithHelpAndQuitFirst() throws {
         let bar = ScreenRenderer.keyBar(width: 199)
         #expect(bar.hasPrefix(" ? help  q quit  j join"))
-        for binding in KeyBinding.all {
+        for binding in KeyBinding.table(.call) {
             guard let footer = binding.footer else { continue }
             #expect(bar.contains("\(footer.keys) \(footer.word)"))
         }
@@ -49,7 +49,7 @@ private func key(_ scalar: Unicode.Scalar) -> Int32 { Int32(UInt8(ascii: scalar)
         #expect(bar.count <= width - 1)
         #expect(bar.hasPrefix(" ? help"))
         let entries = bar.dropFirst().components(separatedBy: "  ")
-        #expect(entries.allSatisfy { ScreenRenderer.keyBarEntries.contains($0) })
+        #expect(entries.allSatisfy { ScreenRenderer.keyBarEntries().contains($0) })
     }
 
     @Test func whileTheHelpIsUpAKeyOnlyClosesItButQuitAndResizePass() {

@@ -11,7 +11,7 @@ private func keys(_ text: String) -> [Int32] { text.unicodeScalars.map { Int32($
         #expect(KeyCommand(key: keys("p")[0]) == .paste)
         #expect(state.press(.paste) == .paste)
         #expect(state.paste == .editing(""))
-        #expect(ScreenRenderer.keyHelp.contains { $0.keys == "p" && $0.line.contains("Esc cancels") })
+        #expect(ScreenRenderer.keyHelp().contains { $0.keys == "p" && $0.line.contains("Esc cancels") })
     }
 
     @Test func everyPrintableKeyGoesIntoTheFieldSoQDoesNotQuit() {

@@ -131,6 +131,21 @@ func assertSnapshot(text: String, _ file: String, sourceLocation: SourceLocation
         #expect(failed.contains("tokenFetchFailed"))
     }
 
+    @Test func aReplayShowsItsSpeedAndOffersOnlyItsOwnKeys() throws {
+        var s = state("connected")
+        s.mode = .replay(speed: 4, phase: .paused)
+        let grid = render(s, 120, 40)
+        try assertSnapshot(grid, "replay-paused-120x40")
+        #expect(grid.lines[0].hasPrefix(" tokencall replay 4x paused | channel test"))
+        #expect(grid.lines.last?.trimmingCharacters(in: .whitespaces) == "? help  q quit  </> speed  space pause")
+        s.showHelp = true
+        let help = render(s, 120, 40).text
+        #expect(help.contains("space     pause / resume the replay"))
+        #expect(!help.contains("join the channel") && !help.contains("paste the next token"), "no call keys in a replay")
+        s.mode = .replay(speed: 3600, phase: .ended)
+        #expect(render(s, 120, 40).lines[0].hasPrefix(" tokencall replay ended |"))
+    }
+
     @Test func theStatusLineShowsTheMistakeOnPurposeUntilItIsPutRight() {
         var s = state("connected")
         s.apply(SessionEvent(time: .seconds(6), kind: .mistakeChanged(.wrongUid)))
@@ -230,8 +245,8 @@ func assertSnapshot(text: String, _ file: String, sourceLocation: SourceLocation
         let closed = render(s, 80, 24).text
         s.showHelp = true
         let open = render(s, 80, 24).text
-        #expect(ScreenRenderer.keyHelp.count == KeyBinding.all.count - 1, "every binding but the resize has a help line")
-        for (keys, line) in ScreenRenderer.keyHelp {
+        #expect(ScreenRenderer.keyHelp().count == KeyBinding.table(.call).count - 1, "every binding but the resize has a help line")
+        for (keys, line) in ScreenRenderer.keyHelp() {
             #expect(open.contains(" \(keys.padding(toLength: 10, withPad: " ", startingAt: 0))\(line)"))
             #expect(!closed.contains(line))
         }

@@ -203,3 +203,29 @@ final class TmuxScreen {
         #expect(screen.screen.contains("--headless"))
     }
 }
+
+@Suite(.serialized) struct ReplayScreenEndToEndTests {
+    /// A headless call recorded, then replayed on the screen: paused, sped up, played to its end, quit.
+    @Test func aPersonReplaysARecordedCallPausesSpeedsItUpAndQuits() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux"), "tmux is needed; make deps installs it")
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("tokencall-\(UUID().uuidString).jsonl").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let join = try TokenCallProcess.run(["join", "--headless", "--duration", "3", "--seed", "6", "--record", path])
+        #expect(join.status == 0, "\(join.stderr)")
+        let binary = TokenCallProcess.binary.path
+        let screen = try TmuxScreen(width: 120, height: 40,
+                                    command: "TERM=tmux-256color \(binary) replay \(path); echo EXIT=$?; sleep 60")
+        screen.waitFor("tokencall replay 1x")
+        screen.waitFor("? help  q quit  </> speed  space pause")
+        try screen.press(" ")
+        screen.waitFor("tokencall replay 1x paused")
+        try screen.press(">")
+        screen.waitFor("tokencall replay 2x paused")
+        try screen.press(" ")
+        screen.waitFor("tokencall replay ended")
+        screen.waitFor("sessionEnded")
+        #expect(!screen.screen.contains("j join"))
+        try screen.press("q")
+        screen.waitFor("EXIT=0")
+    }
+}

@@ -1,0 +1,67 @@
+import CallSession
+import ChannelEngine
+
+/// A recording's events on their way into a `ScreenState`: each applied once the replay's position reaches its time,
+/// at the unix time it happened (the recording's start plus its time), as the live screen applied it.
+public struct ReplayTrack: Sendable {
+    public let events: [SessionEvent]
+    /// Unix time when the recorded call started.
+    public let started: Double
+    private var next = 0
+    /// Since when each remote user's video has been frozen, and the network down, by the recording.
+    private var frozenSince: [UInt: Duration] = [:]
+    private var networkDownSince: Duration?
+
+    public init(events: [SessionEvent], started: Double) {
+        self.events = events
+        self.started = started
+    }
+
+    /// The time of the next event to apply; nil once every event has been.
+    public var nextTime: Duration? { next < events.count ? events[next].time : nil }
+
+    /// The time of the last event: where the replay ends.
+    public var end: Duration { events.last?.time ?? .zero }
+
+    /// Unix time at `position` into the recording.
+    public func unixTime(at position: Duration) -> Double {
+        started + Double(position.components.seconds) + Double(position.components.attoseconds) / 1e18
+    }
+
+    /// Applies to `state` every event due by `position`; returns how many.
+    @discardableResult
+    public mutating func play(upTo position: Duration, into state: inout ScreenState) -> Int {
+        let first = next
+        while let time = nextTime, time <= position {
+            state.now = unixTime(at: time)
+            state.apply(events[next])
+            follow(events[next])
+            next += 1
+        }
+        return next - first
+    }
+
+    /// The video the live screen drew for the users `state` shows, drawn again: the simulator's video is a function of
+    /// the uid and the time, so only when it froze comes from the recording (`remoteVideoStateChanged`, the network
+    /// notice). Times are the recording's: a replay draws its video at its position.
+    public func video(for state: ScreenState) -> [UInt: VideoFrameSource] {
+        var sources: [UInt: VideoFrameSource] = [:]
+        if state.role == .broadcaster, state.connection == .connected || state.connection == .reconnecting {
+            sources[state.uid] = VideoFrameSource(uid: state.uid)
+        }
+        for remote in state.remotes where remote.leftAt == nil {
+            let frozen = [frozenSince[remote.uid], networkDownSince].compactMap { $0 }.min()
+            sources[remote.uid] = VideoFrameSource(uid: remote.uid, frozenAt: frozen)
+        }
+        return sources
+    }
+
+    private mutating func follow(_ event: SessionEvent) {
+        switch event.kind {
+        case .engine(.remoteVideoStateChanged(let uid, .frozen, _, _)): frozenSince[uid] = frozenSince[uid] ?? event.time
+        case .engine(.remoteVideoStateChanged(let uid, _, _, _)), .engine(.didOfflineOfUid(let uid, _)): frozenSince[uid] = nil
+        case .engine(.simulatorNotice(.network(let down))): networkDownSince = down ? networkDownSince ?? event.time : nil
+        default: break
+        }
+    }
+}

@@ -1,0 +1,117 @@
+import CallSession
+import ChannelEngine
+import JSON
+import PrintableText
+import Timers
+
+/// A recording's first line: the format and its version, the join options as given (secrets left out), the seed,
+/// when the call started, and what the call screen shows before any event.
+public struct RecordingHeader: Sendable, Equatable {
+    public static let format = "tokencall-recording"
+    /// The format version this tokencall writes and the newest it reads.
+    public static let version = 1
+
+    /// What the screen shows of the call before its events: the configuration the call ran with.
+    public struct Call: Sendable, Equatable {
+        public var channel: String
+        /// The uid asked for (0: assigned at the join), or 0 with the user account joined as.
+        public var uid: UInt
+        public var account: String?
+        public var role: AgoraClientRole
+        /// The token server as the screen's header names it.
+        public var tokenServer: String
+        public var renewMethod: RenewMethod
+        public var autoRenew: Bool
+
+        public init(channel: String, uid: UInt, account: String? = nil, role: AgoraClientRole, tokenServer: String,
+                    renewMethod: RenewMethod, autoRenew: Bool) {
+            self.channel = channel
+            self.uid = uid
+            self.account = account
+            self.role = role
+            self.tokenServer = tokenServer
+            self.renewMethod = renewMethod
+            self.autoRenew = autoRenew
+        }
+    }
+
+    /// The join options as given (a flag's value is empty), by name, without the secrets (`RecordingHeader.secretOptions`).
+    public var options: [String: String]
+    public var seed: UInt64
+    /// Unix time when the call started: an event at `t` happened at `started + t`.
+    public var started: Double
+    public var call: Call
+
+    /// Options whose values a recording never holds: credentials, certificates, tokens.
+    public static let secretOptions: Set<String> = ["auth-bearer", "app-certificate", "token"]
+
+    public init(options: [String: String], seed: UInt64, started: Double, call: Call) {
+        self.options = options.filter { !Self.secretOptions.contains($0.key) }
+        self.seed = seed
+        self.started = (started * 1000).rounded(.down) / 1000
+        self.call = call
+    }
+
+    /// The header of a recording of `session`, about to start, with the options given for it.
+    @MainActor
+    public init(options: [String: String], of session: CallSession) {
+        let config = session.configuration
+        let (uid, account): (UInt, String?) = switch config.user {
+        case .uid(let uid): (UInt(uid), nil)
+        case .account(let account): (0, account)
+        }
+        self.init(options: options, seed: config.seed, started: config.unixTime(),
+                  call: Call(channel: config.channel, uid: uid, account: account, role: config.role, tokenServer: session.tokens.label,
+                             renewMethod: config.renewMethod, autoRenew: config.autoRenew))
+    }
+
+    /// The header's line, members in a fixed order and options by name.
+    public var line: String {
+        let options = options.sorted { $0.key < $1.key }.map { "\(Self.quoted($0.key)): \(Self.quoted($0.value))" }
+        let millis = Int64((started * 1000).rounded(.down))
+        return "{\"format\": \"\(Self.format)\", \"version\": \(Self.version), \"options\": {\(options.joined(separator: ", "))}, "
+            + "\"seed\": \(seed), \"started\": \(SessionEvent.decimal(.milliseconds(millis))), \"call\": {\"channel\": \(Self.quoted(call.channel)), "
+            + "\"uid\": \(call.uid), \"account\": \(call.account.map(Self.quoted) ?? "null"), \"role\": \"\(call.role.name)\", \"tokenServer\": \(Self.quoted(call.tokenServer)), "
+            + "\"renewMethod\": \"\(call.renewMethod.rawValue)\", \"autoRenew\": \(call.autoRenew)}}"
+    }
+
+    /// The header a first line holds; a newer version is `RecordingError.newerVersion`, anything else `badLine`.
+    static func read(_ bytes: some Collection<UInt8>) throws(RecordingError) -> RecordingHeader {
+        let value: JSONValue, object: RecordedObject, version: Int
+        do throws(LineProblem) {
+            value = try RecordedObject.parse(bytes)
+            object = try RecordedObject(value, what: "the header")
+            guard object.members["format"] == .string(format) else { throw LineProblem("the header's format is not \"\(format)\"") }
+            version = try object.integer("version")
+        } catch {
+            throw .badLine(line: 1, problem: error.words)
+        }
+        guard version <= Self.version else { throw .newerVersion(version) }
+        do throws(LineProblem) {
+            guard version == Self.version else { throw LineProblem("the header's version \(version) is not one tokencall wrote") }
+            let header = try members(object)
+            guard JSONValue.parse(Array(header.line.utf8)) == value else {
+                throw LineProblem("the header's members are not the ones it has (a secret option, or one too many)")
+            }
+            return header
+        } catch {
+            throw .badLine(line: 1, problem: error.words)
+        }
+    }
+
+    /// The header's members, each by its type.
+    private static func members(_ object: RecordedObject) throws(LineProblem) -> RecordingHeader {
+        var options: [String: String] = [:]
+        let given = try object.object("options")
+        for key in given.members.keys { options[key] = try given.text(key) }
+        let call = try object.object("call")
+        return RecordingHeader(
+            options: options, seed: try object.integer("seed"), started: Double(try object.seconds("started").wholeMilliseconds) / 1000,
+            call: Call(channel: try call.text("channel"), uid: UInt(try call.integer("uid", as: UInt32.self)),
+                       account: try call.value("account") == .null ? nil : try call.text("account"),
+                       role: try call.choice("role", \AgoraClientRole.name), tokenServer: try call.text("tokenServer"),
+                       renewMethod: try call.choice("renewMethod", \RenewMethod.rawValue), autoRenew: try call.flag("autoRenew")))
+    }
+
+    private static func quoted(_ text: String) -> String { text.jsonQuoted }
+}

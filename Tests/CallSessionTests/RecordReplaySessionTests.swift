@@ -1,0 +1,54 @@
+import CallScreen
+import CallSession
+import Foundation
+import Recording
+import Testing
+
+@MainActor
+@Suite struct RecordReplaySessionTests {
+    /// A call recorded as `join --record` records it, read back and replayed, leaves the screen as the live call did.
+    @Test func aReplayedRecordingLeavesTheScreenAsTheLiveCallDid() async throws {
+        let h = SessionHarness { $0.remoteUsers = 3; $0.seed = 11 }
+        let config = h.session.configuration
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("tokencall-\(UUID().uuidString).jsonl").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let header = RecordingHeader(options: ["seed": "11"], of: h.session)
+        let recorder = try Recorder(path: path, header: header)
+        let call = header.call
+        let blank = ScreenState(channel: call.channel, uid: call.uid, role: call.role, tokenServer: call.tokenServer,
+                                renewMethod: call.renewMethod, autoRenew: call.autoRenew)
+        var live = blank
+        var liveAfter: [ScreenState] = []  // the live state after each event
+        let collect = h.session.onEvent
+        h.session.onEvent = { event in
+            collect?(event)
+            recorder.record(event)
+            live.now = config.unixTime()
+            live.apply(event)
+            liveAfter.append(live)
+        }
+        h.session.start()
+        await h.run(for: 95)
+        h.session.setRenewMethod(.update)
+        h.session.expireNow()
+        await h.run(for: 5)
+        await h.stop()
+        #expect(recorder.failure == nil)
+        #expect(h.count("tokenRenewed") >= 2 && h.count("didJoinedOfUid") >= 3)
+
+        let recording = try Recording.read(path: path)
+        #expect(recording.header == header)
+        #expect(recording.events.map(\.jsonLine) == h.events.map(\.jsonLine))
+        var replayed = blank
+        var track = ReplayTrack(events: recording.events, started: recording.header.started)
+        var applied = 0
+        while let next = track.nextTime {
+            applied += track.play(upTo: next, into: &replayed)
+            #expect(replayed == liveAfter[applied - 1], "after \(applied) events, at \(next)")
+        }
+        #expect(applied == h.events.count)
+        #expect(replayed == live)
+        #expect(replayed.tokenAcceptedAt != nil || replayed.connection == .disconnected)
+        #expect(replayed.log.contains { $0.detail == "renew method update" })
+    }
+}

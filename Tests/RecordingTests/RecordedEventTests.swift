@@ -1,0 +1,104 @@
+import AccessToken
+import CallSession
+import ChannelEngine
+import Recording
+import Testing
+
+/// Every kind of event, as a session publishes it, with its time in whole milliseconds as a recording keeps it.
+let everyKind: [SessionEvent.Kind] = {
+    var stats = AgoraChannelStats()
+    stats.duration = 61
+    stats.txBytes = 5
+    stats.rxBytes = 7
+    stats.userCount = 3
+    stats.cpuAppUsage = 0.25
+    let engine: [AgoraRtcEvent] = [
+        .didJoinChannel(channel: "test", uid: 42, elapsed: 120),
+        .didRejoinChannel(channel: "caf\u{e9} \"q\"", uid: 4_294_967_295, elapsed: 7),
+        .didLeaveChannel(channel: "test", uid: 42, stats: stats),
+        .connectionStateChanged(.reconnecting, reason: .reasonInterrupted),
+        .tokenPrivilegeWillExpire(token: ""),
+        .requestToken,
+        .renewTokenResult(token: "", code: .tokenExpired),
+        .didJoinedOfUid(1001, elapsed: 3000),
+        .didOfflineOfUid(1001, reason: .becomeAudience),
+        .firstRemoteVideoFrame(uid: 1002, size: VideoSize(width: 640, height: 360), elapsed: 250),
+        .didOccurError(.invalidToken),
+        .didClientRoleChanged(old: .broadcaster, new: .audience),
+        .didRegisteredLocalUser(account: "alice\u{1b}[31m", uid: 9),
+        .reportRtcStats(stats),
+        .networkQuality(uid: 0, tx: .vBad, rx: .unknown),
+        .reportAudioVolumeIndication(speakers: [AgoraRtcAudioVolumeInfo(uid: 0, volume: 200, vad: 1),
+                                                AgoraRtcAudioVolumeInfo(uid: 1001, volume: 3)], totalVolume: 203),
+        .reportAudioVolumeIndication(speakers: [], totalVolume: 0),
+        .activeSpeaker(uid: 1001),
+        .remoteVideoStateChanged(uid: 1002, state: .frozen, reason: .congestion, elapsed: 9),
+        .connectionInterrupted, .connectionLost, .connectionBanned,
+        .simulatorNotice(.signatureNotChecked),
+        .simulatorNotice(.tokenAccepted(expiresAt: 1_800_000_040, short: true)),
+        .simulatorNotice(.localUserOfflineForPeers(.dropped)),
+        .simulatorNotice(.network(down: true)),
+    ]
+    return engine.map(SessionEvent.Kind.engine) + [
+        .tokenFetchStarted(reason: "willExpire"),
+        .tokenFetched(latency: .milliseconds(12), expiresAt: 1_800_000_040),
+        .tokenFetchFailed(error: "the server answered 503", retryIn: .seconds(2)),
+        .tokenFetchFailed(error: "refused", retryIn: nil),
+        .tokenRenewed(method: .update),
+        .tokenPasted(expiresAt: 1_800_000_100),
+        .tokenNeeded(secondsLeft: 0),
+        .autoRenewChanged(on: false),
+        .renewMethodChanged(.rejoin),
+        .mistakeChanged(.wrongUid),
+        .mistakeChanged(nil),
+        .note("embedded token server on http://127.0.0.1:1234\nline two"),
+        .stuck(reason: "the token server refused the credential"),
+        .sessionEnded(failed: true),
+    ]
+}()
+
+@Suite struct RecordedEventTests {
+    @Test(arguments: everyKind.indices)
+    func everyKindReadsBackEqual(index: Int) throws {
+        let event = SessionEvent(time: .seconds(index * 97) + .milliseconds(index * 13), kind: everyKind[index])
+        let read = try Recording.read(Array((RecordingFixtures.header.line + "\n" + event.recordedLine + "\n").utf8))
+        #expect(read.events == [event])
+        #expect(read.events.first?.jsonLine == event.jsonLine)
+    }
+
+    @Test func aTokenIsNeverWrittenAndReadsBackEmpty() throws {
+        let token = "007eJxTYGgRUNGL7lR4"
+        for kind: AgoraRtcEvent in [.tokenPrivilegeWillExpire(token: token), .renewTokenResult(token: token, code: .success)] {
+            let line = SessionEvent(time: .seconds(3), kind: .engine(kind)).recordedLine
+            #expect(!line.contains("007eJx"))
+            let read = try Recording.read(Array((RecordingFixtures.header.line + "\n" + line + "\n").utf8))
+            let blank: AgoraRtcEvent = if case .renewTokenResult = kind { .renewTokenResult(token: "", code: .success) } else { .tokenPrivilegeWillExpire(token: "") }
+            #expect(read.events == [SessionEvent(time: .seconds(3), kind: .engine(blank))])
+        }
+    }
+
+    @Test func theHeaderReadsBackEqualWithoutSecrets() throws {
+        let header = RecordingHeader(options: ["channel": "test", "auth-bearer": "s3cret", "app-certificate": "c3rt", "token": "007abc", "json": ""],
+                                     seed: UInt64.max, started: 1_800_000_000.1234, call: RecordingFixtures.header.call)
+        #expect(header.options == ["channel": "test", "json": ""])
+        #expect(!header.line.contains("s3cret") && !header.line.contains("c3rt") && !header.line.contains("007abc"))
+        let read = try Recording.read(Array((header.line + "\n").utf8))
+        #expect(read.header == header)
+        #expect(read.header.started == 1_800_000_000.123)
+        #expect(read.events.isEmpty)
+    }
+
+    @Test func anAccountJoinsHeaderKeepsTheAccount() throws {
+        var header = RecordingFixtures.header
+        header.call.account = "alice \"the\" 1st"
+        let read = try Recording.read(Array((header.line + "\n").utf8))
+        #expect(read.header.call.account == "alice \"the\" 1st")
+        #expect(try Recording.read(Array((RecordingFixtures.header.line + "\n").utf8)).header.call.account == nil)
+    }
+}
+
+enum RecordingFixtures {
+    static let header = RecordingHeader(
+        options: ["channel": "test", "seed": "7"], seed: 7, started: 1_800_000_000,
+        call: .init(channel: "test", uid: 0, role: .broadcaster, tokenServer: "http://127.0.0.1:1/ (embedded)", renewMethod: .renew, autoRenew: true))
+}
