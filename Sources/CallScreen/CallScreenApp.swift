@@ -93,7 +93,7 @@ public final class CallScreenApp {
         case .session(let command): command.perform(on: session)
         case .unknown(let name): session.say("key \(name) does nothing; press ? for the keys")
         case .quit: feed.update { $0.quitting = true }
-        case .help, .paste, .resize, nil: break  // the state shows the help and the field; a resized frame is drawn whole
+        case .help, .paste, .timeline, .resize, nil: break  // the state shows the help, the field and the timeline; a resized frame is drawn whole
         }
     }
 

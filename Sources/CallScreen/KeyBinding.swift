@@ -28,6 +28,7 @@ struct KeyBinding: Sendable {
         KeyBinding("x", .session(.cycleMistake), "mistake", help: "next mistake on purpose of the embedded server (--misconfigure)"),
         KeyBinding("?", .help, "help", help: "this help"),
         KeyBinding(keys: [(ascii("q"), .quit), (control("c"), .quit)], footer: ("q", "quit"), help: ("q, Ctrl-C", "leave and quit")),
+        KeyBinding("t", .timeline, "timeline", help: "token timeline on/off: each token's life along the call's time"),
         KeyBinding(keys: [(KEY_RESIZE, .resize)], footer: nil, help: nil),
     ]
 
@@ -36,7 +37,7 @@ struct KeyBinding: Sendable {
         keys.allSatisfy { key in
             switch key.command {
             case .session, .paste: false
-            case .help, .quit, .resize, .unknown: true
+            case .help, .timeline, .quit, .resize, .unknown: true
             }
         }
     }

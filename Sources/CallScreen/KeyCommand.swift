@@ -7,6 +7,8 @@ public enum KeyCommand: Equatable, Sendable {
     case help
     /// Opens the field to paste the next token.
     case paste
+    /// Shows or hides the token timeline.
+    case timeline
     case quit
     /// The terminal changed size: the next frame is drawn whole.
     case resize

@@ -47,16 +47,22 @@ public enum ScreenRenderer {
         drawKeys(into: &grid, painter)
         drawTokenPanel(state, into: &grid, x: layout.panel.x, y: layout.panel.y, width: layout.panel.width, painter)
         drawLog(state, into: &grid, x: layout.log.x, y: layout.log.y, width: layout.log.width, height: layout.log.height, painter)
+        if state.showTimeline {
+            drawTimeline(state, into: &grid, x: 0, y: layout.bodyTop, width: layout.video.width, height: layout.video.height, painter)
+        }
         return grid
     }
 
-    /// Draws the video tiles at `time`, and the help overlay, over `grid`: the chrome of the same state and size.
+    /// Draws the video tiles at `time` (unless the timeline is in their place), and the help overlay, over `grid`: the
+    /// chrome of the same state and size.
     public static func drawMotion(_ state: ScreenState, into grid: inout CellGrid, options: RenderOptions,
                                   video: (UInt) -> VideoFrameSource?, at time: Duration) {
         guard let layout = Layout(width: grid.width, height: grid.height) else { return }
         let painter = Painter(options: options)
-        drawVideo(state, into: &grid, x: 0, y: layout.bodyTop, width: layout.video.width, height: layout.video.height,
-                  painter, video, time)
+        if !state.showTimeline {
+            drawVideo(state, into: &grid, x: 0, y: layout.bodyTop, width: layout.video.width, height: layout.video.height,
+                      painter, video, time)
+        }
         if state.showHelp { drawHelp(into: &grid, painter) }
     }
 
