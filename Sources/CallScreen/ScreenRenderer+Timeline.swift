@@ -100,7 +100,7 @@ extension ScreenRenderer {
             case .requestToken:
                 grid.write("!", x: column, y: y, style: painter.style(foreground: .red, bold: true))
             case .connection(let state):
-                grid.write(stateLetter(state), x: column, y: y + 1, style: painter.style(foreground: stateColor(state), bold: true))
+                grid.write(stateLetter(state), x: column, y: y + 1, style: painter.style(foreground: color(of: state), bold: true))
             }
         }
     }
@@ -140,15 +140,6 @@ extension ScreenRenderer {
         case .reconnecting: "r"
         case .failed: "F"
         case .disconnected: "d"
-        }
-    }
-
-    private static func stateColor(_ state: AgoraConnectionState) -> TerminalColor {
-        switch state {
-        case .connected: .green
-        case .connecting, .reconnecting: .yellow
-        case .failed: .red
-        case .disconnected: .standard
         }
     }
 

@@ -106,12 +106,7 @@ public enum ScreenRenderer {
 
     private static func drawStatus(_ state: ScreenState, into grid: inout CellGrid, _ painter: Painter) {
         if let text = state.paste.text { return drawPasteField(state.paste, text: text, into: &grid, painter) }
-        let color: TerminalColor = switch state.connection {
-        case .connected: .green
-        case .connecting, .reconnecting: .yellow
-        case .failed: .red
-        case .disconnected: .standard
-        }
+        let color = color(of: state.connection)
         let style = painter.style(foreground: color, bold: true)
         let text = " \(painter.dot) \(state.connection.name)"
         grid.write(text, x: 0, y: 1, style: style)
@@ -127,6 +122,16 @@ public enum ScreenRenderer {
             let x = text.count + state.reason.name.count + 3
             grid.write(ask, x: x, y: 1, style: painter.style(foreground: left > 0 ? .yellow : .red, bold: true),
                        limit: max(0, grid.width - extra.count - 2 - x))
+        }
+    }
+
+    /// A connection state's colour: green connected, yellow on the way, red failed.
+    static func color(of connection: AgoraConnectionState) -> TerminalColor {
+        switch connection {
+        case .connected: .green
+        case .connecting, .reconnecting: .yellow
+        case .failed: .red
+        case .disconnected: .standard
         }
     }
 
