@@ -93,7 +93,8 @@ public final class CallScreenApp {
         case .session(let command): command.perform(on: session)
         case .unknown(let name): session.say("key \(name) does nothing; press ? for the keys")
         case .quit: feed.update { $0.quitting = true }
-        case .help, .paste, .timeline, .resize, nil: break  // the state shows the help, the field and the timeline; a resized frame is drawn whole
+        // The state shows the help, the field and the timeline; a resized frame is drawn whole.
+        case .help, .paste, .timeline, .resize, nil: break
         }
     }
 

@@ -41,36 +41,37 @@ extension ScreenRenderer {
 
     private static func drawLife(_ life: TokenTimeline.Life, _ state: ScreenState, _ axis: TimelineAxis, into grid: inout CellGrid,
                                  x: Int, y: Int, _ painter: Painter) {
-        let usedUntil = life.endedAt ?? min(state.sessionTime, life.expiresAt)
+        let usedUntil = life.end?.at ?? min(state.sessionTime, life.expiresAt)
         let start = axis.column(life.issuedAt), used = axis.column(usedUntil)
         let warned = life.warnedAt.map(axis.column)
         for column in start...max(start, used) {
             let late = warned.map { column >= $0 } ?? false
             grid.write(painter.lived, x: x + column, y: y, style: painter.style(foreground: late ? .yellow : .green))
         }
-        if life.ending == .live, used < axis.column(life.expiresAt) {
+        if life.end == nil, used < axis.column(life.expiresAt) {
             for column in (used + 1)...axis.column(life.expiresAt) { grid.write(painter.toCome, x: x + column, y: y) }
         }
         let lead = Duration.seconds(state.willExpireLead)
         // Where the warning came, or for a token still in use, where it will.
-        let warning = warned ?? (life.ending == .live && life.expiresAt - lead > life.issuedAt ? axis.column(life.expiresAt - lead) : nil)
+        let warning = warned ?? (life.end == nil && life.expiresAt - lead > life.issuedAt ? axis.column(life.expiresAt - lead) : nil)
         if let warning { grid.write(painter.willExpire, x: x + warning, y: y, style: painter.style(foreground: .yellow, bold: true)) }
         grid.write(painter.issued, x: x + start, y: y, style: painter.style(foreground: .green, bold: true))
         let (label, color) = endingLabel(life, state)
-        if let end = endGlyph(life.ending, painter) {
+        if let end = life.end {
             // One column on when the end falls on the warning's, so that both show.
             let column = warning == used && used > start ? used + 1 : used
-            grid.write(end, x: x + column, y: y, style: painter.style(foreground: color, bold: true))
+            grid.write(endGlyph(end.how, painter), x: x + column, y: y, style: painter.style(foreground: color, bold: true))
         }
         grid.write(label, x: x + axis.columns + 1, y: y, style: painter.style(foreground: color), limit: timelineLabels - 1)
     }
 
     /// What a token's row says after its bar, and in which colour: green live, yellow warned, red expired.
     private static func endingLabel(_ life: TokenTimeline.Life, _ state: ScreenState) -> (String, TerminalColor) {
-        switch life.ending {
-        case .live:
+        guard let end = life.end else {
             let left = max(0, (life.expiresAt - state.sessionTime).components.seconds)
             return life.warnedAt == nil ? ("live \(mmss(left))", .green) : ("warned \(mmss(left))", .yellow)
+        }
+        switch end.how {
         case .renewed(let method): return ("renewed \(method.rawValue)", .green)
         case .replaced: return ("replaced", .standard)
         case .expired: return ("expired", .red)
@@ -78,9 +79,8 @@ extension ScreenRenderer {
         }
     }
 
-    private static func endGlyph(_ ending: TokenTimeline.Ending, _ painter: Painter) -> String? {
+    private static func endGlyph(_ ending: TokenTimeline.Ending, _ painter: Painter) -> String {
         switch ending {
-        case .live: nil
         case .renewed: painter.renewedEnd
         case .expired: painter.expiredEnd
         case .replaced, .left: painter.leftEnd
@@ -164,7 +164,7 @@ struct TimelineAxis {
     init(_ timeline: TokenTimeline, lives: ArraySlice<TokenTimeline.Life>, now: Duration, columns: Int) {
         var start = lives.first?.issuedAt ?? now
         if lives.count == timeline.lives.count, let first = timeline.marks.first { start = min(start, first.time) }
-        let live = lives.last.flatMap { $0.ending == .live ? $0.expiresAt : nil } ?? now
+        let live = lives.last.flatMap { $0.end == nil ? $0.expiresAt : nil } ?? now
         self.start = start
         end = max(now, live, start + .seconds(1))
         self.columns = columns

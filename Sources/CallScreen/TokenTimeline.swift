@@ -6,7 +6,6 @@ import ChannelEngine
 public struct TokenTimeline: Sendable, Equatable {
     /// How a token stopped being the one in use.
     public enum Ending: Sendable, Equatable {
-        case live
         /// The next token took over by this method (pasted tokens go in by one too).
         case renewed(RenewMethod)
         /// Another token was accepted without the session saying it renewed (a join after leaving, say).
@@ -28,9 +27,14 @@ public struct TokenTimeline: Sendable, Equatable {
         let unixExpiry: Int64
         /// When `tokenPrivilegeWillExpire` came for it.
         public internal(set) var warnedAt: Duration?
-        public internal(set) var ending = Ending.live
-        /// When it stopped being in use; nil while it is.
-        public internal(set) var endedAt: Duration?
+        /// How and when it stopped being in use; nil while it is.
+        public internal(set) var end: End?
+    }
+
+    /// How and when a token stopped being in use.
+    public struct End: Sendable, Equatable {
+        public let how: Ending
+        public let at: Duration
     }
 
     /// Something that happened beside the tokens, at a time.
@@ -68,8 +72,9 @@ public struct TokenTimeline: Sendable, Equatable {
         case .tokenFetched(_, let expiresAt), .tokenPasted(let expiresAt):
             handedOver = expiresAt
         case .tokenRenewed(let method):
-            if let newest = lives.indices.last, lives[newest].unixExpiry == handedOver, lives[newest].ending == .live {
-                if lives.count > 1, lives[newest - 1].endedAt != nil { settle(newest - 1, method) } else { pendingRenewal = method }
+            // Reported once the engine has the token (a rejoin), or before its notice comes (renewToken, updateChannel).
+            if let newest = lives.last, newest.end == nil, newest.unixExpiry == handedOver {
+                if lives.count > 1 { settle(lives.count - 2, method) }
             } else {
                 pendingRenewal = method
             }
@@ -78,7 +83,7 @@ public struct TokenTimeline: Sendable, Equatable {
         case .engine(.simulatorNotice(.tokenAccepted(let expiresAt, _))):
             accept(expiresAt: expiresAt, at: time, unixNow: unixNow)
         case .engine(.tokenPrivilegeWillExpire):
-            if let newest = lives.indices.last, lives[newest].ending == .live, lives[newest].warnedAt == nil {
+            if let newest = lives.indices.last, lives[newest].end == nil, lives[newest].warnedAt == nil {
                 lives[newest].warnedAt = time
             }
         case .engine(.requestToken):
@@ -94,14 +99,15 @@ public struct TokenTimeline: Sendable, Equatable {
     }
 
     private mutating func accept(expiresAt: Int64, at time: Duration, unixNow: Double) {
-        if let newest = lives.last, newest.ending == .live, newest.unixExpiry == expiresAt {
+        if let newest = lives.last, newest.end == nil, newest.unixExpiry == expiresAt {
             // The same token presented again: its life goes on.
             pendingRenewal = nil
             return
         }
         end(.replaced, at: time)
         let left = Double(expiresAt) - unixNow
-        let lifetime: Duration = left.isFinite && left > 0 ? min(.milliseconds(Int64((min(left, 1e12) * 1000).rounded())), Self.longestLife) : .zero
+        let lifetime: Duration = left.isFinite && left > 0
+            ? min(.milliseconds(Int64((min(left, 1e12) * 1000).rounded())), Self.longestLife) : .zero
         accepted += 1
         lives.append(Life(number: accepted, issuedAt: time, expiresAt: time + lifetime, unixExpiry: expiresAt))
         if let method = pendingRenewal, lives.count > 1 { settle(lives.count - 2, method) }
@@ -113,16 +119,15 @@ public struct TokenTimeline: Sendable, Equatable {
     }
 
     /// The token in use ends now, if one is.
-    private mutating func end(_ ending: Ending, at time: Duration) {
-        guard let newest = lives.indices.last, lives[newest].ending == .live else { return }
-        lives[newest].ending = ending
-        lives[newest].endedAt = time
+    private mutating func end(_ how: Ending, at time: Duration) {
+        guard let newest = lives.indices.last, lives[newest].end == nil else { return }
+        lives[newest].end = End(how: how, at: time)
     }
 
     /// The token at `index` was followed by a renewal: unless it had run out first, it ended renewed.
     private mutating func settle(_ index: Int, _ method: RenewMethod) {
-        guard lives[index].ending == .replaced || lives[index].ending == .left else { return }
-        lives[index].ending = .renewed(method)
+        guard let end = lives[index].end, end.how == .replaced || end.how == .left else { return }
+        lives[index].end = End(how: .renewed(method), at: end.at)
     }
 
     private mutating func mark(_ kind: Mark.Kind, at time: Duration) {

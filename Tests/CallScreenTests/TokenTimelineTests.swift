@@ -82,11 +82,11 @@ private func render(_ state: ScreenState, _ width: Int, _ height: Int, unicode: 
 @Suite struct TokenTimelineTests {
     @Test func eachTokenEndsAsItReallyDid() {
         let call = eventfulCall()
-        #expect(call.lives.map(\.ending) == [.renewed(.renew), .expired, .renewed(.update), .renewed(.rejoin), .live])
+        #expect(call.lives.map(\.end?.how) == [.renewed(.renew), .expired, .renewed(.update), .renewed(.rejoin), nil])
         #expect(call.lives.map(\.number) == [1, 2, 3, 4, 5])
         #expect(call.lives.map(\.issuedAt) == [.milliseconds(4), .milliseconds(10_004), .seconds(52), .seconds(62), .seconds(66)])
         #expect(call.lives[1].expiresAt == .seconds(50), "issued at 10.004 s for 39.996 s")
-        #expect(call.lives[1].endedAt == .seconds(50), "it ran out at requestToken")
+        #expect(call.lives[1].end?.at == .seconds(50), "it ran out at requestToken")
         #expect(call.lives[1].warnedAt == .seconds(20))
         #expect(call.lives[4].warnedAt == nil)
     }
@@ -105,8 +105,8 @@ private func render(_ state: ScreenState, _ width: Int, _ height: Int, unicode: 
         var call = Call()
         call.token(expiresAt: 40, at: 0)
         call.at(5, .engine(.requestToken))
-        #expect(call.lives[0].ending == .expired)
-        #expect(call.lives[0].endedAt == .seconds(5))
+        #expect(call.lives[0].end?.how == .expired)
+        #expect(call.lives[0].end?.at == .seconds(5))
     }
 
     @Test func leavingEndsTheTokenAndAJoinLaterReplacesItWithoutARenewal() {
@@ -114,9 +114,9 @@ private func render(_ state: ScreenState, _ width: Int, _ height: Int, unicode: 
         call.token(expiresAt: 40, at: 0)
         call.state(.disconnected, .reasonLeaveChannel, at: 5)
         call.token(expiresAt: 48, at: 8)
-        #expect(call.lives.map(\.ending) == [.left, .live])
+        #expect(call.lives.map(\.end?.how) == [.left, nil])
         call.token(expiresAt: 60, at: 9)
-        #expect(call.lives.map(\.ending) == [.left, .replaced, .live], "accepted without a renewal said")
+        #expect(call.lives.map(\.end?.how) == [.left, .replaced, nil], "accepted without a renewal said")
     }
 
     @Test func theSameTokenPresentedAgainIsOneLife() {
@@ -124,7 +124,7 @@ private func render(_ state: ScreenState, _ width: Int, _ height: Int, unicode: 
         call.token(expiresAt: 40, at: 0)
         call.renew(.renew, expiresAt: 40, at: 10)
         #expect(call.lives.count == 1)
-        #expect(call.lives[0].ending == .live)
+        #expect(call.lives[0].end == nil)
     }
 
     @Test func theHistoryKeepsTheLastTokensAndTheirMarks() {

@@ -29,15 +29,15 @@ import Testing
             state.apply(event)
         }
         let lives = state.timeline.lives
-        #expect(lives.prefix(2).map(\.ending) == [.renewed(.renew), .renewed(.renew)], "renewed at 10 s and 20 s")
-        #expect(lives.map(\.ending).contains(.renewed(.update)))
-        let expired = try #require(lives.first { $0.ending == .expired })
+        #expect(lives.prefix(2).map(\.end?.how) == [.renewed(.renew), .renewed(.renew)], "renewed at 10 s and 20 s")
+        #expect(lives.map(\.end?.how).contains(.renewed(.update)))
+        let expired = try #require(lives.first { $0.end?.how == .expired })
         #expect(expired.warnedAt != nil)
-        #expect(expired.endedAt == expired.expiresAt, "it ran out at its expiry: \(expired)")
+        #expect(expired.end?.at == expired.expiresAt, "it ran out at its expiry: \(expired)")
         let recovered = try #require(lives.drop { $0 != expired }.dropFirst().first)
-        #expect(recovered.issuedAt > expired.endedAt!, "a gap while the server was down")
-        #expect(recovered.ending == .renewed(.rejoin), "recovered, then rejoined")
-        #expect(lives.last?.ending == .live)
+        #expect(recovered.issuedAt > (try #require(expired.end)).at, "a gap while the server was down")
+        #expect(recovered.end?.how == .renewed(.rejoin), "recovered, then rejoined")
+        #expect(lives.last?.end == nil)
         let marks = state.timeline.marks
         #expect(marks.filter { $0.kind == .fetchFailed }.count == h.count("tokenFetchFailed"))
         #expect(marks.contains { $0.kind == .requestToken })
