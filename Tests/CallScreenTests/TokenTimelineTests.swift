@@ -1,6 +1,5 @@
 import CallSession
 import ChannelEngine
-import Foundation
 import Testing
 @testable import CallScreen
 
@@ -191,6 +190,8 @@ private func render(_ state: ScreenState, _ width: Int, _ height: Int, unicode: 
         #expect(shown.text.contains("token timeline (t hides)"))
         #expect(!shown.text.contains("uid 11111"), "no video tiles under it")
         #expect(shown.text.contains("expires in 00:35"), "the token panel stays")
+        let smallest = render(call.state, 60, 20).lines
+        #expect(smallest.contains { $0.hasPrefix(" #5 ") && $0.contains("live 00:35") }, "the smallest screen still shows the token in use")
         _ = call.state.press(.timeline)
         #expect(!render(call.state, 80, 24).text.contains("token timeline"))
     }
