@@ -97,7 +97,7 @@ final class TmuxScreen {
         try #require(tmuxAvailable, "tmux is needed; make deps installs it")
         let binary = TokenCallProcess.binary.path
         let screen = try TmuxScreen(width: 120, height: 40, command: "TERM=tmux-256color \(binary) --misconfigure wrong-channel "
-                                    + "--token-lifetime 31 --seed 4; echo EXIT=$?; sleep 60")
+                                    + "--token-lifetime 32 --seed 4; echo EXIT=$?; sleep 60")
         screen.waitFor("misconfigure wrong-channel │ t ")
         screen.waitFor("renewTokenResult code=invalidC")  // the log wraps the rest
         #expect(!screen.screen.contains("tokenRenewed"))
