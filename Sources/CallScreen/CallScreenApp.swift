@@ -92,8 +92,9 @@ public final class CallScreenApp {
         case .session(let command): command.perform(on: session)
         case .unknown(let name): session.say("key \(name) does nothing; press ? for the keys")
         case .quit: feed.update { $0.quitting = true }
-        // The state shows the help and the field; a resized frame is drawn whole; a call's table has no replay keys.
-        case .help, .paste, .resize, .replay, nil: break
+        // The state shows the help, the field and the timeline; a resized frame is drawn whole; a call's table has no
+        // replay keys.
+        case .help, .paste, .timeline, .resize, .replay, nil: break
         }
     }
 

@@ -42,6 +42,8 @@ struct KeyBinding: Sendable {
         KeyBinding("?", .help, "help", help: "this help", modes: [.call, .replay]),
         KeyBinding(keys: [(ascii("q"), .quit), (control("c"), .quit)], footer: ("q", "quit"), help: ("q, Ctrl-C", "quit (a call leaves the channel first)"),
                    modes: [.call, .replay]),
+        KeyBinding("t", .timeline, "timeline", help: "token timeline on/off: each token's life along the call's time",
+                   modes: [.call, .replay]),
         KeyBinding(keys: [(KEY_RESIZE, .resize)], footer: nil, help: nil, modes: [.call, .replay]),
     ]
 
@@ -53,7 +55,7 @@ struct KeyBinding: Sendable {
         keys.allSatisfy { key in
             switch key.command {
             case .session, .paste, .replay: false
-            case .help, .quit, .resize, .unknown: true
+            case .help, .timeline, .quit, .resize, .unknown: true
             }
         }
     }

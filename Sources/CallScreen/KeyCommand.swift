@@ -9,6 +9,8 @@ public enum KeyCommand: Equatable, Sendable {
     case paste
     /// Changes the replay's clock.
     case replay(ReplayCommand)
+    /// Shows or hides the token timeline.
+    case timeline
     case quit
     /// The terminal changed size: the next frame is drawn whole.
     case resize

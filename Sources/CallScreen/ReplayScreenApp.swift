@@ -76,7 +76,7 @@ public final class ReplayScreenApp {
                 state.mode = .replay(speed: setting.speed, phase: setting.paused ? .paused : .playing)
             }
         case .quit: feed.update { $0.quitting = true }
-        case .session, .paste, .unknown, .help, .resize, nil: break
+        case .session, .paste, .unknown, .help, .timeline, .resize, nil: break
         }
         publish()
     }

@@ -47,16 +47,22 @@ public enum ScreenRenderer {
         drawKeys(state.mode.keys, into: &grid, painter)
         drawTokenPanel(state, into: &grid, x: layout.panel.x, y: layout.panel.y, width: layout.panel.width, painter)
         drawLog(state, into: &grid, x: layout.log.x, y: layout.log.y, width: layout.log.width, height: layout.log.height, painter)
+        if state.showTimeline {
+            drawTimeline(state, into: &grid, x: 0, y: layout.bodyTop, width: layout.video.width, height: layout.video.height, painter)
+        }
         return grid
     }
 
-    /// Draws the video tiles at `time`, and the help overlay, over `grid`: the chrome of the same state and size.
+    /// Draws the video tiles at `time` (unless the timeline is in their place), and the help overlay, over `grid`: the
+    /// chrome of the same state and size.
     public static func drawMotion(_ state: ScreenState, into grid: inout CellGrid, options: RenderOptions,
                                   video: (UInt) -> VideoFrameSource?, at time: Duration) {
         guard let layout = Layout(width: grid.width, height: grid.height) else { return }
         let painter = Painter(options: options)
-        drawVideo(state, into: &grid, x: 0, y: layout.bodyTop, width: layout.video.width, height: layout.video.height,
-                  painter, video, time)
+        if !state.showTimeline {
+            drawVideo(state, into: &grid, x: 0, y: layout.bodyTop, width: layout.video.width, height: layout.video.height,
+                      painter, video, time)
+        }
         if state.showHelp { drawHelp(state.mode.keys, into: &grid, painter) }
     }
 
@@ -110,12 +116,7 @@ public enum ScreenRenderer {
 
     private static func drawStatus(_ state: ScreenState, into grid: inout CellGrid, _ painter: Painter) {
         if let text = state.paste.text { return drawPasteField(state.paste, text: text, into: &grid, painter) }
-        let color: TerminalColor = switch state.connection {
-        case .connected: .green
-        case .connecting, .reconnecting: .yellow
-        case .failed: .red
-        case .disconnected: .standard
-        }
+        let color = color(of: state.connection)
         let style = painter.style(foreground: color, bold: true)
         let text = " \(painter.dot) \(state.connection.name)"
         grid.write(text, x: 0, y: 1, style: style)
@@ -131,6 +132,16 @@ public enum ScreenRenderer {
             let x = text.count + state.reason.name.count + 3
             grid.write(ask, x: x, y: 1, style: painter.style(foreground: left > 0 ? .yellow : .red, bold: true),
                        limit: max(0, grid.width - extra.count - 2 - x))
+        }
+    }
+
+    /// A connection state's colour: green connected, yellow on the way, red failed.
+    static func color(of connection: AgoraConnectionState) -> TerminalColor {
+        switch connection {
+        case .connected: .green
+        case .connecting, .reconnecting: .yellow
+        case .failed: .red
+        case .disconnected: .standard
         }
     }
 

@@ -65,6 +65,9 @@ public struct ScreenState: Sendable, Equatable {
     public var remotes: [RemoteTile] = []
     public var log: [LogEntry] = []
     public var showHelp = false
+    /// Each token's life along the call's time; drawn in place of the video while `showTimeline` (`t`).
+    public var timeline = TokenTimeline()
+    public var showTimeline = false
     /// The field `p` opens to paste the next token.
     public var paste = PasteField.closed
     /// Whether the session said a token is needed (tokens pasted by hand), until a token is taken.
@@ -116,6 +119,7 @@ public struct ScreenState: Sendable, Equatable {
         guard !event.isPeriodic else { return }
         sessionTime = max(sessionTime, event.time)
         log(event)
+        timeline.apply(event, unixNow: now)
         switch event.kind {
         case .engine(let callback): apply(callback, at: event.time)
         case .tokenFetchStarted: fetchCount += 1
@@ -138,6 +142,7 @@ public struct ScreenState: Sendable, Equatable {
         }
         if command == .help { showHelp = true }
         if command == .paste { paste = .editing("") }
+        if command == .timeline { showTimeline.toggle() }
         return command
     }
 

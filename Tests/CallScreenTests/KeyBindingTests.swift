@@ -10,7 +10,7 @@ private func key(_ scalar: Unicode.Scalar) -> Int32 { Int32(UInt8(ascii: scalar)
         ("j", .session(.join)), ("l", .session(.leave)), ("r", .session(.rejoin)), ("n", .session(.renew)),
         ("a", .session(.toggleAutoRenew)), ("m", .session(.nextRenewMethod)), ("c", .session(.switchRole)),
         ("+", .session(.addUser)), ("=", .session(.addUser)), ("-", .session(.removeUser)), ("i", .session(.toggleNetwork)),
-        ("s", .session(.toggleServer)), ("e", .session(.expire)), ("x", .session(.cycleMistake)), ("?", .help), ("q", .quit), ("\u{03}", .quit),
+        ("s", .session(.toggleServer)), ("e", .session(.expire)), ("x", .session(.cycleMistake)), ("t", .timeline), ("?", .help), ("q", .quit), ("\u{03}", .quit),
     ] as [(Unicode.Scalar, KeyCommand)])
     func eachKeyHasItsCommand(scalar: Unicode.Scalar, command: KeyCommand) {
         #expect(KeyCommand(key: key(scalar)) == command)
@@ -34,7 +34,7 @@ private func key(_ scalar: Unicode.Scalar) -> Int32 { Int32(UInt8(ascii: scalar)
 
     @Test func theFooterIsMadeFromTheTableWithHelpAndQuitFirst() throws {
         let bar = ScreenRenderer.keyBar(width: 199)
-        #expect(bar.hasPrefix(" ? help  q quit  j join"))
+        #expect(bar.hasPrefix(" ? help  q quit  t timeline  j join"))
         for binding in KeyBinding.table(.call) {
             guard let footer = binding.footer else { continue }
             #expect(bar.contains("\(footer.keys) \(footer.word)"))

@@ -137,7 +137,7 @@ func assertSnapshot(text: String, _ file: String, sourceLocation: SourceLocation
         let grid = render(s, 120, 40)
         try assertSnapshot(grid, "replay-paused-120x40")
         #expect(grid.lines[0].hasPrefix(" tokencall replay 4x paused | channel test"))
-        #expect(grid.lines.last?.trimmingCharacters(in: .whitespaces) == "? help  q quit  </> speed  space pause")
+        #expect(grid.lines.last?.trimmingCharacters(in: .whitespaces) == "? help  q quit  t timeline  </> speed  space pause")
         s.showHelp = true
         let help = render(s, 120, 40).text
         #expect(help.contains("space     pause / resume the replay"))

@@ -74,8 +74,13 @@ final class TmuxScreen {
         screen.waitFor("expires in 00:")
         screen.waitFor("tokenPrivilegeWillExpire")
         screen.waitFor("tokenRenewed")
+        try screen.press("t")
+        screen.waitFor("token timeline (t hides)")
+        screen.waitFor("renewed renew")
+        try screen.press("t")
         try screen.press("l")
         screen.waitFor("● disconnected")
+        #expect(!screen.screen.contains("token timeline"), "t again brings the video back")
         try screen.press("j")
         screen.waitFor("● connected")
         try screen.press("?")
@@ -109,9 +114,9 @@ final class TmuxScreen {
 
     @Test func aPersonSeesTheSDKRefuseAMistakeOnPurposeAndPutsItRightWithX() throws {
         try #require(tmuxAvailable, "tmux is needed; make deps installs it")
-        let screen = try TmuxScreen.tokencall("--misconfigure wrong-channel --token-lifetime 31 --seed 4")
+        let screen = try TmuxScreen.tokencall("--misconfigure wrong-channel --token-lifetime 32 --seed 4")
         screen.waitFor("misconfigure wrong-channel │ t ")
-        // The 31 s token is renewed halfway, about 15.5 s in: longer than waitFor's usual 15 s.
+        // A 32 s token warns 2 s in; one that comes with less than the 30 s lead left is renewed halfway, ~15 s in.
         screen.waitFor("renewTokenResult code=invalidC", timeout: .seconds(30))  // the log wraps the rest
         #expect(!screen.screen.contains("tokenRenewed"))
         for _ in 0..<4 { try screen.press("x") }  // wrong-app, stale, expired, none
@@ -210,13 +215,13 @@ final class TmuxScreen {
         try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux"), "tmux is needed; make deps installs it")
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("tokencall-\(UUID().uuidString).jsonl").path
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let join = try TokenCallProcess.run(["join", "--headless", "--duration", "3", "--seed", "6", "--record", path])
+        let join = try TokenCallProcess.run(["join", "--headless", "--duration", "8", "--seed", "6", "--record", path])  // long enough to pause on a slow machine
         #expect(join.status == 0, "\(join.stderr)")
         let binary = TokenCallProcess.binary.path
         let screen = try TmuxScreen(width: 120, height: 40,
                                     command: "TERM=tmux-256color \(binary) replay \(path); echo EXIT=$?; sleep 60")
         screen.waitFor("tokencall replay 1x")
-        screen.waitFor("? help  q quit  </> speed  space pause")
+        screen.waitFor("? help  q quit  t timeline  </> speed  space pause")
         try screen.press(" ")
         screen.waitFor("tokencall replay 1x paused")
         try screen.press(">")
