@@ -29,6 +29,9 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["Timers"]),
         .executableTarget(name: "tokencall", dependencies: ["AccessToken", "Arguments", "TokenServer", "TokenDoctor", "CallSession", "CallScreen", "ChannelEngine", "TokenClient", "PrintableText"]),
 
+        // URLSessionTransport in a process of its own, for tests of what would crash the process using it.
+        .executableTarget(name: "transport-probe", dependencies: ["TokenClient"], path: "Tests/TransportProbe"),
+
         .executableTarget(
             name: "tokencall-bench",
             dependencies: ["AccessToken", "ChannelEngine", "TokenClient", "CallSession", "CallScreen"],
@@ -41,7 +44,7 @@ let package = Package(
         .testTarget(name: "PrintableTextTests", dependencies: ["PrintableText"]),
         .testTarget(name: "ChannelEngineTests", dependencies: ["ChannelEngine", "AccessToken", "TestSupport"]),
         .testTarget(name: "TokenServerTests", dependencies: ["TokenServer", "AccessToken", "TestSupport"]),
-        .testTarget(name: "TokenClientTests", dependencies: ["TokenClient", "TokenServer", "AccessToken", "TestSupport"]),
+        .testTarget(name: "TokenClientTests", dependencies: ["TokenClient", "TokenServer", "AccessToken", "TestSupport", "transport-probe"]),
         .testTarget(name: "CallSessionTests", dependencies: ["CallSession", "CallScreen", "ChannelEngine", "TokenClient", "TokenServer", "TestSupport"]),
         .testTarget(name: "CallScreenTests", dependencies: ["CallScreen", "CallSession", "ChannelEngine", "SeededRandom", "TestSupport", "TokenClient"],
                     exclude: ["Snapshots"]),

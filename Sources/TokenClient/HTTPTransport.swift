@@ -54,10 +54,12 @@ public struct URLSessionTransport: HTTPTransport {
         let exchange = Exchange(bodyLimit: bodyLimit)
         let session = URLSession(configuration: configuration, delegate: exchange, delegateQueue: nil)
         defer { session.finishTasksAndInvalidate() }
+        // Made before the cancel handler can invalidate the session: asking an invalidated session for a task is a
+        // fatal error in FoundationNetworking ("Session invalidated"), which a cancel at the start used to reach.
+        let task = session.dataTask(with: request)
         let (data, response) = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                exchange.start(continuation)
-                session.dataTask(with: request).resume()
+                if exchange.start(continuation) { task.resume() }
             }
         } onCancel: {
             exchange.fail(CancellationError(), session: session)
@@ -112,12 +114,15 @@ private final class Exchange: NSObject, URLSessionDataDelegate, Sendable {
         self.bodyLimit = bodyLimit
     }
 
-    func start(_ continuation: CheckedContinuation<Answer, any Error>) {
+    /// Waits for the outcome; false if it is already known (the request was cancelled before it started).
+    func start(_ continuation: CheckedContinuation<Answer, any Error>) -> Bool {
         let outcome = state.withLock { state -> Result<Answer, any Error>? in
             if state.outcome == nil { state.waiting = continuation }
             return state.outcome
         }
-        if let outcome { continuation.resume(with: outcome) }
+        guard let outcome else { return true }
+        continuation.resume(with: outcome)
+        return false
     }
 
     /// Where the answer redirects to; the transport, not URLSession, decides whether to go.
