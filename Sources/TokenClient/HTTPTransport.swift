@@ -173,6 +173,16 @@ private final class Exchange: NSObject, URLSessionDataDelegate, Sendable {
         completionHandler(nil)
     }
 
+    /// FoundationNetworking holds back a 401 carrying a Basic or Digest challenge until the challenge is answered (with
+    /// a default answer, forever): the 401 itself is the answer, and tokencall never sends a password.
+    func urlSession(_ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
+                    completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void) {
+        if let response = challenge.failureResponse as? HTTPURLResponse {
+            finish(.success((state.withLock { $0.body }, response)))
+        }
+        completionHandler(.cancelAuthenticationChallenge, nil)
+    }
+
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         if let error {
             finish(.failure(error))

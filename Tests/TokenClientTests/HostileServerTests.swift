@@ -127,6 +127,23 @@ import Testing
         #expect(error.description.hasPrefix("cannot reach the token server: the connection closed before the whole answer"), "\(error)")
     }
 
+    /// As nginx's `auth_basic` answers in front of a token server: FoundationNetworking used to hold such a 401 back for
+    /// ever, and the user saw a timeout instead of a refused credential.
+    @Test(arguments: [#"Basic realm="tokens""#, #"Digest realm="tokens", nonce="1""#, "Bearer"])
+    func a401WithAChallengeSaysTheCredentialWasRefused(challenge: String) async throws {
+        let server = try HostileServer { connection in
+            connection.write(head("401 Unauthorized", ["WWW-Authenticate: \(challenge)", "Content-Length: 2"]) + "{}")
+        }
+        defer { server.stop() }
+        let fetch = Task { await failure(HTTPTokenProvider(url: server.url, bearer: "user-cred")) }
+        let bound = Task {
+            try await Task.sleep(for: .seconds(30))
+            fetch.cancel()
+        }
+        defer { bound.cancel() }
+        #expect(await fetch.value == .unauthorized(status: 401))
+    }
+
     @Test func aRetryAfterBeyondTheCapSaysItIsCapped() async throws {
         let server = try HostileServer { connection in
             connection.write(head("429 Too Many Requests", ["Retry-After: 999999", "Content-Length: 2"]) + "{}")
