@@ -1,5 +1,6 @@
 // Runs URLSessionTransport in a process of its own, so a test can watch it against a server that crashes
 // FoundationNetworking without the test process dying with it. Prints one line saying how the exchange ended.
+// Started by a ChildProcessTransport, it is that transport's child instead.
 //
 //   transport-probe URL                       one POST: "HTTP <status>, <n> bytes" or "error: <description>"
 //   transport-probe URL cancel-at-start N     N POSTs, each cancelled as it starts: "<N> cancelled"
@@ -11,6 +12,7 @@ import TokenClient
 
 @main struct TransportProbe {
     static func main() async {
+        await ChildProcessTransport.answerIfChild()
         let arguments = CommandLine.arguments.dropFirst()
         guard let text = arguments.first, let url = URL(string: text) else {
             FileHandle.standardError.write(Data("usage: transport-probe URL [cancel-at-start N]\n".utf8))
