@@ -3,7 +3,6 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Synchronization
 
 /// `URLSessionTransport` in a child process, one per request: an answer that FoundationNetworking traps on
 /// (swift-corelibs-foundation #5285: a head cut by a clean close, a chunked trailer) ends the child and fails the
@@ -31,7 +30,6 @@ public struct ChildProcessTransport: HTTPTransport {
         let asked = try JSONEncoder().encode(Asked(request, bodyLimit: bodyLimit))
         let process = Process()
         process.executableURL = executable
-        process.arguments = []
         process.environment = ProcessInfo.processInfo.environment.merging([Self.variable: asked.base64EncodedString()]) { $1 }
         let output = Pipe()
         process.standardInput = FileHandle.nullDevice
@@ -134,39 +132,21 @@ private enum Outcome: Codable {
     case failed(code: Int, words: String)
 }
 
-/// One child and the caller waiting for it, resumed exactly once; a cancel answers at once and kills the child.
+/// One child and the caller waiting for it; a cancel answers at once and ends the child.
 private final class Child: Sendable {
-    typealias Answer = (Data, HTTPURLResponse)
-
-    private struct State {
-        var waiting: CheckedContinuation<Answer, any Error>?
-        var outcome: Result<Answer, any Error>?
-    }
-
     private let process: Process
-    private let state = Mutex(State())
+    private let outcome = FirstOutcome()
 
     init(_ process: Process) {
         self.process = process
     }
 
-    func start(_ continuation: CheckedContinuation<Answer, any Error>) {
-        let outcome = state.withLock { state -> Result<Answer, any Error>? in
-            if state.outcome == nil { state.waiting = continuation }
-            return state.outcome
-        }
-        if let outcome { continuation.resume(with: outcome) }
+    func start(_ continuation: CheckedContinuation<FirstOutcome.Answer, any Error>) {
+        _ = outcome.start(continuation)
     }
 
-    func finish(_ outcome: Result<Answer, any Error>) {
-        let (first, waiting) = state.withLock { state -> (Bool, CheckedContinuation<Answer, any Error>?) in
-            guard state.outcome == nil else { return (false, nil) }
-            state.outcome = outcome
-            defer { state.waiting = nil }
-            return (true, state.waiting)
-        }
-        guard first else { return }
-        waiting?.resume(with: outcome)
+    func finish(_ result: Result<FirstOutcome.Answer, any Error>) {
+        guard outcome.finish(result) else { return }
         if process.isRunning { process.terminate() }
     }
 }
