@@ -33,6 +33,9 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["Timers", "WebSocket"]),
         .executableTarget(name: "tokencall", dependencies: ["AccessToken", "Arguments", "TokenServer", "ChannelHub", "TokenDoctor", "CallSession", "CallScreen", "ChannelEngine", "TokenClient", "PrintableText", "Recording"]),
 
+        // URLSessionTransport in a process of its own, for tests of what would crash the process using it.
+        .executableTarget(name: "transport-probe", dependencies: ["TokenClient"], path: "Tests/TransportProbe"),
+
         .executableTarget(
             name: "tokencall-bench",
             dependencies: ["AccessToken", "ChannelEngine", "TokenClient", "CallSession", "CallScreen"],
@@ -47,7 +50,7 @@ let package = Package(
         .testTarget(name: "PrintableTextTests", dependencies: ["PrintableText"]),
         .testTarget(name: "ChannelEngineTests", dependencies: ["ChannelEngine", "AccessToken", "TestSupport"]),
         .testTarget(name: "TokenServerTests", dependencies: ["TokenServer", "AccessToken", "TestSupport"]),
-        .testTarget(name: "TokenClientTests", dependencies: ["TokenClient", "TokenServer", "AccessToken", "TestSupport"]),
+        .testTarget(name: "TokenClientTests", dependencies: ["TokenClient", "TokenServer", "AccessToken", "TestSupport", "transport-probe"]),
         .testTarget(name: "RecordingTests", dependencies: ["Recording", "CallSession", "ChannelEngine", "AccessToken"]),
         .testTarget(name: "CallSessionTests", dependencies: ["CallSession", "CallScreen", "Recording", "ChannelEngine", "TokenClient", "TokenServer", "TestSupport"]),
         .testTarget(name: "CallScreenTests", dependencies: ["CallScreen", "CallSession", "ChannelEngine", "SeededRandom", "TestSupport", "TokenClient"],

@@ -34,6 +34,13 @@ public final class HostileServer: Sendable {
             return true
         }
 
+        /// Makes the close that ends the script a reset (RST), as when a server crashes, instead of a clean end
+        /// (FIN). A clean end inside the head makes FoundationNetworking end the process (see `Docs/usage.md`).
+        public func reset() {
+            var hard = linger(l_onoff: 1, l_linger: 0)
+            setsockopt(fd, SOL_SOCKET, SO_LINGER, &hard, socklen_t(MemoryLayout<linger>.size))
+        }
+
         /// Waits, sending nothing, until the client closes the connection (true) or `limit` passes (false).
         @discardableResult
         public func waitForClose(upTo limit: Duration) -> Bool {

@@ -54,10 +54,12 @@ public struct URLSessionTransport: HTTPTransport {
         let exchange = Exchange(bodyLimit: bodyLimit)
         let session = URLSession(configuration: configuration, delegate: exchange, delegateQueue: nil)
         defer { session.finishTasksAndInvalidate() }
+        // Made before the cancel handler can invalidate the session: asking an invalidated session for a task is a
+        // fatal error in FoundationNetworking ("Session invalidated"), which a cancel at the start used to reach.
+        let task = session.dataTask(with: request)
         let (data, response) = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                exchange.start(continuation)
-                session.dataTask(with: request).resume()
+                if exchange.start(continuation) { task.resume() }
             }
         } onCancel: {
             exchange.fail(CancellationError(), session: session)
@@ -93,54 +95,33 @@ struct Origin: Equatable, CustomStringConvertible {
     var description: String { "\(scheme)://\(host)" + (port.map { ":\($0)" } ?? "") }
 }
 
-/// One request in flight and its session's delegate: the body so far, and the caller waiting for the outcome,
-/// resumed exactly once.
+/// One request in flight and its session's delegate: the body so far, and the caller waiting for the outcome.
 private final class Exchange: NSObject, URLSessionDataDelegate, Sendable {
-    typealias Answer = (Data, HTTPURLResponse)
-
     private struct State {
         var body = Data()
         var redirectTarget: URL?
-        var waiting: CheckedContinuation<Answer, any Error>?
-        var outcome: Result<Answer, any Error>?
     }
 
     private let bodyLimit: Int
     private let state = Mutex(State())
+    private let outcome = FirstOutcome()
 
     init(bodyLimit: Int) {
         self.bodyLimit = bodyLimit
     }
 
-    func start(_ continuation: CheckedContinuation<Answer, any Error>) {
-        let outcome = state.withLock { state -> Result<Answer, any Error>? in
-            if state.outcome == nil { state.waiting = continuation }
-            return state.outcome
-        }
-        if let outcome { continuation.resume(with: outcome) }
+    /// Waits for the outcome; false if it is already known (the request was cancelled before it started).
+    func start(_ continuation: CheckedContinuation<FirstOutcome.Answer, any Error>) -> Bool {
+        outcome.start(continuation)
     }
 
     /// Where the answer redirects to; the transport, not URLSession, decides whether to go.
     var redirectTarget: URL? { state.withLock { $0.redirectTarget } }
 
-    /// The first outcome wins; later ones (URLSession completing a task already refused) are dropped.
-    /// Returns whether this one was the first.
-    @discardableResult
-    private func finish(_ outcome: Result<Answer, any Error>) -> Bool {
-        let (first, waiting) = state.withLock { state -> (Bool, CheckedContinuation<Answer, any Error>?) in
-            guard state.outcome == nil else { return (false, nil) }
-            state.outcome = outcome
-            defer { state.waiting = nil }
-            return (true, state.waiting)
-        }
-        waiting?.resume(with: outcome)
-        return first
-    }
-
     /// Answers the caller with `error` now and cancels the transfer off this thread: URLSession's cancel waits for
     /// its work queue, which a flooding server keeps busy.
     func fail(_ error: any Error, session: URLSession) {
-        guard finish(.failure(error)) else { return }
+        guard outcome.finish(.failure(error)) else { return }
         DispatchQueue.global().async { session.invalidateAndCancel() }
     }
 
@@ -154,8 +135,8 @@ private final class Exchange: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        guard !outcome.isKnown else { return }
         let within = state.withLock { state in
-            guard state.outcome == nil else { return true }
             state.body.append(data)
             return state.body.count <= bodyLimit
         }
@@ -168,13 +149,23 @@ private final class Exchange: NSObject, URLSessionDataDelegate, Sendable {
         completionHandler(nil)
     }
 
+    /// FoundationNetworking holds back a 401 carrying a Basic or Digest challenge until the challenge is answered (with
+    /// a default answer, forever): the 401 itself is the answer, and tokencall never sends a password.
+    func urlSession(_ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
+                    completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void) {
+        if let response = challenge.failureResponse as? HTTPURLResponse {
+            outcome.finish(.success((state.withLock { $0.body }, response)))
+        }
+        completionHandler(.cancelAuthenticationChallenge, nil)
+    }
+
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         if let error {
-            finish(.failure(error))
+            outcome.finish(.failure(error))
         } else if let response = task.response as? HTTPURLResponse {
-            finish(.success((state.withLock { $0.body }, response)))
+            outcome.finish(.success((state.withLock { $0.body }, response)))
         } else {
-            finish(.failure(URLError(.badServerResponse)))
+            outcome.finish(.failure(URLError(.badServerResponse)))
         }
     }
 }

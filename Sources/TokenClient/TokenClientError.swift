@@ -1,7 +1,7 @@
 import Timers
 
 /// Why no token could be had; the words never include a token or a credential.
-public enum TokenClientError: Error, Equatable, Sendable, CustomStringConvertible {
+public enum TokenClientError: Error, Equatable, Sendable, Codable, CustomStringConvertible {
     /// The server could not be reached (connection refused, no route, DNS).
     case transport(String)
     /// No whole answer within the overall deadline; the request was cancelled.

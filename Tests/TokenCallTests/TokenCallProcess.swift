@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Runs the built `tokencall` binary, as a user would, and collects what it prints.
@@ -9,14 +10,7 @@ struct TokenCallProcess {
         let stderr: String
     }
 
-    static let binary: URL = {
-        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        while !FileManager.default.fileExists(atPath: directory.appendingPathComponent("tokencall").path),
-              directory.path != "/" {
-            directory.deleteLastPathComponent()
-        }
-        return directory.appendingPathComponent("tokencall")
-    }()
+    static let binary = builtExecutable("tokencall")
 
     /// Reads what a running process writes to `pipe` until `text` shows (or the pipe closes); returns what it read.
     static func read(_ pipe: Pipe, until text: String) -> String {

@@ -4,8 +4,9 @@ import TestSupport
 import Testing
 @testable import TokenClient
 
-/// What a token server can do to the client, on a real socket: each test names what a user would notice.
-@Suite struct HostileServerTests {
+/// What a token server can do to the client, on a real socket: each test names what a user would notice. One at a
+/// time: the flood's cut-off is measured in bytes, which other tests' child processes would inflate.
+@Suite(.serialized) struct HostileServerTests {
     static let deadline = Duration.seconds(1)
 
     enum Stall: String, CaseIterable, Sendable {
@@ -127,6 +128,62 @@ import Testing
         #expect(error.description.hasPrefix("cannot reach the token server: the connection closed before the whole answer"), "\(error)")
     }
 
+    /// As nginx's `auth_basic` answers in front of a token server: FoundationNetworking used to hold such a 401 back for
+    /// ever, and the user saw a timeout instead of a refused credential.
+    @Test(arguments: [#"Basic realm="tokens""#, #"Digest realm="tokens", nonce="1""#, "Bearer"])
+    func a401WithAChallengeSaysTheCredentialWasRefused(challenge: String) async throws {
+        let server = try HostileServer { connection in
+            connection.write(head("401 Unauthorized", ["WWW-Authenticate: \(challenge)", "Content-Length: 2"]) + "{}")
+        }
+        defer { server.stop() }
+        let fetch = Task { await failure(HTTPTokenProvider(url: server.url, bearer: "user-cred")) }
+        let bound = Task {
+            try await Task.sleep(for: .seconds(30))
+            fetch.cancel()
+        }
+        defer { bound.cancel() }
+        #expect(await fetch.value == .unauthorized(status: 401))
+    }
+
+    /// What tokencall does: each request in a process of its own (`transport-probe` stands in for tokencall here).
+    static let child = ChildProcessTransport(executable: builtExecutable("transport-probe"))
+
+    @Test(arguments: TransportCrash.EndlessHead.allCases)
+    func anAnswerThatCrashesFoundationNetworkingFailsOnlyTheFetchInAChildProcess(answer: TransportCrash.EndlessHead) async throws {
+        let server = try HostileServer { answer.write(to: $0) }
+        defer { server.stop() }
+        let error = try #require(await failure(HTTPTokenProvider(url: server.url, transport: Self.child)))
+        #expect(error.description.hasPrefix("cannot reach the token server: the answer ended inside its head or carried a chunked trailer"),
+                "\(error)")
+    }
+
+    @Test func inAChildProcessATokenArrivesAndFailuresKeepTheirWords() async throws {
+        let server = try HostileServer { $0.write(tokenAnswer()) }
+        defer { server.stop() }
+        let fetched = try await HTTPTokenProvider(url: server.url, transport: Self.child).fetchToken(for: request)
+        #expect(fetched.redirectedTo == nil)
+
+        let announced = try HostileServer { connection in
+            guard connection.write(head("200 OK", ["Content-Length: 100000000"])) else { return }
+            connection.waitForClose(upTo: .seconds(30))
+        }
+        defer { announced.stop() }
+        #expect(await failure(HTTPTokenProvider(url: announced.url, transport: Self.child))
+            == .answerTooLong(bytes: 100_000_000, limit: HTTPTokenProvider.bodyLimit))
+        let nobody = try #require(URL(string: "http://127.0.0.1:1"))
+        #expect(await failure(HTTPTokenProvider(url: nobody, transport: Self.child)) == .transport("connection refused"))
+    }
+
+    @Test func aCancelledFetchInAChildProcessEndsAtOnceAndHangsUp() async throws {
+        let server = try HostileServer { $0.waitForClose(upTo: .seconds(30)) }
+        defer { server.stop() }
+        let fetch = Task { try await HTTPTokenProvider(url: server.url, transport: Self.child).fetchToken(for: request) }
+        #expect(await eventually { server.requests.count == 1 })
+        fetch.cancel()
+        await #expect(throws: CancellationError.self) { try await fetch.value }
+        #expect(await eventually { server.clientClosed }, "the child is ended, and its connection with it")
+    }
+
     @Test func aRetryAfterBeyondTheCapSaysItIsCapped() async throws {
         let server = try HostileServer { connection in
             connection.write(head("429 Too Many Requests", ["Retry-After: 999999", "Content-Length: 2"]) + "{}")
@@ -144,10 +201,12 @@ import Testing
     }
 }
 
-/// Writes a byte every 50 ms until the client hangs up, for thirty seconds at most.
+/// Writes a byte every 50 ms until the client hangs up, for thirty seconds at most, and then resets the connection:
+/// a client still listening after a head cut by a clean close would crash this test process (FoundationNetworking #5285).
 private func drip(_ connection: HostileServer.Connection) {
     let end = ContinuousClock.now + .seconds(30)
     while ContinuousClock.now < end, connection.write("a") { usleep(50_000) }
+    connection.reset()
 }
 
 /// A whole, valid answer for `request`.
