@@ -10,9 +10,12 @@ public final class Recorder {
     /// Why the recording stopped early; nil while every line has been written.
     public private(set) var failure: RecordingError?
 
-    /// Creates (or empties) the file at `path` and writes the header.
-    public init(path: String, header: RecordingHeader) throws(RecordingError) {
+    /// Creates the file at `path` (empties it only when `replace` says so) and writes the header.
+    public init(path: String, header: RecordingHeader, replace: Bool = false) throws(RecordingError) {
         self.path = path
+        if !replace, FileManager.default.fileExists(atPath: path) {
+            throw .cannotOpen(path: path, why: "it already exists (left as it is); give --overwrite to replace it, or another name")
+        }
         guard FileManager.default.createFile(atPath: path, contents: Data((header.line + "\n").utf8)) else {
             throw .cannotOpen(path: path, why: Self.whyNotCreated(path))
         }

@@ -10,7 +10,7 @@ extension JoinCommand {
         .value("cast", "FILE", help: "record the call screen as an asciinema v2 recording (play it with asciinema play FILE)"),
         .value("screenshot", "FILE.svg", help: "no screen: draw it into an SVG picture when --duration is over, then exit"),
         .value("size", "COLSxROWS", help: "the --screenshot picture's size in cells, 60x20...400x200", default: "120x36"),
-        .flag("overwrite", help: "let --cast or --screenshot replace a file that exists"),
+        .flag("overwrite", help: "let --record, --cast or --screenshot replace a file that exists"),
     ]
 
     /// What the options ask to be written.
@@ -32,8 +32,8 @@ extension JoinCommand {
         if args.has("size"), !args.has("screenshot") {
             throw args.error("--size sets the --screenshot picture; the call screen takes the terminal's size")
         }
-        if args.has("overwrite"), !args.has("cast"), !args.has("screenshot") {
-            throw args.error("--overwrite applies to the file of --cast or --screenshot; give one of them")
+        if args.has("overwrite"), !args.has("cast"), !args.has("screenshot"), !args.has("record") {
+            throw args.error("--overwrite applies to the file of --record, --cast or --screenshot; give one of them")
         }
         for name in ["cast", "screenshot"] where args.string(name)?.isEmpty == true {
             throw args.error("--\(name) needs a file name; it is empty")

@@ -12,8 +12,9 @@ extension JoinCommand {
         guard let path = args.string("record") else { return nil }
         var options = args.given
         options["record"] = nil
+        options["overwrite"] = nil
         options["token-url"] = options["token-url"].map(withoutCredentials)
-        let recorder = try Recorder(path: path, header: RecordingHeader(options: options, of: session))
+        let recorder = try Recorder(path: path, header: RecordingHeader(options: options, of: session), replace: args.has("overwrite"))
         session.onEvent = recorder.record
         return recorder
     }

@@ -82,7 +82,7 @@ import Testing
         (["--screenshot", "x.svg", "--duration", "1", "--json"], "--screenshot prints no events"),
         (["--size", "100x30"], "--size sets the --screenshot picture"),
         (["--cast", "x.cast", "--headless"], "--cast records the call screen; leave out --headless and --json"),
-        (["--overwrite"], "--overwrite applies to the file of --cast or --screenshot"),
+        (["--overwrite"], "--overwrite applies to the file of --record, --cast or --screenshot"),
         (["--cast", "x.cast", "--screenshot", "y.svg", "--duration", "1"], "give one"),
     ])
     func aMisusedPictureOptionIsAUsageError(arguments: [String], message: String) throws {

@@ -45,6 +45,19 @@ import Testing
         #expect(result.stderr.contains("cannot open /nonexistent-folder/call.jsonl: the folder /nonexistent-folder does not exist"))
     }
 
+    @Test func anExistingFileIsReplacedOnlyWithOverwrite() throws {
+        let path = Self.temporaryPath("kept.jsonl")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try Data("mine\n".utf8).write(to: URL(fileURLWithPath: path))
+        let refused = try TokenCallProcess.run(["join", "--json", "--duration", "1", "--record", path])
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("already exists (left as it is); give --overwrite"))
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == "mine\n")
+        let replaced = try TokenCallProcess.run(["join", "--json", "--duration", "1", "--record", path, "--overwrite"])
+        #expect(replaced.status == 0, "\(replaced.stderr)")
+        #expect(try String(contentsOfFile: path, encoding: .utf8).hasPrefix("{\"format\": \"tokencall-recording\""))
+    }
+
     @Test func aMissingOrCorruptRecordingIsRefusedWithWhereAndWhy() throws {
         let missing = try TokenCallProcess.run(["replay", "--json", "/nonexistent-folder/call.jsonl"])
         #expect(missing.status == 1)
