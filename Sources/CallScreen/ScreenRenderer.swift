@@ -241,10 +241,11 @@ public enum ScreenRenderer {
             let stamp = String(repeating: " ", count: max(0, 8 - time.count)) + time + "s "
             let detailStyle = painter.style(foreground: color)
             var detail = Array((entry.detail.isEmpty ? "" : " " + entry.detail).unicodeScalars)
-            /// As much of what is left as fits in `room` columns, ending at a space when one is not too far back.
+            /// As much of what is left as fits in `room` columns, ending at a space when one is not too far back; a
+            /// first field that does not fit beside the name goes whole to the next line.
             func cut(_ room: Int) -> Int {
                 guard detail.count > room else { return detail.count }
-                if let space = detail[..<room].lastIndex(of: " "), space > room / 2 { return space + 1 }
+                if let space = detail[..<room].lastIndex(of: " "), space > room / 2 || space == 0 { return space + 1 }
                 return room
             }
             let firstRoom = cut(max(0, width - stamp.count - entry.name.count))

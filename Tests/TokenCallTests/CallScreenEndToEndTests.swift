@@ -117,7 +117,7 @@ final class TmuxScreen {
         let screen = try TmuxScreen.tokencall("--misconfigure wrong-channel --token-lifetime 32 --seed 4")
         screen.waitFor("misconfigure wrong-channel │ t ")
         // A 32 s token warns 2 s in; one that comes with less than the 30 s lead left is renewed halfway, ~15 s in.
-        screen.waitFor("renewTokenResult code=invalidC", timeout: .seconds(30))  // the log wraps the rest
+        screen.waitFor("code=invalidChannelName", timeout: .seconds(30))  // renewTokenResult's, on the line below its name
         #expect(!screen.screen.contains("tokenRenewed"))
         for _ in 0..<4 { try screen.press("x") }  // wrong-app, stale, expired, none
         screen.waitFor("misconfigure none")
