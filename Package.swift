@@ -44,6 +44,7 @@ let package = Package(
 
         .testTarget(name: "AccessTokenTests", dependencies: ["AccessToken", "SeededRandom", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "ArgumentsTests", dependencies: ["Arguments", "TestSupport"]),
+        .testTarget(name: "TimersTests", dependencies: ["Timers", "TestSupport"]),
         .testTarget(name: "WebSocketTests", dependencies: ["WebSocket", "SeededRandom"]),
         .testTarget(name: "ChannelHubTests", dependencies: ["ChannelHub", "HubProtocol", "TokenServer", "AccessToken", "JSON", "WebSocket", "TestSupport"]),
         .testTarget(name: "JSONTests", dependencies: ["JSON", "SeededRandom"]),

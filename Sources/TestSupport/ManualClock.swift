@@ -47,8 +47,7 @@ public final class ManualClock: SteppedClock, Sendable {
 
     /// Seconds since 1970 on this clock's wall.
     public var unixTime: Double {
-        let offset = now.offset.components
-        return unixOrigin + Double(offset.seconds) + Double(offset.attoseconds) / 1e18
+        unixOrigin + now.offset.secondsValue
     }
 
     /// How many tasks are asleep on this clock.
