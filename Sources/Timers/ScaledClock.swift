@@ -1,15 +1,7 @@
 /// A clock that runs `speed` times as fast as a base clock, counted from when it was made, with a wall time that
 /// moves with it: at 3600× a base second is an hour on this clock, so a 24 h token lives 24 s of the base clock.
 public struct ScaledClock: Clock, Sendable {
-    public struct Instant: InstantProtocol, Hashable, Sendable {
-        /// Time on this clock since it was made.
-        public var offset: Duration
-
-        public init(offset: Duration) { self.offset = offset }
-        public func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
-        public func duration(to other: Instant) -> Duration { other.offset - offset }
-        public static func < (a: Instant, b: Instant) -> Bool { a.offset < b.offset }
-    }
+    public typealias Instant = OffsetInstant
 
     /// The speeds a call runs at, as `join --speed` takes them.
     public static let speeds: ClosedRange<Int> = 1...3600
