@@ -31,7 +31,7 @@ let package = Package(
         .target(name: "CallScreen", dependencies: ["CallSession", "ChannelEngine", "AccessToken", "CNcurses", "PrintableText", "Timers", "TokenClient"]),
         .target(name: "TokenDoctor", dependencies: ["TokenClient", "AccessToken", "Timers", "PrintableText"]),
         .target(name: "TestSupport", dependencies: ["Timers", "WebSocket"]),
-        .executableTarget(name: "tokencall", dependencies: ["AccessToken", "Arguments", "TokenServer", "ChannelHub", "TokenDoctor", "CallSession", "CallScreen", "ChannelEngine", "TokenClient", "PrintableText", "Recording"]),
+        .executableTarget(name: "tokencall", dependencies: ["AccessToken", "Arguments", "TokenServer", "ChannelHub", "TokenDoctor", "CallSession", "CallScreen", "ChannelEngine", "TokenClient", "PrintableText", "Recording", "Timers"]),
 
         // URLSessionTransport in a process of its own, for tests of what would crash the process using it.
         .executableTarget(name: "transport-probe", dependencies: ["TokenClient"], path: "Tests/TransportProbe"),
@@ -44,6 +44,7 @@ let package = Package(
 
         .testTarget(name: "AccessTokenTests", dependencies: ["AccessToken", "SeededRandom", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "ArgumentsTests", dependencies: ["Arguments", "TestSupport"]),
+        .testTarget(name: "TimersTests", dependencies: ["Timers", "TestSupport"]),
         .testTarget(name: "WebSocketTests", dependencies: ["WebSocket", "SeededRandom"]),
         .testTarget(name: "ChannelHubTests", dependencies: ["ChannelHub", "HubProtocol", "TokenServer", "AccessToken", "JSON", "WebSocket", "TestSupport"]),
         .testTarget(name: "JSONTests", dependencies: ["JSON", "SeededRandom"]),
@@ -52,7 +53,7 @@ let package = Package(
         .testTarget(name: "TokenServerTests", dependencies: ["TokenServer", "AccessToken", "TestSupport"]),
         .testTarget(name: "TokenClientTests", dependencies: ["TokenClient", "TokenServer", "AccessToken", "TestSupport", "transport-probe"]),
         .testTarget(name: "RecordingTests", dependencies: ["Recording", "CallSession", "ChannelEngine", "AccessToken"]),
-        .testTarget(name: "CallSessionTests", dependencies: ["CallSession", "CallScreen", "Recording", "ChannelEngine", "TokenClient", "TokenServer", "TestSupport"]),
+        .testTarget(name: "CallSessionTests", dependencies: ["CallSession", "Timers", "CallScreen", "Recording", "ChannelEngine", "TokenClient", "TokenServer", "TestSupport"]),
         .testTarget(name: "CallScreenTests", dependencies: ["CallScreen", "CallSession", "ChannelEngine", "SeededRandom", "TestSupport", "TokenClient"],
                     exclude: ["Snapshots"]),
         .testTarget(name: "TokenDoctorTests", dependencies: ["TokenDoctor", "TokenClient", "TokenServer", "AccessToken", "TestSupport"]),

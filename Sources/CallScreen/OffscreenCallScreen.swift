@@ -1,5 +1,6 @@
 import AccessToken
 import CallSession
+import Timers
 
 /// The call screen without a terminal, for pictures: it follows a session's events as the app does and draws the
 /// screen as it is at the moment it is asked.
@@ -40,5 +41,6 @@ extension ScreenState {
         }
         self.init(channel: config.channel, uid: uid, account: account, role: config.role, tokenServer: session.tokens.label,
                   renewMethod: config.renewMethod, autoRenew: config.autoRenew)
+        speed = (config.clock as? ScaledClock)?.speed ?? 1
     }
 }

@@ -1,4 +1,5 @@
 import Synchronization
+import Timers
 
 /// What a replay key asks of the replay's clock.
 public enum ReplayCommand: Equatable, Sendable {
@@ -9,7 +10,7 @@ public enum ReplayCommand: Equatable, Sendable {
 /// all while paused. The wall clock is injected (time since the replay began), so tests move it by hand.
 public final class ReplayClock: Sendable {
     /// The speeds a replay plays at, as `join --speed` takes them.
-    public static let speeds: ClosedRange<Int> = 1...3600
+    public static let speeds = ScaledClock.speeds
 
     private struct State {
         /// The wall time and the position when the speed or the pause last changed.

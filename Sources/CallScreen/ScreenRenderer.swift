@@ -99,15 +99,16 @@ public enum ScreenRenderer {
         let style = CellStyle(bold: true, reverse: true)
         grid.fill(x: 0, y: 0, width: grid.width, height: 1, with: Cell(character: " ", style: style))
         let uid = (state.account.map { "account \($0) \(painter.bar) " } ?? "") + (state.uid == 0 ? "uid (assigned at join)" : "uid \(state.uid)")
-        let text = " tokencall\(replayTitle(state.mode)) \(painter.bar) channel \(state.channel) \(painter.bar) \(uid) \(painter.bar) \(state.role.name)"
+        let text = " tokencall\(modeTitle(state)) \(painter.bar) channel \(state.channel) \(painter.bar) \(uid) \(painter.bar) \(state.role.name)"
             + " \(painter.bar) token server \(state.tokenServer)"
         grid.write(text, x: 0, y: 0, style: style)
     }
 
-    /// What the header adds to the name on a replay: ` replay 4x`, ` replay 4x paused`, ` replay ended`.
-    private static func replayTitle(_ mode: ScreenMode) -> String {
-        switch mode {
-        case .call: ""
+    /// What the header adds to the name: a fast call's speed (` 3600x`); on a replay ` replay 4x`, ` replay 4x paused`,
+    /// ` replay ended`.
+    private static func modeTitle(_ state: ScreenState) -> String {
+        switch state.mode {
+        case .call: state.speed > 1 ? " \(state.speed)x" : ""
         case .replay(let speed, .playing): " replay \(speed)x"
         case .replay(let speed, .paused): " replay \(speed)x paused"
         case .replay(_, .ended): " replay ended"

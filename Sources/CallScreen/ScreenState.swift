@@ -80,6 +80,8 @@ public struct ScreenState: Sendable, Equatable {
     public var mistake: TokenMistake?
     /// A live call, or a recording played back.
     public var mode = ScreenMode.call
+    /// How many times as fast as real time the live call runs (`join --speed`).
+    public var speed = 1
     /// Unix time now, and time since the session started; moved by the app each frame.
     public var now: Double = 0
     public var sessionTime: Duration = .zero

@@ -7,14 +7,7 @@ import Timers
 /// of their deadlines, exactly; tasks asleep on it are woken in deadline order and given a few yields to
 /// run. Its wall time (`unixTime`) moves with it.
 public final class ManualClock: SteppedClock, Sendable {
-    public struct Instant: InstantProtocol, Hashable, Sendable {
-        public var offset: Duration
-
-        public init(offset: Duration) { self.offset = offset }
-        public func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
-        public func duration(to other: Instant) -> Duration { other.offset - offset }
-        public static func < (a: Instant, b: Instant) -> Bool { a.offset < b.offset }
-    }
+    public typealias Instant = OffsetInstant
 
     private struct Sleeper {
         let id: UInt64
@@ -47,8 +40,7 @@ public final class ManualClock: SteppedClock, Sendable {
 
     /// Seconds since 1970 on this clock's wall.
     public var unixTime: Double {
-        let offset = now.offset.components
-        return unixOrigin + Double(offset.seconds) + Double(offset.attoseconds) / 1e18
+        unixOrigin + now.offset.secondsValue
     }
 
     /// How many tasks are asleep on this clock.

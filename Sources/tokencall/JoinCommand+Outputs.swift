@@ -100,7 +100,7 @@ extension JoinCommand {
         Console.error("tokencall join: seed \(session.configuration.seed)")
         let signals = StopSignals.onMain(finish)
         let deadline = Task { @MainActor in
-            try? await Task.sleep(for: duration)
+            try? await session.configuration.clock.sleep(for: duration)
             finish()
         }
         for await _ in session.events {}

@@ -6,6 +6,7 @@ import ChannelEngine
 import Dispatch
 import Foundation
 import Recording
+import Timers
 import TokenClient
 
 /// `tokencall join`: a call through a token server, printed as event lines (the call screen comes later).
@@ -36,7 +37,9 @@ enum JoinCommand {
         .flag("no-auto-renew", help: "do not renew on tokenPrivilegeWillExpire or requestToken"),
         .value("remote-users", "N", help: "simulated remote users, 0...16", default: "2"),
         .value("seed", "N", help: "seed of the simulation; the same seed gives the same call", otherwise: "random"),
-        .value("duration", "SECONDS", help: "leave and exit after this long"),
+        .value("duration", "SECONDS", help: "leave and exit after this long, in the call's time"),
+        .value("speed", "N", help: "run the call N times as fast, 1...3600 (embedded token server only): at 3600 a 24 h token lives 24 s",
+               default: "1"),
         .flag("json", help: "one JSON object per event (fields in Docs/events.md); implies --headless"),
         .flag("headless", help: "print events instead of opening the call screen"),
         .value("fps", "N", help: "frames per second of the call screen, 1...60", default: "15"),
@@ -114,7 +117,23 @@ enum JoinCommand {
         } else {
             .embedded(tokenLifetime: lifetime, mistake: try MisconfigureOption.read(args))
         }
+        try runFast(&config, args, server: server)
         return (config, server)
+    }
+
+    /// Puts the session, its engine and the embedded server on one clock `--speed` times as fast as the real one.
+    /// A token request's deadline stays in real seconds: the network does not speed up.
+    static func runFast(_ config: inout CallSession.Configuration, _ args: Invocation, server: TokenServerChoice) throws(UsageError) {
+        let speed: Int = try args.integer("speed", in: ScaledClock.speeds)
+        guard speed > 1 else { return }
+        guard case .embedded = server else {
+            throw args.error("--speed runs the call with the embedded token server only, whose tokens are made on the call's clock; "
+                             + "drop --token-url and --token, or --speed")
+        }
+        let clock = ScaledClock(speed: speed, unixTime: config.unixTime())
+        config.clock = clock
+        config.unixTime = { clock.unixTime }
+        config.requestTimeout *= speed
     }
 
     /// The request shape, checked against the options only `join` has.
@@ -233,7 +252,7 @@ enum JoinCommand {
         let signals = StopSignals.onMain { session.stop() }
         if let duration {
             Task { @MainActor in
-                try? await Task.sleep(for: duration)
+                try? await config.clock.sleep(for: duration)
                 session.stop()
             }
         }

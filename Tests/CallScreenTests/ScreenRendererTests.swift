@@ -131,6 +131,13 @@ func assertSnapshot(text: String, _ file: String, sourceLocation: SourceLocation
         #expect(failed.contains("tokenFetchFailed"))
     }
 
+    @Test func aFastCallShowsItsSpeedInTheHeader() {
+        var s = state("connected")
+        #expect(render(s, 120, 40).lines[0].hasPrefix(" tokencall | channel test"))
+        s.speed = 3600
+        #expect(render(s, 120, 40).lines[0].hasPrefix(" tokencall 3600x | channel test"))
+    }
+
     @Test func aReplayShowsItsSpeedAndOffersOnlyItsOwnKeys() throws {
         var s = state("connected")
         s.mode = .replay(speed: 4, phase: .paused)

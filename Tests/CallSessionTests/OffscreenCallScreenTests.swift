@@ -2,6 +2,7 @@ import CallScreen
 import Foundation
 import TestSupport
 import Testing
+import Timers
 
 /// The screen `join --screenshot` pictures: a session followed without a terminal, drawn at the moment asked.
 @MainActor
@@ -26,5 +27,11 @@ import Testing
         await h.run(for: 1)
         #expect(screen.grid(width: 120, height: 36, options: options).text.contains("t 13 s"))
         await h.stop()
+    }
+
+    @Test func aFastCallsScreenShowsItsSpeed() {
+        let h = SessionHarness { $0.clock = ScaledClock(speed: 3600, base: ManualClock(), unixTime: 0) }
+        let grid = OffscreenCallScreen(session: h.session).grid(width: 120, height: 36, options: RenderOptions(colors: 0, unicode: true))
+        #expect(grid.lines[0].hasPrefix(" tokencall 3600x │ channel test"), "\(grid.lines[0])")
     }
 }

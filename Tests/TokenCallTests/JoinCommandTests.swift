@@ -176,3 +176,34 @@ import Testing
         #expect(result.stderr.contains(words), "\(result.stderr)")
     }
 }
+
+/// `join --speed`: the call on a clock N times as fast, its times in the call's time.
+@Suite struct JoinSpeedTests {
+    /// The token is made while the first fetch is under way (a real exchange, some minutes of call time at 3600x); it
+    /// warns 86370 s of call time after that.
+    @Test func aDayLongTokenWarns86370SecondsOfCallTimeAfterItWasMadeInAboutTwentyFourRealSeconds() throws {
+        let result = try TokenCallProcess.run(["join", "--json", "--speed", "3600", "--token-lifetime", "86400", "--duration", "87000",
+                                               "--seed", "3", "--remote-users", "1"], limit: .seconds(120))
+        #expect(result.status == 0, "\(result.stderr)")
+        let objects = result.stdout.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        func time(of event: String) throws -> Double {
+            let object = try #require(objects.first { $0["event"] as? String == event }, "no \(event) in \(result.stdout.suffix(1000))")
+            return try #require((object["t"] as? NSNumber)?.doubleValue)
+        }
+        let (asked, fetched, warned) = (try time(of: "tokenFetchStarted"), try time(of: "tokenFetched"), try time(of: "tokenPrivilegeWillExpire"))
+        #expect(warned - asked >= 86_369 && warned - fetched <= 86_371, "asked at \(asked), fetched at \(fetched), warned at \(warned) s")
+        #expect(try time(of: "tokenRenewed") > warned)
+        #expect(objects.last?["event"] as? String == "sessionEnded")
+        #expect(try time(of: "sessionEnded") >= 87_000)
+    }
+
+    @Test(arguments: [["--speed", "0"], ["--speed", "3601"], ["--speed", "fast"],
+                      ["--speed", "60", "--token-url", "http://127.0.0.1:9/token"], ["--speed", "60", "--token", "007abc"]])
+    func aSpeedOutsideTheRangeOrWithAnotherTokenSourceIsAUsageError(arguments: [String]) throws {
+        let result = try TokenCallProcess.run(["join", "--headless", "--duration", "1"] + arguments)
+        #expect(result.status == 64, "\(result.stdout)")
+        #expect(result.stderr.contains("--speed"), "\(result.stderr)")
+    }
+}
