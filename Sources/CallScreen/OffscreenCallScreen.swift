@@ -35,10 +35,7 @@ extension ScreenState {
     @MainActor
     public init(for session: CallSession) {
         let config = session.configuration
-        let (uid, account): (UInt, String?) = switch config.user {
-        case .uid(let uid): (UInt(uid), nil)
-        case .account(let account): (0, account)
-        }
+        let (uid, account) = config.uidAndAccount
         self.init(channel: config.channel, uid: uid, account: account, role: config.role, tokenServer: session.tokens.label,
                   renewMethod: config.renewMethod, autoRenew: config.autoRenew)
         speed = (config.clock as? ScaledClock)?.speed ?? 1

@@ -12,6 +12,14 @@ public final class CallSession {
         public var channel = "test"
         /// Who joins: a uid (0 lets the engine pick one) or a string user account (the engine gives it a uid).
         public var user: RTCUser = .uid(0)
+        /// The user as a screen names it before the join: the uid asked for (0 until the engine assigns one) and the
+        /// account, when it is one.
+        public var uidAndAccount: (uid: UInt, account: String?) {
+            switch user {
+            case .uid(let uid): (UInt(uid), nil)
+            case .account(let account): (0, account)
+            }
+        }
         public var role: AgoraClientRole = .broadcaster
         public var requestTimeout: Duration = .seconds(10)
         /// The App ID: given, else the app's own server's, else learned from the first token.

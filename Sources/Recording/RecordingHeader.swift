@@ -56,10 +56,7 @@ public struct RecordingHeader: Sendable, Equatable {
     @MainActor
     public init(options: [String: String], of session: CallSession) {
         let config = session.configuration
-        let (uid, account): (UInt, String?) = switch config.user {
-        case .uid(let uid): (UInt(uid), nil)
-        case .account(let account): (0, account)
-        }
+        let (uid, account) = config.uidAndAccount
         self.init(options: options, seed: config.seed, started: config.unixTime(),
                   call: Call(channel: config.channel, uid: uid, account: account, role: config.role, tokenServer: session.tokens.label,
                              renewMethod: config.renewMethod, autoRenew: config.autoRenew))
