@@ -4,7 +4,8 @@
 // Sources/JSON as an instrumented library). It is not part of the Swift package. The input is a text frame's
 // bytes: `HubRequest(json:)` must return a request or an error for anything, and a request, written again with
 // `json`, must read back as itself (what the client sends is what the hub reads). A video frame header check and
-// stamp run on the same bytes: a stamped frame keeps its length and everything but the uid.
+// stamp run on the same bytes: a stamped frame keeps its length and everything but the uid; a frame a client can
+// read, encoded again, reads back as the same frame.
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
@@ -14,6 +15,9 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         if stamped.count != bytes.count || stamped[0] != bytes[0] || stamped[5...] != bytes[5...] || stamped[1...4] != [0xA1, 0xB2, 0xC3, 0xD4] {
             fatalError("stamping changed more than the uid")
         }
+    }
+    if let frame = try? HubVideoFrame(decoding: bytes), (try? HubVideoFrame(decoding: frame.encoded)) != frame {
+        fatalError("a video frame read from \(bytes.count) bytes did not read back from its own encoding")
     }
     guard let text = String(validating: bytes, as: UTF8.self) else { return 0 }
     do {

@@ -1,13 +1,85 @@
-/// The binary frames that carry video (`Docs/hub-protocol.md`, "Video frames"): a 7-byte header — version, the
+/// One frame of a user's video on the wire (`Docs/hub-protocol.md`, "Video frames"): a 7-byte header — version, the
 /// sender's uid (big-endian; the hub writes it, whatever the sender put there), columns, rows — then the cells,
 /// run-length encoded.
-public enum HubVideoFrame {
+public struct HubVideoFrame: Equatable, Sendable {
+    /// One cell's colour.
+    public struct Color: Hashable, Sendable {
+        public var red: UInt8, green: UInt8, blue: UInt8
+        public init(red: UInt8, green: UInt8, blue: UInt8) {
+            (self.red, self.green, self.blue) = (red, green, blue)
+        }
+    }
+
+    /// Who sent it: 0 from a client, the sender's uid once the hub has stamped it.
+    public var uid: UInt32
+    public let columns: Int
+    public let rows: Int
+    /// `columns` × `rows` colours, row by row from the top left.
+    public let cells: [Color]
+
+    /// A frame of `cells`, which must hold `columns` × `rows` colours (both 1…255).
+    public init?(uid: UInt32 = 0, columns: Int, rows: Int, cells: [Color]) {
+        guard (1...255).contains(columns), (1...255).contains(rows), cells.count == columns * rows else { return nil }
+        (self.uid, self.columns, self.rows, self.cells) = (uid, columns, rows, cells)
+    }
+
     public static let version: UInt8 = 1
     public static let headerBytes = 7
-    /// The largest frame the hub forwards: 32×18 cells of 4 bytes each (every run of one), with the header, fit.
+    /// The size a client sends its local tile in.
+    public static let sentColumns = 32
+    public static let sentRows = 18
+    /// The largest frame the hub forwards and a client reads: 32×18 cells of 4 bytes each (every run of one), with
+    /// the header, fit.
     public static let maxBytes = 4096
     /// Frames a client may send each second, on average; more are dropped, not forwarded.
     public static let maxPerSecond = 10
+
+    /// The frame on the wire: header, then runs of (count, red, green, blue), no run longer than 255.
+    public var encoded: [UInt8] {
+        var bytes = [Self.version, UInt8(truncatingIfNeeded: uid >> 24), UInt8(truncatingIfNeeded: uid >> 16),
+                     UInt8(truncatingIfNeeded: uid >> 8), UInt8(truncatingIfNeeded: uid), UInt8(columns), UInt8(rows)]
+        bytes.reserveCapacity(Self.headerBytes + 4 * 64)
+        var index = 0
+        while index < cells.count {
+            let color = cells[index]
+            var run = 1
+            while run < 255, index + run < cells.count, cells[index + run] == color { run += 1 }
+            bytes += [UInt8(run), color.red, color.green, color.blue]
+            index += run
+        }
+        return bytes
+    }
+
+    /// Reads a frame as a client receives it, refusing anything the format does not allow: another version, a size
+    /// of 0, more than `maxBytes`, a run of 0, runs that do not add up to columns × rows, bytes left over.
+    public init(decoding bytes: [UInt8]) throws(HubProtocolError) {
+        guard bytes.count <= Self.maxBytes else {
+            throw HubProtocolError("a video frame of \(bytes.count) bytes, over \(Self.maxBytes)")
+        }
+        guard Self.hasValidHeader(bytes) else {
+            throw HubProtocolError("not a version \(Self.version) video frame: its header is not version, uid, columns, rows (columns and rows above 0)")
+        }
+        let columns = Int(bytes[5]), rows = Int(bytes[6])
+        let body = bytes.count - Self.headerBytes
+        guard body % 4 == 0 else { throw HubProtocolError("a video frame's runs are 4 bytes each; \(body) bytes of runs is not") }
+        var cells: [Color] = []
+        cells.reserveCapacity(columns * rows)
+        var offset = Self.headerBytes
+        while offset < bytes.count {
+            let run = Int(bytes[offset])
+            guard run > 0 else { throw HubProtocolError("a video frame's run of 0 cells at byte \(offset)") }
+            guard cells.count + run <= columns * rows else {
+                throw HubProtocolError("a video frame's runs hold more than its \(columns)×\(rows) cells")
+            }
+            cells += repeatElement(Color(red: bytes[offset + 1], green: bytes[offset + 2], blue: bytes[offset + 3]), count: run)
+            offset += 4
+        }
+        guard cells.count == columns * rows else {
+            throw HubProtocolError("a video frame's runs hold \(cells.count) cells, not its \(columns)×\(rows)")
+        }
+        let uid = UInt32(bytes[1]) << 24 | UInt32(bytes[2]) << 16 | UInt32(bytes[3]) << 8 | UInt32(bytes[4])
+        (self.uid, self.columns, self.rows, self.cells) = (uid, columns, rows, cells)
+    }
 
     /// Whether `frame` starts like a video frame of this version (the hub does not read the cells).
     public static func hasValidHeader(_ frame: [UInt8]) -> Bool {

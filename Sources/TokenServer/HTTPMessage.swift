@@ -1,4 +1,5 @@
 import Foundation
+import Sockets
 
 /// One response; every one is JSON and `Cache-Control: no-store`.
 public struct HTTPResponse: Sendable {

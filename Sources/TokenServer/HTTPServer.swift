@@ -1,4 +1,5 @@
 import Foundation
+import Sockets
 import Synchronization
 #if canImport(Glibc)
 import Glibc

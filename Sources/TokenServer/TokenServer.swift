@@ -1,5 +1,6 @@
 import AccessToken
 import Foundation
+import Sockets
 import PrintableText
 
 private extension String {

@@ -1,4 +1,5 @@
 import Foundation
+import Sockets
 import Synchronization
 import WebSocket
 #if canImport(Glibc)

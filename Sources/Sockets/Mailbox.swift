@@ -4,13 +4,13 @@ import Glibc
 #endif
 
 /// What other threads hand one poll(2) thread: items, and a pipe to wake it with.
-final class Mailbox<Item: Sendable>: Sendable {
+public final class Mailbox<Item: Sendable>: Sendable {
     private let inbox = Mutex<[Item]>([])
     /// The thread polls the read end; a byte on it means "look at the inbox, or at whether to stop".
-    let wakeRead: Int32
+    public let wakeRead: Int32
     private let wakeWrite: Int32
 
-    init() throws(SocketError) {
+    public init() throws(SocketError) {
         var ends: [Int32] = [0, 0]
         guard pipe(&ends) == 0 else { throw SocketError("pipe") }
         for end in ends {
@@ -25,18 +25,18 @@ final class Mailbox<Item: Sendable>: Sendable {
         _ = Glibc.close(wakeWrite)
     }
 
-    func hand(_ item: Item) {
+    public func hand(_ item: Item) {
         inbox.withLock { $0.append(item) }
         wake()
     }
 
-    func wake() {
+    public func wake() {
         var byte: UInt8 = 1
         _ = write(wakeWrite, &byte, 1)  // a full pipe is awake already
     }
 
     /// Empties the pipe and returns the items handed over since the last call.
-    func takeNew() -> [Item] {
+    public func takeNew() -> [Item] {
         var bytes = (UInt64(0), UInt64(0), UInt64(0), UInt64(0))
         while withUnsafeMutableBytes(of: &bytes, { read(wakeRead, $0.baseAddress, $0.count) }) > 0 {}
         return inbox.withLock { inbox in
@@ -45,5 +45,5 @@ final class Mailbox<Item: Sendable>: Sendable {
         }
     }
 
-    var hasNew: Bool { inbox.withLock { !$0.isEmpty } }
+    public var hasNew: Bool { inbox.withLock { !$0.isEmpty } }
 }

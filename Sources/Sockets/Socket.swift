@@ -8,11 +8,11 @@ public struct SocketError: Error, CustomStringConvertible, Sendable {
     /// What went wrong, in the system's words.
     public let reason: String
 
-    init(_ operation: String, code: Int32 = errno) {
+    public init(_ operation: String, code: Int32 = errno) {
         self.init(operation, reason: String(cString: strerror(code)))
     }
 
-    init(_ operation: String, reason: String) {
+    public init(_ operation: String, reason: String) {
         self.operation = operation
         self.reason = reason
     }
@@ -20,12 +20,17 @@ public struct SocketError: Error, CustomStringConvertible, Sendable {
     public var description: String { "\(operation): \(reason)" }
 }
 
-/// A file descriptor for a TCP socket, with the few blocking operations the server needs, each bounded in time.
-struct Socket: Sendable {
-    let fd: Int32
+/// A file descriptor for a TCP socket, with the few operations servers and clients need, each bounded in time: the
+/// network's one seam.
+public struct Socket: Sendable {
+    public let fd: Int32
+
+    public init(fd: Int32) {
+        self.fd = fd
+    }
 
     /// Listens on `host:port` (port 0 picks a free one); returns the socket and the numeric address and port it got.
-    static func listen(host: String, port: UInt16, backlog: Int32 = 512) throws(SocketError) -> (Socket, host: String, port: UInt16) {
+    public static func listen(host: String, port: UInt16, backlog: Int32 = 512) throws(SocketError) -> (Socket, host: String, port: UInt16) {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
@@ -67,7 +72,62 @@ struct Socket: Sendable {
         return (Socket(fd: fd), numericHost(address), boundPort)
     }
 
-    enum Accepted {
+    /// Connects to `host:port` (a name or a numeric address), trying each address the name has until one answers,
+    /// all within `milliseconds`; the socket it returns is non-blocking, with TCP_NODELAY.
+    public static func connect(host: String, port: UInt16, milliseconds: Int32) throws(SocketError) -> Socket {
+        var hints = addrinfo()
+        hints.ai_family = AF_UNSPEC
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        hints.ai_flags = AI_NUMERICSERV
+        var list: UnsafeMutablePointer<addrinfo>?
+        let status = getaddrinfo(host, String(port), &hints, &list)
+        guard status == 0, list != nil else {
+            throw SocketError("cannot find host \"\(host)\"",
+                              reason: status == EAI_SYSTEM ? String(cString: strerror(errno)) : String(cString: gai_strerror(status)))
+        }
+        defer { freeaddrinfo(list) }
+        let deadline = ContinuousClock.now + .milliseconds(milliseconds)
+        var failure = SocketError("cannot connect to \(host):\(port)", reason: "no address")
+        var next = list
+        while let address = next {
+            next = address.pointee.ai_next
+            let fd = socket(address.pointee.ai_family, address.pointee.ai_socktype | Int32(SOCK_CLOEXEC.rawValue), 0)
+            guard fd >= 0 else { failure = SocketError("socket"); continue }
+            let candidate = Socket(fd: fd)
+            candidate.makeNonBlocking()
+            if Glibc.connect(fd, address.pointee.ai_addr, address.pointee.ai_addrlen) == 0 || errno == EINPROGRESS,
+               let error = candidate.finishConnecting(until: deadline), error == 0 {
+                var on: Int32 = 1
+                setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
+                return candidate
+            } else {
+                let code = errno
+                failure = SocketError("cannot connect to \(host):\(port)", code: code)
+                if ContinuousClock.now >= deadline { failure = SocketError("cannot connect to \(host):\(port)", reason: "no answer in \(milliseconds) ms") }
+                candidate.close()
+            }
+        }
+        throw failure
+    }
+
+    /// Waits for a non-blocking connect to end: 0 when connected, the error otherwise (errno set to it), nil at the deadline.
+    private func finishConnecting(until deadline: ContinuousClock.Instant) -> Int32? {
+        while true {
+            let left = deadline - ContinuousClock.now
+            guard left > .zero else { errno = ETIMEDOUT; return nil }
+            var entry = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+            let ready = poll(&entry, 1, Int32(clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1))
+            if ready < 0, errno == EINTR { continue }
+            guard ready > 0 else { continue }
+            var error: Int32 = 0
+            var length = socklen_t(MemoryLayout<Int32>.size)
+            getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length)
+            errno = error
+            return error
+        }
+    }
+
+    public enum Accepted {
         /// A connection, and the numeric address of the client (`203.0.113.7`, `2001:db8::1`).
         case client(Socket, address: String)
         /// None was waiting, or it went away before it was accepted.
@@ -77,7 +137,7 @@ struct Socket: Sendable {
     }
 
     /// Accepts one connection.
-    func accept() -> Accepted {
+    public func accept() -> Accepted {
         var address = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
         let client = withUnsafeMutablePointer(to: &address) {
@@ -95,7 +155,7 @@ struct Socket: Sendable {
     }
 
     /// The address part of a socket address as text, such as `127.0.0.1` or `::1`.
-    static func numericHost(_ address: sockaddr_storage) -> String {
+    public static func numericHost(_ address: sockaddr_storage) -> String {
         var address = address
         var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
         let family = Int32(address.ss_family)
@@ -113,14 +173,14 @@ struct Socket: Sendable {
     }
 
     /// From now on, receives and sends return at once instead of waiting.
-    func makeNonBlocking() {
+    public func makeNonBlocking() {
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
     }
 
     /// The most one receive reads.
-    static let receiveSize = 16 * 1024
+    public static let receiveSize = 16 * 1024
 
-    enum Received {
+    public enum Received {
         /// Bytes were appended.
         case received
         /// Nothing to read yet (a non-blocking socket), or a signal came.
@@ -129,7 +189,7 @@ struct Socket: Sendable {
         case closed
     }
 
-    enum Sent {
+    public enum Sent {
         /// This many bytes (at least one) were sent.
         case sent(Int)
         /// The send buffer is full; poll for POLLOUT.
@@ -139,7 +199,7 @@ struct Socket: Sendable {
     }
 
     /// Sends what the socket takes at once of `bytes[offset...]` (a non-blocking socket).
-    func sendSome(_ bytes: [UInt8], from offset: Int) -> Sent {
+    public func sendSome(_ bytes: [UInt8], from offset: Int) -> Sent {
         while true {
             let count = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL)) }
             if count > 0 { return .sent(count) }
@@ -150,14 +210,14 @@ struct Socket: Sendable {
     }
 
     /// Waits up to `milliseconds` for something to read (or for the peer to close).
-    func waitReadable(milliseconds: Int32) -> Bool {
+    public func waitReadable(milliseconds: Int32) -> Bool {
         var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         return poll(&entry, 1, max(0, milliseconds)) > 0
     }
 
     /// Appends what is there to read (at most `scratch.count` bytes), reading through `scratch`, a buffer the caller
     /// keeps for reuse.
-    func receive(appendingTo buffer: inout [UInt8], scratch: inout [UInt8]) -> Received {
+    public func receive(appendingTo buffer: inout [UInt8], scratch: inout [UInt8]) -> Received {
         let count = scratch.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
         if count > 0 {
             buffer.append(contentsOf: scratch[..<count])
@@ -169,7 +229,7 @@ struct Socket: Sendable {
 
     /// Sends every byte (bounded by the send timeout); false when the peer is gone.
     @discardableResult
-    func send(_ bytes: [UInt8]) -> Bool {
+    public func send(_ bytes: [UInt8]) -> Bool {
         var sent = 0
         while sent < bytes.count {
             let count = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + sent, bytes.count - sent, Int32(MSG_NOSIGNAL)) }
@@ -180,6 +240,6 @@ struct Socket: Sendable {
         return true
     }
 
-    func shutdownBoth() { shutdown(fd, Int32(SHUT_RDWR)) }
-    func close() { _ = Glibc.close(fd) }
+    public func shutdownBoth() { shutdown(fd, Int32(SHUT_RDWR)) }
+    public func close() { _ = Glibc.close(fd) }
 }

@@ -1,0 +1,27 @@
+/// What a client's connection to a hub tells its user, in order.
+public enum HubLinkEvent: Equatable, Sendable {
+    /// The WebSocket is open — again, after `lost`: the hub has forgotten whatever this client was in.
+    case connected
+    case notice(HubNotice)
+    /// A frame of another user's video, stamped with its uid by the hub.
+    case video(HubVideoFrame)
+    /// The connection broke, could not be made, or the hub sent what the protocol does not allow (said in `reason`);
+    /// the link tries again by itself until it is closed.
+    case lost(reason: String)
+}
+
+/// A client's connection to a hub (`Docs/hub-protocol.md`): requests and video out, events in. The engine's seam to
+/// the hub — `HubClient` makes real ones over TCP, tests make their own.
+public protocol HubLink: AnyObject, Sendable {
+    /// Starts connecting; events arrive on `events`, one at a time, in order.
+    func open(events: @escaping @Sendable (HubLinkEvent) -> Void)
+    /// Sends a request; dropped while not connected (the user sends again after `connected`).
+    func send(_ request: HubRequest)
+    /// Sends one video frame; dropped while not connected, or when frames are waiting to go already.
+    func sendVideo(_ frame: HubVideoFrame)
+    /// While true nothing is sent or read, not even pings, as when the network is cut: the hub drops a client
+    /// silent for 20 s. Set back to false, the link reads what waited, or finds the connection gone and reconnects.
+    func setSilent(_ silent: Bool)
+    /// Closes the connection for good: a close frame when connected, no reconnecting, no more events.
+    func close()
+}
