@@ -180,13 +180,12 @@ import Testing
 /// `join --speed`: the call on a clock N times as fast, its times in the call's time.
 @Suite struct JoinSpeedTests {
     /// The token is made while the first fetch is under way (a real exchange, some minutes of call time at 3600x); it
-    /// warns 86370 s of call time after that. The call ends soon after the warning: at 3600x the renewal has 8 real
-    /// milliseconds before the token's end, which a loaded machine does not always give it (that race is the manual
-    /// clock's to test, in DayLongTokenTests).
+    /// warns 86370 s of call time after that. At 3600x the renewal has 8 real milliseconds before the token's end,
+    /// which a loaded machine does not always give it: then the token runs out and the late renewal rejoins (the race
+    /// itself is the manual clock's to test, in DayLongTokenTests).
     @Test func aDayLongTokenWarns86370SecondsOfCallTimeAfterItWasMadeInAboutTwentyFourRealSeconds() throws {
-        let result = try TokenCallProcess.run(["join", "--json", "--speed", "3600", "--token-lifetime", "86400", "--duration", "86385",
+        let result = try TokenCallProcess.run(["join", "--json", "--speed", "3600", "--token-lifetime", "86400", "--duration", "90000",
                                                "--seed", "3", "--remote-users", "1"], limit: .seconds(120))
-        #expect(result.status == 0, "\(result.stderr)")
         let objects = result.stdout.split(separator: "\n").compactMap {
             try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
         }
@@ -196,8 +195,11 @@ import Testing
         }
         let (asked, fetched, warned) = (try time(of: "tokenFetchStarted"), try time(of: "tokenFetched"), try time(of: "tokenPrivilegeWillExpire"))
         #expect(warned - asked >= 86_369 && warned - fetched <= 86_371, "asked at \(asked), fetched at \(fetched), warned at \(warned) s")
+        let lostTheRace = objects.contains { $0["event"] as? String == "requestToken" }
+        #expect(result.status == 0 || lostTheRace, "\(result.stderr)")
+        #expect(try time(of: "tokenRenewed") > warned)
         #expect(objects.last?["event"] as? String == "sessionEnded")
-        #expect(try time(of: "sessionEnded") >= 86_385)
+        #expect(try time(of: "sessionEnded") >= 90_000)
     }
 
     @Test(arguments: [["--speed", "0"], ["--speed", "3601"], ["--speed", "fast"],
