@@ -27,7 +27,13 @@ extension CallSession: AgoraRtcEngineDelegate {
             connected()
         } else if Self.refused(state, reason) {
             let why = reason == .reasonInvalidToken ? userMismatch(in: deliveredToken).map { ": \($0)" } ?? "" : ""
-            let mend = tokensByHand ? "paste a token for this App ID, channel and uid to join again" : "a new token from the same server will not mend it"
+            let mend = if tokensByHand {
+                "paste a token for this App ID, channel and uid to join again"
+            } else if let mistake = tokens.ownServer?.mistakes?.current() {
+                "the embedded token server makes \(mistake.rawValue) tokens on purpose: put it right (misconfigure none), then join again"
+            } else {
+                "a new token from the same server will not mend it"
+            }
             emit(.stuck(reason: "the network refused the call (\(reason.name))\(why); \(mend)"))
             // Not to be joined with again, should the server be mended.
             if let cache { Task { await cache.invalidate() } }

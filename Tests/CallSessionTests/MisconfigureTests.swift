@@ -143,6 +143,8 @@ private final class MisconfiguredServer {
         default:
             #expect(h.events.contains { $0.kind == .engine(.connectionStateChanged(.disconnected, reason: .reasonInvalidToken)) })
             #expect(h.count("stuck") == 1)
+            let stuck = h.events.first { $0.name == "stuck" }?.textLine ?? ""
+            #expect(stuck.contains("makes \(mistake.rawValue) tokens on purpose: put it right"), "\(stuck)")
         }
         putRight(h, server)
         await h.settle()
