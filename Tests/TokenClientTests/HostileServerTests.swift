@@ -116,7 +116,7 @@ import Testing
         }
         defer { server.stop() }
         #expect(await failure(HTTPTokenProvider(url: server.url)) == .redirected("more than 3 redirects (a redirect loop?)"))
-        #expect(server.requests.count == URLSessionTransport.redirectLimit + 1)
+        #expect(server.requests.count == Redirects.limit + 1)
     }
 
     @Test func anAnswerCutShortSaysSo() async throws {
