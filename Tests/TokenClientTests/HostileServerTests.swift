@@ -225,7 +225,7 @@ private func failure(_ provider: HTTPTokenProvider) async -> TokenClientError? {
 }
 
 /// Whether `condition` holds within twenty seconds (generous: a busy test run can stall for seconds).
-private func eventually(_ condition: () -> Bool) async -> Bool {
+func eventually(_ condition: () -> Bool) async -> Bool {
     for _ in 0..<2000 {
         if condition() { return true }
         try? await Task.sleep(for: .milliseconds(10))
