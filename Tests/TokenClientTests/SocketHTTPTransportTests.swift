@@ -123,6 +123,15 @@ import Testing
         #expect(second.contains("Content-Type") == (method == "POST"))
     }
 
+    @Test func anHTTPSRequestIsNotSentInPlainText() async throws {
+        let server = try HostileServer { $0.write(head("204 No Content")) }
+        defer { server.stop() }
+        let secure = Self.post(try #require(URL(string: "https://127.0.0.1:\(server.port)")))
+        #expect(await Self.failure(secure) as? TokenClientError
+            == .unsendable("https://127.0.0.1:\(server.port)/fetch_rtc_token?x=1 is not an http:// URL with a host"))
+        #expect(server.requests.isEmpty)
+    }
+
     @Test func nobodyListeningIsAConnectionRefused() async throws {
         let request = Self.post(try #require(URL(string: "http://127.0.0.1:1")))
         #expect(await Self.failure(request) as? TokenClientError == .transport("connection refused"))
