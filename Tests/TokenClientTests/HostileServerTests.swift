@@ -15,7 +15,7 @@ import Testing
 
         var transport: any HTTPTransport {
             switch self {
-            case .socket: SocketHTTPTransport()
+            case .socket: SocketHTTPTransport(limit: SocketHTTPTransportTests.transportLimit)
             case .urlSession: URLSessionTransport()
             }
         }

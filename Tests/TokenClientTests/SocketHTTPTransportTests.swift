@@ -8,7 +8,10 @@ import Testing
 
 /// tokencall's own HTTP/1.1 for http:// token servers, on a real socket: what a user would notice of each answer.
 @Suite struct SocketHTTPTransportTests {
-    static let transport = SocketHTTPTransport(userAgent: "tokencall/test")
+    /// A limit no test reaches: while every thread of the test process's cooperative pool is held by a blocking
+    /// test (one waits for a child process), the step to the next hop can wait a minute, which the limit counts.
+    static let transportLimit = Duration.seconds(600)
+    static let transport = SocketHTTPTransport(userAgent: "tokencall/test", limit: transportLimit)
 
     static func post(_ url: URL, path: String = "/fetch_rtc_token?x=1", headers: [String: String] = [:]) -> URLRequest {
         var request = URLRequest(url: URL(string: path, relativeTo: url)!.absoluteURL)
