@@ -25,7 +25,7 @@ let package = Package(
         .target(name: "WebSocket", dependencies: ["CCrypto"]),
         .target(name: "HubProtocol", dependencies: ["JSON"]),
         .target(name: "TokenServer", dependencies: ["AccessToken", "JSON", "PrintableText", "Sockets", "Timers", "WebSocket"]),
-        .target(name: "TokenClient", dependencies: ["AccessToken", "JSON", "Timers"]),
+        .target(name: "TokenClient", dependencies: ["AccessToken", "JSON", "PrintableText", "Sockets", "Timers"]),
         .target(name: "ChannelHub", dependencies: ["HubProtocol", "TokenServer", "ChannelEngine", "AccessToken", "PrintableText", "WebSocket"]),
         .target(name: "CallSession", dependencies: ["ChannelEngine", "TokenClient", "AccessToken", "Timers", "PrintableText"]),
         .target(name: "Recording", dependencies: ["CallSession", "ChannelEngine", "AccessToken", "JSON", "PrintableText", "Timers"]),

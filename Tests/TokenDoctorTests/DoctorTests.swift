@@ -128,6 +128,24 @@ import TokenServer
         #expect(Self.detail(.reachable, in: checks).hasPrefix("the token server did not answer within 1 s"))
     }
 
+    /// Read with FoundationNetworking in the doctor's own process, these answers would end it (#5285).
+    @Test func answersThatCrashSwiftsHTTPClientAreCheckedNotFatal() async throws {
+        let cut = try HostileServer { $0.write("HTTP/1.1 200 OK\r\nX-Slow: aaa") }
+        defer { cut.stop() }
+        let checks = await Doctor(Self.setup(cut.url)).run()
+        #expect(checks.map(\.name) == [.reachable])
+        #expect(Self.detail(.reachable, in: checks).hasPrefix(
+            "cannot reach the token server: the connection closed before the whole answer: inside its head, which must end with a blank line"))
+
+        let trailer = try HostileServer { connection in
+            connection.write(head("200 OK", ["Content-Type: application/json", "Transfer-Encoding: chunked"]) + "2\r\n{}\r\n0\r\nX-Checksum: 1\r\n\r\n")
+        }
+        defer { trailer.stop() }
+        let read = await Doctor(Self.setup(trailer.url)).run()
+        #expect(Self.detail(.reachable, in: read).hasPrefix("HTTP 200 in "), "the answer is read, trailer and all")
+        #expect(Self.detail(.answer, in: read).contains("it has no \"token\" (or \"rtcToken\") field"))
+    }
+
     @Test func theReportShowsNoWholeTokenAndNoCertificate() async throws {
         let server = try MistakenTokenServer(.wrongCertificate)
         let report = DoctorReport(url: server.url, checks: await Doctor(Self.setup(server.url)).run())
