@@ -104,11 +104,12 @@ public enum ScreenRenderer {
         grid.write(text, x: 0, y: 0, style: style)
     }
 
-    /// What the header adds to the name: a fast call's speed (` 3600x`); on a replay ` replay 4x`, ` replay 4x paused`,
-    /// ` replay ended`.
+    /// What the header adds to the name: a fast call's speed (` 3600x`) or a paused one's (` 1x paused`); on a replay
+    /// ` replay 4x`, ` replay 4x paused`, ` replay ended`.
     private static func modeTitle(_ state: ScreenState) -> String {
         switch state.mode {
-        case .call: state.speed > 1 ? " \(state.speed)x" : ""
+        case .call where state.clock.isPaused: " \(state.clock.speed)x paused"
+        case .call: state.clock.speed > 1 ? " \(state.clock.speed)x" : ""
         case .replay(let speed, .playing): " replay \(speed)x"
         case .replay(let speed, .paused): " replay \(speed)x paused"
         case .replay(_, .ended): " replay ended"

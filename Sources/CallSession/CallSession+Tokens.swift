@@ -46,7 +46,7 @@ extension CallSession {
                 let fetched = try await cache.token(validFor: lead)
                 tokenPhase = .idle
                 lastFetchLatency = timers.now - started
-                emit(.tokenFetched(latency: timers.now - started, expiresAt: fetched.expiresAt))
+                emit(.tokenFetched(latency: timers.now - started, expiresAt: callTime(of: fetched.expiresAt, in: fetched.token)))
                 if let path = fetched.redirectedTo {
                     emit(.note("the token server redirected the request to \(path) on the same origin; a token endpoint that redirects "
                                + "is suspicious, point --token-url at the final endpoint"))
@@ -179,7 +179,7 @@ extension CallSession {
     func userMismatch(in token: String?) -> String? {
         guard let token, let parsed = try? AgoraToken(parsing: token) else { return nil }
         do throws(TokenError) {
-            try parsed.validate(TokenCheck(user: configuration.user), now: Int64(configuration.unixTime().rounded(.down)))
+            try parsed.validate(TokenCheck(user: configuration.user), now: Int64(configuration.tokenUnixTime().rounded(.down)))
         } catch {
             switch error {
             case .uidMismatch, .crcMismatch(field: "uid"): return error.description

@@ -10,6 +10,9 @@ public actor TokenCache {
         public var refreshMargin: Duration = .seconds(60)
         /// A fetch that takes longer is cancelled and fails with `timeout`.
         public var deadline: Duration = .seconds(10)
+        /// The clock `deadline` runs on when not the cache's: the network's, at real speed, while the cache's runs fast
+        /// or pauses (`join --speed`).
+        public var deadlineClock: (any Clock<Duration>)?
         public var backoffBase: Duration = .seconds(1)
         public var backoffCap: Duration = .seconds(30)
         /// A factor in 0.5...1 applied to each backoff.
@@ -95,11 +98,13 @@ public actor TokenCache {
         fetchCount += 1
         let startedAt = clock.now()
         let startedUnix = unixTime()
-        let (provider, request, clock, deadline) = (provider, request, clock, policy.deadline)
+        let (provider, request, deadline) = (provider, request, policy.deadline)
+        let deadlineClock = policy.deadlineClock.map { ElapsedClock($0) } ?? clock
+        let until = deadlineClock.now() + deadline
         inflight = Task {
             let result: Result<FetchedToken, TokenClientError>
             do {
-                result = .success(try await Self.fetch(provider, request, clock: clock, until: startedAt + deadline, limit: deadline))
+                result = .success(try await Self.fetch(provider, request, clock: deadlineClock, until: until, limit: deadline))
             } catch let error as TokenClientError {
                 result = .failure(error)
             } catch {
