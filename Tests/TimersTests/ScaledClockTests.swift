@@ -36,14 +36,11 @@ struct ScaledClockTests {
     }
 
     @Test func aTimerQueueOnItFiresAtItsDeadlineInCallTime() async {
-        let base = ManualClock()
-        let queue = TimerQueue(clock: ScaledClock(speed: 3600, base: base, unixTime: 0))
-        var firedAt: Duration?
-        queue.schedule(after: .seconds(86_370)) { firedAt = queue.now }
-        await base.advance(by: .milliseconds(23_990))
-        #expect(firedAt == nil)
-        await base.advance(by: .milliseconds(2))
-        #expect(firedAt.map { $0 >= .seconds(86_370) && $0 < .seconds(86_400) } == true, "fired at \(String(describing: firedAt))")
+        let timer = OneTimer(speed: 3600, after: .seconds(86_370))
+        await timer.base.advance(by: .milliseconds(23_990))
+        #expect(timer.firedAt == nil)
+        await timer.base.advance(by: .milliseconds(2))
+        #expect(timer.firedAt.map { $0 >= .seconds(86_370) && $0 < .seconds(86_400) } == true, "fired at \(String(describing: timer.firedAt))")
     }
 
     @Test func speedsOutsideTheRangeAreBroughtIntoIt() {
@@ -80,38 +77,32 @@ struct ScaledClockTests {
 
     /// The case: a warning due in an hour at 1x comes at its time after the switch to 3600x.
     @Test func aTimerPlannedAt1xFiresAtItsTimeAfterTheSwitchTo3600x() async {
-        let base = ManualClock()
-        let clock = ScaledClock(speed: 1, base: base, unixTime: 0)
-        let queue = TimerQueue(clock: clock)
-        var firedAt: Duration?
-        queue.schedule(after: .seconds(3600)) { firedAt = queue.now }
+        let timer = OneTimer(speed: 1, after: .seconds(3600))
+        let (base, clock) = (timer.base, timer.clock)
         await base.advance(by: .seconds(600))
-        #expect(firedAt == nil)
+        #expect(timer.firedAt == nil)
         while clock.speed < 3600 { clock.perform(.faster) }
         // 3000 s of the call's time are left: 0.8334 s of the base clock at 3600x.
         await base.advance(by: .milliseconds(833))
-        #expect(firedAt == nil, "fired at \(String(describing: firedAt)), before its time")
+        #expect(timer.firedAt == nil, "fired at \(String(describing: timer.firedAt)), before its time")
         await base.advance(by: .milliseconds(1))
         // At its deadline: the base wakes at the attosecond that reaches it.
-        #expect(firedAt.map { $0 >= .seconds(3600) && $0 < .seconds(3600) + .microseconds(1) } == true, "fired at \(String(describing: firedAt))")
+        #expect(timer.firedAt.map { $0 >= .seconds(3600) && $0 < .seconds(3600) + .microseconds(1) } == true, "fired at \(String(describing: timer.firedAt))")
     }
 
     @Test func aPausedClockFiresNoTimerAndResumingGoesOnFromWhereItStood() async throws {
-        let base = ManualClock()
-        let clock = ScaledClock(speed: 60, base: base, unixTime: 0)
-        let queue = TimerQueue(clock: clock)
-        var firedAt: Duration?
-        queue.schedule(after: .seconds(120)) { firedAt = queue.now }
+        let timer = OneTimer(speed: 60, after: .seconds(120))
+        let (base, clock) = (timer.base, timer.clock)
         await base.advance(by: .seconds(1))
         clock.perform(.pause)
         await base.advance(by: .seconds(3600))
-        #expect(firedAt == nil, "an hour of the base clock passed while paused")
+        #expect(timer.firedAt == nil, "an hour of the base clock passed while paused")
         #expect(clock.now.offset == .seconds(60))
         clock.perform(.pause)
         await base.advance(by: .milliseconds(999))
-        #expect(firedAt == nil)
+        #expect(timer.firedAt == nil)
         await base.advance(by: .milliseconds(1))
-        #expect(firedAt == .seconds(120))
+        #expect(timer.firedAt == .seconds(120))
     }
 
     /// What sleeps on the clock itself (not through a timer queue) is planned again at each change too.
@@ -144,5 +135,20 @@ struct ScaledClockTests {
         await base.settle()
         sleeper.cancel()
         await #expect(throws: CancellationError.self) { try await sleeper.value }
+    }
+}
+
+/// One timer on a queue on a scaled clock over the manual clock, and when it fired, in the scaled clock's time.
+@MainActor
+private final class OneTimer {
+    let base = ManualClock()
+    let clock: ScaledClock
+    private(set) var firedAt: Duration?
+    private let queue: TimerQueue
+
+    init(speed: Int, after delay: Duration) {
+        clock = ScaledClock(speed: speed, base: base, unixTime: 0)
+        queue = TimerQueue(clock: clock)
+        queue.schedule(after: delay) { [unowned self] in firedAt = queue.now }
     }
 }
