@@ -21,11 +21,11 @@ public final class CallSession {
             }
         }
         public var role: AgoraClientRole = .broadcaster
-        /// The overall deadline of one token request, on `requestClock`.
+        /// The overall deadline of one token request, on `networkClock`.
         public var requestTimeout: Duration = .seconds(10)
-        /// The clock token requests' deadlines run on: the network's, at real speed, while `clock` may run fast or pause;
-        /// nil: `clock`.
-        public var requestClock: (any Clock<Duration>)?
+        /// The network's clock, which a token request's deadline and the wait before retrying a failed one run on: the
+        /// real one, while `clock` may run fast or pause; nil: `clock`.
+        public var networkClock: (any Clock<Duration>)?
         /// The App ID: given, else the app's own server's, else learned from the first token.
         public var appID: String?
         /// The App Certificate the engine checks signatures with: given, else the app's own server's, else unchecked.
@@ -80,6 +80,8 @@ public final class CallSession {
     var stopping = false
 
     let timers: TimerQueue
+    /// Timers on the network's clock (`Configuration.networkClock`): retries after a failed fetch.
+    let networkTimers: TimerQueue
     private let continuation: AsyncStream<SessionEvent>.Continuation
     var cache: TokenCache?
     var tokenPhase = TokenPhase.idle
@@ -106,6 +108,7 @@ public final class CallSession {
         renewMethod = configuration.renewMethod
         autoRenew = configuration.autoRenew
         timers = TimerQueue(clock: configuration.clock)
+        networkTimers = configuration.networkClock.map { TimerQueue(clock: $0) } ?? timers
         (events, continuation) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
     }
 
@@ -122,7 +125,7 @@ public final class CallSession {
             }
             var policy = TokenCache.Policy()
             policy.deadline = configuration.requestTimeout
-            policy.deadlineClock = configuration.requestClock
+            policy.networkClock = configuration.networkClock
             cache = TokenCache(provider: source.provider, request: tokenRequest, policy: policy, clock: configuration.clock,
                                unixTime: configuration.tokenUnixTime)
         case .byHand:

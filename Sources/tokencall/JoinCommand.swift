@@ -124,8 +124,8 @@ enum JoinCommand {
     /// Puts the call — the session, its engine, the embedded server — on one clock that starts at `--speed` and whose
     /// speed `<`, `>` and space change. Tokens from outside (`--token-url`, `--token`) are made on the real clock: such a
     /// call runs on the call clock only when `--speed` is given, each token then living its lifetime of the call's time
-    /// from when it arrives (`TokenWall.real`). A token request's deadline stays in real seconds: the network does not
-    /// speed up.
+    /// from when it arrives (`TokenWall.real`). A token request's deadline and the backoff after a failed one stay in real
+    /// seconds: the network does not speed up.
     static func callClock(_ config: inout CallSession.Configuration, _ args: Invocation, server: TokenServerChoice) throws(UsageError) {
         let speed: Int = try args.integer("speed", in: ScaledClock.speeds)
         let embedded = if case .embedded = server { true } else { false }
@@ -134,7 +134,7 @@ enum JoinCommand {
         let clock = ScaledClock(speed: speed, unixTime: realUnixTime())
         config.clock = clock
         config.unixTime = { clock.unixTime }
-        config.requestClock = ContinuousClock()
+        config.networkClock = ContinuousClock()
         if !embedded { config.tokenWall = .real(unixTime: realUnixTime) }
     }
 

@@ -62,6 +62,28 @@ import TokenServer
         #expect(h.events.contains { $0.kind == .note("time: 8x") })
     }
 
+    /// The network does not speed up: a server that is down is asked again after the backoff in real time, not once a
+    /// backoff of the call's time at 3600x (a few hundred times a second).
+    @Test func aServerThatIsDownIsRetriedAfterTheBackoffInRealTimeHoweverFastTheCall() async throws {
+        let base = SessionHarness.makeClock()
+        let clock = ScaledClock(speed: 3600, base: base, unixTime: base.unixTime)
+        let server = LocalTokenServer(lifetime: 86_400) { clock.unixTime }
+        let h = SessionHarness(clock: base, source: server.source) { config in
+            config.clock = clock
+            config.unixTime = { clock.unixTime }
+            config.networkClock = base
+        }
+        h.session.toggleTokenServer()
+        h.session.start()
+        await h.run(for: 3)
+        let retries = h.events.compactMap { if case .tokenFetchFailed(_, let retryIn) = $0.kind { retryIn } else { nil } }
+        #expect((2...4).contains(retries.count), "\(retries.count) failed fetches in 3 s of real time (3 h of the call's)")
+        #expect(retries.allSatisfy { $0 >= .milliseconds(500) }, "backoffs in real time: \(retries)")
+        h.session.toggleTokenServer()
+        await h.run(for: 6)
+        #expect(h.session.engine?.connectionState == .connected)
+    }
+
     @Test func aCallOnTheRealClockSaysWhyItsSpeedCannotChange() {
         let h = SessionHarness()
         #expect(h.session.clockPhase == nil)

@@ -199,12 +199,14 @@ import Testing
         #expect(try time(of: "sessionEnded") >= 87_000)
     }
 
-    /// `tokencall serve` makes hour-long tokens on the real clock; at 3600x each lives an hour of the call's time from
-    /// when it arrives, so the renewals an hour apart get fresh tokens that the call takes.
+    /// `tokencall serve` makes its tokens on the real clock; at 60x each lives its two minutes of the call's time from when
+    /// it arrives, so every token warns 90 s of call time after it was taken. (Without the rule, the call's wall would be
+    /// a minute and more ahead of the server's by the first renewal, and its tokens would warn as soon as taken.)
     @Test func tokensFromTheUsersServerLiveTheirLifetimeOfCallTimeFromWhenTheyArrive() throws {
-        let (server, _, url, _) = try TokenCallProcess.serve(appID: TestCredentials.appID, certificate: TestCredentials.certificate, ["--quiet"])
+        let (server, _, url, _) = try TokenCallProcess.serve(appID: TestCredentials.appID, certificate: TestCredentials.certificate,
+                                                             ["--quiet", "--token-lifetime", "120"])
         defer { server.terminate(); server.waitUntilExit() }
-        let result = try TokenCallProcess.run(["join", "--json", "--speed", "3600", "--duration", "8000", "--seed", "3", "--remote-users", "0",
+        let result = try TokenCallProcess.run(["join", "--json", "--speed", "60", "--duration", "400", "--seed", "3", "--remote-users", "0",
                                                "--token-url", url.absoluteString, "--app-id", TestCredentials.appID,
                                                "--app-certificate", TestCredentials.certificate], limit: .seconds(60))
         #expect(result.status == 0, "\(result.stderr)")
@@ -218,10 +220,10 @@ import Testing
         let warned = times { $0["event"] as? String == "tokenPrivilegeWillExpire" }
         #expect(times { $0["event"] as? String == "tokenFetchFailed" }.isEmpty, "\(result.stdout.suffix(2000))")
         #expect(times { $0["event"] as? String == "tokenRenewed" }.count >= 2, "\(result.stdout.suffix(2000))")
-        #expect(accepted.count >= 2 && warned.count >= 2)
-        // Events are delivered as soon as the main actor is free: a millisecond late is 3.6 s of call time at 3600x.
+        #expect(accepted.count >= 3 && warned.count >= 3, "\(result.stdout.suffix(2000))")
+        // Events are delivered as soon as the main actor is free: 10 ms late is 0.6 s of call time at 60x.
         for (taken, warning) in zip(accepted, warned) {
-            #expect((3510...3630).contains(warning - taken), "accepted at \(taken), warned at \(warning) s")
+            #expect((85...95).contains(warning - taken), "accepted at \(taken), warned at \(warning) s")
         }
     }
 
