@@ -35,11 +35,11 @@ public struct ScaledClock: Clock, Sendable {
     public var speed: Int { phase.speed }
 
     /// Whether the base clock is stepped (a test's manual clock): timer queues on this clock are then stepped with it.
-    public var isStepped: Bool { shared.stepped != nil }
+    var isStepped: Bool { shared.stepped != nil }
 
     /// Has the stepped base run `stepper` at its deadlines, which are in this clock's time; nothing on another base.
     @MainActor
-    public func register(_ stepper: any ClockStepper) {
+    func register(_ stepper: any ClockStepper) {
         guard let stepped = shared.stepped else { return }
         let shared = shared
         let paced = PacedStepper(stepper) { [weak shared] left in shared?.pace.withLock { $0.underDuration(covering: left) } }

@@ -11,15 +11,16 @@ import TokenServer
 /// The call's clock as the call screen's `<`, `>` and space change it, and tokens from a server on another clock.
 @MainActor
 @Suite(.serialized) struct CallClockTests {
-    /// A session on a call clock over the manual clock, with a token server that makes tokens on the call's clock (the
-    /// embedded server's way).
-    private func callOnItsOwnClock(speed: Int = 1) -> (SessionHarness, ScaledClock) {
+    /// A session on a call clock over the manual clock (the network's, as `join` wires it), with a token server that
+    /// makes tokens on the call's clock (the embedded server's way).
+    private func callOnItsOwnClock(speed: Int = 1, tokenLifetime: UInt32 = 40) -> (SessionHarness, ScaledClock) {
         let base = SessionHarness.makeClock()
         let clock = ScaledClock(speed: speed, base: base, unixTime: base.unixTime)
-        let server = LocalTokenServer(lifetime: 40) { clock.unixTime }
+        let server = LocalTokenServer(lifetime: tokenLifetime) { clock.unixTime }
         let h = SessionHarness(clock: base, source: server.source) { config in
             config.clock = clock
             config.unixTime = { clock.unixTime }
+            config.networkClock = base
         }
         return (h, clock)
     }
@@ -54,7 +55,7 @@ import TokenServer
         await h.run(for: 1)
         for _ in 0..<3 { h.session.changeClock(.faster) }
         #expect(h.session.clockPhase == .running(speed: 8))
-        // 9 s of the call's time are left before the warning: 1.125 s of real time at 8x.
+        // About 9 s of the call's time are left before the warning: about 1.15 s of real time at 8x.
         await h.run(for: 1, step: 0.125)
         #expect(h.count("tokenPrivilegeWillExpire") == 0)
         await h.run(for: 0.5, step: 0.125)
@@ -65,14 +66,7 @@ import TokenServer
     /// The network does not speed up: a server that is down is asked again after the backoff in real time, not once a
     /// backoff of the call's time at 3600x (a few hundred times a second).
     @Test func aServerThatIsDownIsRetriedAfterTheBackoffInRealTimeHoweverFastTheCall() async throws {
-        let base = SessionHarness.makeClock()
-        let clock = ScaledClock(speed: 3600, base: base, unixTime: base.unixTime)
-        let server = LocalTokenServer(lifetime: 86_400) { clock.unixTime }
-        let h = SessionHarness(clock: base, source: server.source) { config in
-            config.clock = clock
-            config.unixTime = { clock.unixTime }
-            config.networkClock = base
-        }
+        let (h, _) = callOnItsOwnClock(speed: 3600, tokenLifetime: 86_400)
         h.session.toggleTokenServer()
         h.session.start()
         await h.run(for: 3)
