@@ -142,12 +142,17 @@ func assertSnapshot(text: String, _ file: String, sourceLocation: SourceLocation
         #expect(paused.lines[0].hasPrefix(" tokencall 1x paused | channel test"))
     }
 
-    @Test func theSpeedKeysOfACallAreInItsHelp() {
+    @Test func theSpeedKeysOfACallAreInItsHelpEvenOnTheSmallestScreen() {
         var s = state("connected")
         s.showHelp = true
         let help = render(s, 120, 40).text
         #expect(help.contains("< / >     halve / double the speed of time (1x to 3600x)"))
         #expect(help.contains("space     pause / resume time"))
+        let small = render(s, ScreenRenderer.minimumWidth, ScreenRenderer.minimumHeight).text
+        for binding in KeyBinding.table(.call) {
+            guard let keys = binding.help?.keys else { continue }
+            #expect(small.contains(" " + keys.padding(toLength: 10, withPad: " ", startingAt: 0)), "\(keys) at 60x20:\n\(small)")
+        }
     }
 
     @Test func aReplayShowsItsSpeedAndOffersOnlyItsOwnKeys() throws {
