@@ -114,6 +114,15 @@ public enum AgoraToken: Sendable, Equatable {
         }
     }
 
+    /// Unix time the token was made: a 007 token's issue time; a 006 token carries none, so its message expiry less
+    /// the 24 h its builders give every message.
+    public var issuedAt: Int64 {
+        switch self {
+        case .accessToken2(let token): Int64(token.issuedAt)
+        case .accessToken006(let token): Int64(token.messageExpiresAt) - 86_400
+        }
+    }
+
     public func validate(_ check: TokenCheck, now: Int64) throws(TokenError) {
         switch self {
         case .accessToken2(let token): try token.validate(check, now: now)

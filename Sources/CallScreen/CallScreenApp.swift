@@ -4,6 +4,7 @@ import CNcurses
 import Dispatch
 import Foundation
 import Synchronization
+import Timers
 import TokenClient
 #if canImport(Glibc)
 import Glibc
@@ -19,9 +20,12 @@ public final class CallScreenApp {
     private let fps: Int
     private var state: ScreenState
     private let feed: SharedFeed
+    /// The call's clock, which the frames' times move on between one state and the next.
+    private let clock: ElapsedClock
 
     public init(session: CallSession, presenter: TerminalPresenter, fps: Int) {
         self.session = session
+        clock = ElapsedClock(session.configuration.clock)
         self.presenter = presenter
         self.fps = max(1, min(60, fps))
         state = ScreenState(for: session)
@@ -46,7 +50,7 @@ public final class CallScreenApp {
         refresh.resume()
         defer { refresh.cancel() }
         let unixTime = session.configuration.unixTime
-        await FrameThread.run(presenter: presenter, feed: feed, fps: fps, times: { feed, elapsed in
+        await FrameThread.run(presenter: presenter, feed: feed, fps: fps, clock: clock, times: { feed, elapsed in
             (unixTime(), feed.sessionTime + elapsed, feed.engineTime + elapsed)
         }) {
             [weak self] key in self?.handle(key: key)
@@ -67,13 +71,13 @@ public final class CallScreenApp {
         for uid in [state.uid] + state.remotes.map(\.uid) {
             if let source = session.video(forUid: uid) { sources[uid] = source }
         }
-        let snapshot = (state: state, sources: sources, engineTime: engine?.now ?? .zero, sessionTime: session.now)
+        let snapshot = (state: state, sources: sources, engineTime: engine?.now ?? .zero, sessionTime: session.now, at: clock.now())
         feed.update { feed in
             feed.state = snapshot.state
             feed.sources = snapshot.sources
             feed.engineTime = snapshot.engineTime
             feed.sessionTime = snapshot.sessionTime
-            feed.publishedAt = .now
+            feed.publishedAt = snapshot.at
         }
     }
 
@@ -90,18 +94,18 @@ public final class CallScreenApp {
         }
         switch state.press(KeyCommand(key: key)) {
         case .session(let command): command.perform(on: session)
+        case .clock(let change): if let phase = session.changeClock(change) { state.clock = phase }
         case .unknown(let name): session.say("key \(name) does nothing; press ? for the keys")
         case .quit: feed.update { $0.quitting = true }
-        // The state shows the help, the field and the timeline; a resized frame is drawn whole; a call's table has no
-        // replay keys.
-        case .help, .paste, .timeline, .resize, .replay, nil: break
+        // The state shows the help, the field and the timeline; a resized frame is drawn whole.
+        case .help, .paste, .timeline, .resize, nil: break
         }
     }
 
     /// Hands the field's token to the session, or keeps the field open saying why it is not one.
     private func paste(_ text: String) {
         do throws(PastedTokenError) {
-            let token = try PastedToken(text, unixTime: session.configuration.unixTime())
+            let token = try PastedToken(text, unixTime: session.configuration.tokenUnixTime())
             state.paste = .closed
             session.paste(token)
         } catch {
@@ -115,14 +119,15 @@ struct ScreenFeed: Sendable {
     var state: ScreenState
     /// Video of each user who has some, by uid.
     var sources: [UInt: VideoFrameSource] = [:]
-    /// The engine's and the session's clocks at `publishedAt`; the frame thread moves them on by the time since.
+    /// The engine's and the session's clocks at `publishedAt` (on the screen's clock); the frame thread moves them on
+    /// by the screen's clock's time since, so they stand still while it is paused.
     var engineTime: Duration = .zero
     var sessionTime: Duration = .zero
-    var publishedAt = ContinuousClock.now
+    var publishedAt: Duration = .zero
     var quitting = false
 }
 
-/// The times a frame is drawn at, from the latest feed and the wall time since it was published: unix time and the
+/// The times a frame is drawn at, from the latest feed and the screen's clock's time since it was published: unix time and the
 /// session's (the countdown and the call time), and the video's (the engine's clock, which video sources are drawn at).
 typealias FrameTimes = @Sendable (ScreenFeed, Duration) -> (unix: Double, session: Duration, video: Duration)
 
@@ -144,6 +149,7 @@ final class FrameThread: @unchecked Sendable {
     private let presenter: TerminalPresenter
     private let feed: SharedFeed
     private let interval: Duration
+    private let clock: ElapsedClock
     private let times: FrameTimes
     private let keys: @Sendable (Int32) -> Void
     private let finished: @Sendable () -> Void
@@ -153,11 +159,12 @@ final class FrameThread: @unchecked Sendable {
     private var spare: (grid: CellGrid, version: Int)?
     private var presentedVersion: Int?
 
-    init(presenter: TerminalPresenter, feed: SharedFeed, fps: Int, times: @escaping FrameTimes,
+    init(presenter: TerminalPresenter, feed: SharedFeed, fps: Int, clock: ElapsedClock, times: @escaping FrameTimes,
          keys: @escaping @Sendable (Int32) -> Void, finished: @escaping @Sendable () -> Void) {
         self.presenter = presenter
         self.feed = feed
         interval = .microseconds(1_000_000 / fps)
+        self.clock = clock
         self.times = times
         self.keys = keys
         self.finished = finished
@@ -165,11 +172,11 @@ final class FrameThread: @unchecked Sendable {
 
     /// Draws on a frame thread of its own until the screen quits, handing each key to `handle` on the main actor.
     @MainActor
-    static func run(presenter: TerminalPresenter, feed: SharedFeed, fps: Int,
+    static func run(presenter: TerminalPresenter, feed: SharedFeed, fps: Int, clock: ElapsedClock,
                     times: @escaping FrameTimes,
                     keys handle: @escaping @MainActor @Sendable (Int32) -> Void) async {
         await withCheckedContinuation { (finished: CheckedContinuation<Void, Never>) in
-            let frames = FrameThread(presenter: presenter, feed: feed, fps: fps, times: times) { key in
+            let frames = FrameThread(presenter: presenter, feed: feed, fps: fps, clock: clock, times: times) { key in
                 // `handle` holds its screen weakly: a key can be on its way when the screen has already finished.
                 DispatchQueue.main.async { MainActor.assumeIsolated { handle(key) } }
             } finished: {
@@ -186,8 +193,8 @@ final class FrameThread: @unchecked Sendable {
     }
 
     private func run() {
-        let clock = ContinuousClock()
-        var next = clock.now
+        let wall = ContinuousClock()
+        var next = wall.now
         while true {
             // Keys go to the main actor, which decides what they do (a `q` typed into the paste field does not quit).
             while let key = presenter.readKey() {
@@ -196,9 +203,9 @@ final class FrameThread: @unchecked Sendable {
             }
             let feed = self.feed.current
             if feed.quitting { break }
-            draw(feed, elapsed: clock.now - feed.publishedAt)
+            draw(feed, elapsed: clock.now() - feed.publishedAt)
             next += interval
-            let now = clock.now
+            let now = wall.now
             if next < now { next = now }
             presenter.waitForKey(upTo: next - now)
         }

@@ -11,7 +11,7 @@ struct KeyBinding: Sendable {
     /// The screens the keys work on: a live call, a replay, or both.
     var modes: Set<Mode> = [.call]
 
-    /// Which keys a screen reads: a replay has no call to act on, and a call no replay clock.
+    /// Which keys a screen reads: a replay has no call to act on.
     enum Mode: Sendable, Hashable {
         case call, replay
     }
@@ -34,11 +34,11 @@ struct KeyBinding: Sendable {
         KeyBinding("p", .paste, "paste", help: "paste the next token (Enter applies it, Esc cancels)"),
         KeyBinding("x", .session(.cycleMistake), "mistake", help: "next mistake on purpose of the embedded server (--misconfigure)"),
         // `,` and `.` are `<` and `>` without shift.
-        KeyBinding(keys: [(ascii("<"), .replay(.slower)), (ascii(","), .replay(.slower)), (ascii(">"), .replay(.faster)),
-                          (ascii("."), .replay(.faster))],
-                   footer: ("</>", "speed"), help: ("< / >", "half / double the replay's speed (1x to 3600x)"), modes: [.replay]),
-        KeyBinding(keys: [(ascii(" "), .replay(.pause))], footer: ("space", "pause"), help: ("space", "pause / resume the replay"),
-                   modes: [.replay]),
+        KeyBinding(keys: [(ascii("<"), .clock(.slower)), (ascii(","), .clock(.slower)), (ascii(">"), .clock(.faster)),
+                          (ascii("."), .clock(.faster))],
+                   footer: ("</>", "speed"), help: ("< / >", "halve / double the speed of time (1x to 3600x)"), modes: [.call, .replay]),
+        KeyBinding(keys: [(ascii(" "), .clock(.pause))], footer: ("space", "pause"), help: ("space", "pause / resume time"),
+                   modes: [.call, .replay]),
         KeyBinding("?", .help, "help", help: "this help", modes: [.call, .replay]),
         KeyBinding(keys: [(ascii("q"), .quit), (control("c"), .quit)], footer: ("q", "quit"), help: ("q, Ctrl-C", "quit (a call leaves the channel first)"),
                    modes: [.call, .replay]),
@@ -54,7 +54,7 @@ struct KeyBinding: Sendable {
     var isScreenOnly: Bool {
         keys.allSatisfy { key in
             switch key.command {
-            case .session, .paste, .replay: false
+            case .session, .paste, .clock: false
             case .help, .timeline, .quit, .resize, .unknown: true
             }
         }

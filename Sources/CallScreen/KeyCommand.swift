@@ -1,4 +1,5 @@
 import CallSession
+import Timers
 
 /// What a key asks for: something of the call, or a change to the screen alone.
 public enum KeyCommand: Equatable, Sendable {
@@ -7,8 +8,8 @@ public enum KeyCommand: Equatable, Sendable {
     case help
     /// Opens the field to paste the next token.
     case paste
-    /// Changes the replay's clock.
-    case replay(ReplayCommand)
+    /// Changes the speed of the screen's clock (the call's or the replay's), or pauses or resumes it.
+    case clock(ClockChange)
     /// Shows or hides the token timeline.
     case timeline
     case quit

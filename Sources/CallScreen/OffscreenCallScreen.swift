@@ -1,6 +1,5 @@
 import AccessToken
 import CallSession
-import Timers
 
 /// The call screen without a terminal, for pictures: it follows a session's events as the app does and draws the
 /// screen as it is at the moment it is asked.
@@ -38,6 +37,6 @@ extension ScreenState {
         let (uid, account) = config.uidAndAccount
         self.init(channel: config.channel, uid: uid, account: account, role: config.role, tokenServer: session.tokens.label,
                   renewMethod: config.renewMethod, autoRenew: config.autoRenew)
-        speed = (config.clock as? ScaledClock)?.speed ?? 1
+        clock = session.clockPhase ?? .running(speed: 1)
     }
 }

@@ -1,4 +1,5 @@
 import CallSession
+import Timers
 
 /// A recording played back on the call screen: the recorded events drive the same `ScreenState` the live call did,
 /// on the replay's own clock (`<` and `>` change its speed, space pauses it), with the simulator's video drawn again
@@ -6,21 +7,22 @@ import CallSession
 @MainActor
 public final class ReplayScreenApp {
     private var track: ReplayTrack
-    private let clock: ReplayClock
+    /// Time into the recording.
+    private let clock: ScaledClock
     private let presenter: TerminalPresenter
     private let fps: Int
     private var state: ScreenState
     private let feed: SharedFeed
 
     /// `state` is the screen before the first event (from the recording's header).
-    public init(track: ReplayTrack, state: ScreenState, clock: ReplayClock, presenter: TerminalPresenter, fps: Int) {
+    public init(track: ReplayTrack, state: ScreenState, clock: ScaledClock, presenter: TerminalPresenter, fps: Int) {
         self.track = track
         self.clock = clock
         self.presenter = presenter
         self.fps = max(1, min(60, fps))
         var state = state
         state.now = track.unixTime(at: .zero)
-        state.mode = .replay(speed: clock.setting.speed, phase: .playing)
+        state.mode = .replay(speed: clock.speed, phase: .playing)
         self.state = state
         feed = SharedFeed(ScreenFeed(state: state))
     }
@@ -29,8 +31,8 @@ public final class ReplayScreenApp {
     public func run() async -> Int32 {
         let player = Task { @MainActor [weak self] in await self?.play() }
         let clock = clock, track = track
-        await FrameThread.run(presenter: presenter, feed: feed, fps: fps, times: { _, _ in
-            let position = min(clock.position, track.end)
+        await FrameThread.run(presenter: presenter, feed: feed, fps: fps, clock: ElapsedClock(clock), times: { _, _ in
+            let position = min(clock.now.offset, track.end)
             return (track.unixTime(at: position), position, position)
         }) { [weak self] key in self?.handle(key: key) }
         player.cancel()
@@ -42,19 +44,14 @@ public final class ReplayScreenApp {
         feed.update { $0.quitting = true }
     }
 
-    /// Applies each event when the clock reaches it, looking again at least every 100 ms, since a key can change the
-    /// speed or pause the clock while it waits.
+    /// Applies each event when the clock reaches it (its sleep follows the speed keys and the pause).
     private func play() async {
-        while let next = track.nextTime, !Task.isCancelled {
-            let wait = clock.wallTime(until: next)
-            if let wait, wait <= .zero {
-                track.play(upTo: clock.position, into: &state)
-                publish()
-            } else {
-                try? await Task.sleep(for: min(wait ?? .milliseconds(100), .milliseconds(100)))
-            }
+        while let next = track.nextTime {
+            do { try await clock.sleep(until: .init(offset: next)) } catch { return }
+            track.play(upTo: clock.now.offset, into: &state)
+            publish()
         }
-        state.mode = .replay(speed: clock.setting.speed, phase: .ended)
+        state.mode = .replay(speed: clock.speed, phase: .ended)
         publish()
     }
 
@@ -69,11 +66,10 @@ public final class ReplayScreenApp {
     /// A replay key changes the clock; a key of the call does nothing here (the key bar does not offer it).
     private func handle(key: Int32) {
         switch state.press(KeyCommand(key: key, in: .replay)) {
-        case .replay(let command):
-            clock.perform(command)
-            if case .replay(_, let phase) = state.mode, phase != .ended {
-                let setting = clock.setting
-                state.mode = .replay(speed: setting.speed, phase: setting.paused ? .paused : .playing)
+        case .clock(let change):
+            let phase = clock.perform(change)
+            if case .replay(_, let shown) = state.mode, shown != .ended {
+                state.mode = .replay(speed: phase.speed, phase: phase.isPaused ? .paused : .playing)
             }
         case .quit: feed.update { $0.quitting = true }
         case .session, .paste, .unknown, .help, .timeline, .resize, nil: break

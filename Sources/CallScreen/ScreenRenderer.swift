@@ -104,11 +104,12 @@ public enum ScreenRenderer {
         grid.write(text, x: 0, y: 0, style: style)
     }
 
-    /// What the header adds to the name: a fast call's speed (` 3600x`); on a replay ` replay 4x`, ` replay 4x paused`,
-    /// ` replay ended`.
+    /// What the header adds to the name: a fast call's speed (` 3600x`) or a paused one's (` 1x paused`); on a replay
+    /// ` replay 4x`, ` replay 4x paused`, ` replay ended`.
     private static func modeTitle(_ state: ScreenState) -> String {
         switch state.mode {
-        case .call: state.speed > 1 ? " \(state.speed)x" : ""
+        case .call where state.clock.isPaused: " \(state.clock.speed)x paused"
+        case .call: state.clock.speed > 1 ? " \(state.clock.speed)x" : ""
         case .replay(let speed, .playing): " replay \(speed)x"
         case .replay(let speed, .paused): " replay \(speed)x paused"
         case .replay(_, .ended): " replay ended"
@@ -281,12 +282,14 @@ public enum ScreenRenderer {
 
     private static func drawHelp(_ mode: KeyBinding.Mode, into grid: inout CellGrid, _ painter: Painter) {
         let lines = keyHelp(mode)
-        let width = min(grid.width - 2, lines.map(\.line.count).max()! + 14), height = lines.count + 4
+        // Below the header, a blank line after the title and at the bottom where they fit; without them on a short screen.
+        let margin = lines.count + 4 <= grid.height - 1 ? 2 : 1
+        let width = min(grid.width - 2, lines.map(\.line.count).max()! + 14), height = lines.count + 2 * margin
         let x = (grid.width - width) / 2, y = max(1, (grid.height - height) / 2)
         grid.fill(x: x, y: y, width: width, height: height, with: Cell(character: " ", style: CellStyle(reverse: true)))
         grid.write(" keys (any key closes) ", x: x + 2, y: y, style: CellStyle(bold: true, reverse: true))
         for (index, (key, meaning)) in lines.enumerated() {
-            grid.write(" " + key.padding(toLength: 10, withPad: " ", startingAt: 0) + meaning, x: x + 1, y: y + 2 + index,
+            grid.write(" " + key.padding(toLength: 10, withPad: " ", startingAt: 0) + meaning, x: x + 1, y: y + margin + index,
                        style: CellStyle(reverse: true), limit: width - 2)
         }
     }

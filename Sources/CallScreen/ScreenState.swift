@@ -1,6 +1,7 @@
 import AccessToken
 import CallSession
 import ChannelEngine
+import Timers
 
 /// Whether the screen shows a live call or plays a recording back; the keys it offers follow.
 public enum ScreenMode: Sendable, Equatable {
@@ -80,8 +81,8 @@ public struct ScreenState: Sendable, Equatable {
     public var mistake: TokenMistake?
     /// A live call, or a recording played back.
     public var mode = ScreenMode.call
-    /// How many times as fast as real time the live call runs (`join --speed`).
-    public var speed = 1
+    /// How fast the live call's clock runs against real time (`join --speed`, `<` and `>`), or that it is paused (space).
+    public var clock = ClockPhase.running(speed: 1)
     /// Unix time now, and time since the session started; moved by the app each frame.
     public var now: Double = 0
     public var sessionTime: Duration = .zero

@@ -1,4 +1,5 @@
 import ChannelEngine
+import Timers
 
 extension CallSession {
     /// Whether a token fetch is under way.
@@ -101,6 +102,24 @@ extension CallSession {
         case .disconnected where Self.refused(.disconnected, engine.connectionChangedReason): emit(.note("press j to join again"))
         default: break
         }
+    }
+
+    /// How fast the call's clock runs, or that it is paused; nil for a call on the real clock.
+    public var clockPhase: ClockPhase? { (configuration.clock as? ScaledClock)?.phase }
+
+    /// Halves or doubles the speed of the call's clock, or pauses or resumes it (`<`, `>`, space), saying so: everything
+    /// on it follows (the engine's and the session's timers, the embedded server's token times). Nil, saying why, for a
+    /// call on the real clock.
+    @discardableResult
+    public func changeClock(_ change: ClockChange) -> ClockPhase? {
+        guard let clock = configuration.clock as? ScaledClock else {
+            say("time: this call runs on the real clock, as its tokens come from outside it; start it with --speed N (1...3600) "
+                + "to change its speed")
+            return nil
+        }
+        let phase = clock.perform(change)
+        say(phase.isPaused ? "time: paused (at \(phase.speed)x)" : "time: \(phase.speed)x")
+        return phase
     }
 
     /// Expires the current token now, whatever its expiry.

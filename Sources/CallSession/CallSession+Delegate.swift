@@ -45,7 +45,7 @@ extension CallSession: AgoraRtcEngineDelegate {
         // With tokens pasted by hand nothing is fetched: the session asks for one whatever auto-renew says.
         guard !stopping, autoRenew || tokensByHand else { return }
         // A short token's warning comes as it is taken; its renewal is planned already.
-        if case .planned(.willExpire, _) = tokenPhase { return }
+        if case .planned(.willExpire, _, _) = tokenPhase { return }
         fetch(for: .willExpire)
     }
 
@@ -149,6 +149,6 @@ extension CallSession: AgoraRtcEngineDelegate {
     /// without pause: such a token is renewed halfway through what is left of it.
     private func renewShortToken(expiringAt expiresAt: Int64) {
         let left = max(0, Double(expiresAt) - configuration.unixTime())
-        plan(.willExpire, after: .milliseconds(Int64(left * 500)))
+        plan(.willExpire, after: .milliseconds(Int64(left * 500)), on: timers)
     }
 }

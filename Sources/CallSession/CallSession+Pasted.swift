@@ -21,8 +21,8 @@ extension CallSession {
     /// Hands a pasted token over for `reason`, saying first when the network will refuse it: another App ID,
     /// channel or uid is handed over all the same, so that the SDK's own answer shows.
     func use(_ token: PastedToken, for reason: FetchReason) {
-        emit(.tokenPasted(expiresAt: token.expiresAt))
-        if let mismatch = token.mismatch(with: tokenRequest, unixTime: configuration.unixTime()) {
+        emit(.tokenPasted(expiresAt: callTime(of: token.expiresAt, in: token.token)))
+        if let mismatch = token.mismatch(with: tokenRequest, unixTime: configuration.tokenUnixTime()) {
             emit(.note("the pasted token will be refused: \(mismatch); handing it to the SDK to show its answer"))
         }
         deliver(token.token, for: reason)
@@ -31,14 +31,15 @@ extension CallSession {
     /// With no server there is nothing to fetch: a join takes the last pasted token while it lasts; otherwise the
     /// session says a token is needed, and once the one in use has run out that nothing more happens without one.
     func askByHand(for reason: FetchReason, latest: PastedToken) {
-        let now = Int64(configuration.unixTime().rounded(.down))
+        let now = Int64(configuration.tokenUnixTime().rounded(.down))
         switch reason {
         case .join where latest.expiresAt > now, .rejoin where latest.expiresAt > now:
             use(latest, for: reason)
         case .manual:
             emit(.note("renew: there is no token server; paste the next token (p on the call screen)"))
         case .join, .rejoin, .willExpire:
-            emit(.tokenNeeded(secondsLeft: max(0, (engine?.tokenExpiresAt ?? now) - now)))
+            let callNow = Int64(configuration.unixTime().rounded(.down))
+            emit(.tokenNeeded(secondsLeft: max(0, (engine?.tokenExpiresAt ?? callNow) - callNow)))
         case .requestToken:
             emit(.tokenNeeded(secondsLeft: 0))
             emit(.stuck(reason: "the token expired and tokens are pasted by hand; paste a new one to go on"))

@@ -14,9 +14,9 @@ enum TokenPhase {
     case idle
     /// A fetch for this reason is under way (until its answer is handed over, or its retry planned).
     case fetching(FetchReason)
-    /// A fetch planned for when the timer fires: the retry after a failure, or the halfway renewal of a token that
-    /// lives less than the warning lead.
-    case planned(FetchReason, timer: TimerQueue.ID)
+    /// A fetch planned for when the timer (of that queue) fires: the retry after a failure, or the halfway renewal of a
+    /// token that lives less than the warning lead.
+    case planned(FetchReason, timer: TimerQueue.ID, on: TimerQueue)
 }
 
 extension CallSession {
@@ -46,7 +46,7 @@ extension CallSession {
                 let fetched = try await cache.token(validFor: lead)
                 tokenPhase = .idle
                 lastFetchLatency = timers.now - started
-                emit(.tokenFetched(latency: timers.now - started, expiresAt: fetched.expiresAt))
+                emit(.tokenFetched(latency: timers.now - started, expiresAt: callTime(of: fetched.expiresAt, in: fetched.token)))
                 if let path = fetched.redirectedTo {
                     emit(.note("the token server redirected the request to \(path) on the same origin; a token endpoint that redirects "
                                + "is suspicious, point --token-url at the final endpoint"))
@@ -65,26 +65,27 @@ extension CallSession {
                 guard retrying else {
                     return emit(.stuck(reason: "the token server refuses the credential; nothing will retry"))
                 }
-                plan(reason, after: retryIn ?? .zero)
+                plan(reason, after: retryIn ?? .zero, on: networkTimers)
             }
         }
     }
 
-    /// Fetches when `delay` has passed, for what a token is needed for then (`need(after:)`).
-    func plan(_ reason: FetchReason, after delay: Duration) {
+    /// Fetches when `delay` has passed on `queue` (the call's timers, or the network's), for what a token is needed for
+    /// then (`need(after:)`).
+    func plan(_ reason: FetchReason, after delay: Duration, on queue: TimerQueue) {
         cancelPlannedFetch()
-        let timer = timers.schedule(after: delay) { [weak self] in
+        let timer = queue.schedule(after: delay) { [weak self] in
             guard let self else { return }
             tokenPhase = .idle
             if let need = need(after: reason) { fetch(for: need) }
         }
-        tokenPhase = .planned(reason, timer: timer)
+        tokenPhase = .planned(reason, timer: timer, on: queue)
     }
 
     /// Drops a planned fetch (a fetch under way goes on).
     func cancelPlannedFetch() {
-        guard case .planned(_, let timer) = tokenPhase else { return }
-        timers.cancel(timer)
+        guard case .planned(_, let timer, let queue) = tokenPhase else { return }
+        queue.cancel(timer)
         tokenPhase = .idle
     }
 
@@ -179,7 +180,7 @@ extension CallSession {
     func userMismatch(in token: String?) -> String? {
         guard let token, let parsed = try? AgoraToken(parsing: token) else { return nil }
         do throws(TokenError) {
-            try parsed.validate(TokenCheck(user: configuration.user), now: Int64(configuration.unixTime().rounded(.down)))
+            try parsed.validate(TokenCheck(user: configuration.user), now: Int64(configuration.tokenUnixTime().rounded(.down)))
         } catch {
             switch error {
             case .uidMismatch, .crcMismatch(field: "uid"): return error.description

@@ -21,7 +21,11 @@ public final class CallSession {
             }
         }
         public var role: AgoraClientRole = .broadcaster
+        /// The overall deadline of one token request, on `networkClock`.
         public var requestTimeout: Duration = .seconds(10)
+        /// The network's clock, which a token request's deadline and the wait before retrying a failed one run on: the
+        /// real one, while `clock` may run fast or pause; nil: `clock`.
+        public var networkClock: (any Clock<Duration>)?
         /// The App ID: given, else the app's own server's, else learned from the first token.
         public var appID: String?
         /// The App Certificate the engine checks signatures with: given, else the app's own server's, else unchecked.
@@ -32,9 +36,17 @@ public final class CallSession {
         public var seed: UInt64 = 0
         public var clock: any Clock<Duration> = ContinuousClock()
         public var unixTime: @Sendable () -> Double = { Date().timeIntervalSince1970 }
+        /// The wall the call's tokens are made on: `unixTime`'s, or a real one `clock` has left (`TokenWall`).
+        public var tokenWall = TokenWall.call
         public var engine = EngineInstance.own
 
         public init() {}
+
+        /// Seconds since 1970 on the wall the call's tokens are checked against (`TokenWall`).
+        public var tokenUnixTime: @Sendable () -> Double {
+            let (wall, unixTime) = (tokenWall, unixTime)
+            return { wall.unixTime(call: unixTime()) }
+        }
     }
 
     /// How the session gets its engine.
@@ -68,6 +80,8 @@ public final class CallSession {
     var stopping = false
 
     let timers: TimerQueue
+    /// Timers on the network's clock (`Configuration.networkClock`): retries after a failed fetch.
+    let networkTimers: TimerQueue
     private let continuation: AsyncStream<SessionEvent>.Continuation
     var cache: TokenCache?
     var tokenPhase = TokenPhase.idle
@@ -94,6 +108,7 @@ public final class CallSession {
         renewMethod = configuration.renewMethod
         autoRenew = configuration.autoRenew
         timers = TimerQueue(clock: configuration.clock)
+        networkTimers = configuration.networkClock.map { TimerQueue(clock: $0) } ?? timers
         (events, continuation) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
     }
 
@@ -110,8 +125,9 @@ public final class CallSession {
             }
             var policy = TokenCache.Policy()
             policy.deadline = configuration.requestTimeout
+            policy.networkClock = configuration.networkClock
             cache = TokenCache(provider: source.provider, request: tokenRequest, policy: policy, clock: configuration.clock,
-                               unixTime: configuration.unixTime)
+                               unixTime: configuration.tokenUnixTime)
         case .byHand:
             emit(.note("no token server: each next token is pasted by hand"))
         }
@@ -129,8 +145,9 @@ public final class CallSession {
     /// Makes the engine once the App ID is known (given, embedded, or from the first token).
     func makeEngine(appID: String) -> AgoraRtcEngineKit {
         if let engine { return engine }
-        let simulation = Simulation(appCertificate: certificate, clock: configuration.clock, unixTime: configuration.unixTime,
+        var simulation = Simulation(appCertificate: certificate, clock: configuration.clock, unixTime: configuration.unixTime,
                                     seed: configuration.seed, remoteUsers: configuration.remoteUsers)
+        simulation.tokenWall = configuration.tokenWall
         let config = AgoraRtcEngineConfig(appId: appID, simulation: simulation)
         let engine = switch configuration.engine {
         case .shared: AgoraRtcEngineKit.sharedEngine(with: config, delegate: self)
@@ -199,6 +216,12 @@ public final class CallSession {
 
     /// The session's clock time since it started.
     public var now: Duration { timers.now }
+
+    /// Where `expiresAt`, written in `token`, falls on the call's wall, the token arriving now.
+    func callTime(of expiresAt: Int64, in token: String) -> Int64 {
+        guard let parsed = try? AgoraToken(parsing: token) else { return expiresAt }
+        return Int64(configuration.tokenWall.callTime(of: expiresAt, in: parsed, arrivingAt: configuration.unixTime()).rounded(.down))
+    }
 
     func emit(_ kind: SessionEvent.Kind) {
         guard !ended || { if case .sessionEnded = kind { true } else { false } }() else { return }

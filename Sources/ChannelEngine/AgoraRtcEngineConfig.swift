@@ -36,6 +36,8 @@ public struct Simulation: Sendable {
     public var clock: any Clock<Duration>
     /// Seconds since 1970, read once when a token is accepted to place its expiry on `clock`.
     public var unixTime: @Sendable () -> Double
+    /// The wall the call's tokens are made on: `unixTime`'s, or a real one the call's clock has left.
+    public var tokenWall = TokenWall.call
     /// Everything random (remote users, assigned uids) follows from it.
     public var seed: UInt64
     /// Remote users already in or arriving in each channel.

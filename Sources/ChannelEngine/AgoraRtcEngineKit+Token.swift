@@ -81,15 +81,16 @@ extension AgoraRtcEngineKit {
         }
     }
 
-    /// Checks a token with `TokenRejection.check` (the rules the hub applies too) and places its expiry on the
-    /// engine's clock.
+    /// Checks a token with `TokenRejection.check` (the rules the hub applies too) against the wall it was made on, and
+    /// places its expiry on the engine's clock (`TokenWall`).
     func evaluate(_ token: String?, for channel: Channel) -> Result<AcceptedToken, TokenRejection> {
         let certificate = config.simulation.appCertificate
         let unixNow = config.simulation.unixTime()
+        let wall = config.simulation.tokenWall
         let user = channel.account.map(RTCUser.account) ?? .uid(UInt32(channel.connection.localUid))
         let parsed: AgoraToken
         switch TokenRejection.check(token, appId: appId, appCertificate: certificate, channel: channel.connection.channelId,
-                                    user: user, unixNow: unixNow) {
+                                    user: user, unixNow: wall.unixTime(call: unixNow)) {
         case .failure(let rejection): return .failure(rejection)
         case .success(nil): return .success(AcceptedToken(token: nil, expiresAt: nil, expiry: nil))
         case .success(let accepted?): parsed = accepted
@@ -98,9 +99,9 @@ extension AgoraRtcEngineKit {
             saidSignatureNotChecked = true
             emit(.simulatorNotice(.signatureNotChecked), on: channel)
         }
-        let expiresAt = parsed.joinDeadline
-        let expiry = timers.now + .milliseconds(Int64(((Double(expiresAt) - unixNow) * 1000).rounded()))
-        return .success(AcceptedToken(token: token, expiresAt: expiresAt, expiry: expiry))
+        let end = wall.callTime(of: parsed.joinDeadline, in: parsed, arrivingAt: unixNow)
+        let expiry = timers.now + .milliseconds(Int64(((end - unixNow) * 1000).rounded()))
+        return .success(AcceptedToken(token: token, expiresAt: Int64(end.rounded(.down)), expiry: expiry))
     }
 
     /// Makes `accepted` the connection's token: cancels the old token's timers and sets will-expire and

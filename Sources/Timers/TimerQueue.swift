@@ -3,8 +3,9 @@ import Synchronization
 /// Timers on one injected clock, run on the main actor in deadline order (ties in the order scheduled).
 /// Timers can be scheduled and cancelled from any thread.
 ///
-/// On a real clock one task sleeps until the earliest deadline. On a `SteppedClock` (a test's manual clock)
-/// no task is involved: the clock calls `fireDue()` itself as it passes each deadline, so tests are exact.
+/// On a real clock one task sleeps until the earliest deadline. On a `SteppedClock` (a test's manual clock), or a
+/// `ScaledClock` on one, no task is involved: the clock calls `fireDue()` itself as it passes each deadline, so tests are
+/// exact.
 public final class TimerQueue: Sendable {
     public struct ID: Hashable, Sendable { fileprivate let value: UInt64 }
 
@@ -29,12 +30,9 @@ public final class TimerQueue: Sendable {
     @MainActor
     public init(clock: any Clock<Duration>) {
         self.clock = ElapsedClock(clock)
-        if let stepped = clock as? any SteppedClock {
-            isStepped = true
-            stepped.register(self)
-        } else {
-            isStepped = false
-        }
+        let stepped = clock as? any SteppedClock, scaled = clock as? ScaledClock
+        isStepped = stepped != nil || scaled?.isStepped == true
+        if let stepped { stepped.register(self) } else { scaled?.register(self) }
     }
 
     /// Time since this queue was made, on its clock.

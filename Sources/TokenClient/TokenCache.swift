@@ -3,13 +3,17 @@ import Timers
 
 /// Caches one token for one request: serves it until a soft margin before its end, refreshes early in the
 /// background, never hands out an expired one, shares one fetch among all who wait, and backs off after a
-/// failure. Every time it reads comes from the injected clock.
+/// failure. Every time it reads comes from the injected clocks: the cache's for a token's life, the network's for a
+/// fetch's deadline and backoff.
 public actor TokenCache {
     public struct Policy: Sendable {
         /// Refresh this long before the end (halved lifetime for short tokens).
         public var refreshMargin: Duration = .seconds(60)
         /// A fetch that takes longer is cancelled and fails with `timeout`.
         public var deadline: Duration = .seconds(10)
+        /// The network's clock, when not the cache's: a fetch's deadline and the backoff after a failure run on it, at
+        /// real speed while the cache's clock runs fast or pauses (`join --speed`).
+        public var networkClock: (any Clock<Duration>)?
         public var backoffBase: Duration = .seconds(1)
         public var backoffCap: Duration = .seconds(30)
         /// A factor in 0.5...1 applied to each backoff.
@@ -28,6 +32,7 @@ public actor TokenCache {
     public nonisolated let request: TokenRequest
     private let policy: Policy
     private let clock: ElapsedClock
+    private let network: ElapsedClock
     private let unixTime: @Sendable () -> Double
     private var current: Entry?
     private var inflight: Task<Void, Never>?
@@ -45,6 +50,7 @@ public actor TokenCache {
         self.request = request
         self.policy = policy
         self.clock = ElapsedClock(clock)
+        network = policy.networkClock.map { ElapsedClock($0) } ?? self.clock
         self.unixTime = unixTime
     }
 
@@ -55,11 +61,11 @@ public actor TokenCache {
     public func token(validFor minimum: Duration = .zero) async throws -> FetchedToken {
         let now = clock.now()
         if let current, current.expiry - now > minimum {
-            if now >= current.refreshAt { refreshIfAllowed(now: now) }
+            if now >= current.refreshAt { refreshIfAllowed() }
             return current.fetched
         }
         if inflight == nil {
-            if let failure, now < failure.retryAt { throw failure.error }
+            if let failure, network.now() < failure.retryAt { throw failure.error }
             startFetch()
         }
         return try await waitForFetch()
@@ -68,7 +74,7 @@ public actor TokenCache {
     /// Time until the next fetch may start after a failure; nil when nothing holds it back.
     public func retryDelay() -> Duration? {
         guard let failure else { return nil }
-        let left = failure.retryAt - clock.now()
+        let left = failure.retryAt - network.now()
         return left > .zero ? left : nil
     }
 
@@ -85,9 +91,9 @@ public actor TokenCache {
     /// The cached token, if any, without fetching.
     public var cached: FetchedToken? { current?.fetched }
 
-    private func refreshIfAllowed(now: Duration) {
+    private func refreshIfAllowed() {
         guard inflight == nil else { return }
-        if let failure, now < failure.retryAt { return }
+        if let failure, network.now() < failure.retryAt { return }
         startFetch()
     }
 
@@ -95,11 +101,12 @@ public actor TokenCache {
         fetchCount += 1
         let startedAt = clock.now()
         let startedUnix = unixTime()
-        let (provider, request, clock, deadline) = (provider, request, clock, policy.deadline)
+        let (provider, request, network, deadline) = (provider, request, network, policy.deadline)
+        let until = network.now() + deadline
         inflight = Task {
             let result: Result<FetchedToken, TokenClientError>
             do {
-                result = .success(try await Self.fetch(provider, request, clock: clock, until: startedAt + deadline, limit: deadline))
+                result = .success(try await Self.fetch(provider, request, clock: network, until: until, limit: deadline))
             } catch let error as TokenClientError {
                 result = .failure(error)
             } catch {
@@ -135,7 +142,6 @@ public actor TokenCache {
 
     private func finish(_ result: Result<FetchedToken, TokenClientError>, startedAt: Duration, startedUnix: Double) {
         inflight = nil
-        let now = clock.now()
         switch result {
         case .success(let fetched):
             let expiry = startedAt + .milliseconds(Int64(((Double(fetched.expiresAt) - startedUnix) * 1000).rounded(.down)))
@@ -149,7 +155,7 @@ public actor TokenCache {
             failures += 1
             var delay = min(policy.backoffCap, policy.backoffBase * (1 << min(failures - 1, 20))) * policy.jitter()
             if let asked = error.requestedWait { delay = max(delay, asked) }
-            failure = (error, now + delay)
+            failure = (error, network.now() + delay)
             resumeWaiters(with: .failure(error))
         }
     }

@@ -38,8 +38,8 @@ enum JoinCommand {
         .value("remote-users", "N", help: "simulated remote users, 0...16", default: "2"),
         .value("seed", "N", help: "seed of the simulation; the same seed gives the same call", otherwise: "random"),
         .value("duration", "SECONDS", help: "leave and exit after this long, in the call's time"),
-        .value("speed", "N", help: "run the call N times as fast, 1...3600 (embedded token server only): at 3600 a 24 h token lives 24 s",
-               default: "1"),
+        .value("speed", "N", help: "run the call N times as fast, 1...3600 (< and > change it, space pauses): at 3600 a 24 h token "
+               + "lives 24 s; a token from --token-url or --token lives its lifetime from when it arrives", default: "1"),
         .flag("json", help: "one JSON object per event (fields in Docs/events.md); implies --headless"),
         .flag("headless", help: "print events instead of opening the call screen"),
         .value("fps", "N", help: "frames per second of the call screen, 1...60", default: "15"),
@@ -117,23 +117,25 @@ enum JoinCommand {
         } else {
             .embedded(tokenLifetime: lifetime, mistake: try MisconfigureOption.read(args))
         }
-        try runFast(&config, args, server: server)
+        try callClock(&config, args, server: server)
         return (config, server)
     }
 
-    /// Puts the session, its engine and the embedded server on one clock `--speed` times as fast as the real one.
-    /// A token request's deadline stays in real seconds: the network does not speed up.
-    static func runFast(_ config: inout CallSession.Configuration, _ args: Invocation, server: TokenServerChoice) throws(UsageError) {
+    /// Puts the call — the session, its engine, the embedded server — on one clock that starts at `--speed` and whose
+    /// speed `<`, `>` and space change. Tokens from outside (`--token-url`, `--token`) are made on the real clock: such a
+    /// call runs on the call clock only when `--speed` is given, each token then living its lifetime of the call's time
+    /// from when it arrives (`TokenWall.real`). A token request's deadline and the backoff after a failed one stay in real
+    /// seconds: the network does not speed up.
+    static func callClock(_ config: inout CallSession.Configuration, _ args: Invocation, server: TokenServerChoice) throws(UsageError) {
         let speed: Int = try args.integer("speed", in: ScaledClock.speeds)
-        guard speed > 1 else { return }
-        guard case .embedded = server else {
-            throw args.error("--speed runs the call with the embedded token server only, whose tokens are made on the call's clock; "
-                             + "drop --token-url and --token, or --speed")
-        }
-        let clock = ScaledClock(speed: speed, unixTime: config.unixTime())
+        let embedded = if case .embedded = server { true } else { false }
+        guard embedded || args.has("speed") else { return }
+        let realUnixTime = config.unixTime
+        let clock = ScaledClock(speed: speed, unixTime: realUnixTime())
         config.clock = clock
         config.unixTime = { clock.unixTime }
-        config.requestTimeout *= speed
+        config.networkClock = ContinuousClock()
+        if !embedded { config.tokenWall = .real(unixTime: realUnixTime) }
     }
 
     /// The request shape, checked against the options only `join` has.
@@ -156,7 +158,7 @@ enum JoinCommand {
         switch choice {
         case .url(let url, let shape, let bearer, let lifetime, let first):
             let provider = HTTPTokenProvider(url: url, shape: shape, requestedLifetime: lifetime, bearer: bearer, transport: transport,
-                                             unixTime: config.unixTime)
+                                             unixTime: config.tokenUnixTime)
             return (.server(TokenSource(provider: provider, url: url), first: first), {})
         case .byHand(let token):
             return (.byHand(latest: token), {})

@@ -2,6 +2,7 @@ import Arguments
 import CallScreen
 import CallSession
 import Recording
+import Timers
 
 /// `tokencall replay FILE`: a recording of `join --record` on the call screen, or its events printed again.
 enum ReplayCommand {
@@ -23,7 +24,7 @@ enum ReplayCommand {
 
     @MainActor
     static func run(_ args: Invocation) async throws(UsageError) -> Int32 {
-        let speed: Int = try args.integer("speed", in: ReplayClock.speeds)
+        let speed: Int = try args.integer("speed", in: ScaledClock.speeds)
         let fps: Int = try args.integer("fps", in: 1...60)
         let headless = args.has("headless") || args.has("json")
         let recording: Recording
@@ -45,9 +46,8 @@ enum ReplayCommand {
         let call = recording.header.call
         let state = ScreenState(channel: call.channel, uid: call.uid, account: call.account, role: call.role, tokenServer: call.tokenServer,
                                 renewMethod: call.renewMethod, autoRenew: call.autoRenew)
-        let wall = ContinuousClock(), start = wall.now
         let app = ReplayScreenApp(track: ReplayTrack(events: recording.events, started: recording.header.started), state: state,
-                                  clock: ReplayClock(speed: speed) { wall.now - start }, presenter: presenter, fps: fps)
+                                  clock: ScaledClock(speed: speed, unixTime: recording.header.started), presenter: presenter, fps: fps)
         let signals = StopSignals.onMain { app.quit() }
         defer { signals.forEach { $0.cancel() } }
         return await app.run()

@@ -11,6 +11,7 @@ private func key(_ scalar: Unicode.Scalar) -> Int32 { Int32(UInt8(ascii: scalar)
         ("a", .session(.toggleAutoRenew)), ("m", .session(.nextRenewMethod)), ("c", .session(.switchRole)),
         ("+", .session(.addUser)), ("=", .session(.addUser)), ("-", .session(.removeUser)), ("i", .session(.toggleNetwork)),
         ("s", .session(.toggleServer)), ("e", .session(.expire)), ("x", .session(.cycleMistake)), ("t", .timeline), ("?", .help), ("q", .quit), ("\u{03}", .quit),
+        ("<", .clock(.slower)), (",", .clock(.slower)), (">", .clock(.faster)), (".", .clock(.faster)), (" ", .clock(.pause)),
     ] as [(Unicode.Scalar, KeyCommand)])
     func eachKeyHasItsCommand(scalar: Unicode.Scalar, command: KeyCommand) {
         #expect(KeyCommand(key: key(scalar)) == command)
@@ -22,7 +23,7 @@ private func key(_ scalar: Unicode.Scalar) -> Int32 { Int32(UInt8(ascii: scalar)
 
     @Test func anUnknownKeyIsNamedForTheLog() {
         #expect(KeyCommand(key: key("z")) == .unknown("'z'"))
-        #expect(KeyCommand(key: key(" ")) == .unknown("' '"))
+        #expect(KeyCommand(key: key("~")) == .unknown("'~'"))
         #expect(KeyCommand(key: key("\u{7F}")) == .unknown("code 127"))
         #expect(KeyCommand(key: KEY_F0 + 1) == .unknown("code \(KEY_F0 + 1)"))
     }

@@ -131,11 +131,28 @@ func assertSnapshot(text: String, _ file: String, sourceLocation: SourceLocation
         #expect(failed.contains("tokenFetchFailed"))
     }
 
-    @Test func aFastCallShowsItsSpeedInTheHeader() {
+    @Test func aFastCallShowsItsSpeedInTheHeaderAndAPausedOneSaysSo() throws {
         var s = state("connected")
         #expect(render(s, 120, 40).lines[0].hasPrefix(" tokencall | channel test"))
-        s.speed = 3600
+        s.clock = .running(speed: 3600)
         #expect(render(s, 120, 40).lines[0].hasPrefix(" tokencall 3600x | channel test"))
+        s.clock = .paused(speed: 1)
+        let paused = render(s, 120, 40)
+        try assertSnapshot(paused, "call-paused-120x40")
+        #expect(paused.lines[0].hasPrefix(" tokencall 1x paused | channel test"))
+    }
+
+    @Test func theSpeedKeysOfACallAreInItsHelpEvenOnTheSmallestScreen() {
+        var s = state("connected")
+        s.showHelp = true
+        let help = render(s, 120, 40).text
+        #expect(help.contains("< / >     halve / double the speed of time (1x to 3600x)"))
+        #expect(help.contains("space     pause / resume time"))
+        let small = render(s, ScreenRenderer.minimumWidth, ScreenRenderer.minimumHeight).text
+        for binding in KeyBinding.table(.call) {
+            guard let keys = binding.help?.keys else { continue }
+            #expect(small.contains(" " + keys.padding(toLength: 10, withPad: " ", startingAt: 0)), "\(keys) at 60x20:\n\(small)")
+        }
     }
 
     @Test func aReplayShowsItsSpeedAndOffersOnlyItsOwnKeys() throws {
@@ -147,7 +164,7 @@ func assertSnapshot(text: String, _ file: String, sourceLocation: SourceLocation
         #expect(grid.lines.last?.trimmingCharacters(in: .whitespaces) == "? help  q quit  t timeline  </> speed  space pause")
         s.showHelp = true
         let help = render(s, 120, 40).text
-        #expect(help.contains("space     pause / resume the replay"))
+        #expect(help.contains("space     pause / resume time"))
         #expect(!help.contains("join the channel") && !help.contains("paste the next token"), "no call keys in a replay")
         s.mode = .replay(speed: 3600, phase: .ended)
         #expect(render(s, 120, 40).lines[0].hasPrefix(" tokencall replay ended |"))

@@ -12,17 +12,22 @@ func serverToken(channel: String = "test", user: RTCUser = .uid(0), role: RTCRol
                               user: user, role: role, tokenExpire: lifetime, privilegeExpire: lifetime, issuedAt: issuedAt, salt: salt)
 }
 
-/// Tokens made in the process as a token server makes them, at the manual clock's wall time, with the switch of an
+/// Tokens made in the process as a token server makes them, at a wall time (the manual clock's), with the switch of an
 /// app's own server: stopped, it refuses as a stopped server does.
 final class LocalTokenServer: TokenProvider, Sendable {
     let lifetime: UInt32
-    let clock: ManualClock
+    /// The wall its tokens are made on.
+    private let unixTime: @Sendable () -> Double
     private let running = Mutex(true)
     private let calls = Mutex(0)
 
-    init(lifetime: UInt32 = 40, clock: ManualClock) {
+    convenience init(lifetime: UInt32 = 40, clock: ManualClock) {
+        self.init(lifetime: lifetime) { clock.unixTime }
+    }
+
+    init(lifetime: UInt32 = 40, unixTime: @escaping @Sendable () -> Double) {
         self.lifetime = lifetime
-        self.clock = clock
+        self.unixTime = unixTime
     }
 
     var fetchCount: Int { calls.withLock { $0 } }
@@ -33,7 +38,7 @@ final class LocalTokenServer: TokenProvider, Sendable {
             return count
         }
         guard running.withLock({ $0 }) else { throw TokenClientError.transport("connection refused") }
-        let issued = UInt32(clock.unixTime)
+        let issued = UInt32(unixTime())
         let token = try serverToken(channel: request.channel, user: request.user, role: request.role, lifetime: lifetime,
                                     issuedAt: issued, salt: UInt32(call))
         return FetchedToken(token: token, expiresAt: Int64(issued) + Int64(lifetime))

@@ -1,3 +1,4 @@
+import Synchronization
 import Testing
 import TestSupport
 import Timers
@@ -35,19 +36,119 @@ struct ScaledClockTests {
     }
 
     @Test func aTimerQueueOnItFiresAtItsDeadlineInCallTime() async {
-        let base = ManualClock()
-        let queue = TimerQueue(clock: ScaledClock(speed: 3600, base: base, unixTime: 0))
-        var firedAt: Duration?
-        queue.schedule(after: .seconds(86_370)) { firedAt = queue.now }
-        #expect(await base.waitForSleepers())
-        await base.advance(by: .milliseconds(23_990))
-        #expect(firedAt == nil)
-        await base.advance(by: .milliseconds(2))
-        #expect(firedAt.map { $0 >= .seconds(86_370) && $0 < .seconds(86_400) } == true, "fired at \(String(describing: firedAt))")
+        let timer = OneTimer(speed: 3600, after: .seconds(86_370))
+        await timer.base.advance(by: .milliseconds(23_990))
+        #expect(timer.firedAt == nil)
+        await timer.base.advance(by: .milliseconds(2))
+        #expect(timer.firedAt.map { $0 >= .seconds(86_370) && $0 < .seconds(86_400) } == true, "fired at \(String(describing: timer.firedAt))")
     }
 
     @Test func speedsOutsideTheRangeAreBroughtIntoIt() {
         #expect(ScaledClock(speed: 0, unixTime: 0).speed == 1)
         #expect(ScaledClock(speed: 10_000, unixTime: 0).speed == 3600)
+    }
+
+    @Test func theSpeedKeysHalveAndDoubleWithinOneTo3600AndSpacePausesAndResumes() {
+        let clock = ScaledClock(speed: 3600, unixTime: 0)
+        #expect(clock.perform(.faster) == .running(speed: 3600))
+        for _ in 0..<20 { clock.perform(.slower) }
+        #expect(clock.phase == .running(speed: 1))
+        #expect(clock.perform(.faster) == .running(speed: 2))
+        #expect(clock.perform(.pause) == .paused(speed: 2))
+        #expect(clock.perform(.faster) == .paused(speed: 4), "the speed changes while paused, for when it resumes")
+        #expect(clock.perform(.pause) == .running(speed: 4))
+    }
+
+    @Test func timeMovesAtEachSpeedInTurnAndStandsStillWhilePaused() async {
+        let base = ManualClock()
+        let clock = ScaledClock(speed: 4, base: base, unixTime: 1_000)
+        let copy = clock
+        await base.advance(by: .seconds(2))
+        #expect(clock.now.offset == .seconds(8))
+        copy.perform(.pause)
+        await base.advance(by: .seconds(10))
+        #expect(clock.now.offset == .seconds(8), "a copy shares the pace")
+        #expect(clock.unixTime == 1_008)
+        clock.perform(.pause)
+        clock.perform(.faster)
+        await base.advance(by: .seconds(1))
+        #expect(clock.now.offset == .seconds(16))
+    }
+
+    /// The case: a warning due in an hour at 1x comes at its time after the switch to 3600x.
+    @Test func aTimerPlannedAt1xFiresAtItsTimeAfterTheSwitchTo3600x() async {
+        let timer = OneTimer(speed: 1, after: .seconds(3600))
+        let (base, clock) = (timer.base, timer.clock)
+        await base.advance(by: .seconds(600))
+        #expect(timer.firedAt == nil)
+        while clock.speed < 3600 { clock.perform(.faster) }
+        // 3000 s of the call's time are left: 0.8334 s of the base clock at 3600x.
+        await base.advance(by: .milliseconds(833))
+        #expect(timer.firedAt == nil, "fired at \(String(describing: timer.firedAt)), before its time")
+        await base.advance(by: .milliseconds(1))
+        // At its deadline: the base wakes at the attosecond that reaches it.
+        #expect(timer.firedAt.map { $0 >= .seconds(3600) && $0 < .seconds(3600) + .microseconds(1) } == true, "fired at \(String(describing: timer.firedAt))")
+    }
+
+    @Test func aPausedClockFiresNoTimerAndResumingGoesOnFromWhereItStood() async throws {
+        let timer = OneTimer(speed: 60, after: .seconds(120))
+        let (base, clock) = (timer.base, timer.clock)
+        await base.advance(by: .seconds(1))
+        clock.perform(.pause)
+        await base.advance(by: .seconds(3600))
+        #expect(timer.firedAt == nil, "an hour of the base clock passed while paused")
+        #expect(clock.now.offset == .seconds(60))
+        clock.perform(.pause)
+        await base.advance(by: .milliseconds(999))
+        #expect(timer.firedAt == nil)
+        await base.advance(by: .milliseconds(1))
+        #expect(timer.firedAt == .seconds(120))
+    }
+
+    /// What sleeps on the clock itself (not through a timer queue) is planned again at each change too.
+    @Test func aSleeperNeverWakesWhilePausedAndWakesEarlierAfterASpeedUp() async throws {
+        let base = ManualClock()
+        let clock = ScaledClock(speed: 1, base: base, unixTime: 0)
+        let woke = Mutex<Duration?>(nil)
+        Task {
+            try await clock.sleep(until: .init(offset: .seconds(3600)))
+            woke.withLock { $0 = clock.now.offset }
+        }
+        #expect(await base.waitForSleepers())
+        clock.perform(.pause)
+        await base.advance(by: .seconds(7200))
+        #expect(woke.withLock { $0 } == nil, "two hours of the base clock passed while paused")
+        clock.perform(.pause)
+        while clock.speed < 3600 { clock.perform(.faster) }
+        #expect(await base.waitForSleepers())
+        // Asleep on the base until 1 s from now, not until the hour it planned at 1x.
+        await base.advance(by: .seconds(1))
+        #expect(await eventually { woke.withLock { $0 } != nil })
+        #expect(woke.withLock { $0 } == .seconds(3600))
+    }
+
+    @Test func aSleeperCancelledWhilePausedEnds() async {
+        let base = ManualClock()
+        let clock = ScaledClock(speed: 1, base: base, unixTime: 0)
+        clock.perform(.pause)
+        let sleeper = Task { try await clock.sleep(until: .init(offset: .seconds(1))) }
+        await base.settle()
+        sleeper.cancel()
+        await #expect(throws: CancellationError.self) { try await sleeper.value }
+    }
+}
+
+/// One timer on a queue on a scaled clock over the manual clock, and when it fired, in the scaled clock's time.
+@MainActor
+private final class OneTimer {
+    let base = ManualClock()
+    let clock: ScaledClock
+    private(set) var firedAt: Duration?
+    private let queue: TimerQueue
+
+    init(speed: Int, after delay: Duration) {
+        clock = ScaledClock(speed: speed, base: base, unixTime: 0)
+        queue = TimerQueue(clock: clock)
+        queue.schedule(after: delay) { [unowned self] in firedAt = queue.now }
     }
 }

@@ -97,6 +97,29 @@ final class TmuxScreen {
         screen.waitFor("EXIT=0")
     }
 
+    /// A call started at 1x sped up to 3600x with `>`: its hour-long token warns and is renewed at once; space pauses it.
+    @Test func aPersonSpeedsUpALiveCallAndPausesIt() throws {
+        try #require(tmuxAvailable, "tmux is needed; make deps installs it")
+        let screen = try TmuxScreen.tokencall("--token-lifetime 3600 --seed 2")
+        screen.waitFor("● connected")
+        screen.waitFor("expires in 59:")
+        try screen.press(">")
+        screen.waitFor("tokencall 2x │")
+        for _ in 0..<11 { try screen.press(">") }
+        screen.waitFor("tokencall 3600x │")
+        screen.waitFor("tokenPrivilegeWillExpire")
+        screen.waitFor("tokenRenewed")
+        try screen.press(" ")
+        screen.waitFor("tokencall 3600x paused │")
+        screen.waitFor("time: paused (at 3600x)")
+        try screen.press(",")
+        screen.waitFor("tokencall 1800x paused │")
+        try screen.press(" ")
+        screen.waitFor("tokencall 1800x │")
+        try screen.press("q")
+        screen.waitFor("EXIT=0")
+    }
+
     @Test func anAccountJoinShowsTheAccountAndTheUidTheEngineGaveIt() throws {
         try #require(tmuxAvailable, "tmux is needed; make deps installs it")
         let screen = try TmuxScreen.tokencall("--account alice --remote-users 1 --seed 6")

@@ -203,9 +203,36 @@ import Testing
         #expect(try time(of: "sessionEnded") >= 90_000)
     }
 
-    @Test(arguments: [["--speed", "0"], ["--speed", "3601"], ["--speed", "fast"],
-                      ["--speed", "60", "--token-url", "http://127.0.0.1:9/token"], ["--speed", "60", "--token", "007abc"]])
-    func aSpeedOutsideTheRangeOrWithAnotherTokenSourceIsAUsageError(arguments: [String]) throws {
+    /// `tokencall serve` makes its tokens on the real clock; at 60x each lives its two minutes of the call's time from when
+    /// it arrives, so every token warns 90 s of call time after it was taken. (Without the rule, the call's wall would be
+    /// a minute and more ahead of the server's by the first renewal, and its tokens would warn as soon as taken.)
+    @Test func tokensFromTheUsersServerLiveTheirLifetimeOfCallTimeFromWhenTheyArrive() throws {
+        let (server, _, url, _) = try TokenCallProcess.serve(appID: TestCredentials.appID, certificate: TestCredentials.certificate,
+                                                             ["--quiet", "--token-lifetime", "120"])
+        defer { server.terminate(); server.waitUntilExit() }
+        let result = try TokenCallProcess.run(["join", "--json", "--speed", "60", "--duration", "400", "--seed", "3", "--remote-users", "0",
+                                               "--token-url", url.absoluteString, "--app-id", TestCredentials.appID,
+                                               "--app-certificate", TestCredentials.certificate], limit: .seconds(60))
+        #expect(result.status == 0, "\(result.stderr)")
+        let objects = result.stdout.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        func times(_ matching: ([String: Any]) -> Bool) -> [Double] {
+            objects.filter(matching).compactMap { ($0["t"] as? NSNumber)?.doubleValue }
+        }
+        let accepted = times { $0["notice"] as? String == "tokenAccepted" }
+        let warned = times { $0["event"] as? String == "tokenPrivilegeWillExpire" }
+        #expect(times { $0["event"] as? String == "tokenFetchFailed" }.isEmpty, "\(result.stdout.suffix(2000))")
+        #expect(times { $0["event"] as? String == "tokenRenewed" }.count >= 2, "\(result.stdout.suffix(2000))")
+        #expect(accepted.count >= 3 && warned.count >= 3, "\(result.stdout.suffix(2000))")
+        // Events are delivered as soon as the main actor is free: 10 ms late is 0.6 s of call time at 60x.
+        for (taken, warning) in zip(accepted, warned) {
+            #expect((85...95).contains(warning - taken), "accepted at \(taken), warned at \(warning) s")
+        }
+    }
+
+    @Test(arguments: [["--speed", "0"], ["--speed", "3601"], ["--speed", "fast"]])
+    func aSpeedOutsideTheRangeIsAUsageError(arguments: [String]) throws {
         let result = try TokenCallProcess.run(["join", "--headless", "--duration", "1"] + arguments)
         #expect(result.status == 64, "\(result.stdout)")
         #expect(result.stderr.contains("--speed"), "\(result.stderr)")

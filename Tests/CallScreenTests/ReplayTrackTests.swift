@@ -1,51 +1,18 @@
 import CallSession
 import ChannelEngine
-import Synchronization
 import Testing
 @testable import CallScreen
 
-/// A wall clock a test moves by hand.
-private final class HandClock: Sendable {
-    private let time = Mutex(Duration.zero)
-    var now: Duration { time.withLock { $0 } }
-    func advance(by duration: Duration) { time.withLock { $0 += duration } }
-}
-
-@Suite struct ReplayClockTests {
-    @Test func thePositionMovesAtTheSpeedAndStandsStillWhilePaused() {
-        let wall = HandClock()
-        let clock = ReplayClock(speed: 4) { wall.now }
-        wall.advance(by: .seconds(2))
-        #expect(clock.position == .seconds(8))
-        clock.perform(.pause)
-        wall.advance(by: .seconds(10))
-        #expect(clock.position == .seconds(8))
-        #expect(clock.wallTime(until: .seconds(20)) == nil, "a paused replay waits for no time")
-        clock.perform(.pause)
-        clock.perform(.faster)
-        wall.advance(by: .seconds(1))
-        #expect(clock.position == .seconds(16))
-        #expect(clock.wallTime(until: .seconds(20)) == .milliseconds(500))
-    }
-
-    @Test func theSpeedHalvesAndDoublesWithinOneTo3600() {
-        let clock = ReplayClock(speed: 9000) { .zero }
-        #expect(clock.setting.speed == 3600)
-        clock.perform(.faster)
-        #expect(clock.setting.speed == 3600)
-        for _ in 0..<20 { clock.perform(.slower) }
-        #expect(clock.setting.speed == 1)
-        clock.perform(.faster)
-        #expect(clock.setting.speed == 2)
-    }
-
-    @Test func theReplayKeysWorkOnlyInAReplayAndTheCallKeysOnlyInACall() {
+@Suite struct ReplayTrackTests {
+    @Test func theSpeedKeysWorkInACallAndAReplayAndTheCallKeysOnlyInACall() {
         let space = Int32(UInt8(ascii: " ")), less = Int32(UInt8(ascii: "<")), join = Int32(UInt8(ascii: "j"))
-        #expect(KeyCommand(key: space, in: .replay) == .replay(.pause))
-        #expect(KeyCommand(key: less, in: .replay) == .replay(.slower))
-        #expect(KeyCommand(key: Int32(UInt8(ascii: ".")), in: .replay) == .replay(.faster))
+        for mode in [KeyBinding.Mode.call, .replay] {
+            #expect(KeyCommand(key: space, in: mode) == .clock(.pause))
+            #expect(KeyCommand(key: less, in: mode) == .clock(.slower))
+            #expect(KeyCommand(key: Int32(UInt8(ascii: ".")), in: mode) == .clock(.faster))
+        }
         #expect(KeyCommand(key: join, in: .replay) == .unknown("'j'"))
-        #expect(KeyCommand(key: less, in: .call) == .unknown("'<'"))
+        #expect(KeyCommand(key: join, in: .call) == .session(.join))
         #expect(KeyCommand(key: Int32(UInt8(ascii: "q")), in: .replay) == .quit)
     }
 

@@ -1,0 +1,115 @@
+import AccessToken
+import ChannelEngine
+import Foundation
+import TestSupport
+import Testing
+import Timers
+import TokenClient
+import TokenServer
+@testable import CallSession
+
+/// The call's clock as the call screen's `<`, `>` and space change it, and tokens from a server on another clock.
+@MainActor
+@Suite(.serialized) struct CallClockTests {
+    /// A session on a call clock over the manual clock (the network's, as `join` wires it), with a token server that
+    /// makes tokens on the call's clock (the embedded server's way).
+    private func callOnItsOwnClock(speed: Int = 1, tokenLifetime: UInt32 = 40) -> (SessionHarness, ScaledClock) {
+        let base = SessionHarness.makeClock()
+        let clock = ScaledClock(speed: speed, base: base, unixTime: base.unixTime)
+        let server = LocalTokenServer(lifetime: tokenLifetime) { clock.unixTime }
+        let h = SessionHarness(clock: base, source: server.source) { config in
+            config.clock = clock
+            config.unixTime = { clock.unixTime }
+            config.networkClock = base
+        }
+        return (h, clock)
+    }
+
+    @Test func pausingTheCallsClockStopsEveryTimerAndTheCountdownAndResumingGoesOn() async throws {
+        let (h, clock) = callOnItsOwnClock()
+        h.session.start()
+        await h.settle(until: { h.count("tokenFetched") == 1 })
+        await h.run(for: 2)
+        #expect(h.session.engine?.connectionState == .connected)
+        let expiresAt = try #require(h.session.engine?.tokenExpiresAt)
+        #expect(h.session.changeClock(.pause) == .paused(speed: 1))
+        await h.run(for: 0.25)
+        let left = Double(expiresAt) - clock.unixTime
+        let seen = h.events.count
+        await h.run(for: 600, step: 10)
+        #expect(h.events.count == seen, "ten minutes paused: no statistics, no warning, no expiry")
+        #expect(Double(expiresAt) - clock.unixTime == left, "the countdown stands still")
+        #expect(h.session.changeClock(.pause) == .running(speed: 1))
+        await h.run(for: 10)
+        let warned = try #require(h.first("tokenPrivilegeWillExpire"))
+        #expect(warned.time >= .seconds(10) && warned.time < .seconds(11), "40 s tokens warn 10 s into the call's time: \(warned.time)")
+        await h.settle(until: { h.count("tokenRenewed") == 1 })
+        #expect(h.count("requestToken") == 0)
+        #expect(h.events.contains { $0.kind == .note("time: paused (at 1x)") })
+    }
+
+    @Test func speedingUpACallBringsItsWarningSooner() async throws {
+        let (h, _) = callOnItsOwnClock()
+        h.session.start()
+        await h.settle(until: { h.count("tokenFetched") == 1 })
+        await h.run(for: 1)
+        for _ in 0..<3 { h.session.changeClock(.faster) }
+        #expect(h.session.clockPhase == .running(speed: 8))
+        // About 9 s of the call's time are left before the warning: about 1.15 s of real time at 8x.
+        await h.run(for: 1, step: 0.125)
+        #expect(h.count("tokenPrivilegeWillExpire") == 0)
+        await h.run(for: 0.5, step: 0.125)
+        #expect(h.count("tokenPrivilegeWillExpire") == 1)
+        #expect(h.events.contains { $0.kind == .note("time: 8x") })
+    }
+
+    /// The network does not speed up: a server that is down is asked again after the backoff in real time, not once a
+    /// backoff of the call's time at 3600x (a few hundred times a second).
+    @Test func aServerThatIsDownIsRetriedAfterTheBackoffInRealTimeHoweverFastTheCall() async throws {
+        let (h, _) = callOnItsOwnClock(speed: 3600, tokenLifetime: 86_400)
+        h.session.toggleTokenServer()
+        h.session.start()
+        await h.run(for: 3)
+        let retries = h.events.compactMap { if case .tokenFetchFailed(_, let retryIn) = $0.kind { retryIn } else { nil } }
+        #expect((2...4).contains(retries.count), "\(retries.count) failed fetches in 3 s of real time (3 h of the call's)")
+        #expect(retries.allSatisfy { $0 >= .milliseconds(500) }, "backoffs in real time: \(retries)")
+        h.session.toggleTokenServer()
+        await h.run(for: 6)
+        #expect(h.session.engine?.connectionState == .connected)
+    }
+
+    @Test func aCallOnTheRealClockSaysWhyItsSpeedCannotChange() {
+        let h = SessionHarness()
+        #expect(h.session.clockPhase == nil)
+        #expect(h.session.changeClock(.faster) == nil)
+        #expect(h.events.last?.noteText?.contains("start it with --speed N") == true)
+    }
+
+    /// The issue's rule for outside servers: a token made on the real clock lives its lifetime (expiry minus issue
+    /// time) of the call's time from when it arrives, however far the call's clock has run ahead of the server's.
+    @Test func aTokenFromAServerOnTheRealClockLivesItsLifetimeOfCallTime() async throws {
+        let lifetime: UInt32 = 3600
+        let server = try TokenServer(TokenServerConfig(port: 0, appID: TestCredentials.appID, appCertificate: TestCredentials.certificate,
+                                                       tokenLifetime: lifetime))
+        defer { server.stop() }
+        let real: @Sendable () -> Double = { Date().timeIntervalSince1970 }
+        let provider = HTTPTokenProvider(url: server.url, unixTime: real)
+        let clock = SessionHarness.makeClock()
+        let h = SessionHarness(clock: clock, source: TokenSource(provider: provider, url: server.url), loopback: true) { config in
+            config.tokenWall = .real(unixTime: real)
+            config.appCertificate = TestCredentials.certificate
+        }
+        h.session.start()
+        await h.settle(until: { h.count("tokenFetched") == 1 })
+        await h.run(for: 2)
+        let accepted = try #require(h.events.first { if case .engine(.simulatorNotice(.tokenAccepted)) = $0.kind { true } else { false } })
+        await h.run(for: Double(lifetime) - 33, step: 60)
+        #expect(h.count("tokenPrivilegeWillExpire") == 0)
+        await h.run(for: 5, step: 0.5)
+        let warned = try #require(h.first("tokenPrivilegeWillExpire"))
+        #expect(warned.time - accepted.time == .seconds(Int(lifetime) - 30), "warned \(warned.time - accepted.time) after it arrived")
+        await h.settle(until: { h.count("tokenRenewed") == 1 })
+        #expect(h.count("tokenRenewed") == 1, "a fresh token from the server, an hour of call time later: \(h.names().suffix(6))")
+        #expect(h.count("requestToken") == 0)
+    }
+}
