@@ -27,7 +27,7 @@ let package = Package(
         .target(name: "TokenServer", dependencies: ["AccessToken", "JSON", "PrintableText", "Sockets", "Timers", "WebSocket"]),
         .target(name: "TokenClient", dependencies: ["AccessToken", "JSON", "Timers"]),
         .target(name: "ChannelHub", dependencies: ["HubProtocol", "TokenServer", "ChannelEngine", "AccessToken", "PrintableText", "WebSocket"]),
-        .target(name: "CallSession", dependencies: ["ChannelEngine", "TokenClient", "AccessToken", "Timers", "PrintableText"]),
+        .target(name: "CallSession", dependencies: ["ChannelEngine", "HubProtocol", "TokenClient", "AccessToken", "Timers", "PrintableText"]),
         .target(name: "Recording", dependencies: ["CallSession", "ChannelEngine", "AccessToken", "JSON", "PrintableText", "Timers"]),
         .target(name: "CallScreen", dependencies: ["CallSession", "ChannelEngine", "AccessToken", "CNcurses", "PrintableText", "Timers", "TokenClient"]),
         .target(name: "TokenDoctor", dependencies: ["TokenClient", "AccessToken", "Timers", "PrintableText"]),

@@ -63,7 +63,7 @@ public final class CallScreenApp {
     /// Hands the state, the video sources and the clocks to the frame thread.
     private func publish() {
         let engine = session.engine
-        var sources: [UInt: VideoFrameSource] = [:]
+        var sources: [UInt: VideoPicture] = [:]
         for uid in [state.uid] + state.remotes.map(\.uid) {
             if let source = session.video(forUid: uid) { sources[uid] = source }
         }
@@ -114,7 +114,7 @@ public final class CallScreenApp {
 struct ScreenFeed: Sendable {
     var state: ScreenState
     /// Video of each user who has some, by uid.
-    var sources: [UInt: VideoFrameSource] = [:]
+    var sources: [UInt: VideoPicture] = [:]
     /// The engine's and the session's clocks at `publishedAt`; the frame thread moves them on by the time since.
     var engineTime: Duration = .zero
     var sessionTime: Duration = .zero

@@ -39,5 +39,6 @@ extension ScreenState {
         self.init(channel: config.channel, uid: uid, account: account, role: config.role, tokenServer: session.tokens.label,
                   renewMethod: config.renewMethod, autoRenew: config.autoRenew)
         speed = (config.clock as? ScaledClock)?.speed ?? 1
+        hub = config.hub.map { HubStatus(address: $0.address) }
     }
 }

@@ -26,5 +26,6 @@ extension AgoraRtcEngineKit {
             engine.queue = []
         }
         engine.flushHub()
+        engine.hub?.link.close()
     }
 }
