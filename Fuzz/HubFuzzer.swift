@@ -1,11 +1,12 @@
-// libFuzzer entry point for the hub's request reader.
+// libFuzzer entry point for the hub's request reader and its clients' notice reader.
 //
 // Built by Scripts/fuzz.sh together with Sources/HubProtocol/*.swift into one module named HubProtocol (with
 // Sources/JSON as an instrumented library). It is not part of the Swift package. The input is a text frame's
 // bytes: `HubRequest(json:)` must return a request or an error for anything, and a request, written again with
 // `json`, must read back as itself (what the client sends is what the hub reads). A video frame header check and
 // stamp run on the same bytes: a stamped frame keeps its length and everything but the uid; a frame a client can
-// read, encoded again, reads back as the same frame.
+// read, encoded again, reads back as the same frame. `HubNotice(json:)` reads the same text as a client would: a
+// notice, written again with `json`, must read back as itself (what the hub sends is what the client reads).
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
@@ -26,6 +27,13 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         if again != request { fatalError("\(request) was written as \(request.json) and read back as \(again)") }
     } catch {
         if error.description.isEmpty { fatalError("an error without words") }
+    }
+    do {
+        let notice = try HubNotice(json: text)
+        let again = try HubNotice(json: notice.json)
+        if again != notice { fatalError("\(notice) was written as \(notice.json) and read back as \(again)") }
+    } catch {
+        if error.description.isEmpty { fatalError("a notice error without words") }
     }
     return 0
 }
