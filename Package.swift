@@ -33,7 +33,7 @@ let package = Package(
         .target(name: "CallScreen", dependencies: ["CallSession", "ChannelEngine", "AccessToken", "CNcurses", "PrintableText", "Timers", "TokenClient"]),
         .target(name: "TokenDoctor", dependencies: ["TokenClient", "AccessToken", "Timers", "PrintableText"]),
         .target(name: "TestSupport", dependencies: ["Timers", "WebSocket"]),
-        .executableTarget(name: "tokencall", dependencies: ["AccessToken", "Arguments", "TokenServer", "ChannelHub", "TokenDoctor", "CallSession", "CallScreen", "ChannelEngine", "TokenClient", "PrintableText", "Recording", "Timers"]),
+        .executableTarget(name: "tokencall", dependencies: ["AccessToken", "Arguments", "TokenServer", "ChannelHub", "HubClient", "TokenDoctor", "CallSession", "CallScreen", "ChannelEngine", "TokenClient", "PrintableText", "Recording", "Timers"]),
 
         // URLSessionTransport in a process of its own, for tests of what would crash the process using it.
         .executableTarget(name: "transport-probe", dependencies: ["TokenClient"], path: "Tests/TransportProbe"),

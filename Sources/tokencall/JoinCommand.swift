@@ -45,6 +45,7 @@ enum JoinCommand {
         .value("fps", "N", help: "frames per second of the call screen, 1...60", default: "15"),
         .flag("no-color", help: "no colours on the call screen (also NO_COLOR)"),
         recordOption,
+        hubOption,
     ] + outputOptions
 
     static let command = Command(
@@ -117,6 +118,7 @@ enum JoinCommand {
         } else {
             .embedded(tokenLifetime: lifetime, mistake: try MisconfigureOption.read(args))
         }
+        try joinHub(&config, args, server: server)
         try runFast(&config, args, server: server)
         return (config, server)
     }
