@@ -78,8 +78,8 @@ extension AgoraRtcEngineKit {
     func renewThroughHub(_ channel: Channel, with token: String, via path: RenewalPath) {
         guard let hub else { return }
         switch channel.state {
-        case .connecting where channel.reason == .reasonRenewToken, .reconnecting where hub.linkState != .connected:
-            // Not in the hub's channel yet: the join presents it, and its answer is the renewal's.
+        case .connecting where !hub.holdsUs, .reconnecting where !hub.holdsUs:
+            // No join has gone to the hub yet: the join presents it, and its answer is the renewal's.
             channel.pendingToken = token
             channel.pendingRenewResult = path == .renewToken
         case .failed where channel.reason == .reasonTokenExpired:
@@ -212,7 +212,6 @@ extension AgoraRtcEngineKit {
             rejoined(main)
         case _ where renewing:
             setState(.connected, .reasonRejoinSuccess, on: main)
-            if main.pendingRenewResult, let token { emit(.renewTokenResult(token: token, code: .success), on: main) }
         default:
             setState(.connected, .reasonJoinSuccess, on: main)
             if main.joinedAt == nil { main.joinedAt = timers.now }
@@ -223,6 +222,7 @@ extension AgoraRtcEngineKit {
             emit(.didJoinChannel(channel: main.connection.channelId, uid: uid,
                                  elapsed: elapsedMilliseconds(since: main.joinStartedAt)), on: main)
         }
+        if main.pendingRenewResult, let token { emit(.renewTokenResult(token: token, code: .success), on: main) }
         main.pendingRenewResult = false
         attach(main)
         if role != main.role { requestRole(role, on: main) }

@@ -131,6 +131,20 @@ struct HubHarness {
         #expect(hub.engine.currentToken == fresh)
     }
 
+    @Test func aTokenRenewedBeforeTheJoinReachedTheHubIsTheOneTheJoinPresents() async {
+        let hub = HubHarness()
+        hub.engine.joinChannel(byToken: hub.h.token(), channelId: "test", uid: 42)
+        let fresh = hub.h.token(expire: 1200)
+        hub.engine.renewToken(fresh)
+        hub.link.inject(.connected)
+        await hub.h.settle()
+        #expect(hub.link.joins.map(\.token) == [fresh])
+        hub.link.inject(hub.joined())
+        await hub.h.settle()
+        #expect(hub.recorder.events.contains(.renewTokenResult(token: fresh, code: .success)))
+        #expect(hub.engine.currentToken == fresh)
+    }
+
     @Test func theTokensEndIsRequestTokenAndARenewalJoinsAgain() async {
         let hub = HubHarness()
         await hub.join(users: [7])
