@@ -32,7 +32,7 @@ let package = Package(
         .target(name: "Recording", dependencies: ["CallSession", "ChannelEngine", "AccessToken", "JSON", "PrintableText", "Timers"]),
         .target(name: "CallScreen", dependencies: ["CallSession", "ChannelEngine", "AccessToken", "CNcurses", "PrintableText", "Timers", "TokenClient"]),
         .target(name: "TokenDoctor", dependencies: ["TokenClient", "AccessToken", "Timers", "PrintableText"]),
-        .target(name: "TestSupport", dependencies: ["Timers", "WebSocket"]),
+        .target(name: "TestSupport", dependencies: ["HubProtocol", "Timers", "WebSocket"]),
         .executableTarget(name: "tokencall", dependencies: ["AccessToken", "Arguments", "TokenServer", "ChannelHub", "HubClient", "TokenDoctor", "CallSession", "CallScreen", "ChannelEngine", "TokenClient", "PrintableText", "Recording", "Timers"]),
 
         // URLSessionTransport in a process of its own, for tests of what would crash the process using it.
@@ -56,7 +56,7 @@ let package = Package(
         .testTarget(name: "TokenServerTests", dependencies: ["TokenServer", "AccessToken", "Sockets", "TestSupport"]),
         .testTarget(name: "TokenClientTests", dependencies: ["TokenClient", "TokenServer", "AccessToken", "TestSupport", "transport-probe"]),
         .testTarget(name: "RecordingTests", dependencies: ["Recording", "CallSession", "ChannelEngine", "AccessToken"]),
-        .testTarget(name: "CallSessionTests", dependencies: ["CallSession", "Timers", "CallScreen", "Recording", "ChannelEngine", "TokenClient", "TokenServer", "TestSupport"]),
+        .testTarget(name: "CallSessionTests", dependencies: ["CallSession", "HubProtocol", "Timers", "CallScreen", "Recording", "ChannelEngine", "TokenClient", "TokenServer", "TestSupport"]),
         .testTarget(name: "CallScreenTests", dependencies: ["CallScreen", "CallSession", "ChannelEngine", "SeededRandom", "TestSupport", "TokenClient"],
                     exclude: ["Snapshots"]),
         .testTarget(name: "TokenDoctorTests", dependencies: ["TokenDoctor", "TokenClient", "TokenServer", "AccessToken", "TestSupport"]),

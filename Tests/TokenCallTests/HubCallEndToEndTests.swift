@@ -82,3 +82,25 @@ import Testing
         #expect(mallory.terminationStatus == 1)
     }
 }
+
+/// `join --hub`'s usage errors: each says what is wrong and what to do, before anything runs.
+@Suite struct JoinHubOptionTests {
+    @Test(arguments: [
+        (["--hub", "wss://127.0.0.1:8082/hub"], "wss:// needs TLS"),
+        (["--hub", "127.0.0.1:8082"], "a hub address is ws://HOST:PORT/PATH"),
+        (["--hub", "ws://127.0.0.1:8082/hub", "--app-id", TestCredentials.appID, "--app-certificate", TestCredentials.certificate,
+          "--speed", "60"], "--speed cannot run with --hub"),
+        (["--hub", "ws://127.0.0.1:8082/hub"], "--hub with the embedded token server needs the hub's --app-id and --app-certificate"),
+    ])
+    func aBadHubOrOneThatCannotWorkIsAUsageError(arguments: [String], words: String) throws {
+        let result = try TokenCallProcess.run(["join", "--headless", "--duration", "1"] + arguments)
+        #expect(result.status == 64)
+        #expect(result.stderr.contains(words), "\(result.stderr)")
+    }
+
+    @Test func theHubComesFromTheEnvironmentToo() throws {
+        let result = try TokenCallProcess.run(["join", "--headless", "--duration", "1"], environment: ["TOKENCALL_HUB": "wss://hub/"])
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("wss:// needs TLS"), "\(result.stderr)")
+    }
+}
