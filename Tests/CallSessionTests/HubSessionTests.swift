@@ -53,4 +53,20 @@ import Testing
         await h.stop()
         #expect(link.requests.last == .leave)
     }
+
+    @Test func pushedOutByTheSameUidElsewhereTheCallIsStuckAndSaysWhy() async throws {
+        let link = FakeHubLink()
+        let h = SessionHarness { $0.hub = CallSession.Hub(address: "ws://127.0.0.1:8082/hub", link: link) }
+        h.session.start()
+        await h.settle(until: { h.count("tokenFetched") == 1 })
+        link.inject(.connected)
+        await h.run(for: 0.5)
+        link.inject(joined(h))
+        await h.run(for: 0.5)
+        link.inject(.notice(.connectionStateChanged(state: Self.failed, reason: HubCode(name: "sameUidLogin", value: 19), error: nil)))
+        await h.run(for: 0.5)
+        let stuck = try #require(h.events.lazy.compactMap { if case .stuck(let reason) = $0.kind { reason } else { nil } }.first)
+        #expect(stuck.contains("same uid joined this channel elsewhere"), "\(stuck)")
+        #expect(h.count("tokenFetchStarted") == 1, "no new token mends it")
+    }
 }
