@@ -27,7 +27,7 @@ let package = Package(
         .target(name: "HubClient", dependencies: ["HubProtocol", "PrintableText", "Sockets", "Timers", "WebSocket"]),
         .target(name: "HubLoad", dependencies: ["HubClient", "HubProtocol", "TokenClient", "PrintableText"]),
         .target(name: "TokenServer", dependencies: ["AccessToken", "JSON", "PrintableText", "Sockets", "Timers", "WebSocket"]),
-        .target(name: "TokenClient", dependencies: ["AccessToken", "JSON", "Timers"]),
+        .target(name: "TokenClient", dependencies: ["AccessToken", "JSON", "PrintableText", "Sockets", "Timers"]),
         .target(name: "ChannelHub", dependencies: ["HubProtocol", "TokenServer", "ChannelEngine", "AccessToken", "PrintableText", "WebSocket"]),
         .target(name: "CallSession", dependencies: ["ChannelEngine", "TokenClient", "AccessToken", "Timers", "PrintableText"]),
         .target(name: "Recording", dependencies: ["CallSession", "ChannelEngine", "AccessToken", "JSON", "PrintableText", "Timers"]),
