@@ -76,7 +76,10 @@ enum LoadCommand {
             throw args.error("--token-request: \(error)")
         }
         let clients: Int = try args.integer("clients", in: LoadPlan.clientRange)
-        let provider = HTTPTokenProvider(url: url, shape: shape, bearer: args.string("auth-bearer"), transport: URLSessionTransport())
+        // In process both ways: a thousand clients cannot each have a child process for https://, as join does.
+        let transport = SchemeTransport(plain: SocketHTTPTransport(userAgent: "tokencall/\(TokenCallVersion.current)"),
+                                        secure: URLSessionTransport())
+        let provider = HTTPTokenProvider(url: url, shape: shape, bearer: args.string("auth-bearer"), transport: transport)
         let plan = LoadPlan(provider: provider, clients: clients, channels: try args.integer("channels", in: 1...clients) ?? min(10, clients),
                             duration: .seconds(try args.integer("duration", in: 1...3600) as Int),
                             framesPerSecond: try args.integer("fps", in: LoadPlan.framesPerSecondRange),
