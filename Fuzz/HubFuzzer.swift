@@ -21,19 +21,20 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         fatalError("a video frame read from \(bytes.count) bytes did not read back from its own encoding")
     }
     guard let text = String(validating: bytes, as: UTF8.self) else { return 0 }
+    roundTrip(text, read: HubRequest.init(json:), write: \.json)
+    roundTrip(text, read: HubNotice.init(json:), write: \.json)
+    return 0
+}
+
+/// Reads `text` as a message; one that reads must read back as itself from what `write` makes of it, and a refusal
+/// must say something.
+private func roundTrip<Message: Equatable>(_ text: String, read: (String) throws(HubProtocolError) -> Message,
+                                           write: (Message) -> String) {
     do {
-        let request = try HubRequest(json: text)
-        let again = try HubRequest(json: request.json)
-        if again != request { fatalError("\(request) was written as \(request.json) and read back as \(again)") }
+        let message = try read(text)
+        let again = try read(write(message))
+        if again != message { fatalError("\(message) was written as \(write(message)) and read back as \(again)") }
     } catch {
         if error.description.isEmpty { fatalError("an error without words") }
     }
-    do {
-        let notice = try HubNotice(json: text)
-        let again = try HubNotice(json: notice.json)
-        if again != notice { fatalError("\(notice) was written as \(notice.json) and read back as \(again)") }
-    } catch {
-        if error.description.isEmpty { fatalError("a notice error without words") }
-    }
-    return 0
 }

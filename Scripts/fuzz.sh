@@ -9,6 +9,7 @@
 #   websocket  the WebSocket frame reader (Fuzz/WebSocketFuzzer.swift + Sources/WebSocket/*.swift)
 #   hub    the hub's requests and notices (Fuzz/HubFuzzer.swift + Sources/HubProtocol/*.swift)
 #   recording  a recording file, Recording.read (Fuzz/RecordingFuzzer.swift + Sources/Recording/*.swift)
+#   httpresponse  the token client's answer reader (Fuzz/HTTPResponseFuzzer.swift + Sources/TokenClient/HTTPResponseReader.swift)
 #
 #   Scripts/fuzz.sh [seconds] [target...]   (or: make fuzz FUZZ_SECONDS=300)
 #
@@ -21,16 +22,16 @@ cd "$(dirname "$0")/.."
 
 seconds="${1:-60}"
 if ! [[ "$seconds" =~ ^[0-9]+$ ]] || [ "$seconds" -eq 0 ]; then
-    echo "usage: Scripts/fuzz.sh [seconds] [token|http|json|pasted|template|websocket|hub|recording ...]   (seconds: a whole number above 0, default 60)" >&2
+    echo "usage: Scripts/fuzz.sh [seconds] [token|http|json|pasted|template|websocket|hub|recording|httpresponse ...]   (seconds: a whole number above 0, default 60)" >&2
     exit 2
 fi
 shift $(( $# > 0 ? 1 : 0 ))
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(token http json pasted template websocket hub recording)
+[ ${#targets[@]} -gt 0 ] || targets=(token http json pasted template websocket hub recording httpresponse)
 for target in "${targets[@]}"; do
     case "$target" in
-        token | http | json | pasted | template | websocket | hub | recording) ;;
-        *) echo "fuzz: no target \"$target\"; the targets are token, http, json, pasted, template, websocket, hub and recording" >&2; exit 2 ;;
+        token | http | json | pasted | template | websocket | hub | recording | httpresponse) ;;
+        *) echo "fuzz: no target \"$target\"; the targets are token, http, json, pasted, template, websocket, hub, recording and httpresponse" >&2; exit 2 ;;
     esac
 done
 
@@ -122,6 +123,15 @@ hub_flags=(-I "$root/modules" -L "$root/modules" -lJSON)
 hub_inputs=(Sources/JSON/*.swift)
 hub_imports=(JSON)
 hub_options=(-dict=Fuzz/hub.dict -max_len=4096)
+
+httpresponse_sources=(Fuzz/HTTPResponseFuzzer.swift Fuzz/Arrivals.swift Sources/TokenClient/HTTPResponseReader.swift
+                      Sources/TokenClient/TokenClientError.swift)
+httpresponse_module=TokenClient
+httpresponse_flags=(-I "$root/modules" -L "$root/modules" -lPrintableText -lTimers)
+httpresponse_inputs=(Sources/PrintableText/*.swift Sources/Timers/*.swift)
+httpresponse_imports=(PrintableText Timers)
+# Past the 16 KiB head limit.
+httpresponse_options=(-dict=Fuzz/httpresponse.dict -max_len=20000)
 
 # import_module NAME: Sources/NAME as a static library and module in $root/modules, when a source is newer.
 import_module() {
@@ -331,6 +341,22 @@ recording_seeds() {
     seed "$seeds" header-only "$header\n"
     seed "$seeds" call "$header\n$events\n"
     seed "$seeds" cut-short "$header\n${events:0:200}"
+}
+
+# The answer reader's harness: byte 0 picks the split (and, bit 7, a HEAD request); the rest is what a server answers
+# before it closes: each framing, the two answers FoundationNetworking traps on, and a few the reader must refuse.
+httpresponse_seeds() {
+    local seeds=$1 split
+    local body='{"token": "007eJxTYA", "expiresIn": 3600}'
+    for split in 0 1 3 5; do
+        seed "$seeds" "length-$split" "\\x0${split}HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: ${#body}\r\n\r\n$body"
+        seed "$seeds" "chunked-trailer-$split" "\\x0${split}HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2;x=1\r\n{}\r\n0\r\nX-Checksum: 1\r\n\r\n"
+    done
+    seed "$seeds" cut-head '\x02HTTP/1.1 200 OK\r\nX-Slow: aaa'
+    seed "$seeds" interim '\x04HTTP/1.1 100 Continue\r\n\r\nHTTP/1.0 429 Busy\r\nRetry-After: 7\r\n\r\n{"error": "busy"}'
+    seed "$seeds" head '\x81HTTP/1.1 307 Temporary Redirect\r\nLocation: /v2\r\nContent-Length: 10\r\n\r\n'
+    seed "$seeds" fold '\x03HTTP/1.1 200 OK\r\nX: a\r\n b\r\nContent-Length: +1\r\nContent-Length: 1\r\n\r\nx'
+    seed "$seeds" both '\x00HTTP/1.1 200 OK\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\nfffffffffffffffff\r\n'
 }
 
 # ---------------------------------------------------------------------------------------------

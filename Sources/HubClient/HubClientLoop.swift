@@ -44,7 +44,8 @@ final class LoopCore: @unchecked Sendable {
     private let stopping = Atomic(false)
     let clock = ContinuousClock()
     // The rest belongs to the loop's thread.
-    private var connections: [ObjectIdentifier: HubConnection] = [:]
+    /// The connections opened and not closed, in the order they were opened.
+    private var connections: [HubConnection] = []
     private var scratch = [UInt8](repeating: 0, count: Socket.receiveSize)
 
     init() throws(SocketError) { mailbox = try Mailbox() }
@@ -78,7 +79,7 @@ final class LoopCore: @unchecked Sendable {
             order.removeAll(keepingCapacity: true)
             polled.removeAll(keepingCapacity: true)
             polled.append(pollfd(fd: mailbox.wakeRead, events: Int16(POLLIN), revents: 0))
-            for connection in Array(connections.values) {
+            for connection in connections {
                 connection.checkTimes(now)
                 if let deadline = connection.nextDeadline { next = min(next, deadline) }
                 if let (fd, events) = connection.pollInterest {
@@ -96,20 +97,19 @@ final class LoopCore: @unchecked Sendable {
         for command in mailbox.takeNew() {
             if case .connectFinished(_, _, .success(let socket)) = command { socket.close() }
         }
-        for connection in connections.values { connection.closeForGood() }
-        connections = [:]
+        for connection in connections { connection.closeForGood() }
+        connections = []
     }
 
     private func apply(_ command: Command) {
         switch command {
         case .open(let connection, let events):
-            guard connections[ObjectIdentifier(connection)] == nil, connection.begin(events: events) else { return }
-            connections[ObjectIdentifier(connection)] = connection
+            if connection.begin(events: events) { connections.append(connection) }
         case .send(let connection, let frame, let isVideo): connection.enqueue(frame, isVideo: isVideo)
         case .silent(let connection, let silent): connection.changeSilence(silent)
         case .close(let connection):
             connection.closeForGood()
-            connections[ObjectIdentifier(connection)] = nil
+            connections.removeAll { $0 === connection }
         case .connectFinished(let connection, let attempt, let result): connection.connectFinished(attempt: attempt, result)
         }
     }

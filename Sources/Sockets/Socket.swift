@@ -215,6 +215,12 @@ public struct Socket: Sendable {
         return poll(&entry, 1, max(0, milliseconds)) > 0
     }
 
+    /// Waits up to `milliseconds` for room to send (or for the peer to close).
+    public func waitWritable(milliseconds: Int32) -> Bool {
+        var entry = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+        return poll(&entry, 1, max(0, milliseconds)) > 0
+    }
+
     /// Appends what is there to read (at most `scratch.count` bytes), reading through `scratch`, a buffer the caller
     /// keeps for reuse.
     public func receive(appendingTo buffer: inout [UInt8], scratch: inout [UInt8]) -> Received {

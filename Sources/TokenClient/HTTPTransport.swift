@@ -17,13 +17,9 @@ public protocol HTTPTransport: Sendable {
 /// Each request has a session of its own, which is its delegate's whole state. The body is counted as it arrives;
 /// past the limit the caller gets its error at once and the rest is dropped until URLSession acts on the cancel
 /// (on Linux a loopback flood can delay that by seconds). Redirects are followed here, not by URLSession (which drops a
-/// 307's body on Linux): only on the origin of the request, so its credential is never sent elsewhere, and
-/// `redirectLimit` times at most. Deadlines are the token cache's job: URLSession's own timeout restarts with
-/// every byte received.
+/// 307's body on Linux), by the rules of `Redirects`. Deadlines are the token cache's job: URLSession's own timeout
+/// restarts with every byte received.
 public struct URLSessionTransport: HTTPTransport {
-    /// Same-origin redirects followed before the request is refused as a loop.
-    public static let redirectLimit = 3
-
     private let configuration: URLSessionConfiguration
 
     public init() {
@@ -35,18 +31,7 @@ public struct URLSessionTransport: HTTPTransport {
     }
 
     public func send(_ request: URLRequest, bodyLimit: Int) async throws -> (Data, HTTPURLResponse) {
-        let origin = Origin(request.url)
-        var hop = request
-        for _ in 0...Self.redirectLimit {
-            let (data, response, target) = try await transfer(hop, bodyLimit: bodyLimit)
-            guard let target else { return (data, response) }
-            guard Origin(target) == origin else {
-                throw TokenClientError.redirected("HTTP \(response.statusCode) to another origin, \(Origin(target)); tokencall sends "
-                    + "requests, and the --auth-bearer credential, only to the origin of --token-url")
-            }
-            hop = Self.request(following: hop, to: target, status: response.statusCode)
-        }
-        throw TokenClientError.redirected("more than \(Self.redirectLimit) redirects (a redirect loop?)")
+        try await Redirects.follow(request) { try await transfer($0, bodyLimit: bodyLimit) }
     }
 
     /// One request without following redirects: the answer, and where it redirects to if it does.
@@ -66,33 +51,6 @@ public struct URLSessionTransport: HTTPTransport {
         }
         return (data, response, exchange.redirectTarget)
     }
-
-    /// The request a redirect asks for: 307 and 308 repeat it; the others make a POST a GET without a body (RFC 9110).
-    private static func request(following request: URLRequest, to target: URL, status: Int) -> URLRequest {
-        var next = request
-        next.url = target
-        if status == 303 || (status != 307 && status != 308 && request.httpMethod == "POST") {
-            next.httpMethod = "GET"
-            next.httpBody = nil
-            next.setValue(nil, forHTTPHeaderField: "Content-Type")
-        }
-        return next
-    }
-}
-
-/// Scheme, host and port: where a request may go with its credential.
-struct Origin: Equatable, CustomStringConvertible {
-    let scheme: String
-    let host: String
-    let port: Int?
-
-    init(_ url: URL?) {
-        scheme = url?.scheme?.lowercased() ?? ""
-        host = url?.host?.lowercased() ?? ""
-        port = url?.port ?? ["http": 80, "https": 443][scheme]
-    }
-
-    var description: String { "\(scheme)://\(host)" + (port.map { ":\($0)" } ?? "") }
 }
 
 /// One request in flight and its session's delegate: the body so far, and the caller waiting for the outcome.

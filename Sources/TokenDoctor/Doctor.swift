@@ -52,7 +52,7 @@ public struct Doctor: Sendable {
     let provider: HTTPTokenProvider
     let unixTime: @Sendable () -> Double
 
-    public init(_ setup: Setup, transport: any HTTPTransport = URLSessionTransport(),
+    public init(_ setup: Setup, transport: any HTTPTransport = SchemeTransport(),
                 unixTime: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) {
         self.setup = setup
         self.transport = transport

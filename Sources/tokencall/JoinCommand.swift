@@ -154,7 +154,7 @@ enum JoinCommand {
     /// Tokens from the user's server, from one started here (and stopped by `stop`), or pasted; nil when the server
     /// cannot start.
     static func tokens(_ choice: TokenServerChoice, for config: CallSession.Configuration) -> (TokenOrigin, stop: () -> Void)? {
-        let transport = ChildProcessTransport.ownBinary()
+        let transport = SchemeTransport.tokencall()
         switch choice {
         case .url(let url, let shape, let bearer, let lifetime, let first):
             let provider = HTTPTokenProvider(url: url, shape: shape, requestedLifetime: lifetime, bearer: bearer, transport: transport,

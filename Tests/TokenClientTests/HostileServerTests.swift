@@ -116,7 +116,7 @@ import Testing
         }
         defer { server.stop() }
         #expect(await failure(HTTPTokenProvider(url: server.url)) == .redirected("more than 3 redirects (a redirect loop?)"))
-        #expect(server.requests.count == URLSessionTransport.redirectLimit + 1)
+        #expect(server.requests.count == Redirects.limit + 1)
     }
 
     @Test func anAnswerCutShortSaysSo() async throws {
@@ -225,7 +225,7 @@ private func failure(_ provider: HTTPTokenProvider) async -> TokenClientError? {
 }
 
 /// Whether `condition` holds within twenty seconds (generous: a busy test run can stall for seconds).
-private func eventually(_ condition: () -> Bool) async -> Bool {
+func eventually(_ condition: () -> Bool) async -> Bool {
     for _ in 0..<2000 {
         if condition() { return true }
         try? await Task.sleep(for: .milliseconds(10))

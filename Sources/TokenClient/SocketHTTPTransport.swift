@@ -1,0 +1,165 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import PrintableText
+import Sockets
+import Timers
+
+/// HTTP/1.1 of our own for http:// URLs, where FoundationNetworking would trap on some answers (#5285): one request
+/// per connection (`Connection: close`), the answer read by `HTTPResponseReader`, redirects by the rules of
+/// `Redirects`.
+///
+/// Each exchange runs on a thread of its own, waiting in slices of `slice` so that a cancel (the token cache's deadline)
+/// closes the connection soon after the caller, who is answered at once, has gone. `limit` bounds the whole exchange,
+/// redirects included, when nothing cancels it sooner.
+public struct SocketHTTPTransport: HTTPTransport {
+    /// The longest a whole exchange may take unless the caller gives up first.
+    public static let defaultLimit: Duration = .seconds(60)
+    /// How long the exchange's thread waits on the socket before it looks whether the caller has gone.
+    static let slice: Duration = .milliseconds(50)
+
+    private let userAgent: String?
+    private let limit: Duration
+
+    /// `userAgent` is sent unless the request names its own.
+    public init(userAgent: String? = nil, limit: Duration = defaultLimit) {
+        self.userAgent = userAgent
+        self.limit = limit
+    }
+
+    public func send(_ request: URLRequest, bodyLimit: Int) async throws -> (Data, HTTPURLResponse) {
+        let deadline = ContinuousClock.now + limit
+        return try await Redirects.follow(request) { hop in
+            let (data, response) = try await exchange(hop, bodyLimit: bodyLimit, deadline: deadline)
+            let target = response.url.flatMap { url in
+                Redirects.target(of: response.statusCode, location: response.value(forHTTPHeaderField: "Location"), from: url)
+            }
+            return (data, response, target)
+        }
+    }
+
+    /// One request and its answer, on a thread of its own; the caller is answered at once when its task is cancelled.
+    private func exchange(_ request: URLRequest, bodyLimit: Int, deadline: ContinuousClock.Instant) async throws -> (Data, HTTPURLResponse) {
+        let plan = try Plan(request, userAgent: userAgent)
+        let outcome = FirstOutcome()
+        let limit = limit
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                guard outcome.start(continuation) else { return }
+                Thread.detachNewThread {
+                    outcome.finish(Result {
+                        try plan.run(bodyLimit: bodyLimit, deadline: deadline, limit: limit, abandoned: { outcome.isKnown })
+                    })
+                }
+            }
+        } onCancel: {
+            outcome.finish(.failure(CancellationError()))
+        }
+    }
+}
+
+/// A request as bytes, and where to send them.
+private struct Plan: Sendable {
+    let url: URL
+    let host: String
+    let port: UInt16
+    let method: String
+    let bytes: [UInt8]
+
+    /// Headers the transport writes itself, whatever the request says.
+    private static let framing: Set<String> = ["host", "connection", "content-length", "transfer-encoding"]
+
+    init(_ request: URLRequest, userAgent: String?) throws(TokenClientError) {
+        guard let url = request.url, url.scheme?.lowercased() == "http", var host = url.host, !host.isEmpty else {
+            throw .unsendable("\(request.url?.absoluteString.escapedForPrinting ?? "no URL") is not an http:// URL with a host")
+        }
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        let port = url.port ?? 80
+        guard let port = UInt16(exactly: port), port > 0 else { throw .unsendable("the port \(port) is not 1 to 65535") }
+        let method = request.httpMethod ?? "GET"
+        guard !method.isEmpty, method.utf8.allSatisfy(HTTPResponseReader.isTokenByte) else {
+            throw .unsendable("the method \(method.escapedForPrinting) is not an HTTP method")
+        }
+        let components = URLComponents(url: url, resolvingAgainstBaseURL: true)
+        let path = components?.percentEncodedPath ?? ""
+        let target = (path.isEmpty ? "/" : path) + (components?.percentEncodedQuery.map { "?\($0)" } ?? "")
+        let shownHost = host.contains(":") ? "[\(host)]" : host
+        var lines = ["\(method) \(target) HTTP/1.1", "Host: \(shownHost)" + (port == 80 ? "" : ":\(port)"), "Connection: close"]
+        let fields = (request.allHTTPHeaderFields ?? [:]).filter { !Self.framing.contains($0.key.lowercased()) }
+        for (name, value) in fields.sorted(by: { $0.key < $1.key }) {
+            guard !name.isEmpty, name.utf8.allSatisfy(HTTPResponseReader.isTokenByte),
+                  !value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) else {
+                throw .unsendable("the header \(name.escapedForPrinting) cannot be sent: its name is not a token, or its value holds a line break")
+            }
+            lines.append("\(name): \(value)")
+        }
+        if let userAgent, !fields.keys.contains(where: { $0.lowercased() == "user-agent" }) { lines.append("User-Agent: \(userAgent)") }
+        let body = request.httpBody ?? Data()
+        if !body.isEmpty || ["POST", "PUT", "PATCH"].contains(method) { lines.append("Content-Length: \(body.count)") }
+        self.url = url
+        self.host = host
+        self.port = port
+        self.method = method
+        bytes = Array((lines.joined(separator: "\r\n") + "\r\n\r\n").utf8) + body
+    }
+
+    /// Connects, sends and reads the answer, all before `deadline`; gives up (`CancellationError`) once `abandoned`.
+    func run(bodyLimit: Int, deadline: ContinuousClock.Instant, limit: Duration,
+             abandoned: () -> Bool) throws -> (Data, HTTPURLResponse) {
+        /// Milliseconds of the next wait: a slice, or what is left before the deadline.
+        func nextWait() throws -> Int32 {
+            if abandoned() { throw CancellationError() }
+            let left = deadline - ContinuousClock.now
+            guard left > .zero else { throw TokenClientError.timeout(limit) }
+            return Int32(clamping: min(left, SocketHTTPTransport.slice).wholeMilliseconds + 1)
+        }
+        let left = deadline - ContinuousClock.now
+        guard left > .zero else { throw TokenClientError.timeout(limit) }
+        let socket: Socket
+        do {
+            socket = try Socket.connect(host: host, port: port, milliseconds: Int32(clamping: left.wholeMilliseconds + 1))
+        } catch {
+            throw TokenClientError.transport(Self.words(error))
+        }
+        defer { socket.close() }
+
+        var sent = 0
+        while sent < bytes.count {
+            switch socket.sendSome(bytes, from: sent) {
+            case .sent(let count): sent += count
+            case .full: _ = socket.waitWritable(milliseconds: try nextWait())
+            case .failed: throw TokenClientError.transport("the server closed the connection while the request was being sent")
+            }
+        }
+
+        var reader = HTTPResponseReader(bodyLimit: bodyLimit, method: method)
+        var arrived: [UInt8] = []
+        var scratch = [UInt8](repeating: 0, count: Socket.receiveSize)
+        while true {
+            guard socket.waitReadable(milliseconds: try nextWait()) else { continue }
+            arrived.removeAll(keepingCapacity: true)
+            let answer: HTTPResponseReader.Answer?
+            switch socket.receive(appendingTo: &arrived, scratch: &scratch) {
+            case .received: answer = try reader.read(arrived[...])
+            case .nothingYet: answer = nil
+            case .closed: answer = try reader.closed()
+            }
+            guard let answer else { continue }
+            var fields: [String: String] = [:]
+            for field in answer.head.fields where !fields.keys.contains(where: { $0.lowercased() == field.name.lowercased() }) {
+                fields[field.name] = answer.head.value(field.name)
+            }
+            guard let response = HTTPURLResponse(url: url, statusCode: answer.head.status, httpVersion: "HTTP/1.1", headerFields: fields) else {
+                throw TokenClientError.invalidResponse("HTTP status \(answer.head.status)")
+            }
+            return (Data(answer.body), response)
+        }
+    }
+
+    /// A failed connect in words: "connection refused", "no answer in 5000 ms", "cannot find host …".
+    private static func words(_ error: SocketError) -> String {
+        guard error.operation.hasPrefix("cannot connect") else { return error.description }
+        return error.reason.prefix(1).lowercased() + error.reason.dropFirst()
+    }
+}

@@ -1,0 +1,130 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import TestSupport
+import Testing
+@testable import TokenClient
+
+/// tokencall's own HTTP/1.1 for http:// token servers, on a real socket: what a user would notice of each answer.
+@Suite struct SocketHTTPTransportTests {
+    static let transport = SocketHTTPTransport(userAgent: "tokencall/test")
+
+    static func post(_ url: URL, path: String = "/fetch_rtc_token?x=1", headers: [String: String] = [:]) -> URLRequest {
+        var request = URLRequest(url: URL(string: path, relativeTo: url)!.absoluteURL)
+        request.httpMethod = "POST"
+        request.httpBody = Data(#"{"uid":1}"#.utf8)
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        return request
+    }
+
+    static func failure(_ request: URLRequest, _ transport: SocketHTTPTransport = transport) async -> (any Error)? {
+        do {
+            _ = try await transport.send(request, bodyLimit: HTTPTokenProvider.bodyLimit)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    /// The two answers that end a process reading them with FoundationNetworking (#5285) are read in this one.
+    @Test func theAnswersThatCrashFoundationNetworkingAreReadInProcess() async throws {
+        let cut = try HostileServer { HostileServerTests.TransportCrash.EndlessHead.closedInsideTheHead.write(to: $0) }
+        defer { cut.stop() }
+        let error = await Self.failure(Self.post(cut.url))
+        #expect(error as? TokenClientError
+            == .transport("the connection closed before the whole answer: inside its head, which must end with a blank line"))
+
+        let trailer = try HostileServer { HostileServerTests.TransportCrash.EndlessHead.chunkedTrailer.write(to: $0) }
+        defer { trailer.stop() }
+        let (body, response) = try await Self.transport.send(Self.post(trailer.url), bodyLimit: HTTPTokenProvider.bodyLimit)
+        #expect(response.statusCode == 200)
+        #expect(body == Data("{}".utf8))
+    }
+
+    @Test func theRequestGoesAsAskedWithNoCredentialOfItsOwn() async throws {
+        let server = try HostileServer { $0.write(head("204 No Content")) }
+        defer { server.stop() }
+        _ = try await Self.transport.send(Self.post(server.url, headers: ["Authorization": "Bearer user-cred"]), bodyLimit: 100)
+        _ = try await Self.transport.send(Self.post(server.url, headers: ["User-Agent": "mine"]), bodyLimit: 100)
+        let (first, second) = (server.requests[0], server.requests[1])
+        #expect(first.hasPrefix("POST /fetch_rtc_token?x=1 HTTP/1.1\r\n"))
+        for line in ["Host: 127.0.0.1:\(server.port)", "Connection: close", "Content-Length: 9", "Content-Type: application/json",
+                     "Authorization: Bearer user-cred", "User-Agent: tokencall/test"] {
+            #expect(first.contains("\r\n\(line)\r\n"), "\(line) in \(first)")
+        }
+        #expect(first.hasSuffix("\r\n\r\n{\"uid\":1}"))
+        #expect(!second.lowercased().contains("authorization"))
+        #expect(second.contains("\r\nUser-Agent: mine\r\n") && !second.contains("tokencall/test"), "the request's own agent is kept")
+    }
+
+    @Test func aChunkedAnswerDrippingInPiecesArrivesWhole() async throws {
+        let server = try HostileServer { connection in
+            let pieces = [head("200 OK", ["Transfer-Encoding: chunked"]), "4;ext=1\r\n{\"to", "\r\n", "5\r\nken\":", "\r\n3\r\n1}\n\r\n0\r\n", "\r\n"]
+            for piece in pieces {
+                guard connection.write(piece) else { return }
+                usleep(2000)
+            }
+            connection.waitForClose(upTo: .seconds(5))
+        }
+        defer { server.stop() }
+        let (body, _) = try await Self.transport.send(Self.post(server.url), bodyLimit: HTTPTokenProvider.bodyLimit)
+        #expect(String(decoding: body, as: UTF8.self) == "{\"token\":1}\n")
+    }
+
+    @Test func anEndlessChunkedAnswerIsCutOffAtTheLimitAndTheConnectionClosed() async throws {
+        let server = try HostileServer { connection in
+            guard connection.write(head("200 OK", ["Transfer-Encoding: chunked"])) else { return }
+            let chunk = "1000\r\n" + String(repeating: "a", count: 4096) + "\r\n"
+            for _ in 0..<16_384 {
+                guard connection.write(chunk) else { return }
+            }
+        }
+        defer { server.stop() }
+        #expect(await Self.failure(Self.post(server.url)) as? TokenClientError == .answerTooLong(bytes: nil, limit: HTTPTokenProvider.bodyLimit))
+        #expect(await eventually { server.clientClosed }, "the client hung up instead of reading on")
+        #expect(server.bytesSent < 4 << 20, "the server's count includes the kernel's socket buffers")
+    }
+
+    @Test func aCancelledFetchFromASilentServerEndsAtOnceAndHangsUp() async throws {
+        let server = try HostileServer { $0.waitForClose(upTo: .seconds(30)) }
+        defer { server.stop() }
+        let fetch = Task { try await Self.transport.send(Self.post(server.url), bodyLimit: HTTPTokenProvider.bodyLimit) }
+        #expect(await eventually { server.requests.count == 1 })
+        fetch.cancel()
+        await #expect(throws: CancellationError.self) { try await fetch.value }
+        #expect(await eventually { server.clientClosed })
+    }
+
+    @Test func aSilentServerIsGivenUpAtTheTransportsOwnLimit() async throws {
+        let server = try HostileServer { $0.waitForClose(upTo: .seconds(30)) }
+        defer { server.stop() }
+        let bounded = SocketHTTPTransport(limit: .milliseconds(200))
+        #expect(await Self.failure(Self.post(server.url), bounded) as? TokenClientError == .timeout(.milliseconds(200)))
+        #expect(await eventually { server.clientClosed })
+    }
+
+    @Test(arguments: [(303, "GET", ""), (302, "GET", ""), (308, "POST", #"{"uid":1}"#)])
+    func aRedirectRepeatsTheRequestAsItsStatusSays(status: Int, method: String, body: String) async throws {
+        let server = try HostileServer { connection in
+            if connection.index == 0 {
+                connection.write(head("\(status) Moved", ["Location: /v2/token", "Content-Length: 0"]))
+            } else {
+                connection.write(head("200 OK", ["Content-Length: 2"]) + "{}")
+            }
+        }
+        defer { server.stop() }
+        let (_, response) = try await Self.transport.send(Self.post(server.url), bodyLimit: 100)
+        #expect(response.url?.path == "/v2/token")
+        let second = try #require(server.requests.dropFirst().first)
+        #expect(second.hasPrefix("\(method) /v2/token HTTP/1.1\r\n"))
+        #expect(second.hasSuffix("\r\n\r\n" + body))
+        #expect(second.contains("Content-Type") == (method == "POST"))
+    }
+
+    @Test func nobodyListeningIsAConnectionRefused() async throws {
+        let request = Self.post(try #require(URL(string: "http://127.0.0.1:1")))
+        #expect(await Self.failure(request) as? TokenClientError == .transport("connection refused"))
+    }
+}
