@@ -39,9 +39,11 @@ public final class CallScreenApp {
         }
         session.start()
         publish()
-        // Video sources can change without an event (a peer's link going quiet): look again every second.
+        // Video sources can change without an event (a peer's link going quiet): look again every second, or as often
+        // as people on a hub send a new picture.
+        let every = session.configuration.hub == nil ? 1 : AgoraRtcEngineKit.hubVideoInterval.secondsValue
         let refresh = DispatchSource.makeTimerSource(queue: .main)
-        refresh.schedule(deadline: .now() + 1, repeating: 1, leeway: .milliseconds(100))
+        refresh.schedule(deadline: .now() + every, repeating: every, leeway: .milliseconds(Int(every * 100)))
         refresh.setEventHandler { [unowned self] in MainActor.assumeIsolated { publish() } }
         refresh.resume()
         defer { refresh.cancel() }

@@ -7,8 +7,8 @@ import Timers
 extension AgoraRtcEngineKit {
     /// A hub user's video is frozen after this long without a frame.
     static let hubVideoFrozenAfter: Duration = .seconds(1)
-    /// How often the local user's video goes to the hub.
-    static let hubVideoInterval: Duration = .seconds(1) / HubVideoFrame.maxPerSecond
+    /// How often the local user's video goes to the hub, and a hub user's can change.
+    public nonisolated static let hubVideoInterval: Duration = .seconds(1) / HubVideoFrame.maxPerSecond
 
     /// Where the link to the hub stands; nil without a hub.
     public var hubLinkState: HubLinkState? { locked { hub?.linkState } }
