@@ -106,15 +106,6 @@ public enum ScreenRenderer {
 
     /// What the header adds to the name: a fast call's speed (` 3600x`); on a replay ` replay 4x`, ` replay 4x paused`,
     /// ` replay ended`.
-    /// How the status line names the link to a hub.
-    private static func hubWord(_ link: HubLinkState) -> String {
-        switch link {
-        case .connecting: "connecting"
-        case .connected: "connected"
-        case .lost: "lost"
-        }
-    }
-
     private static func modeTitle(_ state: ScreenState) -> String {
         switch state.mode {
         case .call: state.speed > 1 ? " \(state.speed)x" : ""
@@ -132,7 +123,7 @@ public enum ScreenRenderer {
         grid.write(text, x: 0, y: 1, style: style)
         grid.write(state.reason.name, x: text.count + 1, y: 1, style: painter.style(foreground: color))
         var extra = "t \(Int(state.sessionTime.components.seconds)) s"
-        if let hub = state.hub { extra = "hub \(hub.address) \(hubWord(hub.link)) \(painter.bar) " + extra }
+        if let hub = state.hub { extra = "hub \(hub.address) \(hub.link.name) \(painter.bar) " + extra }
         if state.networkDown { extra = "network cut \(painter.bar) " + extra }
         if let mistake = state.mistake { extra = "misconfigure \(mistake.rawValue) \(painter.bar) " + extra }
         let hubLost = if case .lost = state.hub?.link { true } else { false }

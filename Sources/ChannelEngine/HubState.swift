@@ -8,6 +8,15 @@ public enum HubLinkState: Equatable, Sendable {
     case connected
     /// Broken (said why); the link is trying again.
     case lost(reason: String)
+
+    /// The state in a word: `connecting`, `connected`, `lost`.
+    public var name: String {
+        switch self {
+        case .connecting: "connecting"
+        case .connected: "connected"
+        case .lost: "lost"
+        }
+    }
 }
 
 /// What the engine knows of its hub (`Simulation.hub`), for the main connection only. Guarded by the engine's lock.
