@@ -15,13 +15,19 @@ import Testing
         .notice(.joined(channel: "test", uid: 1_000_000_001, role: .broadcaster, expiresAt: Int64(h.clock.unixTime) + 40, users: []))
     }
 
-    @Test func theHubsWarningRenewsThroughItAndAfterTheTokensEndAFreshTokenJoinsAgain() async throws {
+    /// A started session whose link has connected and sent its join; the hub has not answered yet.
+    func joining() async -> (FakeHubLink, SessionHarness) {
         let link = FakeHubLink()
         let h = SessionHarness { $0.hub = CallSession.Hub(address: "ws://127.0.0.1:8082/hub", link: link) }
         h.session.start()
         await h.settle(until: { h.count("tokenFetched") == 1 })
         link.inject(.connected)
         await h.run(for: 0.5)
+        return (link, h)
+    }
+
+    @Test func theHubsWarningRenewsThroughItAndAfterTheTokensEndAFreshTokenJoinsAgain() async throws {
+        let (link, h) = await joining()
         let first = try #require(link.joins.first)
         #expect(first.user == .uid(0))
         #expect(h.events.contains { $0.kind == .note("the channel is on the hub at ws://127.0.0.1:8082/hub, which checks every token") })
@@ -55,12 +61,7 @@ import Testing
     }
 
     @Test func pushedOutByTheSameUidElsewhereTheCallIsStuckAndSaysWhy() async throws {
-        let link = FakeHubLink()
-        let h = SessionHarness { $0.hub = CallSession.Hub(address: "ws://127.0.0.1:8082/hub", link: link) }
-        h.session.start()
-        await h.settle(until: { h.count("tokenFetched") == 1 })
-        link.inject(.connected)
-        await h.run(for: 0.5)
+        let (link, h) = await joining()
         link.inject(joined(h))
         await h.run(for: 0.5)
         link.inject(.notice(.connectionStateChanged(state: Self.failed, reason: HubCode(name: "sameUidLogin", value: 19), error: nil)))
