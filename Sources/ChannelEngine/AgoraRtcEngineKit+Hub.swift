@@ -60,13 +60,13 @@ extension AgoraRtcEngineKit {
         let role: HubRole = self.role == .broadcaster ? .broadcaster : .audience
         hub.outbox.append(.request(.join(HubJoin(appId: appId, channel: channel.connection.channelId, user: user,
                                                  token: channel.pendingToken ?? channel.token ?? "", role: role))))
-        hub.holdsUs = true
+        hub.standing = .joined
     }
 
     /// Tells the hub the main connection is out of its channel, if the hub thinks it is in.
     func leaveHub() {
-        guard let hub, hub.holdsUs else { return }
-        hub.holdsUs = false
+        guard let hub, hub.standing != .out else { return }
+        hub.standing = .out
         hub.renewals = []
         guard hub.linkState == .connected, networkDownSince == nil else { return }
         hub.outbox.append(.request(.leave))
@@ -78,7 +78,7 @@ extension AgoraRtcEngineKit {
     func renewThroughHub(_ channel: Channel, with token: String, via path: RenewalPath) {
         guard let hub else { return }
         switch channel.state {
-        case .connecting where !hub.holdsUs, .reconnecting where !hub.holdsUs:
+        case .connecting where hub.standing == .out, .reconnecting where hub.standing == .out:
             // No join has gone to the hub yet: the join presents it, and its answer is the renewal's.
             channel.pendingToken = token
             channel.pendingRenewResult = path == .renewToken
@@ -114,12 +114,12 @@ extension AgoraRtcEngineKit {
         case .connected:
             hub.linkState = .connected
             hub.leavesUnanswered = 0
-            hub.holdsUs = false
+            hub.standing = .out
             emit(.simulatorNotice(.hubConnected), on: nil)
             if let main, main.state == .connecting || main.state == .reconnecting { presentJoin(main) }
         case .lost(let reason):
             hub.linkState = .lost(reason: reason)
-            hub.holdsUs = false
+            hub.standing = .out
             hub.renewals = []
             emit(.simulatorNotice(.hubLost(reason: reason)), on: nil)
             if let main, main.isInChannel { linkBroke(main) }
@@ -186,9 +186,9 @@ extension AgoraRtcEngineKit {
                     reason: AgoraConnectionChangedReason(rawValue: reason.value) ?? .reasonJoinFailed,
                     error: error.flatMap { AgoraErrorCode(rawValue: $0.value) })
         case .error(let message):
-            if let hub, hub.probing, main.state == .reconnecting {
+            if let hub, hub.standing == .probing, main.state == .reconnecting {
                 // The hub kept us through the silence: it refuses a second join.
-                hub.probing = false
+                hub.standing = .joined
                 rejoined(main)
             } else {
                 emit(.simulatorNotice(.hubError(message)), on: main)
@@ -204,7 +204,7 @@ extension AgoraRtcEngineKit {
         main.connection = ConnectionKey(channelId: main.connection.channelId, localUid: uid)
         main.role = hubRole == .broadcaster ? .broadcaster : .audience
         main.pendingToken = nil
-        hub.probing = false
+        hub.standing = .joined
         hub.peers = users.filter { $0 != uid }
         if let token { take(token, expiringAt: expiresAt, on: main) }
         switch state {
@@ -243,7 +243,7 @@ extension AgoraRtcEngineKit {
     /// same cause.
     private func removed(_ main: Channel, state: AgoraConnectionState, reason: AgoraConnectionChangedReason, error: AgoraErrorCode?) {
         guard reason != .reasonLeaveChannel else { return }
-        hub?.holdsUs = false
+        hub?.standing = .out
         if reason == .reasonTokenExpired, main.isInChannel {
             // The token ran out in the channel, or it had by the time the link came back.
             expire(main)
@@ -285,8 +285,8 @@ extension AgoraRtcEngineKit {
         case .reconnecting where hub.linkState != .connected:
             return false
         case .reconnecting where silence >= Self.peersDroppedAfter:
-            hub.probing = true
             presentJoin(main)
+            hub.standing = .probing
             return false
         default:
             return true

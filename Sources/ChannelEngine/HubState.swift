@@ -32,13 +32,19 @@ final class HubState {
     let link: any HubLink
     var linkState: HubLinkState = .connecting
     var outbox: [Outgoing] = []
-    /// Whether the hub has the main connection in its channel or joining it, as far as the engine has told it.
-    var holdsUs = false
+    /// Where the main connection stands with the hub, as far as the engine has told it.
+    enum Standing {
+        /// In none of the hub's channels: not joined yet, refused, put out, left, or forgotten when the link broke.
+        case out
+        /// A join went: the hub has the connection in its channel, or is letting it in.
+        case joined
+        /// A join went to find out whether the hub kept the connection through a long silence.
+        case probing
+    }
+
+    var standing = Standing.out
     /// Leaves sent and not answered: whatever the hub says before their answer is about the channel left.
     var leavesUnanswered = 0
-    /// Set when the link came back after the hub may have dropped us: a `join` asks, and the hub's "already in
-    /// channel" error answers that it kept us.
-    var probing = false
     /// Renewals sent, in order; each `renewTokenResult` answers the first.
     var renewals: [(token: String, path: RenewalPath)] = []
     /// The broadcasters the hub says are in the main channel, in the order it named them.
@@ -61,7 +67,6 @@ final class HubState {
         videoTimer = nil
         peers = []
         frames = [:]
-        probing = false
     }
 
     /// Takes what is waiting to go to the link.
