@@ -1,11 +1,12 @@
-// libFuzzer entry point for the hub's request reader.
+// libFuzzer entry point for the hub's request reader and its clients' notice reader.
 //
 // Built by Scripts/fuzz.sh together with Sources/HubProtocol/*.swift into one module named HubProtocol (with
 // Sources/JSON as an instrumented library). It is not part of the Swift package. The input is a text frame's
 // bytes: `HubRequest(json:)` must return a request or an error for anything, and a request, written again with
 // `json`, must read back as itself (what the client sends is what the hub reads). A video frame header check and
 // stamp run on the same bytes: a stamped frame keeps its length and everything but the uid; a frame a client can
-// read, encoded again, reads back as the same frame.
+// read, encoded again, reads back as the same frame. `HubNotice(json:)` reads the same text as a client would: a
+// notice, written again with `json`, must read back as itself (what the hub sends is what the client reads).
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
@@ -20,12 +21,20 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         fatalError("a video frame read from \(bytes.count) bytes did not read back from its own encoding")
     }
     guard let text = String(validating: bytes, as: UTF8.self) else { return 0 }
+    roundTrip(text, read: HubRequest.init(json:), write: \.json)
+    roundTrip(text, read: HubNotice.init(json:), write: \.json)
+    return 0
+}
+
+/// Reads `text` as a message; one that reads must read back as itself from what `write` makes of it, and a refusal
+/// must say something.
+private func roundTrip<Message: Equatable>(_ text: String, read: (String) throws(HubProtocolError) -> Message,
+                                           write: (Message) -> String) {
     do {
-        let request = try HubRequest(json: text)
-        let again = try HubRequest(json: request.json)
-        if again != request { fatalError("\(request) was written as \(request.json) and read back as \(again)") }
+        let message = try read(text)
+        let again = try read(write(message))
+        if again != message { fatalError("\(message) was written as \(write(message)) and read back as \(again)") }
     } catch {
         if error.description.isEmpty { fatalError("an error without words") }
     }
-    return 0
 }

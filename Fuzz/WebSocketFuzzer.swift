@@ -9,6 +9,8 @@
 //   - the events and the failure are the same however the bytes are split;
 //   - no message is over the limit, no control payload over 125 bytes;
 //   - every event, written again by the other end (masked when a client writes), reads back as itself.
+// The same bytes are read as a server's answer head by `WebSocketHandshake.checkAnswer`: it must return, and take
+// only a head that holds the accept value of the key.
 
 let limit = 1024
 
@@ -23,6 +25,11 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         fatalError("the reading depends on how the bytes arrive:\n  whole:   \(whole)\n  chunked: \(chunked)")
     }
     for event in whole.events { check(event, readBy: role) }
+    let key = "dGhlIHNhbXBsZSBub25jZQ=="
+    if case .success = WebSocketHandshake.checkAnswer(stream, key: key),
+       stream.firstRange(of: Array(WebSocketHandshake.acceptValue(forKey: key).utf8)) == nil {
+        fatalError("an answer without the accept value was taken")
+    }
     return 0
 }
 

@@ -1,4 +1,5 @@
-# Sourced by the bench scripts: where results go, and the Python reference (Agora's agoraiotools) in a virtualenv.
+# Sourced by the bench scripts: where results go, the Python reference (Agora's agoraiotools) in a virtualenv, and
+# helpers for the processes they start.
 bench_dir=.build/bench
 results="$bench_dir/results.json"
 reference_version=0.3.4
@@ -26,4 +27,49 @@ ensure_reference() {
             exit 1
         fi
     fi
+}
+
+# Processes the bench parts start and measure.
+
+# Whether PID still runs (an exited child that is not yet waited for does not).
+running() {
+    local state
+    state=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1) || return 1
+    [ -n "$state" ] && [ "$state" != Z ] && [ "$state" != X ]
+}
+stop_server() {
+    local pid=$1
+    running "$pid" || { wait "$pid" 2>/dev/null || true; return 0; }
+    kill -TERM "$pid" 2>/dev/null || true
+    # tokencall finishes within 2 s of SIGTERM; nginx and Python stop at once. Then no more waiting.
+    for _ in $(seq 50); do
+        running "$pid" || break
+        sleep 0.1
+    done
+    if running "$pid"; then
+        echo "bench: process $pid did not stop on SIGTERM; killing it" >        echo "bench-server: process $pid did not stop on SIGTERM; killing it" >&22
+        kill -KILL "$pid" 2>/dev/null || true
+    fi
+    wait "$pid" 2>/dev/null || true
+}
+
+# Peak resident set of PID and its children (nginx's workers), in kB.
+peak_rss_kb() {
+    local total=0 pid kb
+    for pid in "$1" $(pgrep -P "$1" || true); do
+        kb=$(awk '/^VmHWM:/ { print $2 }' "/proc/$pid/status" 2>/dev/null || true)
+        total=$((total + ${kb:-0}))
+    done
+    echo "$total"
+}
+
+# CPU time used so far by PID and its children (nginx's workers), in clock ticks.
+cpu_ticks() {
+    local total=0 pid ticks
+    for pid in "$1" $(pgrep -P "$1" || true); do
+        # utime and stime; the command name (field 2) may hold spaces, so count from after its ")".
+        ticks=$(sed 's/.*) //' "/proc/$pid/stat" 2>/dev/null | awk '{ print $12 + $13 }' || true)
+        total=$((total + ${ticks:-0}))
+    done
+    echo "$total"
 }

@@ -85,27 +85,6 @@ mkdir -p "$work"
 # MARK: Servers
 
 pids=()
-# Whether PID still runs (an exited child that is not yet waited for does not).
-running() {
-    local state
-    state=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1) || return 1
-    [ -n "$state" ] && [ "$state" != Z ] && [ "$state" != X ]
-}
-stop_server() {
-    local pid=$1
-    running "$pid" || { wait "$pid" 2>/dev/null || true; return 0; }
-    kill -TERM "$pid" 2>/dev/null || true
-    # tokencall finishes within 2 s of SIGTERM; nginx and Python stop at once. Then no more waiting.
-    for _ in $(seq 50); do
-        running "$pid" || break
-        sleep 0.1
-    done
-    if running "$pid"; then
-        echo "bench-server: process $pid did not stop on SIGTERM; killing it" >&2
-        kill -KILL "$pid" 2>/dev/null || true
-    fi
-    wait "$pid" 2>/dev/null || true
-}
 cleanup() {
     local pid
     for pid in "${pids[@]}"; do stop_server "$pid"; done
@@ -157,26 +136,6 @@ wait_ready() {
     die "$name did not answer POST /fetch_rtc_token on 127.0.0.1:$port within 10 s; see $work/$name.log"
 }
 
-# Peak resident set of PID and its children (nginx's workers), in kB.
-peak_rss_kb() {
-    local total=0 pid kb
-    for pid in "$1" $(pgrep -P "$1" || true); do
-        kb=$(awk '/^VmHWM:/ { print $2 }' "/proc/$pid/status" 2>/dev/null || true)
-        total=$((total + ${kb:-0}))
-    done
-    echo "$total"
-}
-
-# CPU time used so far by PID and its children (nginx's workers), in clock ticks.
-cpu_ticks() {
-    local total=0 pid ticks
-    for pid in "$1" $(pgrep -P "$1" || true); do
-        # utime and stime; the command name (field 2) may hold spaces, so count from after its ")".
-        ticks=$(sed 's/.*) //' "/proc/$pid/stat" 2>/dev/null | awk '{ print $12 + $13 }' || true)
-        total=$((total + ${ticks:-0}))
-    done
-    echo "$total"
-}
 
 # Clock ticks all cores have been busy so far: everything but idle and iowait. Interrupt time counts too: with
 # tick-based accounting a tick in a softirq (where loopback traffic is handled) is also charged to the process

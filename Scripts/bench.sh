@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `make bench`: times our AccessToken2 build and parse+verify against Agora's Python reference
-# (PyPI agoraiotools), then the token server under load (Scripts/bench-server.sh) and the call screen beside cmatrix
-# (Scripts/bench-screen.sh), and writes every figure, its target and whether it was met to .build/bench/results.json.
+# (PyPI agoraiotools), then the token server under load (Scripts/bench-server.sh), the call screen beside cmatrix
+# (Scripts/bench-screen.sh) and the channel hub under `tokencall load` (Scripts/bench-hub.sh), and writes every
+# figure, its target and whether it was met to .build/bench/results.json.
 #
 # Exit status: 0 once everything ran and was recorded, missed targets included (each is marked NO in its table and
 # "met": false in the results); 1 when a part could not run. With STRICT=1 (`make bench STRICT=1`, for gates) a
@@ -48,6 +49,8 @@ echo "== token server" >&2
 part "token server" Scripts/bench-server.sh
 echo "== call screen" >&2
 part "call screen" Scripts/bench-screen.sh
+echo "== hub" >&2
+part hub Scripts/bench-hub.sh
 
 echo "results: $results" >&2
 if [ "${#failed[@]}" -gt 0 ]; then

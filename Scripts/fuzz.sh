@@ -7,7 +7,7 @@
 #   template  --token-request templates and --token-field paths
 #                                         (Fuzz/TemplateFuzzer.swift + Sources/TokenClient/{RequestTemplate,FieldPath}.swift)
 #   websocket  the WebSocket frame reader (Fuzz/WebSocketFuzzer.swift + Sources/WebSocket/*.swift)
-#   hub    the hub's request reader       (Fuzz/HubFuzzer.swift + Sources/HubProtocol/*.swift)
+#   hub    the hub's requests and notices (Fuzz/HubFuzzer.swift + Sources/HubProtocol/*.swift)
 #   recording  a recording file, Recording.read (Fuzz/RecordingFuzzer.swift + Sources/Recording/*.swift)
 #   httpresponse  the token client's answer reader (Fuzz/HTTPResponseFuzzer.swift + Sources/TokenClient/HTTPResponseReader.swift)
 #
@@ -303,6 +303,8 @@ websocket_seeds() {
     seed "$seeds" long16 "\\x05\\x82\\xfe\\x00\\x80\\x00\\x00\\x00\\x00$(printf '%0128d' 0)"
     seed "$seeds" too-big '\x04\x82\xff\x00\x00\x00\x00\x00\x01\x00\x00'
     seed "$seeds" bad-utf8 '\x01\x81\x82\x00\x00\x00\x00\xc3\x28'
+    seed "$seeds" answer-101 '\x80HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\r\n'
+    seed "$seeds" answer-404 '\x80HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n'
 }
 
 # The hub harness: the whole input is a text frame: each request of the protocol, and a few it must refuse.
@@ -315,6 +317,11 @@ hub_seeds() {
     seed "$seeds" leave '{"type":"leave"}'
     seed "$seeds" both '{"type":"join","channel":"c","uid":1,"account":"a","token":"t"}'
     seed "$seeds" video '\x01\x00\x00\x00\x00\x20\x12\xff\x0a\x14\x1e'
+    seed "$seeds" joined '{"channel":"c","expiresAt":1800000600,"role":"broadcaster","type":"joined","uid":1,"users":[{"account":"bob","uid":2},{"uid":3}]}'
+    seed "$seeds" offline '{"reason":"dropped","reasonCode":1,"type":"userOffline","uid":7}'
+    seed "$seeds" renewed '{"expiresAt":1800003600,"result":"success","resultCode":0,"type":"renewTokenResult"}'
+    seed "$seeds" state '{"error":"tokenExpired","errorCode":109,"reason":"tokenExpired","reasonCode":9,"state":"failed","stateCode":5,"type":"connectionStateChanged"}'
+    seed "$seeds" role-changed '{"newRole":"audience","oldRole":"broadcaster","type":"clientRoleChanged"}'
 }
 
 # The recording harness: the whole input is a recording file. A header and a few events of each family, as the

@@ -42,7 +42,7 @@ struct ScreenFrameBench {
             chrome = (state, ScreenRenderer.chrome(state, width: 200, height: 50, options: options))
         }
         var grid = chrome!.grid
-        ScreenRenderer.drawMotion(state, into: &grid, options: options, video: { VideoFrameSource(uid: $0) }, at: time)
+        ScreenRenderer.drawMotion(state, into: &grid, options: options, video: { .synthetic(VideoFrameSource(uid: $0)) }, at: time)
         grid.forEachChange(since: previous) { _, _, _ in changed += 1 }
         previous = grid
     }

@@ -43,9 +43,11 @@ public final class CallScreenApp {
         }
         session.start()
         publish()
-        // Video sources can change without an event (a peer's link going quiet): look again every second.
+        // Video sources can change without an event (a peer's link going quiet): look again every second, or as often
+        // as people on a hub send a new picture.
+        let every = session.configuration.hub == nil ? 1 : AgoraRtcEngineKit.hubVideoInterval.secondsValue
         let refresh = DispatchSource.makeTimerSource(queue: .main)
-        refresh.schedule(deadline: .now() + 1, repeating: 1, leeway: .milliseconds(100))
+        refresh.schedule(deadline: .now() + every, repeating: every, leeway: .milliseconds(Int(every * 100)))
         refresh.setEventHandler { [unowned self] in MainActor.assumeIsolated { publish() } }
         refresh.resume()
         defer { refresh.cancel() }
@@ -67,7 +69,7 @@ public final class CallScreenApp {
     /// Hands the state, the video sources and the clocks to the frame thread.
     private func publish() {
         let engine = session.engine
-        var sources: [UInt: VideoFrameSource] = [:]
+        var sources: [UInt: VideoPicture] = [:]
         for uid in [state.uid] + state.remotes.map(\.uid) {
             if let source = session.video(forUid: uid) { sources[uid] = source }
         }
@@ -118,7 +120,7 @@ public final class CallScreenApp {
 struct ScreenFeed: Sendable {
     var state: ScreenState
     /// Video of each user who has some, by uid.
-    var sources: [UInt: VideoFrameSource] = [:]
+    var sources: [UInt: VideoPicture] = [:]
     /// The engine's and the session's clocks at `publishedAt` (on the screen's clock); the frame thread moves them on
     /// by the screen's clock's time since, so they stand still while it is paused.
     var engineTime: Duration = .zero

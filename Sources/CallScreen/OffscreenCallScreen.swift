@@ -38,5 +38,6 @@ extension ScreenState {
         self.init(channel: config.channel, uid: uid, account: account, role: config.role, tokenServer: session.tokens.label,
                   renewMethod: config.renewMethod, autoRenew: config.autoRenew)
         clock = session.clockPhase ?? .running(speed: 1)
+        hub = config.hub.map { HubStatus(address: $0.address) }
     }
 }

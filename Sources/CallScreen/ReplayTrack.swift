@@ -44,14 +44,14 @@ public struct ReplayTrack: Sendable {
     /// The video the live screen drew for the users `state` shows, drawn again: the simulator's video is a function of
     /// the uid and the time, so only when it froze comes from the recording (`remoteVideoStateChanged`, the network
     /// notice). Times are the recording's: a replay draws its video at its position.
-    public func video(for state: ScreenState) -> [UInt: VideoFrameSource] {
-        var sources: [UInt: VideoFrameSource] = [:]
+    public func video(for state: ScreenState) -> [UInt: VideoPicture] {
+        var sources: [UInt: VideoPicture] = [:]
         if state.role == .broadcaster, state.connection == .connected || state.connection == .reconnecting {
-            sources[state.uid] = VideoFrameSource(uid: state.uid)
+            sources[state.uid] = .synthetic(VideoFrameSource(uid: state.uid))
         }
         for remote in state.remotes where remote.leftAt == nil {
             let frozen = [frozenSince[remote.uid], networkDownSince].compactMap { $0 }.min()
-            sources[remote.uid] = VideoFrameSource(uid: remote.uid, frozenAt: frozen)
+            sources[remote.uid] = .synthetic(VideoFrameSource(uid: remote.uid, frozenAt: frozen))
         }
         return sources
     }

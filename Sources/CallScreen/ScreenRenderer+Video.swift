@@ -1,9 +1,9 @@
 import ChannelEngine
 
 extension ScreenRenderer {
-    /// The local tile and one per remote user, laid out to use the area best, each animating its source.
+    /// The local tile and one per remote user, laid out to use the area best, each animating its picture.
     static func drawVideo(_ state: ScreenState, into grid: inout CellGrid, x: Int, y: Int, width: Int, height: Int,
-                          _ painter: Painter, _ video: (UInt) -> VideoFrameSource?, _ time: Duration) {
+                          _ painter: Painter, _ video: (UInt) -> VideoPicture?, _ time: Duration) {
         guard width > 4, height > 2 else { return }
         let remotes = state.visibleRemotes
         let count = remotes.count + 1
@@ -13,23 +13,26 @@ extension ScreenRenderer {
             let tileX = x + (index % columns) * tileWidth, tileY = y + (index / columns) * tileHeight
             let w = tileWidth - 1, h = tileHeight - (rows > 1 ? 1 : 0)
             if index == 0 {
-                let source = state.role == .broadcaster ? video(state.uid) : nil
-                let tag = state.role == .audience ? "not publishing" : source == nil ? "no video" : "live"
+                let picture = state.role == .broadcaster ? video(state.uid) : nil
+                let tag = state.role == .audience ? "not publishing" : picture == nil ? "no video" : "live"
                 // The account (named in the header) goes first when the tile is too narrow for it: the uid shows whole.
                 let parts = ["you", state.uid == 0 ? nil : "uid \(state.uid)", state.account].compactMap { $0 }
                 let full = parts.joined(separator: " \(painter.bar) ")
                 let label = full.count + tag.count + 4 <= w || state.uid == 0 ? full : parts.dropLast().joined(separator: " \(painter.bar) ")
-                drawTile(into: &grid, x: tileX, y: tileY, width: w, height: h, source: source, label: label, tag: tag,
+                drawTile(into: &grid, x: tileX, y: tileY, width: w, height: h, picture: picture, label: label, tag: tag,
                          quality: state.localQuality, painter, time)
             } else {
                 let remote = remotes[index - 1]
-                let source = remote.leftAt == nil ? video(remote.uid) : nil
+                let picture = remote.leftAt == nil ? video(remote.uid) : nil
                 let tag = remote.leftAt != nil ? "left"
                     : state.connection == .reconnecting ? "reconnecting"
-                    : source?.isFrozen == true ? "frozen" : "live"
+                    : picture?.isFrozen == true ? "frozen" : "live"
                 let speaking = remote.leftAt == nil && state.activeSpeaker == remote.uid
-                drawTile(into: &grid, x: tileX, y: tileY, width: w, height: h, source: source,
-                         label: (speaking ? painter.speaker + " " : "") + "uid \(remote.uid)", tag: tag, quality: remote.quality, painter, time)
+                // Beside people on a hub, a simulated user is marked as one.
+                let simulated = state.hub != nil && picture?.isSynthetic == true ? " \(painter.bar) sim" : ""
+                drawTile(into: &grid, x: tileX, y: tileY, width: w, height: h, picture: picture,
+                         label: (speaking ? painter.speaker + " " : "") + "uid \(remote.uid)" + simulated, tag: tag,
+                         quality: remote.quality, painter, time)
             }
         }
     }
@@ -45,16 +48,16 @@ extension ScreenRenderer {
         return best
     }
 
-    private static func drawTile(into grid: inout CellGrid, x: Int, y: Int, width: Int, height: Int, source: VideoFrameSource?,
+    private static func drawTile(into grid: inout CellGrid, x: Int, y: Int, width: Int, height: Int, picture: VideoPicture?,
                                  label: String, tag: String, quality: AgoraNetworkQuality?, _ painter: Painter, _ time: Duration) {
         guard width > 0, height > 0 else { return }
-        if let source {
+        if let picture {
             let halfBlocks = painter.options.unicode && painter.options.colors >= 8
             if halfBlocks {
                 // Half the pixels across: each pixel covers two cells, so a change in the picture is a run of two cells
                 // in one colour pair, which the terminal is sent once (and there are half as many pixels to make).
                 let pixelColumns = (width + 1) / 2
-                let frame = source.frame(at: time, width: pixelColumns, height: height * 2, pixelShape: .init(width: 2, height: 1))
+                let frame = picture.frame(at: time, width: pixelColumns, height: height * 2, pixelShape: .init(width: 2, height: 1))
                 let (gridWidth, gridHeight, colors) = (grid.width, grid.height, painter.options.colors)
                 let columns = min(width, gridWidth - x)
                 guard x >= 0, y >= 0, columns > 0 else { return }
@@ -79,7 +82,7 @@ extension ScreenRenderer {
                     }
                 }
             } else {
-                let frame = source.frame(at: time, width: width, height: height, pixelShape: .init(width: 1, height: 2))
+                let frame = picture.frame(at: time, width: width, height: height, pixelShape: .init(width: 1, height: 2))
                 for row in 0..<height {
                     for column in 0..<width {
                         grid[x + column, y + row] = cell(frame, column, row, painter)

@@ -23,7 +23,7 @@ public enum ScreenRenderer {
     public static let minimumHeight = 20
 
     public static func render(_ state: ScreenState, width: Int, height: Int, options: RenderOptions,
-                              video: (UInt) -> VideoFrameSource?, at time: Duration) -> CellGrid {
+                              video: (UInt) -> VideoPicture?, at time: Duration) -> CellGrid {
         var grid = chrome(state, width: width, height: height, options: options)
         drawMotion(state, into: &grid, options: options, video: video, at: time)
         return grid
@@ -56,7 +56,7 @@ public enum ScreenRenderer {
     /// Draws the video tiles at `time` (unless the timeline is in their place), and the help overlay, over `grid`: the
     /// chrome of the same state and size.
     public static func drawMotion(_ state: ScreenState, into grid: inout CellGrid, options: RenderOptions,
-                                  video: (UInt) -> VideoFrameSource?, at time: Duration) {
+                                  video: (UInt) -> VideoPicture?, at time: Duration) {
         guard let layout = Layout(width: grid.width, height: grid.height) else { return }
         let painter = Painter(options: options)
         if !state.showTimeline {
@@ -124,9 +124,11 @@ public enum ScreenRenderer {
         grid.write(text, x: 0, y: 1, style: style)
         grid.write(state.reason.name, x: text.count + 1, y: 1, style: painter.style(foreground: color))
         var extra = "t \(Int(state.sessionTime.components.seconds)) s"
+        if let hub = state.hub { extra = "hub \(hub.address) \(hub.link.name) \(painter.bar) " + extra }
         if state.networkDown { extra = "network cut \(painter.bar) " + extra }
         if let mistake = state.mistake { extra = "misconfigure \(mistake.rawValue) \(painter.bar) " + extra }
-        let alarm = state.networkDown || state.mistake != nil
+        let hubLost = if case .lost = state.hub?.link { true } else { false }
+        let alarm = state.networkDown || state.mistake != nil || hubLost
         grid.write(extra, x: grid.width - extra.count - 1, y: 1, style: painter.style(foreground: alarm ? .red : .standard))
         if state.tokenNeeded {
             let left = max(0, state.secondsLeft ?? 0)

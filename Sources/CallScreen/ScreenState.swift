@@ -83,6 +83,19 @@ public struct ScreenState: Sendable, Equatable {
     public var mode = ScreenMode.call
     /// How fast the live call's clock runs against real time (`join --speed`, `<` and `>`), or that it is paused (space).
     public var clock = ClockPhase.running(speed: 1)
+    /// The hub the channel is on (`join --hub`); nil without one.
+    public var hub: HubStatus?
+
+    /// A hub's address and whether the link to it is up.
+    public struct HubStatus: Sendable, Equatable {
+        public var address: String
+        public var link: HubLinkState
+
+        public init(address: String, link: HubLinkState = .connecting) {
+            self.address = address
+            self.link = link
+        }
+    }
     /// Unix time now, and time since the session started; moved by the app each frame.
     public var now: Double = 0
     public var sessionTime: Duration = .zero
@@ -185,6 +198,10 @@ public struct ScreenState: Sendable, Equatable {
             tokenNeeded = false
         case .simulatorNotice(.network(let down)):
             networkDown = down
+        case .simulatorNotice(.hubConnected):
+            hub?.link = .connected
+        case .simulatorNotice(.hubLost(let reason)):
+            hub?.link = .lost(reason: reason)
         default:
             break
         }

@@ -25,6 +25,8 @@ extension CallSession: AgoraRtcEngineDelegate {
         guard !stopping else { return }
         if state == .connected {
             connected()
+        } else if reason == .sameUidLogin {
+            emit(.stuck(reason: "the same uid joined this channel elsewhere and took its place (sameUidLogin); join with another uid"))
         } else if Self.refused(state, reason) {
             let why = reason == .reasonInvalidToken ? userMismatch(in: deliveredToken).map { ": \($0)" } ?? "" : ""
             let mend = if tokensByHand {

@@ -1,6 +1,7 @@
 import AccessToken
 import ChannelEngine
 import Foundation
+import HubProtocol
 import Timers
 import TokenClient
 
@@ -39,6 +40,8 @@ public final class CallSession {
         /// The wall the call's tokens are made on: `unixTime`'s, or a real one `clock` has left (`TokenWall`).
         public var tokenWall = TokenWall.call
         public var engine = EngineInstance.own
+        /// The hub the channel is on (`join --hub`); nil: everyone else in the channel is simulated.
+        public var hub: Hub?
 
         public init() {}
 
@@ -46,6 +49,17 @@ public final class CallSession {
         public var tokenUnixTime: @Sendable () -> Double {
             let (wall, unixTime) = (tokenWall, unixTime)
             return { wall.unixTime(call: unixTime()) }
+        }
+    }
+
+    /// A hub the call goes through: the engine's link to it, and its address as the screen names it.
+    public struct Hub: Sendable {
+        public var address: String
+        public var link: any HubLink
+
+        public init(address: String, link: any HubLink) {
+            self.address = address
+            self.link = link
         }
     }
 
@@ -146,7 +160,7 @@ public final class CallSession {
     func makeEngine(appID: String) -> AgoraRtcEngineKit {
         if let engine { return engine }
         var simulation = Simulation(appCertificate: certificate, clock: configuration.clock, unixTime: configuration.unixTime,
-                                    seed: configuration.seed, remoteUsers: configuration.remoteUsers)
+                                    seed: configuration.seed, remoteUsers: configuration.remoteUsers, hub: configuration.hub?.link)
         simulation.tokenWall = configuration.tokenWall
         let config = AgoraRtcEngineConfig(appId: appID, simulation: simulation)
         let engine = switch configuration.engine {
@@ -158,7 +172,11 @@ public final class CallSession {
         engine.setupLocalVideo(localTile.canvas)
         engine.enableAudioVolumeIndication(Self.volumeReportInterval, smooth: 3, reportVad: true)
         self.engine = engine
-        if certificate == nil { emit(.note("no App Certificate given: the engine checks everything but the signature")) }
+        if let hub = configuration.hub {
+            emit(.note("the channel is on the hub at \(hub.address), which checks every token"))
+        } else if certificate == nil {
+            emit(.note("no App Certificate given: the engine checks everything but the signature"))
+        }
         return engine
     }
 
@@ -180,16 +198,16 @@ public final class CallSession {
         engine.leaveChannel(block)
     }
 
-    /// The video to draw in a user's tile: the engine's, for a user whose canvas holds the session's tile; nil for
+    /// The picture to draw in a user's tile: the engine's, for a user whose canvas holds the session's tile; nil for
     /// anyone else.
-    public func video(forUid uid: UInt) -> VideoFrameSource? {
+    public func video(forUid uid: UInt) -> VideoPicture? {
         guard let engine else { return nil }
         // Out of a channel the screen knows the local user by the configured uid, or 0 (an account's uid is not known yet).
         let configured: UInt = if case .uid(let number) = configuration.user { UInt(number) } else { 0 }
         let local = engine.connection.map { UInt($0.localUid) == uid } ?? (uid == configured)
         let tile = local ? localTile : remoteTiles[uid]
         guard let tile, engine.videoCanvas(forUid: tile.uid)?.view === tile else { return nil }
-        return engine.videoSource(forUid: uid)
+        return engine.picture(forUid: uid)
     }
 
     private func end(failed: Bool) {

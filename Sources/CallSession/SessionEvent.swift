@@ -153,6 +153,9 @@ public struct SessionEvent: Sendable, Equatable {
                 [("notice", .text("tokenAccepted")), ("expiresAt", .number(expiresAt)), ("short", .flag(short))]
             case .localUserOfflineForPeers(let reason): [("notice", .text("localUserOfflineForPeers")), ("reason", .text(reason.name))]
             case .network(let down): [("notice", .text("network")), ("down", .flag(down))]
+            case .hubConnected: [("notice", .text("hubConnected"))]
+            case .hubLost(let reason): [("notice", .text("hubLost")), ("reason", .text(reason))]
+            case .hubError(let message): [("notice", .text("hubError")), ("message", .text(message))]
             }
         }
     }

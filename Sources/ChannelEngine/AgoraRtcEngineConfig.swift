@@ -1,4 +1,5 @@
 import Foundation
+import HubProtocol
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -50,12 +51,15 @@ public struct Simulation: Sendable {
     public static let agoraWillExpireLead: Duration = .seconds(30)
     /// How long the network takes to answer a join.
     public var joinLatency: Duration
+    /// A hub that is the network of the main channel: real people, and the authority on tokens
+    /// (`AgoraRtcEngineKit+Hub`). Nil: everyone in the channel is simulated.
+    public var hub: (any HubLink)?
 
     public init(
         appCertificate: String? = nil, clock: any Clock<Duration> = ContinuousClock(),
         unixTime: @escaping @Sendable () -> Double = Simulation.systemUnixTime, seed: UInt64 = 0,
         remoteUsers: Int = 2, peerChurn: Bool = true, willExpireLead: Duration = agoraWillExpireLead,
-        joinLatency: Duration = .milliseconds(250)
+        joinLatency: Duration = .milliseconds(250), hub: (any HubLink)? = nil
     ) {
         self.appCertificate = appCertificate
         self.clock = clock
@@ -65,6 +69,7 @@ public struct Simulation: Sendable {
         self.peerChurn = peerChurn
         self.willExpireLead = willExpireLead
         self.joinLatency = joinLatency
+        self.hub = hub
     }
 
     /// The defaults, with the App Certificate from `APP_CERTIFICATE` when it is set and not empty: an app written for

@@ -17,6 +17,7 @@ extension AgoraRtcEngineKit {
     /// returned.
     func call<T>(_ work: () -> T) -> T {
         let result = locked(work)
+        flushHub()
         scheduleDelivery()
         return result
     }
@@ -25,6 +26,7 @@ extension AgoraRtcEngineKit {
     @MainActor
     func fire(_ work: () -> Void) {
         locked(work)
+        flushHub()
         deliver()
     }
 

@@ -16,16 +16,19 @@ extension AgoraRtcEngineKit {
 
     private func setNetwork(down: Bool) {
         guard down != (networkDownSince != nil) else { return }
+        hub?.outbox.append(.silent(down))
         if down {
             networkDownSince = timers.now
             emit(.simulatorNotice(.network(down: true)), on: nil)
             for channel in activeChannels where channel.isInChannel { scheduleLinkLoss(on: channel) }
         } else {
+            let silence = networkDownSince.map { timers.now - $0 } ?? .zero
             networkDownSince = nil
             emit(.simulatorNotice(.network(down: false)), on: nil)
             for channel in activeChannels {
                 timers.cancel(channel.linkTimers)
                 channel.linkTimers = []
+                if usesHub(channel), !hubNetworkRestored(channel, after: silence) { continue }
                 if channel.state == .reconnecting {
                     setState(.connected, .reasonRejoinSuccess, on: channel)
                     emit(.didRejoinChannel(channel: channel.connection.channelId, uid: channel.connection.localUid,
@@ -53,18 +56,21 @@ extension AgoraRtcEngineKit {
         ([main].compactMap { $0 } + exChannels).filter(\.isActive)
     }
 
-    private func scheduleLinkLoss(on channel: Channel) {
+    /// The link's loss as the app sees it over time; `interruptedShown` when reconnecting / interrupted is reported already.
+    func scheduleLinkLoss(on channel: Channel, interruptedShown: Bool = false) {
         func at(_ delay: Duration, _ work: @escaping @MainActor (Channel) -> Void) -> TimerQueue.ID {
             timers.schedule(after: delay) { [weak self, weak channel] in
                 guard let self, let channel, channel.isInChannel else { return }
                 self.fire { work(channel) }
             }
         }
-        channel.linkTimers = [
+        channel.linkTimers = interruptedShown ? [] : [
             at(Self.interruptedAfter) { [unowned self] channel in
                 self.setState(.reconnecting, .reasonInterrupted, on: channel)
                 self.emit(.connectionInterrupted, on: channel)
             },
+        ]
+        channel.linkTimers += [
             at(Self.lostAfter) { [unowned self] channel in
                 self.setState(.reconnecting, .reasonLost, on: channel)
                 self.emit(.connectionLost, on: channel)

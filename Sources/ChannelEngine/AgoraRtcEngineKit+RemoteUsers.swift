@@ -52,8 +52,12 @@ extension AgoraRtcEngineKit {
     }
 
     /// The connection is out: it hears nothing more, and forgets whom it saw (Agora sends no offline
-    /// callbacks for users you leave behind).
+    /// callbacks for users you leave behind). A hub that still has it in its channel is told.
     func detach(_ channel: Channel) {
+        if usesHub(channel) {
+            leaveHub()
+            hub?.forgetChannel(timers: timers)
+        }
         worlds[channel.connection.channelId]?.stopObserving(ObjectIdentifier(channel))
         timers.cancel(channel.videoTimers)
         channel.videoTimers = []
@@ -61,23 +65,31 @@ extension AgoraRtcEngineKit {
         channel.remoteVideo = [:]
     }
 
-    /// Brings what the connection has announced in line with who is visible: `didJoinedOfUid` (then the
-    /// first video frame) for newcomers, `didOfflineOfUid` for those gone. Nothing arrives while the link is down.
+    /// Brings what the connection has announced in line with who is visible, simulated or on the hub:
+    /// `didJoinedOfUid` (then the first video frame) for newcomers, `didOfflineOfUid` for those gone. Nothing
+    /// arrives while the link is down. A hub user's first frame comes when the hub forwards it.
     func syncRemoteUsers(of channel: Channel) {
         guard channel.state == .connected, networkDownSince == nil else { return }
         let world = world(for: channel)
-        let visible = world.visible.map(\.uid)
+        let hubPeers = usesHub(channel) ? hub?.peers ?? [] : []
+        let simulated = world.visible.filter { !hubPeers.contains($0.uid) }
+        let visible = simulated.map(\.uid) + hubPeers
         for uid in channel.announced where !visible.contains(uid) {
             announceOffline(uid, reason: world.peer(uid)?.offlineReason ?? .quit, on: channel)
         }
-        for peer in channel.announced.compactMap(world.peer) {
+        for uid in hubPeers where !channel.announced.contains(uid) {
+            channel.announced.append(uid)
+            emit(.didJoinedOfUid(uid, elapsed: elapsedMilliseconds(since: channel.joinStartedAt)), on: channel)
+            setRemoteVideo(.starting, .internal, of: uid, on: channel)
+        }
+        for peer in channel.announced.filter({ !hubPeers.contains($0) }).compactMap(world.peer) {
             switch (peer.silentSince, channel.remoteVideo[peer.uid]) {
             case (.some, .decoding): setRemoteVideo(.frozen, .congestion, of: peer.uid, on: channel)
             case (nil, .frozen): setRemoteVideo(.decoding, .recovery, of: peer.uid, on: channel)
             default: break
             }
         }
-        for peer in world.visible where !channel.announced.contains(peer.uid) {
+        for peer in simulated where !channel.announced.contains(peer.uid) {
             channel.announced.append(peer.uid)
             emit(.didJoinedOfUid(peer.uid, elapsed: elapsedMilliseconds(since: channel.joinStartedAt)), on: channel)
             setRemoteVideo(.starting, .internal, of: peer.uid, on: channel)

@@ -56,6 +56,7 @@ extension AgoraRtcEngineKit {
     }
 
     func renew(_ channel: Channel, with token: String, via path: RenewalPath) {
+        if usesHub(channel) { return renewThroughHub(channel, with: token, via: path) }
         if channel.state == .connecting {
             channel.pendingToken = token
             channel.pendingRenewResult = path == .renewToken

@@ -1,5 +1,6 @@
 import AccessToken
 import Foundation
+import HubProtocol
 import Timers
 import SeededRandom
 
@@ -56,6 +57,8 @@ public final class AgoraRtcEngineKit: @unchecked Sendable {
     /// When the link went down, on the engine's clock; nil while it is up.
     var networkDownSince: Duration?
     var saidSignatureNotChecked = false
+    /// The hub the main connection goes through, when the simulation has one.
+    let hub: HubState?
 
     /// Callbacks waiting for the main actor, whether a delivery is scheduled for them, and whether one is running.
     var queue: [Callback] = []
@@ -72,6 +75,12 @@ public final class AgoraRtcEngineKit: @unchecked Sendable {
         random = SplitMix64(seed: config.simulation.seed, stream: "engine")
         qualityRandom = SplitMix64(seed: config.simulation.seed, stream: "quality")
         volumeRandom = SplitMix64(seed: config.simulation.seed, stream: "volume")
+        hub = config.simulation.hub.map(HubState.init)
+        openHub()
+    }
+
+    deinit {
+        hub?.link.close()
     }
 
     // MARK: State a screen shows
@@ -123,7 +132,9 @@ public final class AgoraRtcEngineKit: @unchecked Sendable {
         setClientRole(newRole)
     }
 
-    func changeRole(of channel: Channel, from old: AgoraClientRole, to new: AgoraClientRole) {
+    /// Through a hub the role changes when the hub says so (`confirmed`).
+    func changeRole(of channel: Channel, from old: AgoraClientRole, to new: AgoraClientRole, confirmed: Bool = false) {
+        if usesHub(channel), !confirmed { return requestRole(new, on: channel) }
         channel.role = new
         guard old != new, channel.isInChannel else { return }
         emit(.didClientRoleChanged(old: old, new: new), on: channel)
@@ -148,7 +159,9 @@ public final class AgoraRtcEngineKit: @unchecked Sendable {
         if let code = checkJoinArguments(channelId: channelId, uid: uid) { return code }
         if let main, main.isActive { return -Int32(AgoraErrorCode.joinChannelRejected.rawValue) }
         if let newRole = mediaOptions.clientRoleType { role = newRole }
-        let channel = Channel(connection: ConnectionKey(channelId: channelId, localUid: uid == 0 ? assignUid() : uid),
+        // Through a hub, the hub assigns the uid for 0.
+        let localUid = uid == 0 && hub == nil ? assignUid() : uid
+        let channel = Channel(connection: ConnectionKey(channelId: channelId, localUid: localUid),
                               role: role, isMain: true, exDelegate: nil)
         channel.account = account
         channel.joinSuccess = joinSuccess
@@ -238,6 +251,7 @@ public final class AgoraRtcEngineKit: @unchecked Sendable {
         channel.pendingToken = token
         channel.joinStartedAt = timers.now
         setState(.connecting, rejoining ? .reasonRenewToken : .reasonConnecting, on: channel)
+        if usesHub(channel) { return presentJoin(channel) }
         channel.joinTimer = timers.schedule(after: config.simulation.joinLatency) { [weak self, weak channel] in
             guard let self, let channel else { return }
             self.fire { self.completeJoin(channel, rejoining: rejoining) }

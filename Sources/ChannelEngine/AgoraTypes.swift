@@ -105,6 +105,12 @@ public enum SimulatorNotice: Sendable, Equatable {
     case localUserOfflineForPeers(AgoraUserOfflineReason)
     /// The link was cut (`down`) or restored by a fault injection.
     case network(down: Bool)
+    /// The link to the hub is open (again: the engine joins its channel anew).
+    case hubConnected
+    /// The link to the hub broke, for this reason; it is trying again.
+    case hubLost(reason: String)
+    /// The hub could not read or do what the engine sent it (its `error` message).
+    case hubError(String)
 }
 
 /// A user's network quality as `networkQuality` reports it (`AgoraNetworkQuality`): 0 unknown … 6 down.

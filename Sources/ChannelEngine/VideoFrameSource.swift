@@ -218,6 +218,8 @@ extension AgoraRtcEngineKit {
             return .some(publishing ? VideoFrameSource(uid: uid) : nil)
         }
         guard channel.announced.contains(uid) else { return nil }
+        // A hub user's picture is what they send (`receivedVideo(forUid:)`), not a synthetic one.
+        if usesHub(channel), isHubPeer(uid) { return .some(nil) }
         let silent = worlds[channel.connection.channelId]?.peer(uid)?.silentSince
         let frozen = switch (silent, networkDownSince) {
         case let (silent?, down?): min(silent, down)

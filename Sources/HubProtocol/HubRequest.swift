@@ -47,26 +47,15 @@ public struct HubProtocolError: Error, Equatable, Sendable, CustomStringConverti
 extension HubRequest {
     /// Reads one request from a text message's JSON; every field is checked and a wrong one named.
     public init(json text: String) throws(HubProtocolError) {
-        let value: JSONValue
-        do { value = try JSONValue.decode(Array(text.utf8)) } catch {
-            throw HubProtocolError("not JSON (\(error)); send one JSON object per text message")
-        }
-        guard let fields = value.object else { throw HubProtocolError("a request is a JSON object, not \(value.kind)") }
-        let request = Fields(fields)
+        let request = try Fields(json: text, of: "a request")
+        let fields = request.members
         switch try request.string("type") {
         case "join":
             let user: HubUser
             switch (fields["uid"], fields["account"]) {
             case (.some, .some): throw HubProtocolError("join takes a uid or an account, not both")
             case (nil, .some): user = .account(try request.string("account"))
-            case (.some(.integer(let uid)), nil) where (0...Int64(UInt32.max)).contains(uid): user = .uid(UInt32(uid))
-            case (.some(let other), nil):
-                let given = switch other {
-                case .integer(let number): String(number)
-                case .number(let text): String(text.prefix(40))
-                default: other.kind
-                }
-                throw HubProtocolError("uid must be a whole number 0...4294967295, not \(given)")
+            case (.some, nil): user = .uid(try request.uid("uid"))
             case (nil, nil): throw HubProtocolError("join needs a uid (0 for one the hub assigns) or an account")
             }
             self = .join(HubJoin(appId: try request.optionalString("appId"), channel: try request.string("channel"), user: user,
@@ -101,27 +90,5 @@ extension HubRequest {
         case .leave: object = ["type": "leave"]
         }
         return HubJSON.text(object)
-    }
-}
-
-/// A request's members, read with errors that name the field.
-private struct Fields {
-    let members: [String: JSONValue]
-    init(_ members: [String: JSONValue]) { self.members = members }
-
-    func string(_ name: String) throws(HubProtocolError) -> String {
-        guard let value = members[name] else { throw HubProtocolError("\(name) is missing") }
-        guard let text = value.string else { throw HubProtocolError("\(name) must be a string, not \(value.kind)") }
-        return text
-    }
-
-    func optionalString(_ name: String) throws(HubProtocolError) -> String? {
-        members[name] == nil || members[name] == .null ? nil : try string(name)
-    }
-
-    func role() throws(HubProtocolError) -> HubRole? {
-        guard let text = try optionalString("role") else { return nil }
-        guard let role = HubRole(rawValue: text) else { throw HubProtocolError("role must be broadcaster or audience") }
-        return role
     }
 }

@@ -62,21 +62,27 @@ public struct HubVideoFrame: Equatable, Sendable {
         let columns = Int(bytes[5]), rows = Int(bytes[6])
         let body = bytes.count - Self.headerBytes
         guard body % 4 == 0 else { throw HubProtocolError("a video frame's runs are 4 bytes each; \(body) bytes of runs is not") }
-        var cells: [Color] = []
-        cells.reserveCapacity(columns * rows)
-        var offset = Self.headerBytes
-        while offset < bytes.count {
-            let run = Int(bytes[offset])
-            guard run > 0 else { throw HubProtocolError("a video frame's run of 0 cells at byte \(offset)") }
-            guard cells.count + run <= columns * rows else {
-                throw HubProtocolError("a video frame's runs hold more than its \(columns)×\(rows) cells")
+        // Filled in place (a client reads every frame of every other user): the runs are checked to fit first.
+        var problem: HubProtocolError?
+        let cells = [Color](unsafeUninitializedCapacity: columns * rows) { buffer, filled in
+            var offset = Self.headerBytes
+            while offset < bytes.count {
+                let run = Int(bytes[offset])
+                guard run > 0 else { problem = HubProtocolError("a video frame's run of 0 cells at byte \(offset)"); return }
+                guard filled + run <= buffer.count else {
+                    problem = HubProtocolError("a video frame's runs hold more than its \(columns)×\(rows) cells")
+                    return
+                }
+                buffer.baseAddress!.advanced(by: filled)
+                    .initialize(repeating: Color(red: bytes[offset + 1], green: bytes[offset + 2], blue: bytes[offset + 3]), count: run)
+                filled += run
+                offset += 4
             }
-            cells += repeatElement(Color(red: bytes[offset + 1], green: bytes[offset + 2], blue: bytes[offset + 3]), count: run)
-            offset += 4
+            if filled != buffer.count {
+                problem = HubProtocolError("a video frame's runs hold \(filled) cells, not its \(columns)×\(rows)")
+            }
         }
-        guard cells.count == columns * rows else {
-            throw HubProtocolError("a video frame's runs hold \(cells.count) cells, not its \(columns)×\(rows)")
-        }
+        if let problem { throw problem }
         let uid = UInt32(bytes[1]) << 24 | UInt32(bytes[2]) << 16 | UInt32(bytes[3]) << 8 | UInt32(bytes[4])
         (self.uid, self.columns, self.rows, self.cells) = (uid, columns, rows, cells)
     }

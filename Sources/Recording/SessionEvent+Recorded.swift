@@ -135,6 +135,9 @@ extension SessionEvent {
         case "tokenAccepted": return .tokenAccepted(expiresAt: try object.unixTime("expiresAt"), short: try object.flag("short"))
         case "localUserOfflineForPeers": return .localUserOfflineForPeers(try object.choice("reason", \AgoraUserOfflineReason.name))
         case "network": return .network(down: try object.flag("down"))
+        case "hubConnected": return .hubConnected
+        case "hubLost": return .hubLost(reason: try object.text("reason"))
+        case "hubError": return .hubError(try object.text("message"))
         case let other: throw LineProblem("simulatorNotice's notice \(RecordedObject.quoted(other)) is not one the engine gives")
         }
     }

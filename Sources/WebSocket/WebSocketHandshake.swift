@@ -47,7 +47,7 @@ public enum WebSocketHandshake {
         Array("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: \(accept)\r\n\r\n".utf8)
     }
 
-    private static func hasToken(_ token: String, in value: String?) -> Bool {
+    static func hasToken(_ token: String, in value: String?) -> Bool {
         guard let value else { return false }
         return value.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces).lowercased() == token }
     }

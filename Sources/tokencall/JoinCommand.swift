@@ -45,6 +45,7 @@ enum JoinCommand {
         .value("fps", "N", help: "frames per second of the call screen, 1...60", default: "15"),
         .flag("no-color", help: "no colours on the call screen (also NO_COLOR)"),
         recordOption,
+        hubOption,
     ] + outputOptions
 
     static let command = Command(
@@ -117,6 +118,7 @@ enum JoinCommand {
         } else {
             .embedded(tokenLifetime: lifetime, mistake: try MisconfigureOption.read(args))
         }
+        try joinHub(&config, args, server: server)
         try callClock(&config, args, server: server)
         return (config, server)
     }
@@ -129,7 +131,7 @@ enum JoinCommand {
     static func callClock(_ config: inout CallSession.Configuration, _ args: Invocation, server: TokenServerChoice) throws(UsageError) {
         let speed: Int = try args.integer("speed", in: ScaledClock.speeds)
         let embedded = if case .embedded = server { true } else { false }
-        guard embedded || args.has("speed") else { return }
+        guard config.hub == nil, embedded || args.has("speed") else { return }
         let realUnixTime = config.unixTime
         let clock = ScaledClock(speed: speed, unixTime: realUnixTime())
         config.clock = clock

@@ -9,7 +9,8 @@ await ChildProcessTransport.answerIfChild()
 let tokencall = Command(
     "tokencall",
     summary: "Simulate an Agora-style video call and watch its token live, renew and expire.",
-    subcommands: [JoinCommand.command, TokenCommands.group, ServeCommand.command, DoctorCommand.command, ReplayCommand.command],
+    subcommands: [JoinCommand.command, TokenCommands.group, ServeCommand.command, DoctorCommand.command, ReplayCommand.command,
+                  LoadCommand.command],
     defaultSubcommand: JoinCommand.command.name
 )
 

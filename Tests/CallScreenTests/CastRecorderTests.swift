@@ -13,7 +13,7 @@ import Testing
         let state = ScreenState(channel: "test", uid: 0, role: .broadcaster, tokenServer: "http://127.0.0.1:1 (embedded)",
                                 renewMethod: .renew, autoRenew: true)
         return ScreenRenderer.render(state, width: width, height: height, options: RenderOptions(colors: 256, unicode: true),
-                                     video: { VideoFrameSource(uid: $0) }, at: .seconds(seconds))
+                                     video: { .synthetic(VideoFrameSource(uid: $0)) }, at: .seconds(seconds))
     }
 
     @Test @MainActor func aRecordingIsAnAsciicastV2OfWhatTheTerminalWasSent() async throws {

@@ -102,7 +102,7 @@ struct PaintedPicture {
         let state = ScreenState(channel: "test", uid: 0, role: .broadcaster, tokenServer: "http://127.0.0.1:1 (embedded)",
                                 renewMethod: .renew, autoRenew: true)
         let grid = ScreenRenderer.render(state, width: 120, height: 40, options: RenderOptions(colors: 256, unicode: true),
-                                         video: { VideoFrameSource(uid: $0) }, at: .seconds(5))
+                                         video: { .synthetic(VideoFrameSource(uid: $0)) }, at: .seconds(5))
         let svg = grid.svg()
         let picture = try PaintedPicture(svg)
         let (cellWidth, cellHeight) = CellGrid.pictureCell

@@ -49,7 +49,7 @@ import Testing
         let video = track.video(for: state)
         #expect(Set(video.keys) == [7, 11, 12])
         #expect(video[7]?.isFrozen == false && video[11]?.isFrozen == false)
-        #expect(video[12]?.frozenAt == .seconds(4))
+        #expect(video[12] == .synthetic(VideoFrameSource(uid: 12, frozenAt: .seconds(4))))
         track.play(upTo: .seconds(6), into: &state)
         #expect(Set(track.video(for: state).keys) == [7, 12], "a user who left has no video")
         state.role = .audience

@@ -55,7 +55,7 @@ private func state(_ scenario: String) -> ScreenState {
 
 private func render(_ state: ScreenState, _ width: Int, _ height: Int, options: RenderOptions = RenderOptions(colors: 0, unicode: false)) -> CellGrid {
     ScreenRenderer.render(state, width: width, height: height, options: options, video: { uid in
-        VideoFrameSource(uid: uid, frozenAt: state.networkDown ? .seconds(6) : nil)
+        .synthetic(VideoFrameSource(uid: uid, frozenAt: state.networkDown ? .seconds(6) : nil))
     }, at: .seconds(5))
 }
 

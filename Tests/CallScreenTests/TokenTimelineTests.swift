@@ -75,7 +75,7 @@ private func eventfulCall() -> Call {
 
 private func render(_ state: ScreenState, _ width: Int, _ height: Int, unicode: Bool = false) -> CellGrid {
     ScreenRenderer.render(state, width: width, height: height, options: RenderOptions(colors: unicode ? 256 : 0, unicode: unicode),
-                          video: { VideoFrameSource(uid: $0) }, at: .seconds(5))
+                          video: { .synthetic(VideoFrameSource(uid: $0)) }, at: .seconds(5))
 }
 
 @Suite struct TokenTimelineTests {

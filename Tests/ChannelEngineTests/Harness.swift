@@ -1,6 +1,7 @@
 import AccessToken
 @testable import ChannelEngine
 import Foundation
+import HubProtocol
 import TestSupport
 import Testing
 
@@ -109,11 +110,11 @@ struct Harness {
     let recorder = Recorder()
 
     init(certificate: String? = TestCredentials.certificate, remoteUsers: Int = 0, churn: Bool = false, seed: UInt64 = 7,
-         profile: AgoraChannelProfile = .liveBroadcasting, appId: String = TestCredentials.appID) {
+         profile: AgoraChannelProfile = .liveBroadcasting, appId: String = TestCredentials.appID, hub: (any HubLink)? = nil) {
         let clock = ManualClock(unixTime: 1_800_000_000)
         self.clock = clock
         let simulation = Simulation(appCertificate: certificate, clock: clock, unixTime: { clock.unixTime }, seed: seed,
-                                    remoteUsers: remoteUsers, peerChurn: churn)
+                                    remoteUsers: remoteUsers, peerChurn: churn, hub: hub)
         engine = AgoraRtcEngineKit(config: AgoraRtcEngineConfig(appId: appId, channelProfile: profile, simulation: simulation),
                                    delegate: nil)
         recorder.observe(engine)

@@ -21,3 +21,42 @@ import Testing
         #expect(joined.json == #"{"channel":"c","expiresAt":1800000600,"role":"broadcaster","type":"joined","uid":1,"users":[{"account":"bob","uid":2}]}"#)
     }
 }
+
+@Suite struct HubNoticeReadingTests {
+    @Test(arguments: [
+        HubNotice.joined(channel: "standup", uid: 4_294_967_295, role: .audience, expiresAt: 1_800_000_600,
+                         users: [HubPeer(uid: 2, account: "b\"ob\u{1B}"), HubPeer(uid: 3, account: nil)]),
+        .joined(channel: "c", uid: 0, role: .broadcaster, expiresAt: 0, users: []),
+        .userJoined(HubPeer(uid: 9, account: nil)),
+        .userOffline(uid: 7, reason: HubCode(name: "dropped", value: 1)),
+        .clientRoleChanged(old: .broadcaster, new: .audience),
+        .tokenPrivilegeWillExpire(expiresAt: 1_800_000_570),
+        .renewTokenResult(HubCode(name: "success", value: 0), expiresAt: 1_800_003_600),
+        .renewTokenResult(HubCode(name: "invalidToken", value: 3), expiresAt: nil),
+        .connectionStateChanged(state: HubCode(name: "failed", value: 5), reason: HubCode(name: "tokenExpired", value: 9),
+                                error: HubCode(name: "tokenExpired", value: 109)),
+        .connectionStateChanged(state: HubCode(name: "disconnected", value: 1), reason: HubCode(name: "leaveChannel", value: 5), error: nil),
+        .error("join while in a channel"),
+    ])
+    func whatTheHubWritesAClientReadsAsTheSameNotice(_ notice: HubNotice) throws {
+        #expect(try HubNotice(json: notice.json) == notice)
+    }
+
+    @Test(arguments: [
+        (#"{"type":"wave"}"#, #"no notice of type "wave""#),
+        (#"{"type":"userJoined","uid":-1}"#, "uid must be a whole number 0...4294967295, not -1"),
+        (#"{"type":"userJoined","uid":4294967296}"#, "uid must be a whole number 0...4294967295, not 4294967296"),
+        (#"{"type":"userOffline","uid":1,"reason":"quit"}"#, "reasonCode is missing"),
+        (#"{"type":"userOffline","uid":1,"reason":"quit","reasonCode":1e3}"#, "reasonCode must be a whole number"),
+        (#"{"type":"joined","channel":"c","uid":1,"role":"host","expiresAt":1,"users":[]}"#, "role must be broadcaster or audience"),
+        (#"{"type":"joined","channel":"c","uid":1,"role":"audience","expiresAt":1,"users":[7]}"#, "each of users is an object, not a number"),
+        (#"{"type":"joined","channel":"c","uid":1,"role":"audience","expiresAt":1}"#, "users must be an array"),
+        (#"{"type":"tokenPrivilegeWillExpire","expiresAt":"soon"}"#, "expiresAt must be a whole number 0...4294967295, not a string"),
+        (#"[1]"#, "a notice is a JSON object, not an array"),
+        ("{", "not JSON"),
+    ])
+    func aNoticeTheHubDoesNotSendIsRefusedNamingWhatIsWrong(_ text: String, _ expected: String) {
+        #expect(throws: HubProtocolError.self) { try HubNotice(json: text) }
+        do { _ = try HubNotice(json: text) } catch { #expect(error.description.contains(expected), "\(error)") }
+    }
+}

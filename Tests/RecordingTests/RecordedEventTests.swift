@@ -38,6 +38,9 @@ let everyKind: [SessionEvent.Kind] = {
         .simulatorNotice(.tokenAccepted(expiresAt: 1_800_000_040, short: true)),
         .simulatorNotice(.localUserOfflineForPeers(.dropped)),
         .simulatorNotice(.network(down: true)),
+        .simulatorNotice(.hubConnected),
+        .simulatorNotice(.hubLost(reason: "the hub closed the connection\n\u{1b}[2J")),
+        .simulatorNotice(.hubError("already in channel test")),
     ]
     return engine.map(SessionEvent.Kind.engine) + [
         .tokenFetchStarted(reason: "willExpire"),

@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# The hub part of `make bench`: a release build of `tokencall serve --quiet` (tokens of 40 s, so every client renews
+# within the run) loaded by `tokencall load` with 1000 clients in 10 channels for 20 s, one flat video frame a second
+# each, both on 127.0.0.1 only. Records the join, renewal and video fan-out p99, errors and connections lost, and the
+# server's CPU over the run (utime + stime from /proc/PID/stat) and peak memory (VmHWM from /proc/PID/status) in
+# .build/bench/results.json. No reference exists for a hub, so the entries carry a value and a unit and no ratio;
+# the one target is no error and no lost connection (exit 3 when missed, after recording; 1 when the run fails).
+#
+#   Scripts/bench-hub.sh                                          # what `make bench` runs
+#   BENCH_HUB_CLIENTS=200 BENCH_HUB_SECONDS=12 Scripts/bench-hub.sh   # a quicker look
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+. Scripts/bench-env.sh
+work="$bench_dir/hub"
+clients=${BENCH_HUB_CLIENTS:-1000}
+seconds=${BENCH_HUB_SECONDS:-20}
+channels=10
+lifetime=40
+export APP_ID=970CA35de60c44645bbae8a215061b33
+export APP_CERTIFICATE=5CFd2fd1755d40ecb72977518be15d3b
+
+say() { echo "== $*" >&2; }
+die() { echo "bench-hub: $*" >&2; exit 1; }
+
+case "$clients" in ''|*[!0-9]*|0) die "BENCH_HUB_CLIENTS must be a whole number > 0, not '$clients'" ;; esac
+case "$seconds" in ''|*[!0-9]*|0) die "BENCH_HUB_SECONDS must be a whole number of seconds > 0, not '$seconds'" ;; esac
+[ "$clients" -ge "$channels" ] || die "BENCH_HUB_CLIENTS must be at least $channels, one per channel"
+
+# Each client holds a hub socket in the load and one in the server, and a token fetch a socket on each side for a
+# while: the open-file limit of both processes (they inherit this shell's) must hold them all.
+connections=$((clients * 2 + 100))
+files=$((connections + 200))
+if [ "$(ulimit -n)" != unlimited ] && [ "$(ulimit -n)" -lt "$files" ]; then
+    ulimit -n "$files" 2>/dev/null || die "the open-file limit is $(ulimit -n) and cannot be raised to $files (hard limit $(ulimit -Hn)); raise it, or set BENCH_HUB_CLIENTS lower"
+fi
+
+say "building tokencall (release)"
+swift build -c release --product tokencall >&2
+tokencall=.build/release/tokencall
+
+rm -rf "$work"
+mkdir -p "$work"
+
+server=""
+cleanup() { [ -z "$server" ] || stop_server "$server"; }
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+say "hub: tokencall serve --token-lifetime $lifetime --max-connections $connections"
+"$tokencall" serve --port 0 --quiet --token-lifetime "$lifetime" --max-connections "$connections" \
+    --max-connections-per-address "$connections" 2>"$work/serve.log" &
+server=$!
+port=""
+for _ in $(seq 100); do
+    running "$server" || die "tokencall serve exited before listening; its output is in $work/serve.log"
+    port=$(sed -n 's|.*listening on http://127\.0\.0\.1:\([0-9]*\).*|\1|p' "$work/serve.log" | head -n 1)
+    [ -z "$port" ] || break
+    sleep 0.1
+done
+[ -n "$port" ] || die "tokencall serve did not say where it listens within 10 s; see $work/serve.log"
+
+say "load: $clients clients in $channels channels for $seconds s"
+cpu_before=$(cpu_ticks "$server")
+started=$(date +%s%N)
+load_status=0
+timeout -k 5 $((seconds + 120)) "$tokencall" load --hub "ws://127.0.0.1:$port/hub" --token-url "http://127.0.0.1:$port" \
+    --clients "$clients" --channels "$channels" --duration "$seconds" --json >"$work/load.json" 2>"$work/load.err" || load_status=$?
+elapsed_ms=$(( ($(date +%s%N) - started) / 1000000 ))
+cpu=$(( $(cpu_ticks "$server") - cpu_before ))
+rss=$(peak_rss_kb "$server")
+stop_server "$server"
+server=""
+# 1 is a run with errors, which is recorded; anything else is a run that did not finish.
+[ "$load_status" -le 1 ] || die "tokencall load ended with status $load_status; see $work/load.err"
+
+status=0
+python3 - "$work/load.json" "$results" "$clients" "$channels" "$seconds" "$elapsed_ms" "$cpu" "$(getconf CLK_TCK)" "$rss" \
+    <<'PY' || status=$?
+import json, sys
+
+load_path, results_path = sys.argv[1], sys.argv[2]
+clients, channels, seconds = (int(value) for value in sys.argv[3:6])
+elapsed, cpu_ticks, hz, rss_kb = int(sys.argv[6]) / 1000, int(sys.argv[7]), int(sys.argv[8]), int(sys.argv[9])
+try:
+    with open(load_path) as file:
+        load = json.load(file)
+except ValueError:
+    sys.exit(f"bench-hub: tokencall load printed no JSON; see {load_path}")
+
+def p99(name):
+    figure = load.get(name)
+    return figure["p99Ms"] if figure else None
+
+cpu_seconds = cpu_ticks / hz
+errors = sum(load["errors"].values())
+figures = [
+    # name, value, unit
+    ("hub_join_p99_ms", p99("join"), "ms"),
+    ("hub_renewal_p99_ms", p99("renewal"), "ms"),
+    ("hub_fanout_p99_ms", p99("videoFanOut"), "ms"),
+    ("hub_server_cpu_s", round(cpu_seconds, 2), f"CPU s over the {elapsed:.1f} s run"),
+    ("hub_server_cpu_percent", round(cpu_seconds * 100 / elapsed, 1), "% of one core"),
+    ("hub_server_peak_rss_mb", round(rss_kb / 1024, 1), "MB"),
+]
+print()
+print(f"hub: {clients} clients in {channels} channels for {seconds} s, 1 video frame a second each "
+      f"({load['videoFanOut']['count'] if load.get('videoFanOut') else 0} frames received); no reference, no ratio")
+print(f"{'name':<28}{'value':>12}  unit")
+rows = {}
+for name, value, unit in figures:
+    rows[name] = {"value": value, "unit": unit}
+    print(f"{name:<28}{'-' if value is None else value:>12}  {unit}")
+ok = errors == 0 and load["connectionsLost"] == 0
+rows["hub_errors"] = {"value": errors, "unit": "errors", "kinds": load["errors"], "connectionsLost": load["connectionsLost"],
+                      "target": "0", "met": ok}
+print(f"{'hub_errors':<28}{errors:>12}  errors {load['errors'] or ''}, connections lost {load['connectionsLost']}"
+      f"{'' if ok else '  NO'}")
+print()
+
+sys.path.insert(0, "Benchmarks")
+from bench_results import merge
+
+merge(results_path, rows, "bench-hub")
+if not ok:
+    print("bench-hub: missed target: no error and no lost connection", file=sys.stderr)
+    sys.exit(3)
+PY
+echo "results: $results; the server's log and the load's output: $work" >&2
+exit "$status"

@@ -1,0 +1,362 @@
+import HubProtocol
+import Timers
+
+/// The main connection through a hub (`Simulation.hub`, `Docs/hub-protocol.md`): the hub is the network's
+/// authority — it checks tokens, says when they end, and names the other people in the channel — and the engine turns
+/// what it says into the callbacks Agora's SDK gives. Multi-channel connections stay simulated.
+extension AgoraRtcEngineKit {
+    /// A hub user's video is frozen after this long without a frame.
+    static let hubVideoFrozenAfter: Duration = .seconds(1)
+    /// How often the local user's video goes to the hub, and a hub user's can change.
+    public nonisolated static let hubVideoInterval: Duration = .seconds(1) / HubVideoFrame.maxPerSecond
+
+    /// Where the link to the hub stands; nil without a hub.
+    public var hubLinkState: HubLinkState? { locked { hub?.linkState } }
+
+    /// The main connection's remote users that are simulated, not people on the hub.
+    public var simulatedRemoteUids: [UInt] {
+        locked { (main?.announced ?? []).filter { !isHubPeer($0) } }
+    }
+
+    /// The latest frame a hub user sent, while they are announced.
+    public func receivedVideo(forUid uid: UInt) -> HubVideoFrame? {
+        locked { main?.announced.contains(uid) == true ? hub?.frames[uid]?.frame : nil }
+    }
+
+    func isHubPeer(_ uid: UInt) -> Bool {
+        hub?.peers.contains(uid) ?? false
+    }
+
+    func usesHub(_ channel: Channel) -> Bool {
+        channel.isMain && hub != nil
+    }
+
+    /// Opens the link; its events are handled under the lock, as an app's calls are.
+    func openHub() {
+        hub?.link.open { [weak self] event in
+            guard let self else { return }
+            self.call { self.receive(event) }
+        }
+    }
+
+    /// Hands the link what was queued for it; called with the lock released.
+    func flushHub() {
+        guard let hub else { return }
+        for outgoing in locked({ hub.takeOutbox() }) {
+            switch outgoing {
+            case .request(let request): hub.link.send(request)
+            case .video(let frame): hub.link.sendVideo(frame)
+            case .silent(let silent): hub.link.setSilent(silent)
+            }
+        }
+    }
+
+    // MARK: Requests
+
+    /// Asks the hub to let the main connection in with its pending token (or the one it holds), once the link is up.
+    func presentJoin(_ channel: Channel) {
+        guard let hub, hub.linkState == .connected, networkDownSince == nil else { return }
+        let user: HubUser = channel.account.map(HubUser.account) ?? .uid(UInt32(channel.connection.localUid))
+        let role: HubRole = self.role == .broadcaster ? .broadcaster : .audience
+        hub.outbox.append(.request(.join(HubJoin(appId: appId, channel: channel.connection.channelId, user: user,
+                                                 token: channel.pendingToken ?? channel.token ?? "", role: role))))
+        hub.standing = .joined
+    }
+
+    /// Tells the hub the main connection is out of its channel, if the hub thinks it is in.
+    func leaveHub() {
+        guard let hub, hub.standing != .out else { return }
+        hub.standing = .out
+        hub.renewals = []
+        guard hub.linkState == .connected, networkDownSince == nil else { return }
+        hub.outbox.append(.request(.leave))
+        hub.leavesUnanswered += 1
+    }
+
+    /// A new token for the main connection: the hub checks it and answers with `renewTokenResult`. Out of the channel
+    /// after its token ran out, the connection joins again with it.
+    func renewThroughHub(_ channel: Channel, with token: String, via path: RenewalPath) {
+        guard let hub else { return }
+        switch channel.state {
+        case .connecting where hub.standing == .out, .reconnecting where hub.standing == .out:
+            // No join has gone to the hub yet: the join presents it, and its answer is the renewal's.
+            channel.pendingToken = token
+            channel.pendingRenewResult = path == .renewToken
+        case .failed where channel.reason == .reasonTokenExpired:
+            channel.pendingRenewResult = path == .renewToken
+            channel.pendingToken = token
+            channel.joinStartedAt = timers.now
+            setState(.connecting, .reasonRenewToken, on: channel)
+            presentJoin(channel)
+        case .failed, .disconnected:
+            if path == .renewToken { emit(.renewTokenResult(token: token, code: .failure), on: channel) }
+        case .connecting, .connected, .reconnecting:
+            guard hub.linkState == .connected, networkDownSince == nil else {
+                if path == .renewToken { emit(.renewTokenResult(token: token, code: .failure), on: channel) }
+                return
+            }
+            hub.outbox.append(.request(.renew(token: token)))
+            hub.renewals.append((token, path))
+        }
+    }
+
+    /// Asks the hub for a role; the change is reported when the hub makes it.
+    func requestRole(_ role: AgoraClientRole, on channel: Channel) {
+        guard let hub, channel.isInChannel, hub.linkState == .connected, networkDownSince == nil else { return }
+        hub.outbox.append(.request(.setRole(role == .broadcaster ? .broadcaster : .audience)))
+    }
+
+    // MARK: Events
+
+    func receive(_ event: HubLinkEvent) {
+        guard let hub else { return }
+        switch event {
+        case .connected:
+            hub.linkState = .connected
+            hub.leavesUnanswered = 0
+            hub.standing = .out
+            emit(.simulatorNotice(.hubConnected), on: nil)
+            if let main, main.state == .connecting || main.state == .reconnecting { presentJoin(main) }
+        case .lost(let reason):
+            hub.linkState = .lost(reason: reason)
+            hub.standing = .out
+            hub.renewals = []
+            emit(.simulatorNotice(.hubLost(reason: reason)), on: nil)
+            if let main, main.isInChannel { linkBroke(main) }
+        case .notice(let notice):
+            guard hub.leavesUnanswered == 0 else {
+                if Self.answersLeave(notice) { hub.leavesUnanswered -= 1 }
+                return
+            }
+            guard let main, main.isActive else { return }
+            handle(notice, on: main)
+        case .video(let frame):
+            guard hub.leavesUnanswered == 0, let main, main.isInChannel else { return }
+            received(frame, on: main)
+        }
+    }
+
+    /// The hub's answer to `leave`: out of the channel, or an error when it had put us out already.
+    private static func answersLeave(_ notice: HubNotice) -> Bool {
+        switch notice {
+        case .connectionStateChanged(_, let reason, _): reason.value == AgoraConnectionChangedReason.reasonLeaveChannel.rawValue
+        case .error: true
+        default: false
+        }
+    }
+
+    private func handle(_ notice: HubNotice, on main: Channel) {
+        switch notice {
+        case .joined(_, let uid, let role, let expiresAt, let users):
+            guard main.state == .connecting || main.state == .reconnecting else { return }
+            joined(main, uid: UInt(uid), role: role, expiresAt: expiresAt, users: users.map { UInt($0.uid) })
+        case .userJoined(let peer):
+            guard let hub, main.isInChannel, UInt(peer.uid) != main.connection.localUid,
+                  !hub.peers.contains(UInt(peer.uid)) else { return }
+            hub.peers.append(UInt(peer.uid))
+            syncRemoteUsers(of: main)
+        case .userOffline(let uid, let reason):
+            let uid = UInt(uid)
+            guard let hub, hub.peers.contains(uid) else { return }
+            hub.peers.removeAll { $0 == uid }
+            hub.frames[uid] = nil
+            timers.cancel(hub.freezeTimers.removeValue(forKey: uid))
+            if main.announced.contains(uid), main.state == .connected {
+                announceOffline(uid, reason: AgoraUserOfflineReason(rawValue: reason.value) ?? .quit, on: main)
+            }
+        case .clientRoleChanged(_, let new):
+            role = new == .broadcaster ? .broadcaster : .audience
+            changeRole(of: main, from: main.role, to: role, confirmed: true)
+        case .tokenPrivilegeWillExpire:
+            guard main.isInChannel, let token = main.token else { return }
+            emit(.tokenPrivilegeWillExpire(token: token), on: main)
+        case .renewTokenResult(let result, let expiresAt):
+            guard let hub, !hub.renewals.isEmpty else { return }
+            let (token, path) = hub.renewals.removeFirst()
+            let code = AgoraRenewTokenErrorCode(rawValue: result.value) ?? .failure
+            if code == .success, let expiresAt { take(token, expiringAt: expiresAt, on: main) }
+            switch path {
+            case .renewToken: emit(.renewTokenResult(token: token, code: code), on: main)
+            case .updateChannel where code != .success:
+                emit(.didOccurError(code == .tokenExpired ? .tokenExpired : .invalidToken), on: main)
+            case .updateChannel: break
+            }
+        case .connectionStateChanged(let state, let reason, let error):
+            removed(main, state: AgoraConnectionState(rawValue: state.value) ?? .failed,
+                    reason: AgoraConnectionChangedReason(rawValue: reason.value) ?? .reasonJoinFailed,
+                    error: error.flatMap { AgoraErrorCode(rawValue: $0.value) })
+        case .error(let message):
+            if let hub, hub.standing == .probing, main.state == .reconnecting {
+                // The hub kept us through the silence: it refuses a second join.
+                hub.standing = .joined
+                rejoined(main)
+            } else {
+                emit(.simulatorNotice(.hubError(message)), on: main)
+            }
+        }
+    }
+
+    /// The hub let the main connection in: first join, a rejoin after its token ran out, or after the link broke.
+    private func joined(_ main: Channel, uid: UInt, role hubRole: HubRole, expiresAt: Int64, users: [UInt]) {
+        guard let hub else { return }
+        let token = main.pendingToken ?? main.token
+        let state = main.state, renewing = main.reason == .reasonRenewToken
+        main.connection = ConnectionKey(channelId: main.connection.channelId, localUid: uid)
+        main.role = hubRole == .broadcaster ? .broadcaster : .audience
+        main.pendingToken = nil
+        hub.standing = .joined
+        hub.peers = users.filter { $0 != uid }
+        if let token { take(token, expiringAt: expiresAt, on: main) }
+        switch state {
+        case .reconnecting:
+            rejoined(main)
+        case _ where renewing:
+            setState(.connected, .reasonRejoinSuccess, on: main)
+        default:
+            setState(.connected, .reasonJoinSuccess, on: main)
+            if main.joinedAt == nil { main.joinedAt = timers.now }
+            if let account = main.account {
+                accounts[account] = uid
+                emit(.didRegisteredLocalUser(account: account, uid: uid), on: main)
+            }
+            emit(.didJoinChannel(channel: main.connection.channelId, uid: uid,
+                                 elapsed: elapsedMilliseconds(since: main.joinStartedAt)), on: main)
+        }
+        if main.pendingRenewResult, let token { emit(.renewTokenResult(token: token, code: .success), on: main) }
+        main.pendingRenewResult = false
+        attach(main)
+        if role != main.role { requestRole(role, on: main) }
+        sendVideo(on: main)
+    }
+
+    /// Back in the channel after the link broke: connected / rejoinSuccess, `didRejoinChannel`, and the users again.
+    private func rejoined(_ main: Channel) {
+        timers.cancel(main.linkTimers)
+        main.linkTimers = []
+        setState(.connected, .reasonRejoinSuccess, on: main)
+        emit(.didRejoinChannel(channel: main.connection.channelId, uid: main.connection.localUid,
+                               elapsed: elapsedMilliseconds(since: main.joinStartedAt)), on: main)
+        syncRemoteUsers(of: main)
+    }
+
+    /// The hub put the main connection out, or refused to let it in: the callbacks the simulated engine gives for the
+    /// same cause.
+    private func removed(_ main: Channel, state: AgoraConnectionState, reason: AgoraConnectionChangedReason, error: AgoraErrorCode?) {
+        guard reason != .reasonLeaveChannel else { return }
+        hub?.standing = .out
+        if reason == .reasonTokenExpired, main.isInChannel {
+            // The token ran out in the channel, or it had by the time the link came back.
+            expire(main)
+            return
+        }
+        let token = main.pendingToken
+        stopTimers(of: main)
+        setState(state, reason, on: main)
+        if let error { emit(.didOccurError(error), on: main) }
+        if main.pendingRenewResult, let token {
+            let rejection = [TokenRejection.expired, .invalidToken, .invalidAppId, .invalidChannelName, .invalidAccount]
+                .first { $0.state == state && $0.reason == reason && $0.error == error }
+            emit(.renewTokenResult(token: token, code: rejection?.renewCode ?? .failure), on: main)
+        }
+        main.pendingToken = nil
+        main.pendingRenewResult = false
+        detach(main)
+    }
+
+    /// The link broke while in the channel: reconnecting / interrupted at once, then lost and failed as the simulated
+    /// link's timers say, until the link is back and the hub lets the connection in again.
+    private func linkBroke(_ main: Channel) {
+        if main.state == .connected {
+            setState(.reconnecting, .reasonInterrupted, on: main)
+            emit(.connectionInterrupted, on: main)
+        }
+        if main.linkTimers.isEmpty { scheduleLinkLoss(on: main, interruptedShown: true) }
+    }
+
+    /// The link is restored after `simulateNetworkInterruption`: under the hub's silence limit the hub kept us;
+    /// past it, a join finds out (answered by `joined`, or by the hub's refusal of a second join when it kept us).
+    /// Returns whether the connection is back at once.
+    func hubNetworkRestored(_ main: Channel, after silence: Duration) -> Bool {
+        guard let hub else { return true }
+        switch main.state {
+        case .connecting:
+            presentJoin(main)
+            return false
+        case .reconnecting where hub.linkState != .connected:
+            return false
+        case .reconnecting where silence >= Self.peersDroppedAfter:
+            presentJoin(main)
+            hub.standing = .probing
+            return false
+        default:
+            return true
+        }
+    }
+
+    /// Makes `token` the main connection's, ending at `expiresAt` as the hub says; no local timers, the hub warns.
+    private func take(_ token: String, expiringAt expiresAt: Int64, on main: Channel) {
+        main.token = token
+        main.tokenExpiresAt = expiresAt
+        let left = Double(expiresAt) - config.simulation.unixTime()
+        emit(.simulatorNotice(.tokenAccepted(expiresAt: expiresAt, short: left <= config.simulation.willExpireLead.secondsValue)),
+             on: main)
+    }
+
+    // MARK: Video
+
+    /// A hub user's frame: their first one is `firstRemoteVideoFrame` and decoding; after a freeze, decoding again.
+    private func received(_ frame: HubVideoFrame, on main: Channel) {
+        let uid = UInt(frame.uid)
+        guard let hub, hub.peers.contains(uid) else { return }
+        hub.frames[uid] = (frame, timers.now)
+        if main.state == .connected {
+            switch main.remoteVideo[uid] {
+            case .starting:
+                emit(.firstRemoteVideoFrame(uid: uid, size: VideoSize(width: frame.columns, height: frame.rows),
+                                            elapsed: elapsedMilliseconds(since: main.joinStartedAt)), on: main)
+                setRemoteVideo(.decoding, .internal, of: uid, on: main)
+            case .frozen:
+                setRemoteVideo(.decoding, .recovery, of: uid, on: main)
+            default: break
+            }
+        }
+        if hub.freezeTimers[uid] == nil { watchForFreeze(uid, on: main, from: timers.now) }
+    }
+
+    private func watchForFreeze(_ uid: UInt, on main: Channel, from last: Duration) {
+        hub?.freezeTimers[uid] = timers.schedule(at: last + Self.hubVideoFrozenAfter) { [weak self, weak main] in
+            guard let self, let main else { return }
+            self.fire {
+                guard let hub = self.hub, let latest = hub.frames[uid]?.at else { return }
+                hub.freezeTimers[uid] = nil
+                if latest + Self.hubVideoFrozenAfter > self.timers.now {
+                    self.watchForFreeze(uid, on: main, from: latest)
+                } else if main.state == .connected, main.remoteVideo[uid] == .decoding {
+                    self.setRemoteVideo(.frozen, .congestion, of: uid, on: main)
+                }
+            }
+        }
+    }
+
+    /// Sends the local user's picture to the hub every `hubVideoInterval` while in the channel, whenever it
+    /// publishes (a broadcaster with video on) and the link is up.
+    func sendVideo(on main: Channel) {
+        guard let hub, main.isInChannel else { return }
+        timers.cancel(hub.videoTimer)
+        if main.state == .connected, hub.linkState == .connected, networkDownSince == nil, videoEnabled, main.role == .broadcaster {
+            let picture = VideoFrameSource(uid: main.connection.localUid)
+                .frame(at: timers.now, width: HubVideoFrame.sentColumns, height: HubVideoFrame.sentRows)
+            let cells = picture.pixels.map { HubVideoFrame.Color(red: $0.red, green: $0.green, blue: $0.blue) }
+            if let frame = HubVideoFrame(columns: picture.width, rows: picture.height, cells: cells) {
+                hub.outbox.append(.video(frame))
+            }
+        }
+        hub.videoTimer = timers.schedule(after: Self.hubVideoInterval) { [weak self, weak main] in
+            guard let self, let main else { return }
+            self.fire {
+                self.hub?.videoTimer = nil
+                self.sendVideo(on: main)
+            }
+        }
+    }
+}

@@ -1,0 +1,77 @@
+import HubProtocol
+import Timers
+
+/// Where the engine's link to its hub stands, as a screen shows it.
+public enum HubLinkState: Equatable, Sendable {
+    /// Opening, not yet connected.
+    case connecting
+    case connected
+    /// Broken (said why); the link is trying again.
+    case lost(reason: String)
+
+    /// The state in a word: `connecting`, `connected`, `lost`.
+    public var name: String {
+        switch self {
+        case .connecting: "connecting"
+        case .connected: "connected"
+        case .lost: "lost"
+        }
+    }
+}
+
+/// What the engine knows of its hub (`Simulation.hub`), for the main connection only. Guarded by the engine's lock.
+final class HubState {
+    /// What goes to the link once the engine's lock is released: the link may call back into the engine while it
+    /// holds its own lock, so the engine never calls the link while holding the engine's.
+    enum Outgoing {
+        case request(HubRequest)
+        case video(HubVideoFrame)
+        case silent(Bool)
+    }
+
+    let link: any HubLink
+    var linkState: HubLinkState = .connecting
+    var outbox: [Outgoing] = []
+    /// Where the main connection stands with the hub, as far as the engine has told it.
+    enum Standing {
+        /// In none of the hub's channels: not joined yet, refused, put out, left, or forgotten when the link broke.
+        case out
+        /// A join went: the hub has the connection in its channel, or is letting it in.
+        case joined
+        /// A join went to find out whether the hub kept the connection through a long silence.
+        case probing
+    }
+
+    var standing = Standing.out
+    /// Leaves sent and not answered: whatever the hub says before their answer is about the channel left.
+    var leavesUnanswered = 0
+    /// Renewals sent, in order; each `renewTokenResult` answers the first.
+    var renewals: [(token: String, path: RenewalPath)] = []
+    /// The broadcasters the hub says are in the main channel, in the order it named them.
+    var peers: [UInt] = []
+    /// The latest frame of each peer, and when it came on the engine's clock.
+    var frames: [UInt: (frame: HubVideoFrame, at: Duration)] = [:]
+    var freezeTimers: [UInt: TimerQueue.ID] = [:]
+    /// The timer that sends the local user's video while in the channel.
+    var videoTimer: TimerQueue.ID?
+
+    init(link: any HubLink) {
+        self.link = link
+    }
+
+    /// Forgets the channel: its people, their video, and the timers that follow them.
+    func forgetChannel(timers: TimerQueue) {
+        timers.cancel(freezeTimers.values)
+        timers.cancel(videoTimer)
+        freezeTimers = [:]
+        videoTimer = nil
+        peers = []
+        frames = [:]
+    }
+
+    /// Takes what is waiting to go to the link.
+    func takeOutbox() -> [Outgoing] {
+        defer { outbox = [] }
+        return outbox
+    }
+}

@@ -1,0 +1,72 @@
+import PrintableText
+
+/// Why a hub address was refused, in a sentence that shows what was given (escaped) and the form to use.
+public struct HubAddressError: Error, Equatable, Sendable, CustomStringConvertible {
+    public let description: String
+}
+
+/// Where a hub listens: `ws://HOST:PORT/PATH[?QUERY]` (`Docs/hub-protocol.md`).
+public struct HubAddress: Equatable, Sendable, CustomStringConvertible {
+    /// A name, an IPv4 address, or an IPv6 address without its brackets.
+    public let host: String
+    public let port: UInt16
+    /// The path and query the handshake asks for, such as `/hub?channel=standup`.
+    public let target: String
+
+    public static let defaultPort: UInt16 = 80
+    static let form = "ws://HOST:PORT/PATH, such as ws://127.0.0.1:8082/hub"
+
+    /// Reads an address as a person writes it; `wss://` is refused (no TLS here), and so is anything not of the form.
+    public init(parsing text: String) throws(HubAddressError) {
+        func refuse(_ why: String) -> HubAddressError {
+            HubAddressError(description: "hub address \(text.jsonQuoted): \(why)")
+        }
+        let lower = text.lowercased()
+        if lower.hasPrefix("wss://") {
+            throw refuse("wss:// needs TLS, which tokencall does not speak; put the hub on ws:// on your LAN, "
+                         + "or behind a proxy that ends TLS and forwards ws:// to it")
+        }
+        guard lower.hasPrefix("ws://") else { throw refuse("a hub address is \(Self.form)") }
+        let rest = text.dropFirst("ws://".count)
+        guard let slash = rest.firstIndex(of: "/") else {
+            throw refuse("the path is missing; add the hub's path, as in \(Self.form)")
+        }
+        let authority = rest[..<slash], target = String(rest[slash...])
+        guard !authority.contains("@") else { throw refuse("a hub address holds no user name or password") }
+        guard target.unicodeScalars.allSatisfy({ (0x21...0x7E).contains($0.value) && $0 != "#" }) else {
+            throw refuse("the path may hold only visible ASCII, without spaces or a # fragment (percent-encode the rest)")
+        }
+        let hostPart: Substring, portPart: Substring?
+        if authority.hasPrefix("[") {
+            guard let close = authority.firstIndex(of: "]") else { throw refuse("an IPv6 address in [ ] lacks its ]") }
+            hostPart = authority[authority.index(after: authority.startIndex)..<close]
+            let after = authority[authority.index(after: close)...]
+            guard after.isEmpty || after.hasPrefix(":") else { throw refuse("after ] comes :PORT or the path") }
+            portPart = after.isEmpty ? nil : after.dropFirst()
+            guard !hostPart.isEmpty, hostPart.allSatisfy({ $0.isHexDigit || $0 == ":" || $0 == "." }) else {
+                throw refuse("\(String(hostPart).jsonQuoted) is not an IPv6 address")
+            }
+        } else {
+            let parts = authority.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+            hostPart = parts[0]
+            portPart = parts.count > 1 ? parts[1] : nil
+            guard !hostPart.isEmpty else { throw refuse("the host is missing; \(Self.form)") }
+            guard hostPart.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "-" || $0 == "_") }) else {
+                throw refuse("\(String(hostPart).jsonQuoted) is not a host name or an IPv4 address")
+            }
+        }
+        var port = Self.defaultPort
+        if let portPart {
+            guard portPart.count <= 5, portPart.allSatisfy({ $0.isASCII && $0.isNumber }), let number = UInt16(portPart), number > 0 else {
+                throw refuse("the port must be a number 1...65535, not \(String(portPart).jsonQuoted)")
+            }
+            port = number
+        }
+        (host, self.port, self.target) = (String(hostPart), port, target)
+    }
+
+    /// The `Host` header's value: the host (an IPv6 address in brackets) and the port.
+    var hostHeader: String { (host.contains(":") ? "[\(host)]" : host) + ":\(port)" }
+
+    public var description: String { "ws://\(hostHeader)\(target)" }
+}

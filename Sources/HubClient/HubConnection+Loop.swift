@@ -1,0 +1,233 @@
+import HubProtocol
+import PrintableText
+import Sockets
+import WebSocket
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// What the loop's thread does with a connection; nothing here runs on any other thread.
+extension HubConnection {
+    /// Starts connecting; false when the connection was opened before or closed.
+    func begin(events: @escaping @Sendable (HubLinkEvent) -> Void) -> Bool {
+        guard case .idle = phase else { return false }
+        self.events = events
+        startConnecting()
+        return true
+    }
+
+    /// The socket and the poll events it waits for; nil while there is none, or while silent.
+    var pollInterest: (Int32, Int16)? {
+        guard !silent else { return nil }
+        switch phase {
+        case .handshaking(let wire, _, _), .open(let wire):
+            return (wire.socket.fd, Int16(POLLIN) | (wire.queued > 0 ? Int16(POLLOUT) : 0))
+        default: return nil
+        }
+    }
+
+    /// When `checkTimes` next has something to do; nil while silent or with nothing planned.
+    var nextDeadline: ContinuousClock.Instant? {
+        guard !silent else { return nil }
+        switch phase {
+        case .handshaking(_, _, let deadline): return deadline
+        case .open(let wire): return min(wire.nextPing, wire.lastHeard + timing.silenceLimit)
+        case .waiting(let until): return until
+        default: return nil
+        }
+    }
+
+    func checkTimes(_ now: ContinuousClock.Instant) {
+        guard !silent else { return }
+        switch phase {
+        case .handshaking(_, _, let deadline) where now >= deadline:
+            lost("\(address) did not finish the WebSocket handshake within \(timing.connectTimeout)")
+        case .open(let wire) where now >= wire.lastHeard + timing.silenceLimit:
+            lost("nothing heard from \(address) for \(timing.silenceLimit); the hub is taken for gone")
+        case .open(let wire) where now >= wire.nextPing:
+            wire.nextPing = now + timing.pingInterval
+            wire.output += WebSocketFrame.encode(.ping, [], mask: Self.mask())
+            write(wire)
+        case .waiting(let until) where now >= until:
+            startConnecting()
+        default: break
+        }
+    }
+
+    func ready(_ revents: Int16, scratch: inout [UInt8]) {
+        switch phase {
+        case .handshaking(let wire, _, _), .open(let wire):
+            if revents & Int16(POLLOUT) != 0 { write(wire) }
+            read(wire, scratch: &scratch)
+        default: break
+        }
+    }
+
+    /// Queues a frame: a request always (while connected), a video frame only when nothing waits to go.
+    func enqueue(_ frame: [UInt8], isVideo: Bool) {
+        guard case .open(let wire) = phase, !(isVideo && (silent || wire.queued > 0)) else { return }
+        guard wire.queued + frame.count <= Self.maxQueuedBytes else {
+            return lost("\(address) took none of the \(wire.queued) bytes waiting for it")
+        }
+        wire.output += frame
+        if !silent { write(wire) }
+    }
+
+    func changeSilence(_ silent: Bool) {
+        guard silent != self.silent else { return }
+        self.silent = silent
+        guard !silent else { return }
+        let now = core.clock.now
+        switch phase {
+        case .handshaking(let wire, let key, _): phase = .handshaking(wire, key: key, deadline: now + timing.connectTimeout)
+        case .open(let wire): (wire.lastHeard, wire.nextPing) = (now, now)
+        case .waiting: phase = .waiting(until: now)
+        default: break
+        }
+    }
+
+    /// Ends the connection for good: a close frame when open, no more events.
+    func closeForGood() {
+        switch phase {
+        case .open(let wire):
+            wire.output += WebSocketFrame.close(.normal, reason: "", mask: Self.mask())
+            write(wire, reportingFailure: false)
+            wire.socket.close()
+        case .handshaking(let wire, _, _): wire.socket.close()
+        default: break
+        }
+        phase = .closed
+        events = nil
+    }
+
+    func connectFinished(attempt: Int, _ result: Result<Socket, SocketError>) {
+        guard case .connecting(attempt, let deadline) = phase else {
+            if case .success(let socket) = result { socket.close() }
+            return
+        }
+        switch result {
+        case .failure(let error): lost("cannot connect to \(address): \(error.reason)")
+        case .success(let socket):
+            let key = WebSocketHandshake.randomKey()
+            let wire = Wire(socket: socket, now: core.clock.now)
+            wire.output = WebSocketHandshake.clientRequest(target: address.target, host: address.hostHeader, key: key)
+            phase = .handshaking(wire, key: key, deadline: deadline)
+            if !silent { write(wire) }
+        }
+    }
+
+    // MARK: -
+
+    private func startConnecting() {
+        attempts += 1
+        phase = .connecting(attempt: attempts, deadline: core.clock.now + timing.connectTimeout)
+        core.connect(self, attempt: attempts, within: timing.connectTimeout)
+    }
+
+    private func deliver(_ event: HubLinkEvent) { events?(event) }
+
+    /// The connection is gone: says why (escaped, since it may quote the hub) and plans the next try.
+    private func lost(_ reason: String) {
+        switch phase {
+        case .handshaking(let wire, _, _), .open(let wire): wire.socket.close()
+        default: break
+        }
+        let wait = timing.backoff(after: failures, fraction: Double.random(in: 0.5...1))
+        failures += 1
+        phase = .waiting(until: core.clock.now + wait)
+        deliver(.lost(reason: reason.escapedForPrinting))
+    }
+
+    /// Closes with `code` because the hub broke the protocol, then reports the loss.
+    private func fail(_ wire: Wire, _ code: WebSocketCloseCode, _ reason: String) {
+        wire.output += WebSocketFrame.close(code, reason: reason, mask: Self.mask())
+        write(wire, reportingFailure: false)
+        lost("\(address) broke the protocol, closed with \(code.rawValue): \(reason)")
+    }
+
+    /// Sends what the socket takes now; a broken connection is lost unless the caller is ending it anyway.
+    private func write(_ wire: Wire, reportingFailure: Bool = true) {
+        guard wire.queued > 0 else { return }
+        switch wire.socket.sendSome(wire.output, from: wire.sent) {
+        case .sent(let count):
+            wire.sent += count
+            if wire.sent == wire.output.count {
+                wire.output.removeAll(keepingCapacity: true)
+                wire.sent = 0
+            }
+        case .full: break
+        case .failed: if reportingFailure, isCurrent(wire) { lost("the connection to \(address) broke") }
+        }
+    }
+
+    private func isCurrent(_ wire: Wire) -> Bool {
+        switch phase {
+        case .handshaking(let current, _, _), .open(let current): current === wire
+        default: false
+        }
+    }
+
+    private func read(_ wire: Wire, scratch: inout [UInt8]) {
+        guard isCurrent(wire) else { return }
+        var received: [UInt8] = []
+        switch wire.socket.receive(appendingTo: &received, scratch: &scratch) {
+        case .nothingYet: return
+        case .closed:
+            guard case .handshaking = phase else { return lost("\(address) closed the connection without a close frame") }
+            let sent = wire.head.isEmpty ? "" : " (it sent \(String(decoding: wire.head.prefix(80), as: UTF8.self).jsonQuoted))"
+            return lost("\(address) closed the connection before answering the WebSocket handshake\(sent)")
+        case .received: wire.lastHeard = core.clock.now
+        }
+        switch phase {
+        case .handshaking(_, let key, _):
+            wire.head += received
+            guard let end = wire.head.firstRange(of: [13, 10, 13, 10]) else {
+                if wire.head.count > WebSocketHandshake.maxAnswerHeadBytes {
+                    lost("\(address) answered the handshake with a head over \(WebSocketHandshake.maxAnswerHeadBytes) bytes")
+                }
+                return
+            }
+            if case .failure(let refusal) = WebSocketHandshake.checkAnswer(Array(wire.head[..<end.lowerBound]), key: key) {
+                return lost("\(address) refused the WebSocket handshake: it answered \(String(refusal.statusLine.prefix(200)).jsonQuoted) "
+                            + "(\(refusal.problem)); is \(address.target) the hub's path on a tokencall serve?")
+            }
+            wire.reader.append(wire.head[end.upperBound...])
+            wire.head = []
+            wire.nextPing = core.clock.now + timing.pingInterval
+            phase = .open(wire)
+            failures = 0
+            deliver(.connected)
+        case .open:
+            wire.reader.append(received)
+        default: return
+        }
+        readFrames(wire)
+    }
+
+    private func readFrames(_ wire: Wire) {
+        while case .open(let current) = phase, current === wire {
+            let event: WebSocketEvent?
+            do { event = try wire.reader.next() } catch { return fail(wire, error.code, error.reason) }
+            switch event {
+            case nil: return
+            case .ping(let payload):
+                wire.output += WebSocketFrame.encode(.pong, payload, mask: Self.mask())
+                write(wire)
+            case .pong: break
+            case .text(let text):
+                do { deliver(.notice(try HubNotice(json: text))) } catch {
+                    return fail(wire, .policyViolation, "a text message that is not a hub notice: \(error)")
+                }
+            case .binary(let bytes):
+                do { deliver(.video(try HubVideoFrame(decoding: bytes))) } catch {
+                    return fail(wire, bytes.count > HubVideoFrame.maxBytes ? .messageTooBig : .policyViolation, error.description)
+                }
+            case .close(let code, let reason):
+                wire.output += WebSocketFrame.close(code == .noStatus ? .normal : code, reason: "", mask: Self.mask())
+                write(wire, reportingFailure: false)
+                let said = code == .noStatus ? "without a code" : "with \(code.rawValue)" + (reason.isEmpty ? "" : ": \(reason)")
+                return lost("\(address) closed the connection \(said)")
+            }
+        }
+    }
+}

@@ -1,0 +1,83 @@
+import HubProtocol
+import Sockets
+import WebSocket
+
+/// A client's WebSocket connection to a hub (`Docs/hub-protocol.md`), on a `HubClientLoop`: it connects, keeps the
+/// connection alive with pings, takes a hub silent for 20 s for gone, and reconnects by itself after a drop.
+public final class HubConnection: HubLink, @unchecked Sendable {
+    public let address: HubAddress
+    let timing: HubTiming
+    private let loop: HubClientLoop
+    var core: LoopCore { loop.core }
+
+    /// The most that may wait to be sent; a hub that takes none of it is gone.
+    static let maxQueuedBytes = 256 * 1024
+    /// The most one message from the hub may hold: a `joined` lists every broadcaster of a channel.
+    static let maxMessageBytes = 1 << 20
+
+    // The rest belongs to the loop's thread.
+    enum Phase {
+        /// `open` has not been called.
+        case idle
+        /// A connect is under way on another thread; `attempt` tells its answer from a stale one.
+        case connecting(attempt: Int, deadline: ContinuousClock.Instant)
+        /// The request is sent or going; the answer's head is awaited until `deadline`.
+        case handshaking(Wire, key: String, deadline: ContinuousClock.Instant)
+        case open(Wire)
+        /// Lost; the next try is at `until`.
+        case waiting(until: ContinuousClock.Instant)
+        case closed
+    }
+
+    /// One TCP connection's bytes both ways.
+    final class Wire {
+        let socket: Socket
+        var output: [UInt8] = []
+        var sent = 0
+        var head: [UInt8] = []
+        var reader = WebSocketReader(role: .client, maxMessageBytes: HubConnection.maxMessageBytes)
+        var lastHeard: ContinuousClock.Instant
+        var nextPing: ContinuousClock.Instant
+
+        init(socket: Socket, now: ContinuousClock.Instant) {
+            self.socket = socket
+            (lastHeard, nextPing) = (now, now)
+        }
+
+        var queued: Int { output.count - sent }
+    }
+
+    var phase = Phase.idle
+    var silent = false
+    var failures = 0
+    var attempts = 0
+    var events: (@Sendable (HubLinkEvent) -> Void)?
+
+    public init(address: HubAddress, loop: HubClientLoop = .shared, timing: HubTiming = .standard) {
+        self.address = address
+        self.loop = loop
+        self.timing = timing
+    }
+
+    public func open(events: @escaping @Sendable (HubLinkEvent) -> Void) { core.hand(.open(self, events)) }
+
+    public func send(_ request: HubRequest) {
+        core.hand(.send(self, frame: WebSocketFrame.encode(.text, Array(request.json.utf8), mask: Self.mask()), isVideo: false))
+    }
+
+    public func sendVideo(_ frame: HubVideoFrame) {
+        core.hand(.send(self, frame: WebSocketFrame.encode(.binary, frame.encoded, mask: Self.mask()), isVideo: true))
+    }
+
+    public func setSilent(_ silent: Bool) { core.hand(.silent(self, silent)) }
+
+    public func close() { core.hand(.close(self)) }
+
+    /// A fresh masking key, as RFC 6455 §5.3 asks of every client frame.
+    static func mask() -> (UInt8, UInt8, UInt8, UInt8) {
+        var generator = SystemRandomNumberGenerator()
+        let key = generator.next() as UInt32
+        return (UInt8(truncatingIfNeeded: key), UInt8(truncatingIfNeeded: key >> 8),
+                UInt8(truncatingIfNeeded: key >> 16), UInt8(truncatingIfNeeded: key >> 24))
+    }
+}

@@ -1,0 +1,130 @@
+import HubClient
+import HubProtocol
+import Synchronization
+
+/// N headless clients on one loop (raw hub connections, not engines): each fetches its token, joins channel
+/// k mod M, renews on `tokenPrivilegeWillExpire`, and sends flat video frames whose first two cells carry when
+/// they were sent, so each receiver measures the fan-out's latency on the process's one clock.
+public enum HubLoadRun {
+    public static func run(_ plan: LoadPlan, hub: HubAddress, loop: HubClientLoop) async -> LoadFigures {
+        let tally = LoadTally(names: [Measure.tokenFetch, Measure.join, Measure.renewal, Measure.fanOut])
+        let epoch = ContinuousClock.now
+        let end = epoch + plan.duration
+        let clients = (0..<plan.clients).map { LoadClient(index: $0, plan: plan, connection: HubConnection(address: hub, loop: loop),
+                                                          tally: tally, epoch: epoch) }
+        await withTaskGroup(of: Void.self) { group in
+            for client in clients { group.addTask { await client.start() } }
+            group.addTask { await sendVideo(from: clients, plan: plan, epoch: epoch, until: end) }
+        }
+        try? await Task.sleep(until: end)
+        for client in clients {
+            client.connection.close()
+            if !client.everJoined.load(ordering: .relaxed) { tally.error("never joined") }
+        }
+        return tally.figures
+    }
+
+    /// Each second, every joined client sends `framesPerSecond` frames, spread over tenths of the second by client.
+    private static func sendVideo(from clients: [LoadClient], plan: LoadPlan, epoch: ContinuousClock.Instant,
+                                  until end: ContinuousClock.Instant) async {
+        guard plan.framesPerSecond > 0 else { return }
+        let slice = Duration.seconds(1) / (plan.framesPerSecond * 10)
+        var tick = 0
+        while ContinuousClock.now < end {
+            for client in clients where client.index % 10 == tick % 10 && client.joined.load(ordering: .relaxed) {
+                client.connection.sendVideo(TimedFrame.make(sentAt: .now - epoch))
+            }
+            tick += 1
+            try? await Task.sleep(until: epoch + slice * tick)
+        }
+    }
+}
+
+/// A flat grey 32×18 frame whose first two cells hold the microseconds since the run began (48 bits).
+enum TimedFrame {
+    static let grey = HubVideoFrame.Color(red: 90, green: 90, blue: 90)
+
+    static func make(sentAt: Duration) -> HubVideoFrame {
+        let micros = UInt64(max(0, sentAt.components.seconds * 1_000_000 + sentAt.components.attoseconds / 1_000_000_000_000))
+        func color(_ bits: UInt64) -> HubVideoFrame.Color {
+            .init(red: UInt8(truncatingIfNeeded: bits >> 16), green: UInt8(truncatingIfNeeded: bits >> 8), blue: UInt8(truncatingIfNeeded: bits))
+        }
+        let cells = [color(micros >> 24), color(micros)]
+            + Array(repeating: grey, count: HubVideoFrame.sentColumns * HubVideoFrame.sentRows - 2)
+        return HubVideoFrame(columns: HubVideoFrame.sentColumns, rows: HubVideoFrame.sentRows, cells: cells)!
+    }
+
+    /// When a frame of `make` was sent, since the run began; nil for a frame of another size.
+    static func sentAt(_ frame: HubVideoFrame) -> Duration? {
+        guard frame.cells.count == HubVideoFrame.sentColumns * HubVideoFrame.sentRows else { return nil }
+        func bits(_ color: HubVideoFrame.Color) -> UInt64 { UInt64(color.red) << 16 | UInt64(color.green) << 8 | UInt64(color.blue) }
+        return .microseconds(Int64(bits(frame.cells[0]) << 24 | bits(frame.cells[1])))
+    }
+}
+
+/// One headless client. Its events arrive on the loop's thread, one at a time, so what only they touch needs no lock.
+final class LoadClient: @unchecked Sendable {
+    let index: Int
+    let connection: HubConnection
+    let joined = Atomic(false)
+    let everJoined = Atomic(false)
+    private let plan: LoadPlan
+    private let tally: LoadTally
+    private let epoch: ContinuousClock.Instant
+    private let token = Mutex<String?>(nil)
+    // The loop's thread only.
+    private var joinSentAt: ContinuousClock.Instant?
+    private var warnedAt: ContinuousClock.Instant?
+
+    init(index: Int, plan: LoadPlan, connection: HubConnection, tally: LoadTally, epoch: ContinuousClock.Instant) {
+        (self.index, self.plan, self.connection, self.tally, self.epoch) = (index, plan, connection, tally, epoch)
+    }
+
+    func start() async {
+        guard let fetched = await plan.fetchToken(for: index, tally: tally, as: Measure.tokenFetch) else { return }
+        token.withLock { $0 = fetched }
+        connection.open { [self] event in handle(event) }
+    }
+
+    private func handle(_ event: HubLinkEvent) {
+        switch event {
+        case .connected:
+            guard let token = token.withLock({ $0 }) else { return }
+            joinSentAt = .now
+            connection.send(.join(HubJoin(channel: plan.channel(of: index), user: .uid(plan.uid(of: index)), token: token)))
+        case .lost:
+            joined.store(false, ordering: .relaxed)
+            tally.lost()
+        case .video(let frame):
+            if let sentAt = TimedFrame.sentAt(frame) { tally.record(Measure.fanOut, (.now - epoch) - sentAt) }
+        case .notice(let notice):
+            handle(notice)
+        }
+    }
+
+    private func handle(_ notice: HubNotice) {
+        switch notice {
+        case .joined:
+            if let joinSentAt { tally.record(Measure.join, .now - joinSentAt) }
+            joined.store(true, ordering: .relaxed)
+            everJoined.store(true, ordering: .relaxed)
+        case .connectionStateChanged(_, let reason, _):
+            joined.store(false, ordering: .relaxed)
+            tally.error("out of the channel: \(reason.name)")
+        case .tokenPrivilegeWillExpire:
+            warnedAt = .now
+            Task { [self] in
+                guard let fresh = await plan.fetchToken(for: index, tally: tally, as: Measure.tokenFetch) else { return }
+                token.withLock { $0 = fresh }
+                connection.send(.renew(token: fresh))
+            }
+        case .renewTokenResult(let result, _):
+            guard result.value == 0 else { return tally.error("renewal: \(result.name)") }
+            if let warnedAt { tally.record(Measure.renewal, .now - warnedAt) }
+        case .error:
+            tally.error("hub error")
+        case .userJoined, .userOffline, .clientRoleChanged:
+            break
+        }
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+import PrintableText
+import Synchronization
+
+/// What a load run measured: latencies by kind, errors by kind, connections lost.
+public struct LoadFigures: Sendable, Equatable {
+    /// One latency's samples, summed up.
+    public struct Latency: Sendable, Equatable {
+        public let count: Int
+        public let p50: Duration
+        public let p99: Duration
+
+        /// The summary of `samples`; nil when there are none.
+        init?(_ samples: [Duration]) {
+            guard !samples.isEmpty else { return nil }
+            let sorted = samples.sorted()
+            count = sorted.count
+            p50 = sorted[(sorted.count - 1) / 2]
+            p99 = sorted[(sorted.count * 99 + 99) / 100 - 1]
+        }
+    }
+
+    /// The latencies in the order they are printed, each with its name.
+    public let latencies: [(name: String, latency: Latency?)]
+    /// Errors by kind ("join refused: invalidToken"), each with how many.
+    public let errors: [String: Int]
+    public let connectionsLost: Int
+
+    public static func == (left: LoadFigures, right: LoadFigures) -> Bool {
+        left.latencies.map(\.name) == right.latencies.map(\.name) && left.latencies.map(\.latency) == right.latencies.map(\.latency)
+            && left.errors == right.errors && left.connectionsLost == right.connectionsLost
+    }
+
+    /// The latency named `name`, if it was measured.
+    public subscript(name: String) -> Latency? { latencies.first { $0.name == name }?.latency }
+
+    /// Lines for a person: one per latency, then the errors and losses.
+    public var text: String {
+        var lines = latencies.map { name, latency in
+            let figures = latency.map { "\($0.count) samples  p50 \(Self.milliseconds($0.p50)) ms  p99 \(Self.milliseconds($0.p99)) ms" }
+            return name.padding(toLength: 15, withPad: " ", startingAt: 0) + (figures ?? "none")
+        }
+        lines.append("errors: " + (errors.isEmpty ? "none"
+            : errors.sorted { $0.key < $1.key }.map { "\($0.key.escapedForPrinting) ×\($0.value)" }.joined(separator: ", ")))
+        lines.append("connections lost: \(connectionsLost)")
+        return lines.joined(separator: "\n")
+    }
+
+    /// One JSON object: `{"<name>": {"count", "p50Ms", "p99Ms"} or null, ..., "errors": {...}, "connectionsLost"}`.
+    public var json: String {
+        var object: [String: Any] = ["errors": errors, "connectionsLost": connectionsLost]
+        for (name, latency) in latencies {
+            object[name] = latency.map { ["count": $0.count, "p50Ms": Self.milliseconds($0.p50), "p99Ms": Self.milliseconds($0.p99)] }
+                ?? NSNull()
+        }
+        let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+        return data.map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+    }
+
+    /// Milliseconds to a tenth.
+    static func milliseconds(_ duration: Duration) -> Double {
+        (Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15).rounded(toPlaces: 1)
+    }
+}
+
+extension Double {
+    fileprivate func rounded(toPlaces places: Int) -> Double {
+        let scale = pow(10, Double(places))
+        return (self * scale).rounded() / scale
+    }
+}
+
+/// Samples and errors gathered from many threads while a run goes on.
+final class LoadTally: Sendable {
+    private struct State {
+        var samples: [String: [Duration]] = [:]
+        var errors: [String: Int] = [:]
+        var lost = 0
+    }
+
+    private let state = Mutex(State())
+    /// The latencies' names, in the order they are printed.
+    let names: [String]
+
+    init(names: [String]) { self.names = names }
+
+    func record(_ name: String, _ latency: Duration) { state.withLock { $0.samples[name, default: []].append(latency) } }
+    func error(_ kind: String) { state.withLock { $0.errors[kind, default: 0] += 1 } }
+    func lost() { state.withLock { $0.lost += 1 } }
+
+    var figures: LoadFigures {
+        state.withLock { state in
+            LoadFigures(latencies: names.map { ($0, LoadFigures.Latency(state.samples[$0] ?? [])) }, errors: state.errors,
+                        connectionsLost: state.lost)
+        }
+    }
+}

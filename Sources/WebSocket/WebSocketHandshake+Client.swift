@@ -1,0 +1,52 @@
+import Foundation
+
+extension WebSocketHandshake {
+    /// The most a server's answer head may hold before the client gives up on it.
+    public static let maxAnswerHeadBytes = 8192
+
+    /// 16 random bytes in base64: a client's `Sec-WebSocket-Key`.
+    public static func randomKey() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return Data((0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }).base64EncodedString()
+    }
+
+    /// A client's opening request for `target` (path and query) on `host` (the Host header's value).
+    public static func clientRequest(target: String, host: String, key: String) -> [UInt8] {
+        Array(("GET \(target) HTTP/1.1\r\nHost: \(host)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+               + "Sec-WebSocket-Key: \(key)\r\nSec-WebSocket-Version: 13\r\n\r\n").utf8)
+    }
+
+    /// A server's answer that does not open the connection: its status line as sent (not escaped) and why in words.
+    public struct AnswerRefusal: Error, Equatable, Sendable {
+        public let statusLine: String
+        public let problem: String
+    }
+
+    /// Checks a server's answer head (up to and without the blank line) to a request sent with `key`: `101`,
+    /// `Upgrade: websocket`, `Connection: Upgrade`, the exact `Sec-WebSocket-Accept`, and no extension or
+    /// subprotocol, since the client asked for none (RFC 6455 §4.1).
+    public static func checkAnswer(_ head: [UInt8], key: String) -> Result<Void, AnswerRefusal> {
+        let lines = String(decoding: head, as: UTF8.self).split(separator: "\r\n", omittingEmptySubsequences: false)
+        let statusLine = String(lines.first ?? "")
+        func refuse(_ problem: String) -> Result<Void, AnswerRefusal> {
+            .failure(AnswerRefusal(statusLine: statusLine, problem: problem))
+        }
+        let status = statusLine.split(separator: " ", maxSplits: 2)
+        guard status.count >= 2, status[0] == "HTTP/1.1" else { return refuse("not an HTTP/1.1 answer") }
+        guard status[1] == "101" else { return refuse("not 101 Switching Protocols") }
+        var headers: [String: String] = [:]
+        for line in lines.dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { return refuse("a header line without a colon") }
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        guard hasToken("websocket", in: headers["upgrade"]) else { return refuse("Upgrade is not websocket") }
+        guard hasToken("upgrade", in: headers["connection"]) else { return refuse("Connection does not list Upgrade") }
+        guard headers["sec-websocket-accept"] == acceptValue(forKey: key) else {
+            return refuse("Sec-WebSocket-Accept is not the one for the key sent")
+        }
+        guard headers["sec-websocket-extensions"] == nil, headers["sec-websocket-protocol"] == nil else {
+            return refuse("it names an extension or subprotocol, and none was asked for")
+        }
+        return .success(())
+    }
+}

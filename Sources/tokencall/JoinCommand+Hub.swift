@@ -1,0 +1,27 @@
+import Arguments
+import CallSession
+import HubClient
+import Timers
+
+/// `join --hub`: the channel is a hub's, and the other people in it are remote users.
+extension JoinCommand {
+    static let hubOption = Option.value(
+        "hub", "URL", help: "join the channel on this hub, ws://HOST:PORT/hub of tokencall serve: the people there are remote users",
+        environment: ["TOKENCALL_HUB"])
+
+    /// Puts the call on the hub `--hub` names, if it names one.
+    static func joinHub(_ config: inout CallSession.Configuration, _ args: Invocation, server: TokenServerChoice) throws(UsageError) {
+        guard let text = args.string("hub") else { return }
+        let address: HubAddress
+        do { address = try HubAddress(parsing: text) } catch { throw args.error("--hub: \(error)") }
+        if args.has("speed") {
+            throw args.error("--speed cannot run with --hub: the people on a hub meet in real time; drop --speed")
+        }
+        if case .embedded = server, config.appID == nil || config.appCertificate == nil {
+            throw args.error("--hub with the embedded token server needs the hub's --app-id and --app-certificate (or APP_ID and "
+                             + "APP_CERTIFICATE, as tokencall serve reads them), so that the hub takes its tokens; "
+                             + "or give --token-url of the hub's own token server")
+        }
+        config.hub = CallSession.Hub(address: address.description, link: HubConnection(address: address))
+    }
+}

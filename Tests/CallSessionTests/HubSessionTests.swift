@@ -1,0 +1,73 @@
+import ChannelEngine
+import HubProtocol
+import TestSupport
+import Testing
+@testable import CallSession
+
+/// A session whose channel is on a hub (played by a fake link): tokens from the session's server, checked by the hub.
+@MainActor
+@Suite struct HubSessionTests {
+    static let failed = HubCode(name: "failed", value: AgoraConnectionState.failed.rawValue)
+    static let tokenExpired = HubCode(name: "tokenExpired", value: AgoraConnectionChangedReason.reasonTokenExpired.rawValue)
+    static let tokenExpiredError = HubCode(name: "tokenExpired", value: AgoraErrorCode.tokenExpired.rawValue)
+
+    func joined(_ h: SessionHarness) -> HubLinkEvent {
+        .notice(.joined(channel: "test", uid: 1_000_000_001, role: .broadcaster, expiresAt: Int64(h.clock.unixTime) + 40, users: []))
+    }
+
+    /// A started session whose link has connected and sent its join; the hub has not answered yet.
+    func joining() async -> (FakeHubLink, SessionHarness) {
+        let link = FakeHubLink()
+        let h = SessionHarness { $0.hub = CallSession.Hub(address: "ws://127.0.0.1:8082/hub", link: link) }
+        h.session.start()
+        await h.settle(until: { h.count("tokenFetched") == 1 })
+        link.inject(.connected)
+        await h.run(for: 0.5)
+        return (link, h)
+    }
+
+    @Test func theHubsWarningRenewsThroughItAndAfterTheTokensEndAFreshTokenJoinsAgain() async throws {
+        let (link, h) = await joining()
+        let first = try #require(link.joins.first)
+        #expect(first.user == .uid(0))
+        #expect(h.events.contains { $0.kind == .note("the channel is on the hub at ws://127.0.0.1:8082/hub, which checks every token") })
+        link.inject(joined(h))
+        await h.run(for: 0.5)
+        #expect(h.session.engine?.connectionState == .connected)
+        #expect(h.session.engine?.connection?.localUid == 1_000_000_001)
+
+        await h.run(for: 10)  // tokens made a second apart differ
+        link.inject(.notice(.tokenPrivilegeWillExpire(expiresAt: Int64(h.clock.unixTime) + 30)))
+        await h.clock.advance(by: .zero)
+        await h.settle(until: { h.count("tokenFetched") == 2 })
+        await h.run(for: 0.5)
+        guard case .renew(let renewal) = link.requests.last else { Issue.record("no renewal: \(link.requests)"); return }
+        #expect(renewal != first.token)
+
+        await h.run(for: 5)
+        link.inject(.notice(.connectionStateChanged(state: Self.failed, reason: Self.tokenExpired, error: Self.tokenExpiredError)))
+        await h.clock.advance(by: .zero)
+        await h.settle(until: { h.count("tokenFetched") == 3 })
+        await h.run(for: 0.5)
+        #expect(h.count("requestToken") == 1)
+        #expect(link.joins.count == 2)
+        #expect(link.joins.last?.token != renewal)
+        link.inject(joined(h))
+        await h.run(for: 0.5)
+        #expect(h.session.engine?.connectionState == .connected)
+        #expect(h.events.contains { $0.kind == .engine(.connectionStateChanged(.connected, reason: .reasonRejoinSuccess)) })
+        await h.stop()
+        #expect(link.requests.last == .leave)
+    }
+
+    @Test func pushedOutByTheSameUidElsewhereTheCallIsStuckAndSaysWhy() async throws {
+        let (link, h) = await joining()
+        link.inject(joined(h))
+        await h.run(for: 0.5)
+        link.inject(.notice(.connectionStateChanged(state: Self.failed, reason: HubCode(name: "sameUidLogin", value: 19), error: nil)))
+        await h.run(for: 0.5)
+        let stuck = try #require(h.events.lazy.compactMap { if case .stuck(let reason) = $0.kind { reason } else { nil } }.first)
+        #expect(stuck.contains("same uid joined this channel elsewhere"), "\(stuck)")
+        #expect(h.count("tokenFetchStarted") == 1, "no new token mends it")
+    }
+}

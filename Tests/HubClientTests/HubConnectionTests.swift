@@ -1,0 +1,194 @@
+import HubClient
+import HubProtocol
+import TestSupport
+import Testing
+import TokenServer
+import WebSocket
+
+@Suite struct HubConnectionTests {
+    @Test func aValidTokenJoinsAndTheHubAnswersJoined() throws {
+        let hub = try ServedHub()
+        let (alice, log) = try openConnection(hub.address)
+        defer { alice.close() }
+        #expect(log.next() == .connected)
+        alice.send(ServedHub.join(1))
+        guard case .joined(let channel, let uid, let role, _, let users)? = log.next()?.notice else { Issue.record("no joined"); return }
+        #expect((channel, uid, role, users) == ("room", 1, .broadcaster, []))
+    }
+
+    @Test func twoConnectionsSeeEachOtherComeAndGoAndSeeEachOthersVideo() throws {
+        let hub = try ServedHub()
+        let (alice, aliceLog) = try openConnection(hub.address)
+        defer { alice.close() }
+        #expect(aliceLog.next() == .connected)
+        alice.send(ServedHub.join(1))
+        #expect(aliceLog.next()?.notice.map { if case .joined = $0 { true } else { false } } == true)
+        let (bob, bobLog) = try openConnection(hub.address)
+        #expect(bobLog.next() == .connected)
+        bob.send(ServedHub.join(2))
+        guard case .joined(_, _, _, _, let present)? = bobLog.next()?.notice else { Issue.record("bob not joined"); return }
+        #expect(present == [HubPeer(uid: 1, account: nil)])
+        #expect(aliceLog.next() == .notice(.userJoined(HubPeer(uid: 2, account: nil))))
+
+        let frame = HubVideoFrame(columns: 2, rows: 1, cells: [.init(red: 9, green: 8, blue: 7), .init(red: 1, green: 2, blue: 3)])!
+        bob.sendVideo(frame)
+        var stamped = frame
+        stamped.uid = 2
+        #expect(aliceLog.next() == .video(stamped))
+
+        bob.close()
+        #expect(aliceLog.next() == .notice(.userOffline(uid: 2, reason: HubCode(name: "quit", value: 0))))
+    }
+
+    @Test func aTokenForAnotherChannelIsRefusedWithAgorasReason() throws {
+        let hub = try ServedHub()
+        let (intruder, log) = try openConnection(hub.address)
+        defer { intruder.close() }
+        #expect(log.next() == .connected)
+        intruder.send(ServedHub.join(9, channel: "room", token: ServedHub.token(channel: "other", uid: 9)))
+        guard case .connectionStateChanged(_, let reason, let error)? = log.next()?.notice else { Issue.record("not refused"); return }
+        #expect(reason == HubCode(name: "invalidToken", value: 8))
+        #expect(error?.value == 110)
+    }
+
+    @Test func aHubRestartIsLostThenConnectedAgainOnItsOwn() throws {
+        let hub = try ServedHub()
+        let (client, log) = try openConnection(hub.address)
+        defer { client.close() }
+        #expect(log.next() == .connected)
+        try hub.restart()
+        #expect(log.next()?.lostReason?.contains("closed the connection") == true)
+        var event = log.next()
+        while event?.lostReason != nil { event = log.next() }  // tries while the port was closed
+        #expect(event == .connected)
+        client.send(ServedHub.join(3))
+        #expect(log.next()?.notice.map { if case .joined = $0 { true } else { false } } == true)
+    }
+
+    @Test func silentPastTheHubsLimitIsDroppedForTheOthersAndReconnectsWhenRestored() throws {
+        var limits = WebSocketLimits()
+        limits.silenceLimit = .milliseconds(300)
+        let hub = try ServedHub(limits: limits)
+        var timing = HubTiming.fast
+        timing.pingInterval = .milliseconds(50)
+        let (quiet, quietLog) = try openConnection(hub.address, timing: timing)
+        let (other, otherLog) = try openConnection(hub.address, timing: timing)
+        defer { quiet.close(); other.close() }
+        #expect(quietLog.next() == .connected)
+        #expect(otherLog.next() == .connected)
+        quiet.send(ServedHub.join(1))
+        _ = quietLog.next()
+        other.send(ServedHub.join(2))
+        _ = otherLog.next()
+        quiet.setSilent(true)
+        // The one still pinging stays; the silent one is dropped, as Agora drops a user without packets.
+        #expect(otherLog.next() == .notice(.userOffline(uid: 1, reason: HubCode(name: "dropped", value: 1))))
+        quiet.setSilent(false)
+        var event = quietLog.next()
+        while event?.notice != nil { event = quietLog.next() }  // what the hub said before it dropped the connection
+        #expect(event?.lostReason?.contains("closed the connection") == true)
+        #expect(quietLog.next() == .connected)
+    }
+}
+
+@Suite struct HostileHubTests {
+    /// A "hub" that reads the handshake and answers with `answer(key)`, then waits for the client to leave.
+    private func lostReason(_ answer: @escaping @Sendable (String) -> [UInt8], timing: HubTiming = .fast) throws -> String? {
+        let server = try HostileServer { connection in
+            let key = connection.request.split(separator: "\r\n").first { $0.lowercased().hasPrefix("sec-websocket-key:") }
+                .map { $0.dropFirst("sec-websocket-key:".count).trimmingCharacters(in: .whitespaces) } ?? ""
+            connection.write(answer(key))
+            connection.waitForClose(upTo: .seconds(10))
+        }
+        defer { server.stop() }
+        let (client, log) = try openConnection(try HubAddress(parsing: "ws://127.0.0.1:\(server.port)/hub"), timing: timing)
+        defer { client.close() }
+        var event = log.next()
+        if event == .connected { event = log.next() }
+        return event?.lostReason
+    }
+
+    private static func opened(_ key: String) -> [UInt8] {
+        Array("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: \(WebSocketHandshake.acceptValue(forKey: key))\r\n\r\n".utf8)
+    }
+
+    @Test func garbageForAnAnswerIsLostWithTheStatusLineEscaped() throws {
+        let reason = try lostReason { _ in Array("SSH-2.0-OpenSSH\u{1B}[2J\r\n\r\n".utf8) }
+        #expect(reason?.contains(#"refused the WebSocket handshake: it answered "SSH-2.0-OpenSSH\u001b[2J" (not an HTTP/1.1 answer)"#) == true)
+    }
+
+    @Test func aWrongAcceptKeyIsRefused() throws {
+        let reason = try lostReason { _ in Array("HTTP/1.1 101 OK\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: AAAA\r\n\r\n".utf8) }
+        #expect(reason?.contains("Sec-WebSocket-Accept is not the one for the key sent") == true)
+    }
+
+    @Test func aNotFoundIsRefusedNamingThePath() throws {
+        let reason = try lostReason { _ in Array("HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n".utf8) }
+        #expect(reason?.contains(#"it answered "HTTP/1.1 404 Not Found" (not 101 Switching Protocols); is /hub the hub's path"#) == true)
+    }
+
+    @Test func aFrameAnnouncingMoreThanTheLimitEndsTheConnectionWith1009() throws {
+        let reason = try lostReason { key in Self.opened(key) + [0x82, 127, 0, 0, 0, 0, 0x7F, 0, 0, 0] }
+        #expect(reason?.contains("closed with 1009: a message over the limit") == true)
+    }
+
+    @Test func aVideoFrameOverItsLimitEndsTheConnectionWith1009() throws {
+        let frame = [HubVideoFrame.version, 0, 0, 0, 1, 32, 18] + [UInt8](repeating: 1, count: 4996)
+        let reason = try lostReason { key in Self.opened(key) + WebSocketFrame.encode(.binary, frame) }
+        #expect(reason?.contains("closed with 1009: a video frame of 5003 bytes, over 4096") == true)
+    }
+
+    @Test func aNoticeOfAnUnknownTypeEndsTheConnectionWith1008() throws {
+        let reason = try lostReason { key in Self.opened(key) + WebSocketFrame.encode(.text, Array(#"{"type":"hello\u001b"}"#.utf8)) }
+        #expect(reason?.contains(#"closed with 1008: a text message that is not a hub notice: no notice of type "hello\u001b""#) == true)
+    }
+
+    @Test func aMaskedFrameFromTheHubIsAProtocolError() throws {
+        let reason = try lostReason { key in Self.opened(key) + WebSocketFrame.encode(.text, Array("{}".utf8), mask: (1, 2, 3, 4)) }
+        #expect(reason?.contains("closed with 1002: a server's frames must not be masked") == true)
+    }
+
+    @Test func aHubThatSaysNothingIsTakenForGone() throws {
+        var timing = HubTiming.fast
+        timing.silenceLimit = .milliseconds(200)
+        let reason = try lostReason({ key in Self.opened(key) }, timing: timing)
+        #expect(reason?.contains("nothing heard from ws://127.0.0.1:") == true)
+    }
+
+    @Test func nobodyListeningIsLostSayingSo() throws {
+        let (client, log) = try openConnection(try HubAddress(parsing: "ws://127.0.0.1:1/hub"))
+        defer { client.close() }
+        #expect(log.next()?.lostReason?.hasPrefix("cannot connect to ws://127.0.0.1:1/hub: ") == true)
+        #expect(log.next()?.lostReason != nil)  // and it keeps trying
+    }
+}
+
+@Suite struct HubAddressTests {
+    @Test(arguments: [
+        ("ws://127.0.0.1:8082/hub", "127.0.0.1", UInt16(8082), "/hub"),
+        ("WS://hub.lan/hub?channel=standup", "hub.lan", UInt16(80), "/hub?channel=standup"),
+        ("ws://[::1]:9000/hub", "::1", UInt16(9000), "/hub"),
+    ])
+    func anAddressIsReadIntoHostPortAndTarget(_ text: String, _ host: String, _ port: UInt16, _ target: String) throws {
+        let address = try HubAddress(parsing: text)
+        #expect((address.host, address.port, address.target) == (host, port, target))
+    }
+
+    @Test(arguments: [
+        ("wss://hub.example/hub", "wss:// needs TLS, which tokencall does not speak; put the hub on ws:// on your LAN"),
+        ("http://127.0.0.1:8082/hub", "a hub address is ws://HOST:PORT/PATH"),
+        ("ws://127.0.0.1:8082", "the path is missing"),
+        ("ws://127.0.0.1:0/hub", "the port must be a number 1...65535"),
+        ("ws://127.0.0.1:99999/hub", "the port must be a number 1...65535"),
+        ("ws://user:pw@host/hub", "no user name or password"),
+        ("ws://ho\u{1B}st/hub", #""ws://ho\u001bst/hub""#),
+        ("ws://host/h b", "visible ASCII"),
+    ])
+    func aWrongAddressIsRefusedSayingWhatTheFormIs(_ text: String, _ expected: String) {
+        #expect(throws: HubAddressError.self) { try HubAddress(parsing: text) }
+        do { _ = try HubAddress(parsing: text) } catch {
+            #expect(error.description.contains(expected), "\(error)")
+            #expect(!error.description.unicodeScalars.contains { $0.isUnsafeToPrint })
+        }
+    }
+}

@@ -1,0 +1,69 @@
+import Foundation
+import JSON
+import TestSupport
+import Testing
+
+/// `tokencall load` against a `tokencall serve` of its own, as a user runs it.
+@Suite struct LoadCommandTests {
+    private func serve(_ extra: [String] = []) throws -> (Process, URL) {
+        let (process, _, base, _) = try TokenCallProcess.serve(appID: TestCredentials.appID, certificate: TestCredentials.certificate,
+                                                                ["--quiet"] + extra)
+        return (process, base)
+    }
+
+    private func figures(_ result: TokenCallProcess.Result) throws -> [String: JSONValue] {
+        try #require(JSONValue.parse(Array(result.stdout.utf8))?.object, "\(result.stdout) \(result.stderr)")
+    }
+
+    private func count(_ figures: [String: JSONValue], _ name: String) -> Int64? {
+        if case .integer(let count)? = figures[name]?.object?["count"] { count } else { nil }
+    }
+
+    @Test func clientsJoinRenewAndSeeEachOthersVideoWithoutErrors() throws {
+        // 32 s tokens are warned of 2 s after they are issued, so each client renews within the run.
+        let (server, base) = try serve(["--token-lifetime", "32"])
+        defer { server.terminate(); server.waitUntilExit() }
+        let hub = "ws://127.0.0.1:\(base.port!)/hub"
+        let result = try TokenCallProcess.run(["load", "--hub", hub, "--token-url", base.absoluteString, "--clients", "6",
+                                               "--channels", "2", "--duration", "4", "--fps", "2", "--json"])
+        let figures = try figures(result)
+        #expect(result.status == 0)
+        #expect(count(figures, "join") == 6)
+        #expect((count(figures, "renewal") ?? 0) >= 6)
+        // Three in a channel: each frame reaches the two others.
+        #expect((count(figures, "videoFanOut") ?? 0) > 0)
+        #expect(figures["errors"] == .object([:]))
+        #expect(figures["connectionsLost"] == .integer(0))
+    }
+
+    @Test func withoutAHubTheTokenServerTakesAFetchThenARenewalStampede() throws {
+        let (server, base) = try serve()
+        defer { server.terminate(); server.waitUntilExit() }
+        let result = try TokenCallProcess.run(["load", "--no-hub", "--token-url", base.absoluteString, "--clients", "20", "--json"])
+        let figures = try figures(result)
+        #expect(result.status == 0)
+        #expect(count(figures, "tokenFetch") == 20)
+        #expect(count(figures, "renewalStampede") == 20)
+    }
+
+    @Test func wrongTokensShowAsErrorsByKindAndFailTheRun() throws {
+        let (server, base) = try serve(["--misconfigure", "wrong-channel"])
+        defer { server.terminate(); server.waitUntilExit() }
+        let result = try TokenCallProcess.run(["load", "--no-hub", "--token-url", base.absoluteString, "--clients", "5"])
+        #expect(result.status == 1)
+        #expect(result.stdout.contains("errors: renewalStampede: wrongAudience ×5"), "\(result.stdout)")
+    }
+
+    @Test(arguments: [
+        (["load", "--token-url", "http://127.0.0.1:1"], "give --hub ws://HOST:PORT/hub, or --no-hub"),
+        (["load", "--hub", "wss://hub.example/hub", "--token-url", "http://127.0.0.1:1"], "wss:// needs TLS"),
+        (["load", "--hub", "ws://127.0.0.1:1/hub", "--no-hub", "--token-url", "http://127.0.0.1:1"], "give --hub or --no-hub, not both"),
+        (["load", "--no-hub"], "give --token-url"),
+        (["load", "--no-hub", "--token-url", "http://127.0.0.1:1", "--clients", "4", "--channels", "5"], "--channels"),
+    ])
+    func aWrongLoadIsAUsageErrorSayingWhatToGive(_ arguments: [String], _ expected: String) throws {
+        let result = try TokenCallProcess.run(arguments)
+        #expect(result.status == 64)
+        #expect(result.stderr.contains(expected), "\(result.stderr)")
+    }
+}
