@@ -127,6 +127,11 @@ import WebSocket
         #expect(reason?.contains(#"it answered "HTTP/1.1 404 Not Found" (not 101 Switching Protocols); is /hub the hub's path"#) == true)
     }
 
+    @Test func anAnswerHeadWithoutEndIsRefusedPastItsLimit() throws {
+        let reason = try lostReason { _ in Array(("HTTP/1.1 101 Switching Protocols\r\n" + String(repeating: "X-Padding: 0123456789\r\n", count: 500)).utf8) }
+        #expect(reason?.contains("answered the handshake with a head over 8192 bytes") == true)
+    }
+
     @Test func aFrameAnnouncingMoreThanTheLimitEndsTheConnectionWith1009() throws {
         let reason = try lostReason { key in Self.opened(key) + [0x82, 127, 0, 0, 0, 0, 0x7F, 0, 0, 0] }
         #expect(reason?.contains("closed with 1009: a message over the limit") == true)
