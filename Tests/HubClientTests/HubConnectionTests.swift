@@ -6,27 +6,28 @@ import TokenServer
 import WebSocket
 
 @Suite struct HubConnectionTests {
+    /// A connection that has connected, sent a join for `uid` and read the answer.
+    private func member(_ hub: ServedHub, uid: UInt32, timing: HubTiming = .fast) throws -> (HubConnection, EventLog, HubNotice?) {
+        let (connection, log) = try openConnection(hub.address, timing: timing)
+        #expect(log.next() == .connected)
+        connection.send(ServedHub.join(uid))
+        return (connection, log, log.next()?.notice)
+    }
+
     @Test func aValidTokenJoinsAndTheHubAnswersJoined() throws {
         let hub = try ServedHub()
-        let (alice, log) = try openConnection(hub.address)
+        let (alice, _, answer) = try member(hub, uid: 1)
         defer { alice.close() }
-        #expect(log.next() == .connected)
-        alice.send(ServedHub.join(1))
-        guard case .joined(let channel, let uid, let role, _, let users)? = log.next()?.notice else { Issue.record("no joined"); return }
+        guard case .joined(let channel, let uid, let role, _, let users)? = answer else { Issue.record("no joined"); return }
         #expect((channel, uid, role, users) == ("room", 1, .broadcaster, []))
     }
 
     @Test func twoConnectionsSeeEachOtherComeAndGoAndSeeEachOthersVideo() throws {
         let hub = try ServedHub()
-        let (alice, aliceLog) = try openConnection(hub.address)
+        let (alice, aliceLog, _) = try member(hub, uid: 1)
         defer { alice.close() }
-        #expect(aliceLog.next() == .connected)
-        alice.send(ServedHub.join(1))
-        #expect(aliceLog.next()?.notice.map { if case .joined = $0 { true } else { false } } == true)
-        let (bob, bobLog) = try openConnection(hub.address)
-        #expect(bobLog.next() == .connected)
-        bob.send(ServedHub.join(2))
-        guard case .joined(_, _, _, _, let present)? = bobLog.next()?.notice else { Issue.record("bob not joined"); return }
+        let (bob, _, bobAnswer) = try member(hub, uid: 2)
+        guard case .joined(_, _, _, _, let present)? = bobAnswer else { Issue.record("bob not joined"); return }
         #expect(present == [HubPeer(uid: 1, account: nil)])
         #expect(aliceLog.next() == .notice(.userJoined(HubPeer(uid: 2, account: nil))))
 
@@ -71,15 +72,9 @@ import WebSocket
         let hub = try ServedHub(limits: limits)
         var timing = HubTiming.fast
         timing.pingInterval = .milliseconds(50)
-        let (quiet, quietLog) = try openConnection(hub.address, timing: timing)
-        let (other, otherLog) = try openConnection(hub.address, timing: timing)
+        let (quiet, quietLog, _) = try member(hub, uid: 1, timing: timing)
+        let (other, otherLog, _) = try member(hub, uid: 2, timing: timing)
         defer { quiet.close(); other.close() }
-        #expect(quietLog.next() == .connected)
-        #expect(otherLog.next() == .connected)
-        quiet.send(ServedHub.join(1))
-        _ = quietLog.next()
-        other.send(ServedHub.join(2))
-        _ = otherLog.next()
         quiet.setSilent(true)
         // The one still pinging stays; the silent one is dropped, as Agora drops a user without packets.
         #expect(otherLog.next() == .notice(.userOffline(uid: 1, reason: HubCode(name: "dropped", value: 1))))
