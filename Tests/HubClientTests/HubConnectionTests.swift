@@ -1,4 +1,6 @@
+import Dispatch
 import HubClient
+import Synchronization
 import HubProtocol
 import TestSupport
 import Testing
@@ -90,9 +92,7 @@ import WebSocket
     /// A "hub" that reads the handshake and answers with `answer(key)`, then waits for the client to leave.
     private func lostReason(_ answer: @escaping @Sendable (String) -> [UInt8], timing: HubTiming = .fast) throws -> String? {
         let server = try HostileServer { connection in
-            let key = connection.request.split(separator: "\r\n").first { $0.lowercased().hasPrefix("sec-websocket-key:") }
-                .map { $0.dropFirst("sec-websocket-key:".count).trimmingCharacters(in: .whitespaces) } ?? ""
-            connection.write(answer(key))
+            connection.write(answer(Self.key(of: connection)))
             connection.waitForClose(upTo: .seconds(10))
         }
         defer { server.stop() }
@@ -101,6 +101,12 @@ import WebSocket
         var event = log.next()
         if event == .connected { event = log.next() }
         return event?.lostReason
+    }
+
+    /// The `Sec-WebSocket-Key` the client sent.
+    private static func key(of connection: HostileServer.Connection) -> String {
+        connection.request.split(separator: "\r\n").first { $0.lowercased().hasPrefix("sec-websocket-key:") }
+            .map { $0.dropFirst("sec-websocket-key:".count).trimmingCharacters(in: .whitespaces) } ?? ""
     }
 
     private static func opened(_ key: String) -> [UInt8] {
@@ -146,6 +152,54 @@ import WebSocket
     @Test func aMaskedFrameFromTheHubIsAProtocolError() throws {
         let reason = try lostReason { key in Self.opened(key) + WebSocketFrame.encode(.text, Array("{}".utf8), mask: (1, 2, 3, 4)) }
         #expect(reason?.contains("closed with 1002: a server's frames must not be masked") == true)
+    }
+
+    /// What a client sent a "hub" that opened the connection and then sent `then`: its frames, read as a hub reads
+    /// them, up to its first close frame (or, with `until`, as soon as `until` holds of them).
+    private func framesSent(after then: [UInt8], timing: HubTiming = .fast,
+                            until enough: @escaping @Sendable ([WebSocketEvent]) -> Bool = { _ in false }) throws -> [WebSocketEvent] {
+        let sent = Mutex<[WebSocketEvent]>([])
+        let done = DispatchSemaphore(value: 0)
+        let server = try HostileServer { connection in
+            connection.write(Self.opened(Self.key(of: connection)) + then)
+            let read = connection.read(upTo: .seconds(10)) { bytes in
+                let events = Self.events(in: bytes)
+                return enough(events) || events.contains { if case .close = $0 { true } else { false } }
+            }
+            sent.withLock { $0 = Self.events(in: read.bytes) }
+            done.signal()
+        }
+        defer { server.stop() }
+        let (client, log) = try openConnection(try HubAddress(parsing: "ws://127.0.0.1:\(server.port)/hub"), timing: timing)
+        defer { client.close() }
+        #expect(log.next() == .connected)
+        #expect(done.wait(timeout: .now() + 10) == .success)
+        return sent.withLock { $0 }
+    }
+
+    private static func events(in bytes: [UInt8]) -> [WebSocketEvent] {
+        var reader = WebSocketReader(role: .server)
+        reader.append(bytes)
+        var events: [WebSocketEvent] = []
+        while let event = try? reader.next() { events.append(event) }
+        return events
+    }
+
+    @Test func aHubBreakingTheProtocolIsSentACloseFrameWithTheCode() throws {
+        let sent = try framesSent(after: [0x82, 127, 0, 0, 0, 0, 0x7F, 0, 0, 0])
+        guard case .close(let code, let reason)? = sent.last else { Issue.record("no close frame in \(sent)"); return }
+        #expect(code == .messageTooBig)
+        #expect(reason.contains("a message over the limit"))
+    }
+
+    @Test func theClientAnswersAPingAndPingsByItself() throws {
+        var timing = HubTiming.fast
+        timing.pingInterval = .milliseconds(50)
+        let sent = try framesSent(after: WebSocketFrame.encode(.ping, Array("hi".utf8)), timing: timing) { events in
+            events.contains(.pong(Array("hi".utf8))) && events.contains(.ping([]))
+        }
+        #expect(sent.contains(.pong(Array("hi".utf8))))
+        #expect(sent.contains(.ping([])))
     }
 
     @Test func aHubThatSaysNothingIsTakenForGone() throws {
