@@ -303,8 +303,8 @@ websocket_seeds() {
     seed "$seeds" long16 "\\x05\\x82\\xfe\\x00\\x80\\x00\\x00\\x00\\x00$(printf '%0128d' 0)"
     seed "$seeds" too-big '\x04\x82\xff\x00\x00\x00\x00\x00\x01\x00\x00'
     seed "$seeds" bad-utf8 '\x01\x81\x82\x00\x00\x00\x00\xc3\x28'
-    seed "$seeds" answer-101 '\x80HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\r\n'
-    seed "$seeds" answer-404 '\x80HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n'
+    seed "$seeds" answer-101 '\x80HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo='
+    seed "$seeds" answer-404 '\x80HTTP/1.1 404 Not Found\r\nContent-Length: 0'
 }
 
 # The hub harness: the whole input is a text frame: each request of the protocol, and a few it must refuse.

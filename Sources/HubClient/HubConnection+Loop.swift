@@ -181,12 +181,11 @@ extension HubConnection {
         switch phase {
         case .handshaking(_, let key, _):
             wire.head += received
-            guard let end = wire.head.firstRange(of: [13, 10, 13, 10]) else {
-                if wire.head.count > WebSocketHandshake.maxAnswerHeadBytes {
-                    lost("\(address) answered the handshake with a head over \(WebSocketHandshake.maxAnswerHeadBytes) bytes")
-                }
-                return
+            let end = wire.head.firstRange(of: [13, 10, 13, 10])
+            guard (end?.lowerBound ?? wire.head.count) <= WebSocketHandshake.maxAnswerHeadBytes else {
+                return lost("\(address) answered the handshake with a head over \(WebSocketHandshake.maxAnswerHeadBytes) bytes")
             }
+            guard let end else { return }
             if case .failure(let refusal) = WebSocketHandshake.checkAnswer(Array(wire.head[..<end.lowerBound]), key: key) {
                 return lost("\(address) refused the WebSocket handshake: it answered \(String(refusal.statusLine.prefix(200)).jsonQuoted) "
                             + "(\(refusal.problem)); is \(address.target) the hub's path on a tokencall serve?")

@@ -53,6 +53,7 @@ public final class HubConnection: HubLink, @unchecked Sendable {
     var attempts = 0
     var events: (@Sendable (HubLinkEvent) -> Void)?
 
+    /// A connection to `address`, served by `loop`; nothing happens until `open`.
     public init(address: HubAddress, loop: HubClientLoop = .shared, timing: HubTiming = .standard) {
         self.address = address
         self.loop = loop

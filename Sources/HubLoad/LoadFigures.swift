@@ -3,7 +3,7 @@ import PrintableText
 import Synchronization
 
 /// What a load run measured: latencies by kind, errors by kind, connections lost.
-public struct LoadFigures: Sendable, Equatable {
+public struct LoadFigures: Sendable {
     /// One latency's samples, summed up.
     public struct Latency: Sendable, Equatable {
         public let count: Int
@@ -25,14 +25,6 @@ public struct LoadFigures: Sendable, Equatable {
     /// Errors by kind ("join refused: invalidToken"), each with how many.
     public let errors: [String: Int]
     public let connectionsLost: Int
-
-    public static func == (left: LoadFigures, right: LoadFigures) -> Bool {
-        left.latencies.map(\.name) == right.latencies.map(\.name) && left.latencies.map(\.latency) == right.latencies.map(\.latency)
-            && left.errors == right.errors && left.connectionsLost == right.connectionsLost
-    }
-
-    /// The latency named `name`, if it was measured.
-    public subscript(name: String) -> Latency? { latencies.first { $0.name == name }?.latency }
 
     /// Lines for a person: one per latency, then the errors and losses.
     public var text: String {

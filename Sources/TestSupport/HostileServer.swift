@@ -43,18 +43,25 @@ public final class HostileServer: Sendable {
 
         /// Waits, sending nothing, until the client closes the connection (true) or `limit` passes (false).
         @discardableResult
-        public func waitForClose(upTo limit: Duration) -> Bool {
+        public func waitForClose(upTo limit: Duration) -> Bool { read(upTo: limit).closed }
+
+        /// Reads what the client sends, sending nothing, until `enough` is true of all read so far, the client
+        /// closes the connection, or `limit` passes.
+        public func read(upTo limit: Duration, until enough: ([UInt8]) -> Bool = { _ in false }) -> (bytes: [UInt8], closed: Bool) {
             let end = ContinuousClock.now + limit
             var scratch = [UInt8](repeating: 0, count: 4096)
-            while ContinuousClock.now < end {
+            var bytes: [UInt8] = []
+            while ContinuousClock.now < end, !enough(bytes) {
                 var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
                 guard poll(&poller, 1, 20) > 0 else { continue }
-                if recv(fd, &scratch, scratch.count, 0) <= 0 {
+                let count = recv(fd, &scratch, scratch.count, 0)
+                guard count > 0 else {
                     server.state.withLock { $0.clientClosed = true }
-                    return true
+                    return (bytes, true)
                 }
+                bytes += scratch[..<count]
             }
-            return false
+            return (bytes, false)
         }
     }
 

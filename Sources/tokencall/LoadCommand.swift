@@ -62,7 +62,10 @@ enum LoadCommand {
         case (nil, false): throw args.error("give --hub ws://HOST:PORT/hub, or --no-hub to load the token server alone")
         case (.some(let text), false):
             do throws(HubAddressError) { hub = try HubAddress(parsing: text) } catch { throw args.error("--hub: \(error)") }
-        case (nil, true): break
+        case (nil, true):
+            for name in ["duration", "fps"] where args.has(name) {
+                throw args.error("--\(name) is for clients in a hub; --no-hub fetches a token a client, then renews it, and ends")
+            }
         }
         guard let text = args.string("token-url") else { throw args.error("give --token-url, the token server the clients fetch from") }
         guard let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {

@@ -1,4 +1,6 @@
+import Dispatch
 import HubClient
+import Synchronization
 import HubProtocol
 import TestSupport
 import Testing
@@ -6,27 +8,28 @@ import TokenServer
 import WebSocket
 
 @Suite struct HubConnectionTests {
+    /// A connection that has connected, sent a join for `uid` and read the answer.
+    private func member(_ hub: ServedHub, uid: UInt32, timing: HubTiming = .fast) throws -> (HubConnection, EventLog, HubNotice?) {
+        let (connection, log) = try openConnection(hub.address, timing: timing)
+        #expect(log.next() == .connected)
+        connection.send(ServedHub.join(uid))
+        return (connection, log, log.next()?.notice)
+    }
+
     @Test func aValidTokenJoinsAndTheHubAnswersJoined() throws {
         let hub = try ServedHub()
-        let (alice, log) = try openConnection(hub.address)
+        let (alice, _, answer) = try member(hub, uid: 1)
         defer { alice.close() }
-        #expect(log.next() == .connected)
-        alice.send(ServedHub.join(1))
-        guard case .joined(let channel, let uid, let role, _, let users)? = log.next()?.notice else { Issue.record("no joined"); return }
+        guard case .joined(let channel, let uid, let role, _, let users)? = answer else { Issue.record("no joined"); return }
         #expect((channel, uid, role, users) == ("room", 1, .broadcaster, []))
     }
 
     @Test func twoConnectionsSeeEachOtherComeAndGoAndSeeEachOthersVideo() throws {
         let hub = try ServedHub()
-        let (alice, aliceLog) = try openConnection(hub.address)
+        let (alice, aliceLog, _) = try member(hub, uid: 1)
         defer { alice.close() }
-        #expect(aliceLog.next() == .connected)
-        alice.send(ServedHub.join(1))
-        #expect(aliceLog.next()?.notice.map { if case .joined = $0 { true } else { false } } == true)
-        let (bob, bobLog) = try openConnection(hub.address)
-        #expect(bobLog.next() == .connected)
-        bob.send(ServedHub.join(2))
-        guard case .joined(_, _, _, _, let present)? = bobLog.next()?.notice else { Issue.record("bob not joined"); return }
+        let (bob, _, bobAnswer) = try member(hub, uid: 2)
+        guard case .joined(_, _, _, _, let present)? = bobAnswer else { Issue.record("bob not joined"); return }
         #expect(present == [HubPeer(uid: 1, account: nil)])
         #expect(aliceLog.next() == .notice(.userJoined(HubPeer(uid: 2, account: nil))))
 
@@ -71,15 +74,9 @@ import WebSocket
         let hub = try ServedHub(limits: limits)
         var timing = HubTiming.fast
         timing.pingInterval = .milliseconds(50)
-        let (quiet, quietLog) = try openConnection(hub.address, timing: timing)
-        let (other, otherLog) = try openConnection(hub.address, timing: timing)
+        let (quiet, quietLog, _) = try member(hub, uid: 1, timing: timing)
+        let (other, otherLog, _) = try member(hub, uid: 2, timing: timing)
         defer { quiet.close(); other.close() }
-        #expect(quietLog.next() == .connected)
-        #expect(otherLog.next() == .connected)
-        quiet.send(ServedHub.join(1))
-        _ = quietLog.next()
-        other.send(ServedHub.join(2))
-        _ = otherLog.next()
         quiet.setSilent(true)
         // The one still pinging stays; the silent one is dropped, as Agora drops a user without packets.
         #expect(otherLog.next() == .notice(.userOffline(uid: 1, reason: HubCode(name: "dropped", value: 1))))
@@ -95,9 +92,7 @@ import WebSocket
     /// A "hub" that reads the handshake and answers with `answer(key)`, then waits for the client to leave.
     private func lostReason(_ answer: @escaping @Sendable (String) -> [UInt8], timing: HubTiming = .fast) throws -> String? {
         let server = try HostileServer { connection in
-            let key = connection.request.split(separator: "\r\n").first { $0.lowercased().hasPrefix("sec-websocket-key:") }
-                .map { $0.dropFirst("sec-websocket-key:".count).trimmingCharacters(in: .whitespaces) } ?? ""
-            connection.write(answer(key))
+            connection.write(answer(Self.key(of: connection)))
             connection.waitForClose(upTo: .seconds(10))
         }
         defer { server.stop() }
@@ -106,6 +101,12 @@ import WebSocket
         var event = log.next()
         if event == .connected { event = log.next() }
         return event?.lostReason
+    }
+
+    /// The `Sec-WebSocket-Key` the client sent.
+    private static func key(of connection: HostileServer.Connection) -> String {
+        connection.request.split(separator: "\r\n").first { $0.lowercased().hasPrefix("sec-websocket-key:") }
+            .map { $0.dropFirst("sec-websocket-key:".count).trimmingCharacters(in: .whitespaces) } ?? ""
     }
 
     private static func opened(_ key: String) -> [UInt8] {
@@ -127,6 +128,11 @@ import WebSocket
         #expect(reason?.contains(#"it answered "HTTP/1.1 404 Not Found" (not 101 Switching Protocols); is /hub the hub's path"#) == true)
     }
 
+    @Test func anAnswerHeadWithoutEndIsRefusedPastItsLimit() throws {
+        let reason = try lostReason { _ in Array(("HTTP/1.1 101 Switching Protocols\r\n" + String(repeating: "X-Padding: 0123456789\r\n", count: 500)).utf8) }
+        #expect(reason?.contains("answered the handshake with a head over 8192 bytes") == true)
+    }
+
     @Test func aFrameAnnouncingMoreThanTheLimitEndsTheConnectionWith1009() throws {
         let reason = try lostReason { key in Self.opened(key) + [0x82, 127, 0, 0, 0, 0, 0x7F, 0, 0, 0] }
         #expect(reason?.contains("closed with 1009: a message over the limit") == true)
@@ -146,6 +152,54 @@ import WebSocket
     @Test func aMaskedFrameFromTheHubIsAProtocolError() throws {
         let reason = try lostReason { key in Self.opened(key) + WebSocketFrame.encode(.text, Array("{}".utf8), mask: (1, 2, 3, 4)) }
         #expect(reason?.contains("closed with 1002: a server's frames must not be masked") == true)
+    }
+
+    /// What a client sent a "hub" that opened the connection and then sent `then`: its frames, read as a hub reads
+    /// them, up to its first close frame (or, with `until`, as soon as `until` holds of them).
+    private func framesSent(after then: [UInt8], timing: HubTiming = .fast,
+                            until enough: @escaping @Sendable ([WebSocketEvent]) -> Bool = { _ in false }) throws -> [WebSocketEvent] {
+        let sent = Mutex<[WebSocketEvent]>([])
+        let done = DispatchSemaphore(value: 0)
+        let server = try HostileServer { connection in
+            connection.write(Self.opened(Self.key(of: connection)) + then)
+            let read = connection.read(upTo: .seconds(10)) { bytes in
+                let events = Self.events(in: bytes)
+                return enough(events) || events.contains { if case .close = $0 { true } else { false } }
+            }
+            sent.withLock { $0 = Self.events(in: read.bytes) }
+            done.signal()
+        }
+        defer { server.stop() }
+        let (client, log) = try openConnection(try HubAddress(parsing: "ws://127.0.0.1:\(server.port)/hub"), timing: timing)
+        defer { client.close() }
+        #expect(log.next() == .connected)
+        #expect(done.wait(timeout: .now() + 10) == .success)
+        return sent.withLock { $0 }
+    }
+
+    private static func events(in bytes: [UInt8]) -> [WebSocketEvent] {
+        var reader = WebSocketReader(role: .server)
+        reader.append(bytes)
+        var events: [WebSocketEvent] = []
+        while let event = try? reader.next() { events.append(event) }
+        return events
+    }
+
+    @Test func aHubBreakingTheProtocolIsSentACloseFrameWithTheCode() throws {
+        let sent = try framesSent(after: [0x82, 127, 0, 0, 0, 0, 0x7F, 0, 0, 0])
+        guard case .close(let code, let reason)? = sent.last else { Issue.record("no close frame in \(sent)"); return }
+        #expect(code == .messageTooBig)
+        #expect(reason.contains("a message over the limit"))
+    }
+
+    @Test func theClientAnswersAPingAndPingsByItself() throws {
+        var timing = HubTiming.fast
+        timing.pingInterval = .milliseconds(50)
+        let sent = try framesSent(after: WebSocketFrame.encode(.ping, Array("hi".utf8)), timing: timing) { events in
+            events.contains(.pong(Array("hi".utf8))) && events.contains(.ping([]))
+        }
+        #expect(sent.contains(.pong(Array("hi".utf8))))
+        #expect(sent.contains(.ping([])))
     }
 
     @Test func aHubThatSaysNothingIsTakenForGone() throws {
