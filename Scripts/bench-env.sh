@@ -47,7 +47,7 @@ stop_server() {
         sleep 0.1
     done
     if running "$pid"; then
-        echo "bench: process $pid did not stop on SIGTERM; killing it" >        echo "bench-server: process $pid did not stop on SIGTERM; killing it" >&22
+        echo "bench: process $pid did not stop on SIGTERM; killing it" >&2
         kill -KILL "$pid" 2>/dev/null || true
     fi
     wait "$pid" 2>/dev/null || true
