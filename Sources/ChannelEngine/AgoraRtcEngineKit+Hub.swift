@@ -284,7 +284,7 @@ extension AgoraRtcEngineKit {
             return false
         case .reconnecting where hub.linkState != .connected:
             return false
-        case .reconnecting where silence >= Self.peersDroppedAfter:
+        case .reconnecting where silence >= HubSilence.limit:
             presentJoin(main)
             hub.standing = .probing
             return false

@@ -10,6 +10,9 @@ import WebSocket
 /// token life enforced, video forwarded within limits. It runs on its WebSocket host's one thread, which makes every
 /// call to it, one at a time; that is what makes it safe to share (`@unchecked Sendable`) without locks.
 public final class ChannelHub: WebSocketService, @unchecked Sendable {
+    /// The limits of the endpoint a hub is served at: the WebSocket host's, with the protocol's silence limit.
+    public static let endpointLimits = WebSocketLimits(silenceLimit: HubSilence.limit)
+
     public struct Configuration: Sendable {
         public var appID: String
         public var appCertificate: String

@@ -3,7 +3,8 @@ import Sockets
 import WebSocket
 
 /// A client's WebSocket connection to a hub (`Docs/hub-protocol.md`), on a `HubClientLoop`: it connects, keeps the
-/// connection alive with pings, takes a hub silent for 20 s for gone, and reconnects by itself after a drop.
+/// connection alive with pings, takes a hub silent past the protocol's limit for gone, and reconnects by itself
+/// after a drop.
 public final class HubConnection: HubLink, @unchecked Sendable {
     public let address: HubAddress
     let timing: HubTiming

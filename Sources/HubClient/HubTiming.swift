@@ -1,11 +1,13 @@
+import HubProtocol
+
 /// The times a hub connection keeps (`Docs/hub-protocol.md`, "Clients"); tests shorten them.
 public struct HubTiming: Sendable {
     /// Connecting and the opening handshake together, from the first try to the 101.
     public var connectTimeout: Duration = .seconds(5)
-    /// A ping this often; the hub drops a client it hears nothing from for 20 s.
+    /// A ping this often, well within the hub's `HubSilence.limit`.
     public var pingInterval: Duration = .seconds(5)
     /// Nothing at all from the hub for this long and it is taken for gone.
-    public var silenceLimit: Duration = .seconds(20)
+    public var silenceLimit = HubSilence.limit
     /// The wait before the first reconnect, doubled after each failure up to `longestBackoff`; each wait is
     /// drawn between half of it and all of it, so clients dropped together do not come back together.
     public var firstBackoff: Duration = .milliseconds(500)

@@ -10,6 +10,13 @@ public enum HubLinkEvent: Equatable, Sendable {
     case lost(reason: String)
 }
 
+/// How long either end of a hub connection waits on silence (no frame at all, not even a ping): the hub drops a
+/// client it hears nothing from for this long, as Agora drops a user without packets, and a client takes such a hub
+/// for gone.
+public enum HubSilence {
+    public static let limit: Duration = .seconds(20)
+}
+
 /// A client's connection to a hub (`Docs/hub-protocol.md`): requests and video out, events in. The engine's seam to
 /// the hub — `HubClient` makes real ones over TCP, tests make their own.
 public protocol HubLink: AnyObject, Sendable {
@@ -20,7 +27,7 @@ public protocol HubLink: AnyObject, Sendable {
     /// Sends one video frame; dropped while not connected, or when frames are waiting to go already.
     func sendVideo(_ frame: HubVideoFrame)
     /// While true nothing is sent or read, not even pings, as when the network is cut: the hub drops a client
-    /// silent for 20 s. Set back to false, the link reads what waited, or finds the connection gone and reconnects.
+    /// silent for `HubSilence.limit`. Set back to false, the link reads what waited, or finds the connection gone and reconnects.
     func setSilent(_ silent: Bool)
     /// Closes the connection for good: a close frame when connected, no reconnecting, no more events.
     func close()

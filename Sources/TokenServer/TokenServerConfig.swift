@@ -56,7 +56,7 @@ public struct WebSocketEndpoint: Sendable {
     public var service: any WebSocketService
     public var limits: WebSocketLimits
 
-    public init(path: String, service: any WebSocketService, limits: WebSocketLimits = WebSocketLimits()) {
+    public init(path: String, service: any WebSocketService, limits: WebSocketLimits) {
         self.path = path
         self.service = service
         self.limits = limits

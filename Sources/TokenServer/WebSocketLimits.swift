@@ -7,9 +7,11 @@ public struct WebSocketLimits: Sendable {
     /// A client that takes none of what is waiting for it for this long is dropped.
     public var sendTimeout: Duration = .seconds(5)
     /// A client heard from not at all (no frame, not even a ping) for this long is lost.
-    public var silenceLimit: Duration = .seconds(20)
+    public var silenceLimit: Duration
     /// After the close frames, how long to wait for the client to close its end.
     public var lingerTimeout: Duration = .seconds(2)
 
-    public init() {}
+    public init(silenceLimit: Duration) {
+        self.silenceLimit = silenceLimit
+    }
 }

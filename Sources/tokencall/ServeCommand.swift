@@ -56,7 +56,8 @@ enum ServeCommand {
         let mistake = try MisconfigureOption.read(args)
         config.mistakes = mistake.map(TokenMistakes.init)
         config.webSocket = WebSocketEndpoint(path: "/hub", service: ChannelHub(.init(
-            appID: config.appID, appCertificate: config.appCertificate, unixTime: { Date().timeIntervalSince1970 })))
+            appID: config.appID, appCertificate: config.appCertificate, unixTime: { Date().timeIntervalSince1970 })),
+            limits: ChannelHub.endpointLimits)
         // Before the server starts and says so: a SIGTERM sent right after the announcement must not be lost.
         let waitForStop = StopSignals.waiter()
         let server: TokenServer

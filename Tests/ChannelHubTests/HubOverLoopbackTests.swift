@@ -21,7 +21,7 @@ final class LoopbackHub {
         let log = self.log
         var config = TokenServerConfig(port: 0, appID: TestCredentials.appID, appCertificate: TestCredentials.certificate,
                                        log: { line in log.lines.withLock { $0.append(line) } }, unixTime: { UInt32(time.now) })
-        config.webSocket = WebSocketEndpoint(path: "/hub", service: hub)
+        config.webSocket = WebSocketEndpoint(path: "/hub", service: hub, limits: ChannelHub.endpointLimits)
         server = try TokenServer(config)
     }
 

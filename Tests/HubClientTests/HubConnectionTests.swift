@@ -69,9 +69,7 @@ import WebSocket
     }
 
     @Test func silentPastTheHubsLimitIsDroppedForTheOthersAndReconnectsWhenRestored() throws {
-        var limits = WebSocketLimits()
-        limits.silenceLimit = .milliseconds(300)
-        let hub = try ServedHub(limits: limits)
+        let hub = try ServedHub(limits: WebSocketLimits(silenceLimit: .milliseconds(300)))
         var timing = HubTiming.fast
         timing.pingInterval = .milliseconds(50)
         let (quiet, quietLog, _) = try member(hub, uid: 1, timing: timing)

@@ -13,7 +13,7 @@ final class ServedHub {
     private(set) var server: TokenServer
     let limits: WebSocketLimits
 
-    init(port: UInt16 = 0, limits: WebSocketLimits = WebSocketLimits()) throws {
+    init(port: UInt16 = 0, limits: WebSocketLimits = ChannelHub.endpointLimits) throws {
         self.limits = limits
         server = try Self.serve(port: port, limits: limits)
     }

@@ -41,7 +41,7 @@ final class BroadcastService: WebSocketService, @unchecked Sendable {
     func tick() -> Duration? { nil }
 }
 
-func startWebSocketServer(log: LogLines? = nil, limits: WebSocketLimits = WebSocketLimits()) throws -> TokenServer {
+func startWebSocketServer(log: LogLines? = nil, limits: WebSocketLimits = WebSocketLimits(silenceLimit: .seconds(20))) throws -> TokenServer {
     let write: (@Sendable (String) -> Void)? = log.map { lines in { @Sendable line in lines.append(line) } }
     var config = TokenServerConfig(port: 0, appID: TestCredentials.appID, appCertificate: TestCredentials.certificate,
                                    log: write, unixTime: { now })
@@ -151,8 +151,7 @@ func startWebSocketServer(log: LogLines? = nil, limits: WebSocketLimits = WebSoc
 
     @Test func aClientHeardFromNotAtAllIsLost() throws {
         let log = LogLines()
-        var limits = WebSocketLimits()
-        limits.silenceLimit = .milliseconds(200)
+        let limits = WebSocketLimits(silenceLimit: .milliseconds(200))
         let server = try startWebSocketServer(log: log, limits: limits)
         defer { server.stop() }
         let silent = try WebSocketTestClient.open(port: server.port)
