@@ -50,7 +50,7 @@ let package = Package(
         .testTarget(name: "TimersTests", dependencies: ["Timers", "TestSupport"]),
         .testTarget(name: "WebSocketTests", dependencies: ["WebSocket", "SeededRandom"]),
         .testTarget(name: "ChannelHubTests", dependencies: ["ChannelHub", "HubProtocol", "TokenServer", "AccessToken", "JSON", "WebSocket", "TestSupport"]),
-        .testTarget(name: "HubClientTests", dependencies: ["HubClient", "HubLoad", "ChannelHub", "HubProtocol", "TokenServer", "AccessToken", "TestSupport"]),
+        .testTarget(name: "HubClientTests", dependencies: ["HubClient", "HubLoad", "ChannelHub", "HubProtocol", "TokenServer", "AccessToken", "TestSupport", "Sockets"]),
         .testTarget(name: "JSONTests", dependencies: ["JSON", "SeededRandom"]),
         .testTarget(name: "PrintableTextTests", dependencies: ["PrintableText"]),
         .testTarget(name: "ChannelEngineTests", dependencies: ["ChannelEngine", "AccessToken", "HubProtocol", "TestSupport"]),

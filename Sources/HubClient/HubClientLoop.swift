@@ -11,15 +11,16 @@ import Glibc
 /// One poll(2) thread serving many hub connections (the load tool runs a thousand on one). Every connection's
 /// state belongs to this thread, and every event is delivered on it; other threads hand it work through a mailbox.
 public final class HubClientLoop: Sendable {
-    /// The process's loop, started on first use.
-    public static let shared: HubClientLoop = {
-        do { return try HubClientLoop() } catch { fatalError("no hub client loop: \(error); the process is out of file descriptors") }
-    }()
-
     let core: LoopCore
 
-    public init() throws(SocketError) {
-        core = try LoopCore()
+    /// Starts the loop's thread; fails when the process has no file descriptor left for its wake pipe.
+    public convenience init() throws(SocketError) {
+        try self.init(connector: Socket.connect)
+    }
+
+    /// A loop that connects with `connector` (tests pass one that never answers).
+    init(connector: @escaping LoopCore.Connector) throws(SocketError) {
+        core = try LoopCore(connector: connector)
         let core = self.core
         let thread = Thread { core.run() }
         thread.name = "hub-client"
@@ -40,7 +41,11 @@ final class LoopCore: @unchecked Sendable {
         case connectFinished(HubConnection, attempt: Int, Result<Socket, SocketError>)
     }
 
+    /// Connects to a host and port within a number of milliseconds, blocking.
+    typealias Connector = @Sendable (String, UInt16, Int32) throws(SocketError) -> Socket
+
     let mailbox: Mailbox<Command>
+    private let connector: Connector
     private let stopping = Atomic(false)
     let clock = ContinuousClock()
     // The rest belongs to the loop's thread.
@@ -48,7 +53,10 @@ final class LoopCore: @unchecked Sendable {
     private var connections: [HubConnection] = []
     private var scratch = [UInt8](repeating: 0, count: Socket.receiveSize)
 
-    init() throws(SocketError) { mailbox = try Mailbox() }
+    init(connector: @escaping Connector) throws(SocketError) {
+        mailbox = try Mailbox()
+        self.connector = connector
+    }
 
     func hand(_ command: Command) { mailbox.hand(command) }
 
@@ -63,7 +71,7 @@ final class LoopCore: @unchecked Sendable {
         let address = connection.address
         DispatchQueue.global().async { [self] in
             let result = Result { () throws(SocketError) in
-                try Socket.connect(host: address.host, port: address.port, milliseconds: Int32(clamping: limit.wholeMilliseconds))
+                try connector(address.host, address.port, Int32(clamping: limit.wholeMilliseconds))
             }
             if stopping.load(ordering: .sequentiallyConsistent), case .success(let socket) = result { return socket.close() }
             hand(.connectFinished(connection, attempt: attempt, result))

@@ -30,7 +30,7 @@ extension HubConnection {
     var nextDeadline: ContinuousClock.Instant? {
         guard !silent else { return nil }
         switch phase {
-        case .handshaking(_, _, let deadline): return deadline
+        case .connecting(_, let deadline), .handshaking(_, _, let deadline): return deadline
         case .open(let wire): return min(wire.nextPing, wire.lastHeard + timing.silenceLimit)
         case .waiting(let until): return until
         default: return nil
@@ -40,14 +40,16 @@ extension HubConnection {
     func checkTimes(_ now: ContinuousClock.Instant) {
         guard !silent else { return }
         switch phase {
+        case .connecting(_, let deadline) where now >= deadline:
+            lost("cannot connect to \(address) within \(timing.connectTimeout)")
         case .handshaking(_, _, let deadline) where now >= deadline:
             lost("\(address) did not finish the WebSocket handshake within \(timing.connectTimeout)")
         case .open(let wire) where now >= wire.lastHeard + timing.silenceLimit:
             lost("nothing heard from \(address) for \(timing.silenceLimit); the hub is taken for gone")
         case .open(let wire) where now >= wire.nextPing:
             wire.nextPing = now + timing.pingInterval
-            wire.output += WebSocketFrame.encode(.ping, [], mask: Self.mask())
-            write(wire)
+            failures = 0  // open a whole ping interval: the connection works
+            queue(WebSocketFrame.encode(.ping, [], mask: Self.mask()), on: wire)
         case .waiting(let until) where now >= until:
             startConnecting()
         default: break
@@ -66,11 +68,7 @@ extension HubConnection {
     /// Queues a frame: a request always (while connected), a video frame only when nothing waits to go.
     func enqueue(_ frame: [UInt8], isVideo: Bool) {
         guard case .open(let wire) = phase, !(isVideo && (silent || wire.queued > 0)) else { return }
-        guard wire.queued + frame.count <= Self.maxQueuedBytes else {
-            return lost("\(address) took none of the \(wire.queued) bytes waiting for it")
-        }
-        wire.output += frame
-        if !silent { write(wire) }
+        queue(frame, on: wire)
     }
 
     func changeSilence(_ silent: Bool) {
@@ -126,7 +124,17 @@ extension HubConnection {
 
     private func deliver(_ event: HubLinkEvent) { events?(event) }
 
-    /// The connection is gone: says why (escaped, since it may quote the hub) and plans the next try.
+    /// Queues a frame and sends what the socket takes; with `maxQueuedBytes` waiting already, the connection is lost.
+    /// Only the last frame, a close, is queued without this check.
+    private func queue(_ frame: [UInt8], on wire: Wire) {
+        guard wire.queued + frame.count <= Self.maxQueuedBytes else {
+            return lost("\(address) took none of the \(wire.queued) bytes waiting for it")
+        }
+        wire.output += frame
+        if !silent { write(wire) }
+    }
+
+    /// The connection is gone: says why (as the hub sent it; printers escape) and plans the next try.
     private func lost(_ reason: String) {
         switch phase {
         case .handshaking(let wire, _, _), .open(let wire): wire.socket.close()
@@ -135,7 +143,7 @@ extension HubConnection {
         let wait = timing.backoff(after: failures, fraction: Double.random(in: 0.5...1))
         failures += 1
         phase = .waiting(until: core.clock.now + wait)
-        deliver(.lost(reason: reason.escapedForPrinting))
+        deliver(.lost(reason: reason))
     }
 
     /// Closes with `code` because the hub broke the protocol, then reports the loss.
@@ -153,6 +161,9 @@ extension HubConnection {
             wire.sent += count
             if wire.sent == wire.output.count {
                 wire.output.removeAll(keepingCapacity: true)
+                wire.sent = 0
+            } else if wire.sent > wire.output.count / 2 {
+                wire.output.removeFirst(wire.sent)
                 wire.sent = 0
             }
         case .full: break
@@ -194,7 +205,6 @@ extension HubConnection {
             wire.head = []
             wire.nextPing = core.clock.now + timing.pingInterval
             phase = .open(wire)
-            failures = 0
             deliver(.connected)
         case .open:
             wire.reader.append(received)
@@ -210,13 +220,15 @@ extension HubConnection {
             switch event {
             case nil: return
             case .ping(let payload):
-                wire.output += WebSocketFrame.encode(.pong, payload, mask: Self.mask())
-                write(wire)
+                queue(WebSocketFrame.encode(.pong, payload, mask: Self.mask()), on: wire)
             case .pong: break
             case .text(let text):
-                do { deliver(.notice(try HubNotice(json: text))) } catch {
+                let notice: HubNotice
+                do { notice = try HubNotice(json: text) } catch {
                     return fail(wire, .policyViolation, "a text message that is not a hub notice: \(error)")
                 }
+                failures = 0  // the hub speaks the protocol: the connection works
+                deliver(.notice(notice))
             case .binary(let bytes):
                 do { deliver(.video(try HubVideoFrame(decoding: bytes))) } catch {
                     return fail(wire, bytes.count > HubVideoFrame.maxBytes ? .messageTooBig : .policyViolation, error.description)

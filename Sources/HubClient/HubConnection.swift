@@ -55,7 +55,7 @@ public final class HubConnection: HubLink, @unchecked Sendable {
     var events: (@Sendable (HubLinkEvent) -> Void)?
 
     /// A connection to `address`, served by `loop`; nothing happens until `open`.
-    public init(address: HubAddress, loop: HubClientLoop = .shared, timing: HubTiming = .standard) {
+    public init(address: HubAddress, loop: HubClientLoop, timing: HubTiming = .standard) {
         self.address = address
         self.loop = loop
         self.timing = timing

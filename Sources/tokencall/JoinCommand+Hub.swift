@@ -9,9 +9,10 @@ extension JoinCommand {
         "hub", "URL", help: "join the channel on this hub, ws://HOST:PORT/hub of tokencall serve: the people there are remote users",
         environment: ["TOKENCALL_HUB"])
 
-    /// Puts the call on the hub `--hub` names, if it names one.
-    static func joinHub(_ config: inout CallSession.Configuration, _ args: Invocation, server: TokenServerChoice) throws(UsageError) {
-        guard let text = args.string("hub") else { return }
+    /// Puts the call on the hub `--hub` names, if it names one, served by `loop` (`hubLoop`).
+    static func joinHub(_ config: inout CallSession.Configuration, _ args: Invocation, server: TokenServerChoice,
+                        loop: HubClientLoop?) throws(UsageError) {
+        guard let text = args.string("hub"), let loop else { return }
         let address: HubAddress
         do { address = try HubAddress(parsing: text) } catch { throw args.error("--hub: \(error)") }
         if args.has("speed") {
@@ -22,6 +23,15 @@ extension JoinCommand {
                              + "APP_CERTIFICATE, as tokencall serve reads them), so that the hub takes its tokens; "
                              + "or give --token-url of the hub's own token server")
         }
-        config.hub = CallSession.Hub(address: address.description, link: HubConnection(address: address))
+        config.hub = CallSession.Hub(address: address.description, link: HubConnection(address: address, loop: loop))
+    }
+
+    /// The loop a hub call's connection runs on, when `--hub` is given; `.failure` after saying why it cannot start.
+    static func hubLoop(_ args: Invocation) -> Result<HubClientLoop?, any Error> {
+        guard args.string("hub") != nil else { return .success(nil) }
+        do { return .success(try HubClientLoop()) } catch {
+            Console.error("tokencall join: cannot start the hub client: \(error); raise the open-file limit (ulimit -n)")
+            return .failure(error)
+        }
     }
 }

@@ -5,6 +5,7 @@ import CallSession
 import ChannelEngine
 import Dispatch
 import Foundation
+import HubClient
 import Recording
 import Timers
 import TokenClient
@@ -71,7 +72,7 @@ enum JoinCommand {
     }
 
     /// The session configuration the options describe, and where its tokens come from.
-    static func configuration(_ args: Invocation) throws(UsageError) -> (CallSession.Configuration, TokenServerChoice) {
+    static func configuration(_ args: Invocation, hubLoop: HubClientLoop?) throws(UsageError) -> (CallSession.Configuration, TokenServerChoice) {
         var config = CallSession.Configuration()
         config.engine = .shared
         config.channel = try args.channel()
@@ -118,7 +119,7 @@ enum JoinCommand {
         } else {
             .embedded(tokenLifetime: lifetime, mistake: try MisconfigureOption.read(args))
         }
-        try joinHub(&config, args, server: server)
+        try joinHub(&config, args, server: server, loop: hubLoop)
         try callClock(&config, args, server: server)
         return (config, server)
     }
@@ -178,7 +179,8 @@ enum JoinCommand {
 
     @MainActor
     static func run(_ args: Invocation) async throws(UsageError) -> Int32 {
-        let (config, server) = try configuration(args)
+        guard case .success(let hubLoop) = hubLoop(args) else { return ExitCode.failure }
+        let (config, server) = try configuration(args, hubLoop: hubLoop)
         let output = try output(args)
         let duration = try args.integer("duration", in: 1...86_400 * 7)
         let fps: Int = try args.integer("fps", in: 1...60)

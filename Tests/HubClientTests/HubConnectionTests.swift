@@ -1,5 +1,7 @@
 import Dispatch
-import HubClient
+import Foundation
+@testable import HubClient
+import Sockets
 import Synchronization
 import HubProtocol
 import TestSupport
@@ -144,7 +146,12 @@ import WebSocket
 
     @Test func aNoticeOfAnUnknownTypeEndsTheConnectionWith1008() throws {
         let reason = try lostReason { key in Self.opened(key) + WebSocketFrame.encode(.text, Array(#"{"type":"hello\u001b"}"#.utf8)) }
-        #expect(reason?.contains(#"closed with 1008: a text message that is not a hub notice: no notice of type "hello\u001b""#) == true)
+        #expect(reason?.contains("closed with 1008: a text message that is not a hub notice: no notice of type \"hello\u{1B}\"") == true)
+    }
+
+    @Test func theHubsWordsAreDeliveredAsSentForPrintersToEscapeOnce() throws {
+        let reason = try lostReason { key in Self.opened(key) + WebSocketFrame.close(.goingAway, reason: "bye\u{1B}[2J") }
+        #expect(reason?.hasSuffix("closed the connection with 1001: bye\u{1B}[2J") == true)
     }
 
     @Test func aMaskedFrameFromTheHubIsAProtocolError() throws {
@@ -205,6 +212,53 @@ import WebSocket
         timing.silenceLimit = .milliseconds(200)
         let reason = try lostReason({ key in Self.opened(key) }, timing: timing)
         #expect(reason?.contains("nothing heard from ws://127.0.0.1:") == true)
+    }
+
+    @Test func aHubThatOpensAndClosesAtOnceIsTriedEverMoreSlowly() throws {
+        let server = try HostileServer { connection in connection.write(Self.opened(Self.key(of: connection))) }
+        defer { server.stop() }
+        var timing = HubTiming.fast
+        timing.firstBackoff = .milliseconds(10)
+        timing.longestBackoff = .seconds(60)
+        let (client, log) = try openConnection(try HubAddress(parsing: "ws://127.0.0.1:\(server.port)/hub"), timing: timing)
+        defer { client.close() }
+        var losses = 0
+        while losses < 6, let event = log.next() {
+            if event.lostReason != nil { losses += 1 }
+        }
+        #expect(losses == 6)
+        // Six failures in a row: the next try waits at least 10 ms × 2⁵ × ½; a reset count would try within 10 ms.
+        Thread.sleep(forTimeInterval: 0.1)
+        #expect(server.requests.count == 6)
+    }
+
+    @Test func aHubThatPingsAndNeverReadsIsLostNotAnsweredWithoutEnd() throws {
+        let server = try HostileServer { connection in
+            let pings = Array(repeating: WebSocketFrame.encode(.ping, [UInt8](repeating: 7, count: 125)), count: 1000).flatMap { $0 }
+            guard connection.write(Self.opened(Self.key(of: connection))) else { return }
+            for _ in 0..<200 { guard connection.write(pings) else { return } }  // 25 MB at most, until the client leaves
+        }
+        defer { server.stop() }
+        let (client, log) = try openConnection(try HubAddress(parsing: "ws://127.0.0.1:\(server.port)/hub"))
+        defer { client.close() }
+        #expect(log.next() == .connected)
+        let reason = log.next()?.lostReason
+        #expect(reason?.contains("took none of the") == true, "\(reason ?? "no loss")")
+    }
+
+    @Test func aConnectThatNeverAnswersIsLostAtTheConnectTimeout() throws {
+        let release = DispatchSemaphore(value: 0)
+        let loop = try HubClientLoop { _, _, _ throws(SocketError) in
+            _ = release.wait(timeout: .now() + 5)
+            throw SocketError("connect", reason: "answered after the test's limit")
+        }
+        var timing = HubTiming.fast
+        timing.connectTimeout = .milliseconds(100)
+        let client = HubConnection(address: try HubAddress(parsing: "ws://127.0.0.1:9/hub"), loop: loop, timing: timing)
+        let log = EventLog()
+        client.open(events: log.handler)
+        defer { client.close(); for _ in 0..<4 { release.signal() } }
+        #expect(log.next()?.lostReason == "cannot connect to ws://127.0.0.1:9/hub within 0.1 seconds")
     }
 
     @Test func nobodyListeningIsLostSayingSo() throws {
