@@ -118,6 +118,7 @@ public struct Socket: Sendable {
             var entry = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
             let ready = poll(&entry, 1, Int32(clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1))
             if ready < 0, errno == EINTR { continue }
+            if ready < 0 { return errno }
             guard ready > 0 else { continue }
             var error: Int32 = 0
             var length = socklen_t(MemoryLayout<Int32>.size)
