@@ -27,7 +27,8 @@ public protocol HubLink: AnyObject, Sendable {
     /// Sends one video frame; dropped while not connected, or when frames are waiting to go already.
     func sendVideo(_ frame: HubVideoFrame)
     /// While true nothing is sent or read, not even pings, as when the network is cut: the hub drops a client
-    /// silent for `HubSilence.limit`. Set back to false, the link reads what waited, or finds the connection gone and reconnects.
+    /// silent for `HubSilence.limit`. Set back to false, the link reads what waited, or finds the connection gone
+    /// and reconnects.
     func setSilent(_ silent: Bool)
     /// Closes the connection for good: a close frame when connected, no reconnecting, no more events.
     func close()
