@@ -63,7 +63,7 @@ final class LoopCore: @unchecked Sendable {
         let address = connection.address
         DispatchQueue.global().async { [self] in
             let result = Result { () throws(SocketError) in
-                try Socket.connect(host: address.host, port: address.port, milliseconds: Int32(clamping: limit.wholeMilliseconds))
+                try Socket.connect(host: address.host, port: address.port, until: .now + limit)
             }
             if stopping.load(ordering: .sequentiallyConsistent), case .success(let socket) = result { return socket.close() }
             hand(.connectFinished(connection, attempt: attempt, result))
