@@ -16,7 +16,7 @@ enum LoadCommand {
         options: [
             JoinCommand.hubOption(help: "the hub, ws://HOST:PORT/hub"),
             .flag("no-hub", help: "load the token server alone: every client fetches at once, then renews at once "
-                  + "(whatever TOKENCALL_HUB says)"),
+                  + "(it overrides a hub from the environment)"),
             .value("token-url", "URL", help: "the token server the clients fetch from", environment: ["TOKENCALL_TOKEN_URL"]),
         ] + shared + [
             .value("clients", "N", help: "clients in this process, \(LoadPlan.clientRange.lowerBound)...\(LoadPlan.clientRange.upperBound)",
@@ -30,9 +30,10 @@ enum LoadCommand {
         ],
         epilogue: """
         Each client fetches its token, joins, renews on tokenPrivilegeWillExpire and sends flat \
-        \(HubVideoFrame.sentColumns)x\(HubVideoFrame.sentRows) frames; the figures are p50/p99 latencies of token fetches,
-        joins (join sent to joined), renewals (warning to renewTokenResult, the fetch included) and video fan-out (sent
-        to received), errors by kind and connections lost. Details in Docs/load.md. Exit status: 0 without errors, 1 with any, 64 usage error.
+        \(HubVideoFrame.sentColumns)x\(HubVideoFrame.sentRows) frames; the
+        figures are p50/p99 latencies of token fetches, joins (join sent to joined), renewals (warning to
+        renewTokenResult, the fetch included) and video fan-out (sent to received), errors by kind and connections
+        lost. Details in Docs/load.md. Exit status: 0 without errors, 1 with any, 64 usage error.
         """,
         run: run)
 
