@@ -34,7 +34,7 @@ let package = Package(
         .target(name: "CallScreen", dependencies: ["CallSession", "ChannelEngine", "AccessToken", "CNcurses", "PrintableText", "Timers", "TokenClient"]),
         .target(name: "TokenDoctor", dependencies: ["TokenClient", "AccessToken", "Timers", "PrintableText"]),
         .target(name: "TestSupport", dependencies: ["HubProtocol", "Timers", "WebSocket"]),
-        .executableTarget(name: "tokencall", dependencies: ["AccessToken", "Arguments", "TokenServer", "ChannelHub", "TokenDoctor", "CallSession", "CallScreen", "ChannelEngine", "TokenClient", "PrintableText", "Recording", "Timers", "HubClient", "HubLoad"]),
+        .executableTarget(name: "tokencall", dependencies: ["AccessToken", "Arguments", "TokenServer", "ChannelHub", "TokenDoctor", "CallSession", "CallScreen", "ChannelEngine", "TokenClient", "PrintableText", "Recording", "Timers", "HubClient", "HubLoad", "HubProtocol"]),
 
         // URLSessionTransport in a process of its own, for tests of what would crash the process using it.
         .executableTarget(name: "transport-probe", dependencies: ["TokenClient"], path: "Tests/TransportProbe"),
@@ -50,12 +50,12 @@ let package = Package(
         .testTarget(name: "TimersTests", dependencies: ["Timers", "TestSupport"]),
         .testTarget(name: "WebSocketTests", dependencies: ["WebSocket", "SeededRandom"]),
         .testTarget(name: "ChannelHubTests", dependencies: ["ChannelHub", "HubProtocol", "TokenServer", "AccessToken", "JSON", "WebSocket", "TestSupport"]),
-        .testTarget(name: "HubClientTests", dependencies: ["HubClient", "HubLoad", "ChannelHub", "HubProtocol", "TokenServer", "AccessToken", "TestSupport", "Sockets"]),
+        .testTarget(name: "HubClientTests", dependencies: ["HubClient", "HubLoad", "TokenClient", "ChannelHub", "HubProtocol", "TokenServer", "AccessToken", "TestSupport", "Sockets"]),
         .testTarget(name: "JSONTests", dependencies: ["JSON", "SeededRandom"]),
         .testTarget(name: "PrintableTextTests", dependencies: ["PrintableText"]),
         .testTarget(name: "ChannelEngineTests", dependencies: ["ChannelEngine", "AccessToken", "HubProtocol", "TestSupport"]),
         .testTarget(name: "TokenServerTests", dependencies: ["TokenServer", "AccessToken", "Sockets", "TestSupport"]),
-        .testTarget(name: "TokenClientTests", dependencies: ["TokenClient", "TokenServer", "AccessToken", "TestSupport", "transport-probe"]),
+        .testTarget(name: "TokenClientTests", dependencies: ["TokenClient", "Sockets", "TokenServer", "AccessToken", "TestSupport", "transport-probe"]),
         .testTarget(name: "RecordingTests", dependencies: ["Recording", "CallSession", "ChannelEngine", "AccessToken"]),
         .testTarget(name: "CallSessionTests", dependencies: ["CallSession", "HubProtocol", "Timers", "CallScreen", "Recording", "ChannelEngine", "TokenClient", "TokenServer", "TestSupport"]),
         .testTarget(name: "CallScreenTests", dependencies: ["CallScreen", "CallSession", "ChannelEngine", "SeededRandom", "TestSupport", "TokenClient"],

@@ -1,13 +1,15 @@
 /// Agora's older AccessToken (version "006"), read-only: channel and uid travel only as CRC32s.
 public struct AccessToken006: Sendable, Equatable {
     public static let version = "006"
+    /// How long after its issue builders make a token's message expire.
+    public static let messageLifetimeSeconds: Int64 = 86_400
 
     public var appID: String
     public var signature: [UInt8]
     public var channelCRC: UInt32
     public var uidCRC: UInt32
     public var salt: UInt32
-    /// Unix time the token's message stops being accepted (builders set it to issue time + 24 h).
+    /// Unix time the token's message stops being accepted (builders set it to issue time + `messageLifetimeSeconds`).
     public var messageExpiresAt: UInt32
     /// Privilege id to unix expiry time; 0 means no expiry.
     public var privileges: PrivilegeMap
@@ -115,11 +117,11 @@ public enum AgoraToken: Sendable, Equatable {
     }
 
     /// Unix time the token was made: a 007 token's issue time; a 006 token carries none, so its message expiry less
-    /// the 24 h its builders give every message.
+    /// the `messageLifetimeSeconds` its builders give every message.
     public var issuedAt: Int64 {
         switch self {
         case .accessToken2(let token): Int64(token.issuedAt)
-        case .accessToken006(let token): Int64(token.messageExpiresAt) - 86_400
+        case .accessToken006(let token): Int64(token.messageExpiresAt) - AccessToken006.messageLifetimeSeconds
         }
     }
 

@@ -27,6 +27,9 @@ public struct Invocation: Sendable {
     /// True when the flag or option was given (on the command line or through the environment).
     public func has(_ name: String) -> Bool { values[name] != nil }
 
+    /// True when the option's value came from its environment variable, not the command line.
+    public func isFromEnvironment(_ name: String) -> Bool { environmentSources[name] != nil }
+
     /// The option's value, or its default; nil when it has neither.
     public func string(_ name: String) -> String? { values[name] ?? defaults[name] }
 

@@ -1,4 +1,5 @@
 import CNcurses
+import Timers
 
 /// One entry of the key table: the keys and what each does, and how the footer and the help overlay show them.
 struct KeyBinding: Sendable {
@@ -36,7 +37,9 @@ struct KeyBinding: Sendable {
         // `,` and `.` are `<` and `>` without shift.
         KeyBinding(keys: [(ascii("<"), .clock(.slower)), (ascii(","), .clock(.slower)), (ascii(">"), .clock(.faster)),
                           (ascii("."), .clock(.faster))],
-                   footer: ("</>", "speed"), help: ("< / >", "halve / double the speed of time (1x to 3600x)"), modes: [.call, .replay]),
+                   footer: ("</>", "speed"),
+                   help: ("< / >", "halve / double the speed of time (\(ClockPhase.speeds.lowerBound)x to \(ClockPhase.speeds.upperBound)x)"),
+                   modes: [.call, .replay]),
         KeyBinding(keys: [(ascii(" "), .clock(.pause))], footer: ("space", "pause"), help: ("space", "pause / resume time"),
                    modes: [.call, .replay]),
         KeyBinding("?", .help, "help", help: "this help", modes: [.call, .replay]),

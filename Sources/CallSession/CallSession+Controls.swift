@@ -114,7 +114,8 @@ extension CallSession {
     public func changeClock(_ change: ClockChange) -> ClockPhase? {
         guard let clock = configuration.clock as? ScaledClock else {
             say(configuration.hub != nil ? "time: a call on a hub runs in real time, as the people in it do"
-                : "time: this call runs on the real clock, as its tokens come from outside it; start it with --speed N (1...3600) "
+                : "time: this call runs on the real clock, as its tokens come from outside it; start it with --speed N "
+                + "(\(ClockPhase.speeds.lowerBound)...\(ClockPhase.speeds.upperBound)) "
                 + "to change its speed")
             return nil
         }

@@ -15,7 +15,7 @@ public final class HubClientLoop: Sendable {
 
     /// Starts the loop's thread; fails when the process has no file descriptor left for its wake pipe.
     public convenience init() throws(SocketError) {
-        try self.init(connector: Socket.connect)
+        try self.init(connector: { host, port, deadline throws(SocketError) in try Socket.connect(host: host, port: port, until: deadline) })
     }
 
     /// A loop that connects with `connector` (tests pass one that never answers).
@@ -42,7 +42,7 @@ final class LoopCore: @unchecked Sendable {
     }
 
     /// Connects to a host and port within a number of milliseconds, blocking.
-    typealias Connector = @Sendable (String, UInt16, Int32) throws(SocketError) -> Socket
+    typealias Connector = @Sendable (String, UInt16, ContinuousClock.Instant) throws(SocketError) -> Socket
 
     let mailbox: Mailbox<Command>
     private let connector: Connector
@@ -71,7 +71,7 @@ final class LoopCore: @unchecked Sendable {
         let address = connection.address
         DispatchQueue.global().async { [self] in
             let result = Result { () throws(SocketError) in
-                try connector(address.host, address.port, Int32(clamping: limit.wholeMilliseconds))
+                try connector(address.host, address.port, .now + limit)
             }
             if stopping.load(ordering: .sequentiallyConsistent), case .success(let socket) = result { return socket.close() }
             hand(.connectFinished(connection, attempt: attempt, result))

@@ -13,10 +13,12 @@ public enum HubLoadRun {
         let clients = (0..<plan.clients).map { LoadClient(index: $0, plan: plan, connection: HubConnection(address: hub, loop: loop),
                                                           tally: tally, epoch: epoch) }
         await withTaskGroup(of: Void.self) { group in
-            for client in clients { group.addTask { await client.start() } }
+            for client in clients { group.addTask { await client.start(until: end) } }
             group.addTask { await sendVideo(from: clients, plan: plan, epoch: epoch, until: end) }
+            // A fetch still under way at the end is given up: the run lasts its duration, not its slowest fetch.
+            try? await Task.sleep(until: end)
+            group.cancelAll()
         }
-        try? await Task.sleep(until: end)
         for client in clients {
             client.connection.close()
             if !client.everJoined.load(ordering: .relaxed) { tally.error("never joined") }
@@ -80,8 +82,9 @@ final class LoadClient: @unchecked Sendable {
         (self.index, self.plan, self.connection, self.tally, self.epoch) = (index, plan, connection, tally, epoch)
     }
 
-    func start() async {
-        guard let fetched = await plan.fetchToken(for: index, tally: tally, as: Measure.tokenFetch) else { return }
+    /// Fetches a token and, if it came before `end`, opens the connection (which joins once connected).
+    func start(until end: ContinuousClock.Instant) async {
+        guard let fetched = await plan.fetchToken(for: index, tally: tally, as: Measure.tokenFetch), ContinuousClock.now < end else { return }
         token.withLock { $0 = fetched }
         connection.open { [self] event in handle(event) }
     }

@@ -1,3 +1,4 @@
+import HubProtocol
 import TokenClient
 
 /// What `tokencall load` runs: how many clients, in how many channels, for how long, with tokens from where.
@@ -12,8 +13,10 @@ public struct LoadPlan: Sendable {
     public var requestTimeout: Duration
 
     public static let clientRange = 1...10_000
+    /// Seconds a run lasts.
+    public static let durationRange = 1...3600
     /// At most the hub's own rate limit.
-    public static let framesPerSecondRange = 0...10
+    public static let framesPerSecondRange = 0...HubVideoFrame.maxPerSecond
 
     public init(provider: any TokenProvider, clients: Int, channels: Int, duration: Duration,
                 framesPerSecond: Int = 1, requestTimeout: Duration = .seconds(10)) {
@@ -48,6 +51,8 @@ extension LoadPlan {
             group.cancelAll()
             return first
         }
+        // Cancelled: the run ended, and what the fetch came to is not the server's doing.
+        guard !Task.isCancelled else { return nil }
         switch outcome {
         case .success(let fetched)?:
             tally.record(measure, .now - began)
@@ -60,8 +65,9 @@ extension LoadPlan {
         return nil
     }
 
-    /// A failure's kind, without what varies between failures of that kind.
+    /// A failure's kind, without what varies between failures of that kind; a provider's error of another type by
+    /// its type's name.
     static func kind(of error: any Error) -> String {
-        Mirror(reflecting: error).children.first?.label ?? String(describing: error).prefix(60).description
+        (error as? TokenClientError)?.kind ?? String(describing: type(of: error))
     }
 }

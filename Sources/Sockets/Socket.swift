@@ -3,7 +3,7 @@ import Glibc
 #endif
 
 /// A socket error: what was being done, and the system's words for why it failed.
-public struct SocketError: Error, CustomStringConvertible, Sendable {
+public struct SocketError: Error, CustomStringConvertible, Sendable, Equatable {
     public let operation: String
     /// What went wrong, in the system's words.
     public let reason: String
@@ -18,6 +18,9 @@ public struct SocketError: Error, CustomStringConvertible, Sendable {
     }
 
     public var description: String { "\(operation): \(reason)" }
+
+    /// A connect its caller gave up on before it ended.
+    public static let abandoned = SocketError("connect", reason: "given up by the caller")
 }
 
 /// A file descriptor for a TCP socket, with the few operations servers and clients need, each bounded in time: the
@@ -73,8 +76,11 @@ public struct Socket: Sendable {
     }
 
     /// Connects to `host:port` (a name or a numeric address), trying each address the name has until one answers,
-    /// all within `milliseconds`; the socket it returns is non-blocking, with TCP_NODELAY.
-    public static func connect(host: String, port: UInt16, milliseconds: Int32) throws(SocketError) -> Socket {
+    /// all before `deadline`; the socket it returns is non-blocking, with TCP_NODELAY. While an address is slow to
+    /// answer it looks every `slice` whether the caller has `abandoned` it, and then gives up (`SocketError.abandoned`).
+    /// The name's lookup cannot be cut short.
+    public static func connect(host: String, port: UInt16, until deadline: ContinuousClock.Instant,
+                               abandoned: () -> Bool = { false }, slice: Duration = .milliseconds(50)) throws(SocketError) -> Socket {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
@@ -86,7 +92,6 @@ public struct Socket: Sendable {
                               reason: status == EAI_SYSTEM ? String(cString: strerror(errno)) : String(cString: gai_strerror(status)))
         }
         defer { freeaddrinfo(list) }
-        let deadline = ContinuousClock.now + .milliseconds(milliseconds)
         var failure = SocketError("cannot connect to \(host):\(port)", reason: "no address")
         var next = list
         while let address = next {
@@ -96,18 +101,32 @@ public struct Socket: Sendable {
             let candidate = Socket(fd: fd)
             candidate.makeNonBlocking()
             if Glibc.connect(fd, address.pointee.ai_addr, address.pointee.ai_addrlen) == 0 || errno == EINPROGRESS,
-               let error = candidate.finishConnecting(until: deadline), error == 0 {
+               let error = try candidate.finishConnecting(until: deadline, abandoned: abandoned, slice: slice), error == 0 {
                 var on: Int32 = 1
                 setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
                 return candidate
             } else {
                 let code = errno
                 failure = SocketError("cannot connect to \(host):\(port)", code: code)
-                if ContinuousClock.now >= deadline { failure = SocketError("cannot connect to \(host):\(port)", reason: "no answer in \(milliseconds) ms") }
+                if ContinuousClock.now >= deadline { failure = SocketError("cannot connect to \(host):\(port)", reason: "no answer in time") }
                 candidate.close()
             }
         }
         throw failure
+    }
+
+    /// `finishConnecting` a slice at a time, throwing `abandoned` between slices once the caller has gone.
+    private func finishConnecting(until deadline: ContinuousClock.Instant, abandoned: () -> Bool,
+                                  slice: Duration) throws(SocketError) -> Int32? {
+        while true {
+            let end = min(deadline, ContinuousClock.now + slice)
+            if let error = finishConnecting(until: end) { return error }
+            if ContinuousClock.now >= deadline { return nil }
+            if abandoned() {
+                close()
+                throw .abandoned
+            }
+        }
     }
 
     /// Waits for a non-blocking connect to end: 0 when connected, the error otherwise (errno set to it), nil at the deadline.

@@ -9,14 +9,11 @@ import Synchronization
 public struct ScaledClock: Clock, Sendable {
     public typealias Instant = OffsetInstant
 
-    /// The speeds a call runs at, as `join --speed` takes them.
-    public static let speeds = ClockPhase.speeds
-
     private let shared: Shared
     private let unixOrigin: Double
 
-    /// A clock at offset zero now, running `speed` (brought within `speeds`) times as fast as `base`, whose wall time
-    /// starts at `unixTime`.
+    /// A clock at offset zero now, running `speed` (brought within `ClockPhase.speeds`) times as fast as `base`, whose
+    /// wall time starts at `unixTime`.
     public init(speed: Int, base: some Clock<Duration> = ContinuousClock(), unixTime: Double) {
         shared = Shared(base: base, phase: .running(speed: ClockPhase.clamped(speed)))
         unixOrigin = unixTime

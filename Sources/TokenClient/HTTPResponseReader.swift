@@ -68,11 +68,11 @@ struct HTTPResponseReader {
     mutating func read(_ bytes: ArraySlice<UInt8>) throws(TokenClientError) -> Answer? {
         var rest = bytes
         while true {
-            if case .done = phase { return answer }
-            guard !rest.isEmpty else { return nil }
             switch phase {
             case .done:
-                break
+                return answer
+            case _ where rest.isEmpty:
+                return nil
             case .head:
                 rest = try readHead(rest)
             case .length(let left):

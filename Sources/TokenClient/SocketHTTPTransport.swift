@@ -114,12 +114,12 @@ private struct Plan: Sendable {
             guard left > .zero else { throw TokenClientError.timeout(limit) }
             return Int32(clamping: min(left, SocketHTTPTransport.slice).wholeMilliseconds + 1)
         }
-        let left = deadline - ContinuousClock.now
-        guard left > .zero else { throw TokenClientError.timeout(limit) }
+        guard deadline > ContinuousClock.now else { throw TokenClientError.timeout(limit) }
         let socket: Socket
         do {
-            socket = try Socket.connect(host: host, port: port, milliseconds: Int32(clamping: left.wholeMilliseconds + 1))
+            socket = try Socket.connect(host: host, port: port, until: deadline, abandoned: abandoned, slice: SocketHTTPTransport.slice)
         } catch {
+            if error == .abandoned { throw CancellationError() }
             throw TokenClientError.transport(Self.words(error))
         }
         defer { socket.close() }
@@ -157,7 +157,7 @@ private struct Plan: Sendable {
         }
     }
 
-    /// A failed connect in words: "connection refused", "no answer in 5000 ms", "cannot find host …".
+    /// A failed connect in words: "connection refused", "no answer in time", "cannot find host …".
     private static func words(_ error: SocketError) -> String {
         guard error.operation.hasPrefix("cannot connect") else { return error.description }
         return error.reason.prefix(1).lowercased() + error.reason.dropFirst()

@@ -46,6 +46,23 @@ public enum TokenClientError: Error, Equatable, Sendable, Codable, CustomStringC
         }
     }
 
+    /// The case's name, without what varies between errors of that case (`wrongAudience`, `timeout`): for counting
+    /// errors by kind.
+    public var kind: String {
+        switch self {
+        case .transport: "transport"
+        case .timeout: "timeout"
+        case .unauthorized: "unauthorized"
+        case .rateLimited: "rateLimited"
+        case .redirected: "redirected"
+        case .server: "server"
+        case .invalidResponse: "invalidResponse"
+        case .wrongAudience: "wrongAudience"
+        case .expired: "expired"
+        case .unsendable: "unsendable"
+        }
+    }
+
     /// The longest Retry-After that is honoured.
     public static let longestWait: Duration = .seconds(3600)
 

@@ -42,17 +42,14 @@ enum DoctorCommand {
 
     /// What the options ask the doctor to check.
     static func setup(_ args: Invocation) throws(UsageError) -> Doctor.Setup {
-        let text = args.positionals[0]
-        guard let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
-            throw args.error("URL must be an http:// or https:// URL with a host, not \"\(text)\"")
-        }
+        let url = try args.tokenServerURL(args.positionals[0], as: "URL")
         try args.checkCredentials()
         try args.checkBearer()
         let request = TokenRequest(channel: try args.channel(), user: try args.user() ?? .uid(0),
                                    role: try args.choice("role", TokenCommands.roles, word: \.key).value, appID: args.string("app-id"))
         return Doctor.Setup(url: url, shape: try args.tokenRequestShape(), request: request, appCertificate: args.string("app-certificate"),
                             bearer: args.string("auth-bearer"), origin: try origin(args),
-                            timeout: .seconds(try args.integer("request-timeout", in: 1...120) as Int),
+                            timeout: try args.requestTimeout(),
                             slowestP99: .milliseconds(try args.integer("latency-limit", in: 1...120_000) as Int))
     }
 

@@ -1,5 +1,7 @@
 import AccessToken
 import Arguments
+import Foundation
+import PrintableText
 import TokenClient
 
 /// Options several commands read the same way, checked once here.
@@ -9,6 +11,28 @@ extension Invocation {
         let channel: String = string("channel")
         do throws(TokenError) { try AgoraID.validateChannelName(channel) } catch { throw self.error("--channel: \(error.description)") }
         return channel
+    }
+
+    /// `text` as a token server's URL, http:// or https:// with a host; `what` names it in the error (`--token-url`).
+    func tokenServerURL(_ text: String, as what: String) throws(UsageError) -> URL {
+        guard let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
+            throw error("\(what) must be an http:// or https:// URL with a host, not \"\(text.escapedForPrinting)\"")
+        }
+        return url
+    }
+
+    /// `--token-url`, checked by `tokenServerURL`; nil when not given.
+    func tokenURL() throws(UsageError) -> URL? {
+        guard let text = string("token-url") else { return nil }
+        return try tokenServerURL(text, as: described("token-url"))
+    }
+
+    /// The seconds `--request-timeout` takes.
+    static let requestTimeoutSeconds = 1...120
+
+    /// `--request-timeout`: one token request's overall deadline.
+    func requestTimeout() throws(UsageError) -> Duration {
+        .seconds(try integer("request-timeout", in: Self.requestTimeoutSeconds) as Int)
     }
 
     /// The user from --uid or --account (at most one of them); nil when neither is given nor has a default.

@@ -5,16 +5,24 @@ import Timers
 
 /// `join --hub`: the channel is a hub's, and the other people in it are remote users.
 extension JoinCommand {
-    static let hubOption = Option.value(
-        "hub", "URL", help: "join the channel on this hub, ws://HOST:PORT/hub of tokencall serve: the people there are remote users",
-        environment: ["TOKENCALL_HUB"])
+    /// `--hub URL` or TOKENCALL_HUB, a hub's address; `help` says what the command does with it.
+    static func hubOption(help: String) -> Option {
+        .value("hub", "URL", help: help, environment: ["TOKENCALL_HUB"])
+    }
+
+    static let hubOption = hubOption(
+        help: "join the channel on this hub, ws://HOST:PORT/hub of tokencall serve: the people there are remote users")
+
+    /// The hub `--hub` names, checked; nil when it names none.
+    static func hubAddress(_ args: Invocation) throws(UsageError) -> HubAddress? {
+        guard let text = args.string("hub") else { return nil }
+        do throws(HubAddressError) { return try HubAddress(parsing: text) } catch { throw args.error("\(args.described("hub")): \(error)") }
+    }
 
     /// Puts the call on the hub `--hub` names, if it names one, served by `loop` (`hubLoop`).
     static func joinHub(_ config: inout CallSession.Configuration, _ args: Invocation, server: TokenServerChoice,
                         loop: HubClientLoop?) throws(UsageError) {
-        guard let text = args.string("hub"), let loop else { return }
-        let address: HubAddress
-        do { address = try HubAddress(parsing: text) } catch { throw args.error("--hub: \(error)") }
+        guard let address = try hubAddress(args), let loop else { return }
         if args.has("speed") {
             throw args.error("--speed cannot run with --hub: the people on a hub meet in real time; drop --speed")
         }

@@ -27,7 +27,8 @@ enum JoinCommand {
         .value("expires-field", "PATH", help: "where it holds the lifetime in seconds or the unix expiry time (default expiresIn)"),
         .value("auth-bearer", "CRED", help: "your credential for the token server, sent as Authorization: Bearer",
                environment: ["TOKENCALL_AUTH_BEARER"]),
-        .value("request-timeout", "SECONDS", help: "overall deadline of one token request, 1...120", default: "10"),
+        .value("request-timeout", "SECONDS", help: "overall deadline of one token request, "
+               + "\(Invocation.requestTimeoutSeconds.lowerBound)...\(Invocation.requestTimeoutSeconds.upperBound)", default: "10"),
         .value("app-id", "ID", help: "App ID (embedded server: random if not given)", environment: ["APP_ID"]),
         .value("app-certificate", "CERT", help: "App Certificate (embedded server: random if not given)",
                environment: ["APP_CERTIFICATE"]),
@@ -39,8 +40,9 @@ enum JoinCommand {
         .value("remote-users", "N", help: "simulated remote users, 0...16", default: "2"),
         .value("seed", "N", help: "seed of the simulation; the same seed gives the same call", otherwise: "random"),
         .value("duration", "SECONDS", help: "leave and exit after this long, in the call's time"),
-        .value("speed", "N", help: "run the call N times as fast, 1...3600 (< and > change it, space pauses): at 3600 a 24 h token "
-               + "lives 24 s; a token from --token-url or --token lives its lifetime from when it arrives", default: "1"),
+        .value("speed", "N", help: "run the call N times as fast, \(ClockPhase.speeds.lowerBound)...\(ClockPhase.speeds.upperBound) "
+               + "(< and > change it, space pauses): at 3600 a 24 h token lives 24 s; a token from --token-url or --token lives "
+               + "its lifetime from when it arrives", default: "1"),
         .flag("json", help: "one JSON object per event (fields in Docs/events.md); implies --headless"),
         .flag("headless", help: "print events instead of opening the call screen"),
         .value("fps", "N", help: "frames per second of the call screen, 1...60", default: "15"),
@@ -78,10 +80,8 @@ enum JoinCommand {
         config.channel = try args.channel()
         config.user = try args.requiredUser()
         config.role = try args.choice("role", [AgoraClientRole.broadcaster, .audience], word: \.name)
-        if let text = args.string("token-url") {
-            guard let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
-                throw args.error("--token-url must be an http:// or https:// URL with a host, not \"\(text)\"")
-            }
+        let tokenURL = try args.tokenURL()
+        if tokenURL != nil {
             if args.has("misconfigure") {
                 throw args.error("--misconfigure makes the embedded server's tokens wrong; drop --token-url to use it "
                                  + "(a server of yours that errs is refused by the client as it is)")
@@ -92,7 +92,7 @@ enum JoinCommand {
             throw args.error("--misconfigure makes the embedded server's tokens wrong; with --token and no --token-url none runs")
         }
         let shape = try requestShape(args)
-        if let text = args.string("token-url"), let url = URL(string: text) {
+        if let url = tokenURL {
             // A shape that cannot carry the user (an account in fetch's integer uid) is refused before anything runs.
             do throws(TokenClientError) {
                 _ = try HTTPTokenProvider(url: url, shape: shape).httpRequest(for: TokenRequest(channel: config.channel, user: config.user))
@@ -102,7 +102,7 @@ enum JoinCommand {
             }
         }
         try args.checkBearer()
-        config.requestTimeout = .seconds(try args.integer("request-timeout", in: 1...120) as Int)
+        config.requestTimeout = try args.requestTimeout()
         try args.checkCredentials()
         config.appID = args.string("app-id")
         config.appCertificate = args.string("app-certificate")
@@ -112,7 +112,7 @@ enum JoinCommand {
         config.seed = try args.integer("seed", in: UInt64(0)...UInt64.max) ?? UInt64.random(in: 0...999_999)
         let pasted = try pastedToken(args, into: &config)
         let lifetime: UInt32 = try args.integer("token-lifetime", in: 1...86_400)
-        let server: TokenServerChoice = if let text = args.string("token-url"), let url = URL(string: text) {
+        let server: TokenServerChoice = if let url = tokenURL {
             .url(url, shape: shape, bearer: args.string("auth-bearer"), lifetime: lifetime, first: pasted)
         } else if let pasted {
             .byHand(pasted)
@@ -130,7 +130,7 @@ enum JoinCommand {
     /// from when it arrives (`TokenWall.real`). A token request's deadline and the backoff after a failed one stay in real
     /// seconds: the network does not speed up.
     static func callClock(_ config: inout CallSession.Configuration, _ args: Invocation, server: TokenServerChoice) throws(UsageError) {
-        let speed: Int = try args.integer("speed", in: ScaledClock.speeds)
+        let speed: Int = try args.integer("speed", in: ClockPhase.speeds)
         let embedded = if case .embedded = server { true } else { false }
         guard config.hub == nil, embedded || args.has("speed") else { return }
         let realUnixTime = config.unixTime

@@ -2,6 +2,7 @@ import Arguments
 import Foundation
 import HubClient
 import HubLoad
+import HubProtocol
 import TokenClient
 
 /// `tokencall load`: many headless clients against a hub and its token server, or the token server alone.
@@ -13,19 +14,23 @@ enum LoadCommand {
     static let command = Command(
         "load", summary: "Load a hub and its token server with many headless clients; print latencies and errors.",
         options: [
-            .value("hub", "URL", help: "the hub, ws://HOST:PORT/hub", environment: ["TOKENCALL_HUB"]),
-            .flag("no-hub", help: "load the token server alone: every client fetches at once, then renews at once"),
+            JoinCommand.hubOption(help: "the hub, ws://HOST:PORT/hub"),
+            .flag("no-hub", help: "load the token server alone: every client fetches at once, then renews at once "
+                  + "(it overrides a hub from the environment)"),
             .value("token-url", "URL", help: "the token server the clients fetch from", environment: ["TOKENCALL_TOKEN_URL"]),
         ] + shared + [
             .value("clients", "N", help: "clients in this process, \(LoadPlan.clientRange.lowerBound)...\(LoadPlan.clientRange.upperBound)",
                    default: "100"),
             .value("channels", "M", help: "channels; client k joins load-(k mod M), 1...clients", otherwise: "10, or one per client when fewer"),
-            .value("duration", "SECONDS", help: "how long the clients stay, 1...3600", default: "10"),
-            .value("fps", "N", help: "video frames each client sends a second, 0...10", default: "1"),
+            .value("duration", "SECONDS", help: "how long the clients stay, \(LoadPlan.durationRange.lowerBound)...\(LoadPlan.durationRange.upperBound)",
+                   default: "10"),
+            .value("fps", "N", help: "video frames each client sends a second, "
+                   + "\(LoadPlan.framesPerSecondRange.lowerBound)...\(LoadPlan.framesPerSecondRange.upperBound)", default: "1"),
             .flag("json", help: "print one JSON object (fields in Docs/load.md)"),
         ],
         epilogue: """
-        Each client fetches its token, joins, renews on tokenPrivilegeWillExpire and sends flat 32x18 frames; the
+        Each client fetches its token, joins, renews on tokenPrivilegeWillExpire and sends flat \
+        \(HubVideoFrame.sentColumns)x\(HubVideoFrame.sentRows) frames; the
         figures are p50/p99 latencies of token fetches, joins (join sent to joined), renewals (warning to
         renewTokenResult, the fetch included) and video fan-out (sent to received), errors by kind and connections
         lost. Details in Docs/load.md. Exit status: 0 without errors, 1 with any, 64 usage error.
@@ -56,21 +61,20 @@ enum LoadCommand {
     }
 
     static func read(_ args: Invocation) throws(UsageError) -> (LoadPlan, HubAddress?) {
-        var hub: HubAddress?
-        switch (args.string("hub"), args.has("no-hub")) {
-        case (.some, true): throw args.error("give --hub or --no-hub, not both")
-        case (nil, false): throw args.error("give --hub ws://HOST:PORT/hub, or --no-hub to load the token server alone")
-        case (.some(let text), false):
-            do throws(HubAddressError) { hub = try HubAddress(parsing: text) } catch { throw args.error("--hub: \(error)") }
-        case (nil, true):
+        // --no-hub is the user's word for this run; TOKENCALL_HUB only a default it overrides.
+        let hubGiven = args.has("hub") && !(args.has("no-hub") && args.isFromEnvironment("hub"))
+        let hub: HubAddress?
+        switch (hubGiven, args.has("no-hub")) {
+        case (true, true): throw args.error("give --hub or --no-hub, not both")
+        case (false, false): throw args.error("give --hub ws://HOST:PORT/hub, or --no-hub to load the token server alone")
+        case (true, false): hub = try JoinCommand.hubAddress(args)
+        case (false, true):
+            hub = nil
             for name in ["duration", "fps"] where args.has(name) {
                 throw args.error("--\(name) is for clients in a hub; --no-hub fetches a token a client, then renews it, and ends")
             }
         }
-        guard let text = args.string("token-url") else { throw args.error("give --token-url, the token server the clients fetch from") }
-        guard let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
-            throw args.error("--token-url must be an http:// or https:// URL with a host, not \"\(text)\"")
-        }
+        guard let url = try args.tokenURL() else { throw args.error("give --token-url, the token server the clients fetch from") }
         try args.checkBearer()
         let shape = try args.tokenRequestShape()
         do throws(TokenClientError) {
@@ -80,13 +84,12 @@ enum LoadCommand {
         }
         let clients: Int = try args.integer("clients", in: LoadPlan.clientRange)
         // In process both ways: a thousand clients cannot each have a child process for https://, as join does.
-        let transport = SchemeTransport(plain: SocketHTTPTransport(userAgent: "tokencall/\(TokenCallVersion.current)"),
-                                        secure: URLSessionTransport())
-        let provider = HTTPTokenProvider(url: url, shape: shape, bearer: args.string("auth-bearer"), transport: transport)
+        let provider = HTTPTokenProvider(url: url, shape: shape, bearer: args.string("auth-bearer"),
+                                         transport: SchemeTransport.tokencall(secure: URLSessionTransport()))
         let plan = LoadPlan(provider: provider, clients: clients, channels: try args.integer("channels", in: 1...clients) ?? min(10, clients),
-                            duration: .seconds(try args.integer("duration", in: 1...3600) as Int),
+                            duration: .seconds(try args.integer("duration", in: LoadPlan.durationRange) as Int),
                             framesPerSecond: try args.integer("fps", in: LoadPlan.framesPerSecondRange),
-                            requestTimeout: .seconds(try args.integer("request-timeout", in: 1...120) as Int))
+                            requestTimeout: try args.requestTimeout())
         return (plan, hub)
     }
 }

@@ -9,7 +9,8 @@ enum ReplayCommand {
     static let command = Command(
         "replay", summary: "Play a recording of join --record back on the call screen, or print its events.",
         options: [
-            .value("speed", "N", help: "play N times as fast, 1...3600 (< and > change it, space pauses)", default: "1"),
+            .value("speed", "N", help: "play N times as fast, \(ClockPhase.speeds.lowerBound)...\(ClockPhase.speeds.upperBound) "
+                   + "(< and > change it, space pauses)", default: "1"),
             .flag("json", help: "print the recorded events as join --json printed them; implies --headless"),
             .flag("headless", help: "print the recorded events as join --headless printed them"),
             .value("fps", "N", help: "frames per second of the call screen, 1...60", default: "15"),
@@ -24,7 +25,7 @@ enum ReplayCommand {
 
     @MainActor
     static func run(_ args: Invocation) async throws(UsageError) -> Int32 {
-        let speed: Int = try args.integer("speed", in: ScaledClock.speeds)
+        let speed: Int = try args.integer("speed", in: ClockPhase.speeds)
         let fps: Int = try args.integer("fps", in: 1...60)
         let headless = args.has("headless") || args.has("json")
         let recording: Recording

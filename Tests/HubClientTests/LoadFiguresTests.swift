@@ -1,6 +1,7 @@
 @testable import HubLoad
 import HubProtocol
 import Testing
+import TokenClient
 
 @Suite struct LoadFiguresTests {
     @Test func percentilesAreOfTheSortedSamples() throws {
@@ -14,6 +15,12 @@ import Testing
         let frame = try HubVideoFrame(decoding: TimedFrame.make(sentAt: sent).encoded)
         #expect(TimedFrame.sentAt(frame) == sent)
         #expect(frame.encoded.count <= 7 + 4 * 5)  // flat: a few runs, not 576 cells
+    }
+
+    @Test func aFailedFetchCountsUnderItsErrorsKindWhateverItsDetails() {
+        #expect(LoadPlan.kind(of: TokenClientError.server(status: 500, message: "down at 03:00")) == "server")
+        #expect(LoadPlan.kind(of: TokenClientError.rateLimited(status: 429, retryAfter: nil)) == "rateLimited")
+        #expect(LoadPlan.kind(of: CancellationError()) == "CancellationError")
     }
 
     @Test func figuresPrintErrorsEscapedAndAsJSON() {

@@ -68,4 +68,20 @@ import Testing
         #expect(result.status == 64)
         #expect(result.stderr.contains(expected), "\(result.stderr)")
     }
+
+    @Test func noHubOverridesAHubFromTheEnvironment() throws {
+        // Read as --no-hub alone: the usage error is --no-hub's own, not "not both".
+        let result = try TokenCallProcess.run(["load", "--no-hub", "--token-url", "http://127.0.0.1:1", "--duration", "5"],
+                                              environment: ["TOKENCALL_HUB": "ws://127.0.0.1:1/hub"])
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("--duration is for clients in a hub"), "\(result.stderr)")
+    }
+
+    @Test(arguments: [["load", "--no-hub", "--token-url"], ["join", "--headless", "--token-url"], ["doctor"]])
+    func aTokenURLIsEchoedEscapedInItsUsageError(_ command: [String]) throws {
+        let result = try TokenCallProcess.run(command + ["ftp://x/\u{1B}[2J"])
+        #expect(result.status == 64)
+        #expect(result.stderr.contains(#"must be an http:// or https:// URL with a host, not "ftp://x/\u001b[2J""#), "\(result.stderr)")
+        #expect(!result.stderr.contains("\u{1B}"))
+    }
 }
