@@ -39,18 +39,6 @@ extension AgoraRtcEngineKit {
         }
     }
 
-    /// Hands the link what was queued for it; called with the lock released.
-    func flushHub() {
-        guard let hub else { return }
-        for outgoing in locked({ hub.takeOutbox() }) {
-            switch outgoing {
-            case .request(let request): hub.link.send(request)
-            case .video(let frame): hub.link.sendVideo(frame)
-            case .silent(let silent): hub.link.setSilent(silent)
-            }
-        }
-    }
-
     // MARK: Requests
 
     /// Asks the hub to let the main connection in with its pending token (or the one it holds), once the link is up.
@@ -58,8 +46,8 @@ extension AgoraRtcEngineKit {
         guard let hub, hub.linkState == .connected, networkDownSince == nil else { return }
         let user: HubUser = channel.account.map(HubUser.account) ?? .uid(UInt32(channel.connection.localUid))
         let role: HubRole = self.role == .broadcaster ? .broadcaster : .audience
-        hub.outbox.append(.request(.join(HubJoin(appId: appId, channel: channel.connection.channelId, user: user,
-                                                 token: channel.pendingToken ?? channel.token ?? "", role: role))))
+        hub.link.send(.join(HubJoin(appId: appId, channel: channel.connection.channelId, user: user,
+                                    token: channel.pendingToken ?? channel.token ?? "", role: role)))
         hub.standing = .joined
     }
 
@@ -69,7 +57,7 @@ extension AgoraRtcEngineKit {
         hub.standing = .out
         hub.renewals = []
         guard hub.linkState == .connected, networkDownSince == nil else { return }
-        hub.outbox.append(.request(.leave))
+        hub.link.send(.leave)
         hub.leavesUnanswered += 1
     }
 
@@ -95,7 +83,7 @@ extension AgoraRtcEngineKit {
                 if path == .renewToken { emit(.renewTokenResult(token: token, code: .failure), on: channel) }
                 return
             }
-            hub.outbox.append(.request(.renew(token: token)))
+            hub.link.send(.renew(token: token))
             hub.renewals.append((token, path))
         }
     }
@@ -103,7 +91,7 @@ extension AgoraRtcEngineKit {
     /// Asks the hub for a role; the change is reported when the hub makes it.
     func requestRole(_ role: AgoraClientRole, on channel: Channel) {
         guard let hub, channel.isInChannel, hub.linkState == .connected, networkDownSince == nil else { return }
-        hub.outbox.append(.request(.setRole(role == .broadcaster ? .broadcaster : .audience)))
+        hub.link.send(.setRole(role == .broadcaster ? .broadcaster : .audience))
     }
 
     // MARK: Events
@@ -348,7 +336,7 @@ extension AgoraRtcEngineKit {
                 .frame(at: timers.now, width: HubVideoFrame.sentColumns, height: HubVideoFrame.sentRows)
             let cells = picture.pixels.map { HubVideoFrame.Color(red: $0.red, green: $0.green, blue: $0.blue) }
             if let frame = HubVideoFrame(columns: picture.width, rows: picture.height, cells: cells) {
-                hub.outbox.append(.video(frame))
+                hub.link.sendVideo(frame)
             }
         }
         hub.videoTimer = timers.schedule(after: Self.hubVideoInterval) { [weak self, weak main] in
