@@ -11,15 +11,15 @@ extension AgoraRtcEngineKit {
     public nonisolated static let hubVideoInterval: Duration = .seconds(1) / HubVideoFrame.maxPerSecond
 
     /// Where the link to the hub stands; nil without a hub.
-    public var hubLinkState: HubLinkState? { locked { hub?.linkState } }
+    var hubLinkState: HubLinkState? { locked { hub?.linkState } }
 
     /// The main connection's remote users that are simulated, not people on the hub.
-    public var simulatedRemoteUids: [UInt] {
+    var simulatedRemoteUids: [UInt] {
         locked { (main?.announced ?? []).filter { !isHubPeer($0) } }
     }
 
     /// The latest frame a hub user sent, while they are announced.
-    public func receivedVideo(forUid uid: UInt) -> HubVideoFrame? {
+    func receivedVideo(forUid uid: UInt) -> HubVideoFrame? {
         locked { main?.announced.contains(uid) == true ? hub?.frames[uid]?.frame : nil }
     }
 
@@ -51,12 +51,13 @@ extension AgoraRtcEngineKit {
         hub.standing = .joined
     }
 
-    /// Tells the hub the main connection is out of its channel, if the hub thinks it is in.
+    /// Tells the hub the main connection is out of its channel, if the hub thinks it is in; while the network is cut
+    /// the link holds the leave until it speaks again.
     func leaveHub() {
         guard let hub, hub.standing != .out else { return }
         hub.standing = .out
         hub.renewals = []
-        guard hub.linkState == .connected, networkDownSince == nil else { return }
+        guard hub.linkState == .connected else { return }
         hub.link.send(.leave)
         hub.leavesUnanswered += 1
     }

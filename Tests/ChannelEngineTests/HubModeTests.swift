@@ -301,6 +301,29 @@ struct HubHarness {
         #expect(hub.recorder.count("didJoinChannel") == 1)
     }
 
+    @Test func aLeaveWhileTheNetworkIsCutReachesTheHubBeforeTheNextJoinSoThatJoinIsLetIn() async {
+        let hub = HubHarness()
+        let token = await hub.join(users: [7])
+        hub.engine.simulateNetworkInterruption(true)
+        await hub.h.advance(5)
+        hub.engine.leaveChannel()
+        await hub.h.settle()
+        // The link holds it while silent: back within the hub's silence limit, the hub still has the user.
+        #expect(hub.link.requests.last == .leave)
+        hub.engine.simulateNetworkInterruption(false)
+        hub.engine.joinChannel(byToken: token, channelId: "test", uid: 42)
+        await hub.h.settle()
+        #expect(hub.link.requests.suffix(2) == [.leave, .join(HubJoin(appId: TestCredentials.appID, channel: "test",
+                                                                         user: .uid(42), token: token))])
+        hub.recorder.clear()
+        hub.link.inject(.connectionStateChanged(state: HubHarness.code(AgoraConnectionState.disconnected),
+                                                reason: HubHarness.code(.reasonLeaveChannel), error: nil))
+        hub.link.inject(hub.joined(users: [7]))
+        await hub.h.settle()
+        #expect(hub.engine.connectionState == .connected)
+        #expect(hub.recorder.count("didJoinChannel") == 1)
+    }
+
     @Test func aBroadcasterWithVideoSendsItsPictureTenTimesASecond() async throws {
         let hub = HubHarness()
         hub.engine.enableVideo()
