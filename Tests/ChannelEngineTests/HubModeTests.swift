@@ -472,7 +472,10 @@ final class LockWatchingLink: HubLink {
     var callsWithTheLockFree: [String] { unguarded.withLock { $0 } }
 
     func open(events: @escaping @Sendable (HubLinkEvent) -> Void) { fake.open(events: events) }
-    func send(_ request: HubRequest) { note("send \(request)"); fake.send(request) }
+    func send(_ request: HubRequest) {
+        note("send " + "\(request)".prefix { $0 != "(" })  // the case, not the token
+        fake.send(request)
+    }
     func sendVideo(_ frame: HubVideoFrame) { note("sendVideo"); fake.sendVideo(frame) }
     func setSilent(_ silent: Bool) { note("setSilent \(silent)"); fake.setSilent(silent) }
     func close() { fake.close() }
