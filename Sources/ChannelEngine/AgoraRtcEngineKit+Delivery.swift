@@ -17,7 +17,6 @@ extension AgoraRtcEngineKit {
     /// returned.
     func call<T>(_ work: () -> T) -> T {
         let result = locked(work)
-        flushHub()
         scheduleDelivery()
         return result
     }
@@ -26,7 +25,6 @@ extension AgoraRtcEngineKit {
     @MainActor
     func fire(_ work: () -> Void) {
         locked(work)
-        flushHub()
         deliver()
     }
 

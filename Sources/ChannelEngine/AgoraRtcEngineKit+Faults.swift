@@ -16,7 +16,7 @@ extension AgoraRtcEngineKit {
 
     private func setNetwork(down: Bool) {
         guard down != (networkDownSince != nil) else { return }
-        hub?.outbox.append(.silent(down))
+        hub?.link.setSilent(down)
         if down {
             networkDownSince = timers.now
             emit(.simulatorNotice(.network(down: true)), on: nil)

@@ -11,15 +11,15 @@ extension AgoraRtcEngineKit {
     public nonisolated static let hubVideoInterval: Duration = .seconds(1) / HubVideoFrame.maxPerSecond
 
     /// Where the link to the hub stands; nil without a hub.
-    public var hubLinkState: HubLinkState? { locked { hub?.linkState } }
+    var hubLinkState: HubLinkState? { locked { hub?.linkState } }
 
     /// The main connection's remote users that are simulated, not people on the hub.
-    public var simulatedRemoteUids: [UInt] {
+    var simulatedRemoteUids: [UInt] {
         locked { (main?.announced ?? []).filter { !isHubPeer($0) } }
     }
 
     /// The latest frame a hub user sent, while they are announced.
-    public func receivedVideo(forUid uid: UInt) -> HubVideoFrame? {
+    func receivedVideo(forUid uid: UInt) -> HubVideoFrame? {
         locked { main?.announced.contains(uid) == true ? hub?.frames[uid]?.frame : nil }
     }
 
@@ -39,18 +39,6 @@ extension AgoraRtcEngineKit {
         }
     }
 
-    /// Hands the link what was queued for it; called with the lock released.
-    func flushHub() {
-        guard let hub else { return }
-        for outgoing in locked({ hub.takeOutbox() }) {
-            switch outgoing {
-            case .request(let request): hub.link.send(request)
-            case .video(let frame): hub.link.sendVideo(frame)
-            case .silent(let silent): hub.link.setSilent(silent)
-            }
-        }
-    }
-
     // MARK: Requests
 
     /// Asks the hub to let the main connection in with its pending token (or the one it holds), once the link is up.
@@ -58,18 +46,19 @@ extension AgoraRtcEngineKit {
         guard let hub, hub.linkState == .connected, networkDownSince == nil else { return }
         let user: HubUser = channel.account.map(HubUser.account) ?? .uid(UInt32(channel.connection.localUid))
         let role: HubRole = self.role == .broadcaster ? .broadcaster : .audience
-        hub.outbox.append(.request(.join(HubJoin(appId: appId, channel: channel.connection.channelId, user: user,
-                                                 token: channel.pendingToken ?? channel.token ?? "", role: role))))
+        hub.link.send(.join(HubJoin(appId: appId, channel: channel.connection.channelId, user: user,
+                                    token: channel.pendingToken ?? channel.token ?? "", role: role)))
         hub.standing = .joined
     }
 
-    /// Tells the hub the main connection is out of its channel, if the hub thinks it is in.
+    /// Tells the hub the main connection is out of its channel, if the hub thinks it is in; while the network is cut
+    /// the link holds the leave until it speaks again.
     func leaveHub() {
         guard let hub, hub.standing != .out else { return }
         hub.standing = .out
         hub.renewals = []
-        guard hub.linkState == .connected, networkDownSince == nil else { return }
-        hub.outbox.append(.request(.leave))
+        guard hub.linkState == .connected else { return }
+        hub.link.send(.leave)
         hub.leavesUnanswered += 1
     }
 
@@ -95,7 +84,7 @@ extension AgoraRtcEngineKit {
                 if path == .renewToken { emit(.renewTokenResult(token: token, code: .failure), on: channel) }
                 return
             }
-            hub.outbox.append(.request(.renew(token: token)))
+            hub.link.send(.renew(token: token))
             hub.renewals.append((token, path))
         }
     }
@@ -103,7 +92,7 @@ extension AgoraRtcEngineKit {
     /// Asks the hub for a role; the change is reported when the hub makes it.
     func requestRole(_ role: AgoraClientRole, on channel: Channel) {
         guard let hub, channel.isInChannel, hub.linkState == .connected, networkDownSince == nil else { return }
-        hub.outbox.append(.request(.setRole(role == .broadcaster ? .broadcaster : .audience)))
+        hub.link.send(.setRole(role == .broadcaster ? .broadcaster : .audience))
     }
 
     // MARK: Events
@@ -348,7 +337,7 @@ extension AgoraRtcEngineKit {
                 .frame(at: timers.now, width: HubVideoFrame.sentColumns, height: HubVideoFrame.sentRows)
             let cells = picture.pixels.map { HubVideoFrame.Color(red: $0.red, green: $0.green, blue: $0.blue) }
             if let frame = HubVideoFrame(columns: picture.width, rows: picture.height, cells: cells) {
-                hub.outbox.append(.video(frame))
+                hub.link.sendVideo(frame)
             }
         }
         hub.videoTimer = timers.schedule(after: Self.hubVideoInterval) { [weak self, weak main] in

@@ -25,7 +25,6 @@ extension AgoraRtcEngineKit {
             for channel in engine.activeChannels { engine.leave(channel) }
             engine.queue = []
         }
-        engine.flushHub()
         engine.hub?.link.close()
     }
 }

@@ -19,19 +19,11 @@ public enum HubLinkState: Equatable, Sendable {
     }
 }
 
-/// What the engine knows of its hub (`Simulation.hub`), for the main connection only. Guarded by the engine's lock.
+/// What the engine knows of its hub (`Simulation.hub`), for the main connection only. Guarded by the engine's lock,
+/// under which the link is called too, so requests reach it in the order the engine made them.
 final class HubState {
-    /// What goes to the link once the engine's lock is released: the link may call back into the engine while it
-    /// holds its own lock, so the engine never calls the link while holding the engine's.
-    enum Outgoing {
-        case request(HubRequest)
-        case video(HubVideoFrame)
-        case silent(Bool)
-    }
-
     let link: any HubLink
     var linkState: HubLinkState = .connecting
-    var outbox: [Outgoing] = []
     /// Where the main connection stands with the hub, as far as the engine has told it.
     enum Standing {
         /// In none of the hub's channels: not joined yet, refused, put out, left, or forgotten when the link broke.
@@ -67,11 +59,5 @@ final class HubState {
         videoTimer = nil
         peers = []
         frames = [:]
-    }
-
-    /// Takes what is waiting to go to the link.
-    func takeOutbox() -> [Outgoing] {
-        defer { outbox = [] }
-        return outbox
     }
 }

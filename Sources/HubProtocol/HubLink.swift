@@ -18,7 +18,8 @@ public enum HubSilence {
 }
 
 /// A client's connection to a hub (`Docs/hub-protocol.md`): requests and video out, events in. The engine's seam to
-/// the hub — `HubClient` makes real ones over TCP, tests make their own.
+/// the hub — `HubClient` makes real ones over TCP, tests make their own. Its methods return without calling `events`,
+/// so the engine calls them under the lock its events take.
 public protocol HubLink: AnyObject, Sendable {
     /// Starts connecting; events arrive on `events`, one at a time, in order.
     func open(events: @escaping @Sendable (HubLinkEvent) -> Void)

@@ -1,6 +1,8 @@
 import AccessToken
 @testable import ChannelEngine
+import Foundation
 import HubProtocol
+import Synchronization
 import Testing
 import TestSupport
 
@@ -10,8 +12,9 @@ struct HubHarness {
     let link = FakeHubLink()
     let h: Harness
 
-    init(remoteUsers: Int = 0) {
-        h = Harness(remoteUsers: remoteUsers, hub: link)
+    /// `wrap` makes the link the engine is given from the fake the test plays the hub with.
+    init(remoteUsers: Int = 0, wrap: (FakeHubLink) -> any HubLink = { $0 }) {
+        h = Harness(remoteUsers: remoteUsers, hub: wrap(link))
     }
 
     var engine: AgoraRtcEngineKit { h.engine }
@@ -298,6 +301,29 @@ struct HubHarness {
         #expect(hub.recorder.count("didJoinChannel") == 1)
     }
 
+    @Test func aLeaveWhileTheNetworkIsCutReachesTheHubBeforeTheNextJoinSoThatJoinIsLetIn() async {
+        let hub = HubHarness()
+        let token = await hub.join(users: [7])
+        hub.engine.simulateNetworkInterruption(true)
+        await hub.h.advance(5)
+        hub.engine.leaveChannel()
+        await hub.h.settle()
+        // The link holds it while silent: back within the hub's silence limit, the hub still has the user.
+        #expect(hub.link.requests.last == .leave)
+        hub.engine.simulateNetworkInterruption(false)
+        hub.engine.joinChannel(byToken: token, channelId: "test", uid: 42)
+        await hub.h.settle()
+        #expect(hub.link.requests.suffix(2) == [.leave, .join(HubJoin(appId: TestCredentials.appID, channel: "test",
+                                                                         user: .uid(42), token: token))])
+        hub.recorder.clear()
+        hub.link.inject(.connectionStateChanged(state: HubHarness.code(AgoraConnectionState.disconnected),
+                                                reason: HubHarness.code(.reasonLeaveChannel), error: nil))
+        hub.link.inject(hub.joined(users: [7]))
+        await hub.h.settle()
+        #expect(hub.engine.connectionState == .connected)
+        #expect(hub.recorder.count("didJoinChannel") == 1)
+    }
+
     @Test func aBroadcasterWithVideoSendsItsPictureTenTimesASecond() async throws {
         let hub = HubHarness()
         hub.engine.enableVideo()
@@ -404,5 +430,69 @@ struct HubHarness {
         await hub.h.settle()
         #expect(Array(hub.recorder.events.prefix(2)) == [.requestToken, .connectionStateChanged(.failed, reason: .reasonTokenExpired)])
         #expect(hub.engine.hubLinkState == .connected)
+    }
+
+    @Test func everythingReachesTheLinkUnderTheEnginesLockSoNoOtherThreadsRequestCanOvertakeIt() async {
+        var watching: LockWatchingLink!
+        let hub = HubHarness { fake in
+            watching = LockWatchingLink(fake)
+            return watching
+        }
+        watching.watch(hub.engine.lock)
+        hub.engine.enableVideo()
+        let token = await hub.join(users: [7])
+        await hub.h.advance(0.2)
+        hub.engine.setClientRole(.audience)
+        hub.engine.renewToken(token)
+        hub.engine.simulateNetworkInterruption(true)
+        hub.engine.simulateNetworkInterruption(false)
+        hub.engine.leaveChannel()
+        await hub.h.settle()
+        #expect(hub.link.requests.count == 4)
+        #expect(hub.link.requests.dropFirst() == [.setRole(.audience), .renew(token: token), .leave])
+        #expect(hub.link.frames.count >= 3)
+        #expect(hub.link.silences == [true, false])
+        #expect(watching.callsWithTheLockFree == [], "another thread could have sent between the engine's deciding and these")
+    }
+}
+
+/// A hub link that notes each call made while another thread could take the engine's lock; the fake records it.
+final class LockWatchingLink: HubLink {
+    let fake: FakeHubLink
+    private let engineLock = Mutex<NSRecursiveLock?>(nil)
+    private let unguarded = Mutex<[String]>([])
+
+    init(_ fake: FakeHubLink) {
+        self.fake = fake
+    }
+
+    func watch(_ lock: NSRecursiveLock) { engineLock.withLock { $0 = lock } }
+
+    /// The calls made while the engine's lock was free.
+    var callsWithTheLockFree: [String] { unguarded.withLock { $0 } }
+
+    func open(events: @escaping @Sendable (HubLinkEvent) -> Void) { fake.open(events: events) }
+    func send(_ request: HubRequest) {
+        note("send " + "\(request)".prefix { $0 != "(" })  // the case, not the token
+        fake.send(request)
+    }
+    func sendVideo(_ frame: HubVideoFrame) { note("sendVideo"); fake.sendVideo(frame) }
+    func setSilent(_ silent: Bool) { note("setSilent \(silent)"); fake.setSilent(silent) }
+    func close() { fake.close() }
+
+    /// Tries the lock from another thread, which only succeeds when no thread holds it.
+    private func note(_ call: String) {
+        guard let lock = engineLock.withLock({ $0 }) else { return }
+        let free = Mutex(false)
+        let tried = DispatchSemaphore(value: 0)
+        Thread {
+            if lock.try() {
+                lock.unlock()
+                free.withLock { $0 = true }
+            }
+            tried.signal()
+        }.start()
+        tried.wait()
+        if free.withLock({ $0 }) { unguarded.withLock { $0.append(call) } }
     }
 }
