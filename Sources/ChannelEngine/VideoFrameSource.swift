@@ -112,10 +112,33 @@ public struct VideoFrameSource: Sendable, Equatable {
         let ringWidth = max(1, (unitsWide + unitsTall) / 24)
         let ringColors = pattern == .rings
             ? (0...(unitsWide + unitsTall)).map { distance in [middle, base, dark][(distance / ringWidth) % 3] } : []
+        // A backdrop row depends only on its key (where it falls in the stripes or squares, or its distance from the
+        // centre): each key is drawn once and copied to the rows that share it.
+        let keys = switch pattern {
+        case .stripes: 2 * band
+        case .rings: unitsTall + 1
+        case .gradient: height
+        case .checkerboard: 2
+        }
+        var drawnRow = [Int](repeating: -1, count: keys)
+        // Pixel x of a ring row lies as far from the centre as pixel `mirror - x` (-1: no pixel does).
+        let doubledCentre = 2 * centreX - pw / 2 * 2
+        let mirror = doubledCentre % pw == 0 ? doubledCentre / pw : -1
         frame.pixels.withUnsafeMutableBufferPointer { pixels in
             for y in 0..<height {
                 let row = UnsafeMutableBufferPointer(rebasing: pixels[(y * width)..<(y * width + width)])
                 let uy = y * ph + ph / 2
+                let key = switch pattern {
+                case .stripes: (pw / 2 + uy) % (2 * band)
+                case .rings: abs(uy - centreY)
+                case .gradient: y
+                case .checkerboard: (uy / square) % 2
+                }
+                if drawnRow[key] >= 0 {
+                    row.baseAddress!.update(from: pixels.baseAddress! + drawnRow[key] * width, count: width)
+                    continue
+                }
+                drawnRow[key] = y
                 switch pattern {
                 case .stripes:
                     Self.alternate(row, from: pw / 2 + uy, step: pw, every: band, base, dark)
@@ -123,22 +146,29 @@ public struct VideoFrameSource: Sendable, Equatable {
                     let ry = uy - centreY
                     var root = 0
                     for x in 0..<width {
+                        let across = mirror - x
+                        if across >= 0, across < x {
+                            row[x] = row[across]
+                            continue
+                        }
                         let rx = x * pw + pw / 2 - centreX
-                        let squared = rx * rx + ry * ry
+                        let squared = rx &* rx &+ ry &* ry
                         // The distance changes little from one pixel to the next: walk the root instead of taking it.
-                        while (root + 1) * (root + 1) <= squared { root += 1 }
-                        while root * root > squared { root -= 1 }
+                        while (root &+ 1) &* (root &+ 1) <= squared { root &+= 1 }
+                        while root &* root > squared { root &-= 1 }
                         row[x] = ringColors[root]
                     }
                 case .gradient:
                     let shade = UInt8(truncatingIfNeeded: 40 + 120 * y / max(1, height))
                     row.update(repeating: Pixel(red: dark.red &+ shade / 4, green: dark.green &+ shade / 4, blue: dark.blue &+ shade / 3))
                 case .checkerboard:
-                    let odd = (uy / square) % 2 == 1
+                    let odd = key == 1
                     Self.alternate(row, from: pw / 2, step: pw, every: square, odd ? dark : middle, odd ? middle : dark)
                 }
-                // The ball's span on this row: the pixels whose centres lie within `radius` of the ball's centre.
-                let dy = uy - ballY
+            }
+            // The ball over the backdrop, row by row: the pixels whose centres lie within `radius` of the ball's centre.
+            for y in 0..<height {
+                let dy = y * ph + ph / 2 - ballY
                 let reach = radius * radius - dy * dy
                 guard reach >= 0 else { continue }
                 var half = Self.isqrt(reach)
@@ -146,7 +176,7 @@ public struct VideoFrameSource: Sendable, Equatable {
                 // Centre ux = x * pw + pw / 2 within [ballX - half, ballX + half].
                 let first = max(0, Self.ceilDivide(ballX - half - pw / 2, pw))
                 let last = min(width - 1, Self.floorDivide(ballX + half - pw / 2, pw))
-                if first <= last { UnsafeMutableBufferPointer(rebasing: row[first...last]).update(repeating: accent) }
+                if first <= last { UnsafeMutableBufferPointer(rebasing: pixels[(y * width + first)...(y * width + last)]).update(repeating: accent) }
             }
         }
     }
@@ -155,14 +185,14 @@ public struct VideoFrameSource: Sendable, Equatable {
     private static func alternate(_ row: UnsafeMutableBufferPointer<Pixel>, from: Int, step: Int, every: Int, _ even: Pixel, _ odd: Pixel) {
         var isOdd = (from / every) % 2 == 1
         var edge = (from / every + 1) * every
-        var unit = from
-        for x in row.indices {
-            while unit >= edge {
-                isOdd.toggle()
-                edge += every
-            }
-            row[x] = isOdd ? odd : even
-            unit += step
+        var x = 0
+        while x < row.count {
+            // The first pixel at or past `edge`; the ones before it share a colour.
+            let end = min(row.count, (edge - from + step - 1) / step)
+            if end > x { UnsafeMutableBufferPointer(rebasing: row[x..<end]).update(repeating: isOdd ? odd : even) }
+            x = max(x, end)
+            isOdd.toggle()
+            edge += every
         }
     }
 
