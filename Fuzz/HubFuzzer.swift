@@ -7,6 +7,10 @@
 // stamp run on the same bytes: a stamped frame keeps its length and everything but the uid; a frame a client can
 // read, encoded again, reads back as the same frame. `HubNotice(json:)` reads the same text as a client would: a
 // notice, written again with `json`, must read back as itself (what the hub sends is what the client reads).
+// `HubAddress(parsing:)` (Sources/HubClient/HubAddress.swift, built in too) reads the same text as a `--hub` value:
+// an address, written again, reads back as itself; a refusal says something, with every unsafe character escaped.
+
+import PrintableText
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
@@ -23,6 +27,15 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     guard let text = String(validating: bytes, as: UTF8.self) else { return 0 }
     roundTrip(text, read: HubRequest.init(json:), write: \.json)
     roundTrip(text, read: HubNotice.init(json:), write: \.json)
+    do {
+        let address = try HubAddress(parsing: text)
+        let again = try? HubAddress(parsing: address.description)
+        if again != address { fatalError("\(address) was written as \(address.description) and read back as \(String(describing: again))") }
+    } catch {
+        if error.description.isEmpty || error.description.unicodeScalars.contains(where: \.isUnsafeToPrint) {
+            fatalError("a refused hub address said \(error.description.debugDescription)")
+        }
+    }
     return 0
 }
 

@@ -7,7 +7,8 @@
 #   template  --token-request templates and --token-field paths
 #                                         (Fuzz/TemplateFuzzer.swift + Sources/TokenClient/{RequestTemplate,FieldPath}.swift)
 #   websocket  the WebSocket frame reader (Fuzz/WebSocketFuzzer.swift + Sources/WebSocket/*.swift)
-#   hub    the hub's requests and notices (Fuzz/HubFuzzer.swift + Sources/HubProtocol/*.swift)
+#   hub    the hub's requests, notices, video frames and addresses
+#                                         (Fuzz/HubFuzzer.swift + Sources/HubProtocol/*.swift + Sources/HubClient/HubAddress.swift)
 #   recording  a recording file, Recording.read (Fuzz/RecordingFuzzer.swift + Sources/Recording/*.swift)
 #   httpresponse  the token client's answer reader (Fuzz/HTTPResponseFuzzer.swift + Sources/TokenClient/HTTPResponseReader.swift)
 #
@@ -117,11 +118,11 @@ websocket_imports=()
 # Past the 1024-byte message limit the harness sets, so that 1009 is reached.
 websocket_options=(-dict=Fuzz/websocket.dict -max_len=4096)
 
-hub_sources=(Fuzz/HubFuzzer.swift Sources/HubProtocol/*.swift)
+hub_sources=(Fuzz/HubFuzzer.swift Sources/HubProtocol/*.swift Sources/HubClient/HubAddress.swift)
 hub_module=HubProtocol
-hub_flags=(-I "$root/modules" -L "$root/modules" -lJSON)
-hub_inputs=(Sources/JSON/*.swift)
-hub_imports=(JSON)
+hub_flags=(-I "$root/modules" -L "$root/modules" -lJSON -lPrintableText)
+hub_inputs=(Sources/JSON/*.swift Sources/PrintableText/*.swift)
+hub_imports=(JSON PrintableText)
 hub_options=(-dict=Fuzz/hub.dict -max_len=4096)
 
 httpresponse_sources=(Fuzz/HTTPResponseFuzzer.swift Fuzz/Arrivals.swift Sources/TokenClient/HTTPResponseReader.swift
@@ -322,6 +323,8 @@ hub_seeds() {
     seed "$seeds" renewed '{"expiresAt":1800003600,"result":"success","resultCode":0,"type":"renewTokenResult"}'
     seed "$seeds" state '{"error":"tokenExpired","errorCode":109,"reason":"tokenExpired","reasonCode":9,"state":"failed","stateCode":5,"type":"connectionStateChanged"}'
     seed "$seeds" role-changed '{"newRole":"audience","oldRole":"broadcaster","type":"clientRoleChanged"}'
+    seed "$seeds" address 'ws://127.0.0.1:8082/hub?channel=standup'
+    seed "$seeds" address-v6 'ws://[::1]:9000/hub'
 }
 
 # The recording harness: the whole input is a recording file. A header and a few events of each family, as the

@@ -43,7 +43,7 @@ public struct HubAddress: Equatable, Sendable, CustomStringConvertible {
             let after = authority[authority.index(after: close)...]
             guard after.isEmpty || after.hasPrefix(":") else { throw refuse("after ] comes :PORT or the path") }
             portPart = after.isEmpty ? nil : after.dropFirst()
-            guard !hostPart.isEmpty, hostPart.allSatisfy({ $0.isHexDigit || $0 == ":" || $0 == "." }) else {
+            guard !hostPart.isEmpty, hostPart.allSatisfy({ $0.isASCII && ($0.isHexDigit || $0 == ":" || $0 == ".") }) else {
                 throw refuse("\(String(hostPart).jsonQuoted) is not an IPv6 address")
             }
         } else {

@@ -289,6 +289,7 @@ import WebSocket
         ("ws://user:pw@host/hub", "no user name or password"),
         ("ws://ho\u{1B}st/hub", #""ws://ho\u001bst/hub""#),
         ("ws://host/h b", "visible ASCII"),
+        ("ws://[\u{FF41}\u{FF42}]:80/hub", "is not an IPv6 address"),
     ])
     func aWrongAddressIsRefusedSayingWhatTheFormIs(_ text: String, _ expected: String) {
         #expect(throws: HubAddressError.self) { try HubAddress(parsing: text) }
