@@ -86,6 +86,7 @@ final class WebSocketHost: @unchecked Sendable {
         var output: [UInt8] = []
         var sent = 0
         var phase = Phase.open
+        /// When its last whole frame (a message or a control frame) arrived.
         var lastHeard: ContinuousClock.Instant
         /// When the client last took some of `output`, or when output began waiting.
         var lastProgress: ContinuousClock.Instant
@@ -177,7 +178,6 @@ final class WebSocketHost: @unchecked Sendable {
             if peer.isOpen { log(peer, "lost: the connection closed without a close frame") }
             return drop(peer, .lost, tell: peer.isOpen)
         case .received:
-            peer.lastHeard = clock.now
             guard peer.isOpen else { return }  // closing: what still arrives is dropped
             peer.reader.append(received)
             handleFrames(peer)
@@ -193,8 +193,11 @@ final class WebSocketHost: @unchecked Sendable {
                 log(peer, "closed \(error.code): \(error.reason)")
                 return closeNow(peer, code: error.code, reason: error.reason)
             }
+            guard let event else { return }
+            // Heard from only when a message or a control frame is whole: bytes that trickle in and never finish one keep
+            // nobody in.
+            peer.lastHeard = clock.now
             switch event {
-            case nil: return
             case .ping(let payload): enqueue(WebSocketFrame.encode(.pong, payload), to: peer)
             case .pong: break
             case .text(let text): service.received(.text(text), from: peer.id)

@@ -160,6 +160,26 @@ func startWebSocketServer(log: LogLines? = nil, limits: WebSocketLimits = WebSoc
         #expect(log.all.contains("ws /hub 127.0.0.1 #1 lost: nothing heard for 0.2 seconds"))
     }
 
+    @Test func aClientThatTricklesAFrameItNeverFinishesIsLost() throws {
+        let log = LogLines()
+        let server = try startWebSocketServer(log: log, limits: WebSocketLimits(silenceLimit: .milliseconds(300)))
+        defer { server.stop() }
+        let trickler = try WebSocketTestClient.open(port: server.port)
+        #expect(try trickler.nextText() == "hello #1")
+        // A frame of 1000 bytes sent a byte every 20 ms: bytes arrive all the time, a whole frame not for 20 s.
+        let frame = WebSocketFrame.encode(.binary, [UInt8](repeating: 1, count: 1000), mask: (1, 2, 3, 4))
+        let done = Done()
+        Thread {
+            for byte in frame where !done.flag.load(ordering: .relaxed) {
+                trickler.send(raw: [byte])
+                Thread.sleep(forTimeInterval: 0.02)
+            }
+        }.start()
+        defer { done.flag.store(true, ordering: .relaxed) }
+        #expect(try trickler.closeFrame() == nil)
+        #expect(log.all.contains("ws /hub 127.0.0.1 #1 lost: nothing heard for 0.3 seconds"))
+    }
+
     @Test func stoppingTheServerClosesClientsWith1001() throws {
         let server = try startWebSocketServer()
         let client = try WebSocketTestClient.open(port: server.port)
@@ -167,4 +187,8 @@ func startWebSocketServer(log: LogLines? = nil, limits: WebSocketLimits = WebSoc
         server.stop()
         #expect(try client.closeFrame()?.code == .goingAway)
     }
+}
+
+private final class Done: Sendable {
+    let flag = Atomic(false)
 }
