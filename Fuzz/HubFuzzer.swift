@@ -3,10 +3,11 @@
 // Built by Scripts/fuzz.sh together with Sources/HubProtocol/*.swift into one module named HubProtocol (with
 // Sources/JSON as an instrumented library). It is not part of the Swift package. The input is a text frame's
 // bytes: `HubRequest(json:)` must return a request or an error for anything, and a request, written again with
-// `json`, must read back as itself (what the client sends is what the hub reads). A video frame header check and
-// stamp run on the same bytes: a stamped frame keeps its length and everything but the uid; a frame a client can
-// read, encoded again, reads back as the same frame. `HubNotice(json:)` reads the same text as a client would: a
-// notice, written again with `json`, must read back as itself (what the hub sends is what the client reads).
+// `json`, must read back as itself (what the client sends is what the hub reads). The same bytes as a video frame:
+// the hub's check (`HubVideoFrame.check`) passes exactly what a client reads; stamped, such a frame keeps its length
+// and reads back as the same frame with the new uid; encoded again, it reads back as itself. `HubNotice(json:)`
+// reads the same text as a client would: a notice, written again with `json`, must read back as itself (what the
+// hub sends is what the client reads).
 // `HubAddress(parsing:)` (Sources/HubClient/HubAddress.swift, built in too) reads the same text as a `--hub` value:
 // an address, written again, reads back as itself; a refusal says something, with every unsafe character escaped.
 
@@ -15,14 +16,23 @@ import PrintableText
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
-    if HubVideoFrame.hasValidHeader(bytes) {
+    let decoded = Result { () throws(HubProtocolError) in try HubVideoFrame(decoding: bytes) }
+    do {
+        try HubVideoFrame.check(bytes)
+        // What the hub forwards, every client reads, with the uid it stamped and nothing else changed.
+        guard case .success(let frame) = decoded else { fatalError("the hub's check passed a frame a client cannot read") }
         let stamped = HubVideoFrame.stamped(bytes, uid: 0xA1B2_C3D4)
-        if stamped.count != bytes.count || stamped[0] != bytes[0] || stamped[5...] != bytes[5...] || stamped[1...4] != [0xA1, 0xB2, 0xC3, 0xD4] {
+        var expected = frame
+        expected.uid = 0xA1B2_C3D4
+        if stamped.count != bytes.count || (try? HubVideoFrame(decoding: stamped)) != expected {
             fatalError("stamping changed more than the uid")
         }
-    }
-    if let frame = try? HubVideoFrame(decoding: bytes), (try? HubVideoFrame(decoding: frame.encoded)) != frame {
-        fatalError("a video frame read from \(bytes.count) bytes did not read back from its own encoding")
+        if (try? HubVideoFrame(decoding: frame.encoded)) != frame {
+            fatalError("a video frame read from \(bytes.count) bytes did not read back from its own encoding")
+        }
+    } catch {
+        if case .success = decoded { fatalError("the hub's check refused a frame a client reads: \(error)") }
+        if error.description.isEmpty { fatalError("a refused video frame without words") }
     }
     guard let text = String(validating: bytes, as: UTF8.self) else { return 0 }
     roundTrip(text, read: HubRequest.init(json:), write: \.json)

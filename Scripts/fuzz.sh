@@ -308,7 +308,8 @@ websocket_seeds() {
     seed "$seeds" answer-404 '\x80HTTP/1.1 404 Not Found\r\nContent-Length: 0'
 }
 
-# The hub harness: the whole input is a text frame: each request of the protocol, and a few it must refuse.
+# The hub harness: the whole input is a text frame: each request of the protocol, and a few it must refuse; two
+# video frames, one the format allows and one it does not.
 hub_seeds() {
     local seeds=$1
     seed "$seeds" join '{"type":"join","channel":"standup","uid":42,"token":"007eJxTYA","role":"broadcaster"}'
@@ -317,7 +318,9 @@ hub_seeds() {
     seed "$seeds" role '{"type":"setRole","role":"audience"}'
     seed "$seeds" leave '{"type":"leave"}'
     seed "$seeds" both '{"type":"join","channel":"c","uid":1,"account":"a","token":"t"}'
-    seed "$seeds" video '\x01\x00\x00\x00\x00\x20\x12\xff\x0a\x14\x1e'
+    seed "$seeds" video '\x01\x00\x00\x00\x00\x20\x12\xff\x0a\x14\x1e\xff\x0a\x14\x1e\x42\x0a\x14\x1e'
+    # Issue 19's frame, which the hub forwarded unread: a 32×18 header and runs of 10 cells.
+    seed "$seeds" video-short '\x01\x00\x00\x00\x00\x20\x12\x0a\xff\x00\x00'
     seed "$seeds" joined '{"channel":"c","expiresAt":1800000600,"role":"broadcaster","type":"joined","uid":1,"users":[{"account":"bob","uid":2},{"uid":3}]}'
     seed "$seeds" offline '{"reason":"dropped","reasonCode":1,"type":"userOffline","uid":7}'
     seed "$seeds" renewed '{"expiresAt":1800003600,"result":"success","resultCode":0,"type":"renewTokenResult"}'

@@ -40,9 +40,6 @@ public final class ChannelHub: WebSocketService, @unchecked Sendable {
         /// When the token's join privilege ends (unix seconds), and whether the client was told it is near.
         var expiresAt: Int64
         var warned = false
-        /// Video frames it may still send now (a token bucket refilled at `HubVideoFrame.maxPerSecond`).
-        var videoAllowance = Double(HubVideoFrame.maxPerSecond)
-        var videoCountedAt: Double
 
         var peer: HubPeer { HubPeer(uid: uid, account: account) }
     }
@@ -57,6 +54,14 @@ public final class ChannelHub: WebSocketService, @unchecked Sendable {
 
         let route: String?
         var phase: Phase
+        /// What it may still send, kept from its opening to its end: leaving and joining again renews none of them.
+        var video, messages, presence: Allowance
+
+        init(route: String?, now: Double) {
+            self.route = route
+            phase = .outside(since: now)
+            (video, messages, presence) = (Allowance(.video, now: now), Allowance(.messages, now: now), Allowance(.presence, now: now))
+        }
 
         var member: Member? { if case .inChannel(let member) = phase { member } else { nil } }
     }
@@ -67,9 +72,19 @@ public final class ChannelHub: WebSocketService, @unchecked Sendable {
     private var connections: [WebSocketClientID: Connection] = [:]
     /// Each channel's users by uid.
     private var channels: [String: [UInt32: WebSocketClientID]] = [:]
-    /// The uid each account was given, for as long as the hub runs, as Agora's network keeps it.
-    private var accountUids: [String: UInt32] = [:]
-    private var lastAssignedUid: UInt32 = 1_000_000_000
+    /// An account in a channel: the uid it was given and how many members (connections in a channel) hold it.
+    struct AccountUse {
+        let uid: UInt32
+        var members: Int
+    }
+
+    /// The accounts in some channel, each with its uid; an account in none is forgotten, so there are never more
+    /// than members.
+    private(set) var accounts: [String: AccountUse] = [:]
+    /// The same table by uid, so that no uid is assigned that an account holds.
+    private var accountsByUid: [UInt32: String] = [:]
+    /// The uid assigned last (not private: tests move it to see the count go round).
+    var lastAssignedUid: UInt32 = 1_000_000_000
     /// The earliest token deadline (warning or end), unix seconds; nil when there is none; stale after a change.
     private var nextDeadline: Double?
     private var deadlinesChanged = false
@@ -89,7 +104,7 @@ public final class ChannelHub: WebSocketService, @unchecked Sendable {
     }
 
     public func opened(_ client: WebSocketClientID, address: String, query: [String: String]) {
-        connections[client] = Connection(route: query["channel"], phase: .outside(since: config.unixTime()))
+        connections[client] = Connection(route: query["channel"], now: config.unixTime())
         deadlinesChanged = true
     }
 
@@ -100,14 +115,19 @@ public final class ChannelHub: WebSocketService, @unchecked Sendable {
         case .binary(let frame):
             forwardVideo(frame, from: client, member)
         case .text(let text):
+            guard take(\.messages, client) else { return refuseOverRate(.messages, "messages", client) }
             let request: HubRequest
             do { request = try HubRequest(json: text) } catch {
                 return send(.error(error.description), to: client)
             }
             switch request {
-            case .join(let join): self.join(join, client: client, on: connection)
+            case .join(let join):
+                guard take(\.presence, client) else { return refuseOverRate(.presence, "joins and role changes", client) }
+                self.join(join, client: client, on: connection)
             case .renew(let token): renew(token, client: client, member)
-            case .setRole(let role): setRole(role, client: client, member)
+            case .setRole(let role):
+                guard take(\.presence, client) else { return refuseOverRate(.presence, "joins and role changes", client) }
+                setRole(role, client: client, member)
             case .leave:
                 guard let member else { return send(.error("not in a channel; nothing to leave"), to: client) }
                 remove(client, member, peersHear: .quit)
@@ -130,6 +150,16 @@ public final class ChannelHub: WebSocketService, @unchecked Sendable {
     }
 
     // MARK: Requests
+
+    /// Takes one of what the client may do from its allowance; false when it has none left now.
+    private func take(_ allowance: WritableKeyPath<Connection, Allowance>, _ client: WebSocketClientID) -> Bool {
+        connections[client]?[keyPath: allowance].take(now: config.unixTime()) == true
+    }
+
+    private func refuseOverRate(_ rate: HubRate, _ what: String, _ client: WebSocketClientID) {
+        send(.error("too many \(what): a connection may send \(rate.burst) at once, then one every \(rate.interval); "
+                    + "this one was not done, send it again later"), to: client)
+    }
 
     private func join(_ join: HubJoin, client: WebSocketClientID, on connection: Connection) {
         if let current = connection.member {
@@ -156,16 +186,27 @@ public final class ChannelHub: WebSocketService, @unchecked Sendable {
             return  // not reached: with the hub's certificate, the check refuses a missing token
         }
         let (uid, account) = assignUid(join.user, in: join.channel)
-        if let earlier = channels[join.channel]?[uid], let pushedOut = connections[earlier]?.member {
-            log(earlier, "pushed out of \(join.channel) by the same uid \(uid) joining again")
-            remove(earlier, pushedOut, peersHear: .quit)
+        if let earlier = channels[join.channel]?[uid], let holder = connections[earlier]?.member {
+            // One uid, two users (an integer uid asked for that an account holds here, or the other way round): the
+            // one joining is refused, whoever is in stays.
+            guard holder.account == account else {
+                log(client, "refused a join of \(join.channel.escapedForPrinting): uid \(uid) is another user's in the channel")
+                return send(.connectionStateChanged(state: code(AgoraConnectionState.failed),
+                                                    reason: code(AgoraConnectionChangedReason.reasonRejectedByServer),
+                                                    error: code(AgoraErrorCode.joinChannelRejected)), to: client)
+            }
+            log(earlier, "pushed out of \(join.channel.escapedForPrinting) by the same user (uid \(uid)) joining again")
+            remove(earlier, holder, peersHear: .quit)
             send(stateChanged(.failed, .sameUidLogin), to: earlier)
         }
-        let member = Member(channel: join.channel, uid: uid, account: account, role: join.role, expiresAt: token.joinDeadline,
-                            videoCountedAt: now)
+        let member = Member(channel: join.channel, uid: uid, account: account, role: join.role, expiresAt: token.joinDeadline)
         let present = (channels[join.channel] ?? [:]).values.compactMap { connections[$0]?.member }.filter { $0.role == .broadcaster }
         connections[client]?.phase = .inChannel(member)
         channels[join.channel, default: [:]][uid] = client
+        if let account {
+            accounts[account, default: AccountUse(uid: uid, members: 0)].members += 1
+            accountsByUid[uid] = account
+        }
         deadlinesChanged = true
         send(.joined(channel: join.channel, uid: uid, role: join.role, expiresAt: member.expiresAt,
                      users: present.map(\.peer).sorted { $0.uid < $1.uid }), to: client)
@@ -200,24 +241,22 @@ public final class ChannelHub: WebSocketService, @unchecked Sendable {
         return nil
     }
 
+    /// The uid a join is in the channel as: the one asked for, the account's while it is in a channel, or a new
+    /// one for uid 0 or an account in none.
     private func assignUid(_ user: HubUser, in channel: String) -> (UInt32, String?) {
         switch user {
-        case .uid(0):
-            var uid = nextAssignedUid()
-            while channels[channel]?[uid] != nil { uid = nextAssignedUid() }
-            return (uid, nil)
-        case .uid(let uid):
-            return (uid, nil)
-        case .account(let account):
-            if let uid = accountUids[account] { return (uid, account) }
-            let uid = nextAssignedUid()
-            accountUids[account] = uid
-            return (uid, account)
+        case .uid(0): (freeUid(in: channel), nil)
+        case .uid(let uid): (uid, nil)
+        case .account(let account): (accounts[account]?.uid ?? freeUid(in: channel), account)
         }
     }
 
-    private func nextAssignedUid() -> UInt32 {
-        lastAssignedUid = lastAssignedUid == UInt32.max ? 1_000_000_001 : lastAssignedUid + 1
+    /// The next uid, counting up from 1000000001 and round again, that nobody in the channel and no account holds
+    /// (there are never more of those than members, so there is always one).
+    private func freeUid(in channel: String) -> UInt32 {
+        repeat {
+            lastAssignedUid = lastAssignedUid == UInt32.max ? 1_000_000_001 : lastAssignedUid + 1
+        } while channels[channel]?[lastAssignedUid] != nil || accountsByUid[lastAssignedUid] != nil
         return lastAssignedUid
     }
 
@@ -259,6 +298,14 @@ public final class ChannelHub: WebSocketService, @unchecked Sendable {
         connections[client]?.phase = .outside(since: config.unixTime())
         channels[member.channel]?[member.uid] = nil
         if channels[member.channel]?.isEmpty == true { channels[member.channel] = nil }
+        if let account = member.account, let use = accounts[account] {
+            if use.members > 1 {
+                accounts[account]?.members -= 1
+            } else {
+                accounts[account] = nil
+                accountsByUid[use.uid] = nil
+            }
+        }
         deadlinesChanged = true
         if member.role == .broadcaster {
             send(.userOffline(uid: member.uid, reason: code(reason)), toOthersIn: member.channel, except: client)
@@ -303,29 +350,17 @@ public final class ChannelHub: WebSocketService, @unchecked Sendable {
 
     // MARK: Video
 
+    /// Forwards a frame the format allows (read whole: the others' clients would take a broken one for the hub
+    /// breaking the protocol); a broken one closes its sender.
     private func forwardVideo(_ frame: [UInt8], from client: WebSocketClientID, _ member: Member?) {
-        guard frame.count <= HubVideoFrame.maxBytes else {
-            log(client, "closed 1009: a video frame of \(frame.count) bytes, over \(HubVideoFrame.maxBytes)")
-            outlet?.close(client, code: .messageTooBig, reason: "a video frame holds at most \(HubVideoFrame.maxBytes) bytes")
-            return
-        }
-        guard HubVideoFrame.hasValidHeader(frame) else {
-            log(client, "closed 1008: a binary message that is not a video frame")
-            outlet?.close(client, code: .policyViolation, reason: "binary messages are video frames (Docs/hub-protocol.md)")
+        do { try HubVideoFrame.check(frame) } catch {
+            let code: WebSocketCloseCode = frame.count > HubVideoFrame.maxBytes ? .messageTooBig : .policyViolation
+            log(client, "closed \(code.rawValue): \(error)")
+            outlet?.close(client, code: code, reason: error.description)
             return
         }
         // Before joining, and as audience, there is nobody to send to; over the rate, the frame is dropped.
-        guard var member, member.role == .broadcaster else { return }
-        let now = config.unixTime()
-        let rate = Double(HubVideoFrame.maxPerSecond)
-        member.videoAllowance = min(rate, member.videoAllowance + max(0, now - member.videoCountedAt) * rate)
-        member.videoCountedAt = now
-        guard member.videoAllowance >= 1 else {
-            connections[client]?.phase = .inChannel(member)
-            return
-        }
-        member.videoAllowance -= 1
-        connections[client]?.phase = .inChannel(member)
+        guard let member, member.role == .broadcaster, take(\.video, client) else { return }
         outlet?.send(binary: HubVideoFrame.stamped(frame, uid: member.uid), to: others(in: member.channel, except: client))
     }
 

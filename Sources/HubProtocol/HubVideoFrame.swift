@@ -50,46 +50,46 @@ public struct HubVideoFrame: Equatable, Sendable {
         return bytes
     }
 
-    /// Reads a frame as a client receives it, refusing anything the format does not allow: another version, a size
-    /// of 0, more than `maxBytes`, a run of 0, runs that do not add up to columns × rows, bytes left over.
+    /// Reads a frame as a client receives it, refusing anything `check` refuses.
     public init(decoding bytes: [UInt8]) throws(HubProtocolError) {
-        guard bytes.count <= Self.maxBytes else {
-            throw HubProtocolError("a video frame of \(bytes.count) bytes, over \(Self.maxBytes)")
-        }
-        guard Self.hasValidHeader(bytes) else {
-            throw HubProtocolError("not a version \(Self.version) video frame: its header is not version, uid, columns, rows (columns and rows above 0)")
-        }
+        try Self.check(bytes)
         let columns = Int(bytes[5]), rows = Int(bytes[6])
-        let body = bytes.count - Self.headerBytes
-        guard body % 4 == 0 else { throw HubProtocolError("a video frame's runs are 4 bytes each; \(body) bytes of runs is not") }
-        // Filled in place (a client reads every frame of every other user): the runs are checked to fit first.
-        var problem: HubProtocolError?
+        // Filled in place (a client reads every frame of every other user); `check` made sure the runs fit.
         let cells = [Color](unsafeUninitializedCapacity: columns * rows) { buffer, filled in
-            var offset = Self.headerBytes
-            while offset < bytes.count {
+            for offset in stride(from: Self.headerBytes, to: bytes.count, by: 4) {
                 let run = Int(bytes[offset])
-                guard run > 0 else { problem = HubProtocolError("a video frame's run of 0 cells at byte \(offset)"); return }
-                guard filled + run <= buffer.count else {
-                    problem = HubProtocolError("a video frame's runs hold more than its \(columns)×\(rows) cells")
-                    return
-                }
                 buffer.baseAddress!.advanced(by: filled)
                     .initialize(repeating: Color(red: bytes[offset + 1], green: bytes[offset + 2], blue: bytes[offset + 3]), count: run)
                 filled += run
-                offset += 4
-            }
-            if filled != buffer.count {
-                problem = HubProtocolError("a video frame's runs hold \(filled) cells, not its \(columns)×\(rows)")
             }
         }
-        if let problem { throw problem }
         let uid = UInt32(bytes[1]) << 24 | UInt32(bytes[2]) << 16 | UInt32(bytes[3]) << 8 | UInt32(bytes[4])
         (self.uid, self.columns, self.rows, self.cells) = (uid, columns, rows, cells)
     }
 
-    /// Whether `frame` starts like a video frame of this version (the hub does not read the cells).
-    public static func hasValidHeader(_ frame: [UInt8]) -> Bool {
-        frame.count >= headerBytes && frame[0] == version && frame[5] > 0 && frame[6] > 0
+    /// Checks that `bytes` are a frame the format allows, without keeping its cells (what the hub does before it
+    /// forwards one): at most `maxBytes`, version 1, a size above 0, runs of 1…255 that add up to columns × rows, no
+    /// bytes left over.
+    public static func check(_ bytes: [UInt8]) throws(HubProtocolError) {
+        guard bytes.count <= maxBytes else {
+            throw HubProtocolError("a video frame of \(bytes.count) bytes, over \(maxBytes)")
+        }
+        guard bytes.count >= headerBytes, bytes[0] == version, bytes[5] > 0, bytes[6] > 0 else {
+            throw HubProtocolError("not a version \(version) video frame: its header is not version, uid, columns, rows (columns and rows above 0)")
+        }
+        let columns = Int(bytes[5]), rows = Int(bytes[6])
+        let body = bytes.count - headerBytes
+        guard body % 4 == 0 else { throw HubProtocolError("a video frame's runs are 4 bytes each; \(body) bytes of runs is not") }
+        var cells = 0
+        for offset in stride(from: headerBytes, to: bytes.count, by: 4) {
+            let run = Int(bytes[offset])
+            guard run > 0 else { throw HubProtocolError("a video frame's run of 0 cells at byte \(offset)") }
+            cells += run
+            guard cells <= columns * rows else { throw HubProtocolError("a video frame's runs hold more than its \(columns)×\(rows) cells") }
+        }
+        guard cells == columns * rows else {
+            throw HubProtocolError("a video frame's runs hold \(cells) cells, not its \(columns)×\(rows)")
+        }
     }
 
     /// `frame` with `uid` written into its header: the hub's stamp of who sent it.

@@ -91,7 +91,12 @@ extension [String: JSONValue] {
     func int(_ name: String) -> Int64? { if case .integer(let value) = self[name] { value } else { nil } }
 }
 
-/// A video frame of `columns`×`rows` cells, its uid field left 0 as a sender leaves it.
-func videoFrame(columns: UInt8 = 32, rows: UInt8 = 18, cells: [UInt8] = [255, 10, 20, 30]) -> [UInt8] {
-    [HubVideoFrame.version, 0, 0, 0, 0, columns, rows] + cells
+/// A video frame of `columns`×`rows` cells, its uid field left 0 as a sender leaves it: one colour, or the runs
+/// given (which need not add up).
+func videoFrame(columns: UInt8 = 32, rows: UInt8 = 18, runs: [UInt8]? = nil) -> [UInt8] {
+    guard let runs else {
+        let cells = Array(repeating: HubVideoFrame.Color(red: 10, green: 20, blue: 30), count: Int(columns) * Int(rows))
+        return HubVideoFrame(columns: Int(columns), rows: Int(rows), cells: cells)!.encoded
+    }
+    return [HubVideoFrame.version, 0, 0, 0, 0, columns, rows] + runs
 }
