@@ -163,7 +163,7 @@ import Testing
             fetch.cancel()
         }
         defer { bound.cancel() }
-        #expect(await fetch.value == .unauthorized(status: 401))
+        #expect(await fetch.value == .unauthorized(status: 401, message: nil, sent: .bearer))
     }
 
     /// What tokencall does: each request in a process of its own (`transport-probe` stands in for tokencall here).
