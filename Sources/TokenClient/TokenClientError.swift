@@ -42,7 +42,7 @@ public enum TokenClientError: Error, Equatable, Sendable, Codable, CustomStringC
             } ?? "")
         case .redirected(let why):
             "the token server redirected the request: \(why); a token endpoint that redirects is suspicious, "
-                + "point --token-url at the final endpoint"
+                + "point the token server's URL at the final endpoint"
         case .server(let status, let message):
             "the token server answered HTTP \(status)" + (message.map { ": \($0.escapedForPrinting)" } ?? "")
         case .invalidResponse(let why): "the token server's answer is not usable: \(why)"

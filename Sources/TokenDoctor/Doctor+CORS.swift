@@ -44,6 +44,8 @@ extension Doctor {
         case .failure(let failure): findings.append("the request with Origin: \(failure.words)")
         case .success(let reply):
             answered = reply.isSuccess
+            // Allowed to read a refusal is not allowed to get a token.
+            if !answered { findings.append("the request with Origin got \(reply.excerpt)") }
             if let problem = Self.originProblem(reply, origin) { findings.append("the token answer's \(problem)") }
         }
         var fixes: [String] = []

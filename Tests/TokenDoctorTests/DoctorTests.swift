@@ -186,6 +186,17 @@ import TokenServer
         }
     }
 
+    /// CORS headers that let the app read a refusal do not let it get a token.
+    @Test func aTokenRequestRefusedWithItsOriginFailsTheCORSCheck() async throws {
+        let server = try MistakenTokenServer(.refusesCrossOrigin)
+        let checks = await Doctor(Self.setup(server.url, bearer: Self.bearer)).run()
+        #expect(Self.detail(.cors, in: checks).hasPrefix(#"the request with Origin got HTTP 403, "{"error":"cross-origin requests are refused"}" → "#),
+                "\(Self.detail(.cors, in: checks))")
+        var native = Self.setup(server.url, bearer: Self.bearer)
+        native.origin = nil
+        #expect(Self.failed(await Doctor(native).run()) == [], "without an Origin it is a sound server")
+    }
+
     @Test func aRefusalWithTheBearerSentNamesIt() async throws {
         let server = try MistakenTokenServer(.forbidsEverything)
         let checks = await Doctor(Self.setup(server.url, bearer: Self.bearer)).run()

@@ -59,6 +59,8 @@ final class MistakenTokenServer: Sendable {
         case wrapsUIDs
         /// A publisher's token grants joinChannel and publishAudioStream only (two privileges, not all four).
         case partialPublisher
+        /// Its CORS headers are right, but a token request that carries an `Origin` gets a 403 (cross-site protection).
+        case refusesCrossOrigin
         /// Speaks only agora-token-service's `POST /getToken` (and `/ping`): `/fetch_rtc_token` is a 404.
         case getTokenOnly
     }
@@ -89,6 +91,8 @@ final class MistakenTokenServer: Sendable {
                 answer("404 Not Found", #"{"error":"no such endpoint"}"#)
             case _ where mistake == .originRequired && request.header("origin") != Self.origin:
                 answer("403 Forbidden", #"{"error":"Origin not allowed"}"#)
+            case ("POST", _) where mistake == .refusesCrossOrigin && request.header("origin") != nil:
+                answer("403 Forbidden", #"{"error":"cross-origin requests are refused"}"#)
             case ("POST", "/fetch_rtc_token") where mistake == .getTokenOnly:
                 answer("404 Not Found", "404 page not found", type: "text/plain")
             case ("GET", "/ping") where mistake != .noPing:
