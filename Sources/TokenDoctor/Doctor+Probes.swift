@@ -72,6 +72,9 @@ extension Doctor {
         guard setup.shape.hasPing else { return nil }
         let request = pingRequest
         switch await send(request) {
+        case .success(let reply) where reply.isSuccess && reply.isWebPage:
+            return .failed(.ping, "GET \(request.url?.path ?? "/ping"): \(reply.excerpt), a web page such as a catch-all route answers any path with",
+                           fix: "answer GET /ping with 200 ({\"message\": \"pong\"}) for health checks, as agora-token-service does")
         case .success(let reply) where reply.isSuccess:
             return .passed(.ping, "GET \(request.url?.path ?? "/ping"): HTTP \(reply.status)")
         case .success(let reply):
@@ -85,7 +88,9 @@ extension Doctor {
     /// For a first answer that is a 404 from a server that answers `GET /ping` (it runs, but not at that path): the
     /// `answer` check with the named shapes whose request gets a token there as its fix.
     func suggestingShape(_ failed: Check) async -> Check {
-        guard case .failed(let seen, _) = failed.outcome, case .success(let ping) = await send(pingRequest), ping.isSuccess else { return failed }
+        guard case .failed(let seen, _) = failed.outcome, case .success(let ping) = await send(pingRequest), ping.isSuccess, !ping.isWebPage else {
+            return failed
+        }
         let root = serverRoot
         let atRoot = root.path.isEmpty || root.path == "/"
         var answering: [String] = []

@@ -92,6 +92,14 @@ import TokenServer
         #expect(Self.detail(.ping, in: checks).hasPrefix("GET /ping: HTTP 404, \"{\"error\":\"no such endpoint\"}\" → answer GET /ping"))
     }
 
+    @Test func aCatchAllWebPageIsNoPing() async throws {
+        let server = try MistakenTokenServer(.catchAllPage)
+        let checks = await Doctor(Self.setup(server.url.appendingPathComponent("getToken"), shape: .getToken)).run()
+        #expect(Self.failed(checks) == [.ping])
+        #expect(Self.detail(.ping, in: checks).hasPrefix(#"GET /ping: HTTP 200, "<!doctype html>"#))
+        #expect(Self.detail(.ping, in: checks).contains("a web page such as a catch-all route answers any path with → answer GET /ping"))
+    }
+
     @Test func aServerThatErrsEveryOtherTimeFailsWithTheStatusAndAnExcerpt() async throws {
         let server = try MistakenTokenServer(.errorsEveryOther)
         let checks = await Doctor(Self.setup(server.url)).run()

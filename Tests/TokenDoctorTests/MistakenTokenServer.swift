@@ -45,6 +45,8 @@ final class MistakenTokenServer: Sendable {
         /// CORS for another origin than the app's.
         case corsForAnotherOrigin
         case noPing
+        /// A catch-all route: every other path, `/ping` included, gets the same 200 web page.
+        case catchAllPage
         /// Every request, `/ping` and preflights included, gets a 403.
         case forbidsEverything
         /// Every request, `/ping` and preflights included, gets a 404.
@@ -95,7 +97,7 @@ final class MistakenTokenServer: Sendable {
                 answer("403 Forbidden", #"{"error":"cross-origin requests are refused"}"#)
             case ("POST", "/fetch_rtc_token") where mistake == .getTokenOnly:
                 answer("404 Not Found", "404 page not found", type: "text/plain")
-            case ("GET", "/ping") where mistake != .noPing:
+            case ("GET", "/ping") where mistake != .noPing && mistake != .catchAllPage:
                 answer("200 OK", #"{"message":"pong"}"#)
             case ("OPTIONS", _) where mistake != .noCORS:
                 let headers = mistake == .corsWithoutAuthorization ? "Content-Type" : "Content-Type, Authorization"
@@ -127,6 +129,8 @@ final class MistakenTokenServer: Sendable {
                     }
                     answer("200 OK", #"{"token":"\#(mistake == .truncatedToken ? String(token.prefix(99)) : token)"}"#)
                 }
+            case _ where mistake == .catchAllPage:
+                answer("200 OK", "<!doctype html><html><body><div id=\"app\"></div></body></html>", type: "text/html")
             default:
                 answer("404 Not Found", #"{"error":"no such endpoint"}"#)
             }
