@@ -39,13 +39,13 @@ extension Doctor {
             if !missing.isEmpty { findings.append("the preflight does not allow the header \(missing.joined(separator: ", "))") }
         }
         // The shape's request carries the Origin already, as the app's does.
-        var answered = false
+        var answered = false, refused: [String] = []
         switch await send(request) {
-        case .failure(let failure): findings.append("the request with Origin: \(failure.words)")
+        case .failure(let failure): refused.append("the request with Origin: \(failure.words)")
         case .success(let reply):
             answered = reply.isSuccess
             // Allowed to read a refusal is not allowed to get a token.
-            if !answered { findings.append("the request with Origin got \(reply.excerpt)") }
+            if !answered { refused.append("the request with Origin got \(reply.excerpt)") }
             if let problem = Self.originProblem(reply, origin) { findings.append("the token answer's \(problem)") }
         }
         var fixes: [String] = []
@@ -53,6 +53,10 @@ extension Doctor {
             fixes.append("answer OPTIONS with Access-Control-Allow-Origin: \(origin), -Methods: \(method) and -Headers: "
                 + (headers.isEmpty ? "(none needed)" : headers.joined(separator: ", "))
                 + ", and send Access-Control-Allow-Origin on the token answer too (tokencall serve: --cors-origin)")
+        }
+        if !refused.isEmpty {
+            findings = refused + findings
+            fixes.append("answer the token request from \(origin) with a token")
         }
         if answered, let refusal = await refusalWithoutOrigin(request) {
             findings.append("without an Origin (a native app's request): \(refusal.said)")

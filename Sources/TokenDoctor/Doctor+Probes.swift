@@ -164,7 +164,7 @@ extension Doctor {
             probes.append(("an empty channel", "channel \"\(setup.request.channel)\"", good, bad))
         }
         guard !probes.isEmpty else { return nil }
-        var (accepted, unjudged) = ([String](), [String]())
+        var (notRefused, unjudged) = ([String](), [String]())
         for probe in probes {
             if let failure = await refusal(of: probe.goodRequest) {
                 unjudged.append("cannot tell whether \(probe.input) is refused: the same request for \(probe.good) got no token either (\(failure))")
@@ -172,18 +172,18 @@ extension Doctor {
             }
             switch await send(probe.badRequest) {
             case .success(let reply) where (400..<500).contains(reply.status) && !Self.refusalsOfAnotherKind.contains(reply.status): continue
-            case .success(let reply) where reply.isSuccess: accepted.append("\(probe.input) got a token (HTTP \(reply.status))")
-            case .success(let reply) where reply.status < 500: accepted.append("\(probe.input) got \(reply.excerpt), which is not about the input")
-            case .success(let reply): accepted.append("\(probe.input) got \(reply.excerpt)")
-            case .failure(let failure): accepted.append("\(probe.input): \(failure.words)")
+            case .success(let reply) where reply.isSuccess: notRefused.append("\(probe.input) got a token (HTTP \(reply.status))")
+            case .success(let reply) where reply.status < 500: notRefused.append("\(probe.input) got \(reply.excerpt), which is not about the input")
+            case .success(let reply): notRefused.append("\(probe.input) got \(reply.excerpt)")
+            case .failure(let failure): notRefused.append("\(probe.input): \(failure.words)")
             }
         }
-        guard accepted.isEmpty, unjudged.isEmpty else {
-            let fix = accepted.isEmpty
+        guard notRefused.isEmpty, unjudged.isEmpty else {
+            let fix = notRefused.isEmpty
                 ? "answer the request with good values with a token; only then does refusing bad input show anything"
                 : "refuse a uid outside 0...4294967295 and a channel outside Agora's rules with a 400 saying what is wrong; "
                     + "a uid wrapped to 0 makes a token for any user"
-            return .failed(.badInput, (accepted + unjudged).joined(separator: "; "), fix: fix)
+            return .failed(.badInput, (notRefused + unjudged).joined(separator: "; "), fix: fix)
         }
         return .passed(.badInput, probes.map(\.input).joined(separator: " and ") + " got a 4xx, and the same "
             + (probes.count == 1 ? "request" : "requests") + " with good values a token")

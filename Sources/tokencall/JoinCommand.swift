@@ -66,7 +66,7 @@ enum JoinCommand {
         """,
         run: run)
 
-    /// `--origin`, for `join`, `load` and `doctor`.
+    /// `--origin` of `join` and `load` (doctor's help says what it checks with it too).
     static let originOption = Option.value("origin", "ORIGIN", help: "sent as the Origin header of each token request, as a browser app "
                                            + "at that origin sends it (scheme, host and port, such as https://app.example)")
 
