@@ -6,6 +6,8 @@ public enum RecordingError: Error, Equatable, Sendable, CustomStringConvertible 
     case cannotWrite(path: String, why: String, events: Int)
     /// The file holds more than a recording may: `limit` in `what` (bytes, events).
     case tooLarge(limit: Int, what: String)
+    /// The file is `size` bytes, more than the `limit` a recording may hold: refused before any of it is read.
+    case fileTooLarge(size: Int64, limit: Int)
     /// Line `line` (from 1) is not what a recording holds there.
     case badLine(line: Int, problem: String)
     /// The last line, `line`, has no newline: the writer stopped in the middle of it.
@@ -20,6 +22,8 @@ public enum RecordingError: Error, Equatable, Sendable, CustomStringConvertible 
             "cannot write \(path) after \(events) events: \(why); the recording ends there"
         case .tooLarge(let limit, let what):
             "the recording holds more than \(limit) \(what), more than tokencall reads; it is not a recording tokencall wrote"
+        case .fileTooLarge(let size, let limit):
+            "the file is \(size) bytes, more than the \(limit) a recording may hold; it is not a recording tokencall wrote"
         case .badLine(let line, let problem): "line \(line): \(problem); it is not a recording tokencall wrote, or it was cut short or edited"
         case .cutShort(let line):
             "line \(line) has no newline: the recording was cut short (its join stopped while writing); "

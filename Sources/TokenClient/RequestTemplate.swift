@@ -244,7 +244,7 @@ public struct RequestTemplate: Sendable, Equatable, CustomStringConvertible {
             }
             return .roleWords(publisher: String(choices[0]), subscriber: String(choices[1]))
         }
-        throw Problem("unknown placeholder {\(String(name.prefix(40)).unicodeScalars.map(shown).joined())}; the placeholders are "
+        throw Problem("unknown placeholder {\(name.prefix(40).map(shown).joined())}; the placeholders are "
             + Placeholder.named.map { "{\($0.name)}" }.joined(separator: " ") + " and {role:WORD|WORD}")
     }
 
@@ -256,12 +256,15 @@ public struct RequestTemplate: Sendable, Equatable, CustomStringConvertible {
     /// `:` `@` `/` `?`, and `%` (checked to start an escape).
     private static let urlLiteral = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&'()*+,;=:@/?%".utf8)
 
+    /// A character as it can be shown: printable ASCII as it is, anything else as its scalars, `U+000D U+000A`.
     private static func shown(_ character: Character) -> String {
-        character.unicodeScalars.map(shown).joined()
+        character.unicodeScalars.map(shown).joined(separator: " ")
     }
 
     private static func shown(_ scalar: Unicode.Scalar) -> String {
-        (" "..."~").contains(scalar) ? String(scalar) : "U+" + String(scalar.value, radix: 16, uppercase: true)
+        guard !(" "..."~").contains(scalar) else { return String(scalar) }
+        let hex = String(scalar.value, radix: 16, uppercase: true)
+        return "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
     }
 
     // MARK: Filling

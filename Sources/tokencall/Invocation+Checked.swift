@@ -73,6 +73,24 @@ extension Invocation {
         return shape
     }
 
+    /// Refuses a `--token-lifetime` that `shape` does not send (it has no `{expire}`): the server decides then.
+    func checkLifetime(sentBy shape: HTTPTokenProvider.Shape) throws(UsageError) {
+        guard has("token-lifetime"), !shape.asksForLifetime else { return }
+        throw error("--token-lifetime reaches your server only through {expire}, which --token-request \(shape) does not send; "
+            + "your server decides")
+    }
+
+    /// `--origin` as a browser sends it: scheme, host and port, nothing else; nil when not given.
+    func origin() throws(UsageError) -> String? {
+        guard let text = string("origin") else { return nil }
+        guard let url = URL(string: text), ["http", "https"].contains(url.scheme ?? ""), url.host != nil, url.path.isEmpty,
+              url.query == nil, url.fragment == nil, url.user == nil, !text.hasSuffix("/") else {
+            throw error("--origin must be an origin as a browser sends it, such as https://app.example or http://localhost:3000, "
+                        + "not \"\(text.escapedForPrinting)\"")
+        }
+        return text
+    }
+
     /// Refuses an `--app-id` or `--app-certificate` that is not 32 hex characters.
     func checkCredentials() throws(UsageError) {
         if let value = string("app-id"), !AgoraID.isValid(value) {

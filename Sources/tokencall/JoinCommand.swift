@@ -27,6 +27,7 @@ enum JoinCommand {
         .value("expires-field", "PATH", help: "where it holds the lifetime in seconds or the unix expiry time (default expiresIn)"),
         .value("auth-bearer", "CRED", help: "your credential for the token server, sent as Authorization: Bearer",
                environment: ["TOKENCALL_AUTH_BEARER"]),
+        originOption,
         .value("request-timeout", "SECONDS", help: "overall deadline of one token request, "
                + "\(Invocation.requestTimeoutSeconds.lowerBound)...\(Invocation.requestTimeoutSeconds.upperBound)", default: "10"),
         .value("app-id", "ID", help: "App ID (embedded server: random if not given)", environment: ["APP_ID"]),
@@ -65,10 +66,14 @@ enum JoinCommand {
         """,
         run: run)
 
+    /// `--origin` of `join` and `load` (doctor's help says what it checks with it too).
+    static let originOption = Option.value("origin", "ORIGIN", help: "sent as the Origin header of each token request, as a browser app "
+                                           + "at that origin sends it (scheme, host and port, such as https://app.example)")
+
     /// Where the options say tokens come from: the user's server (the first token perhaps pasted), one `join` runs
     /// itself, or a person pasting each one.
     enum TokenServerChoice {
-        case url(URL, shape: HTTPTokenProvider.Shape, bearer: String?, lifetime: UInt32, first: PastedToken?)
+        case url(URL, shape: HTTPTokenProvider.Shape, bearer: String?, origin: String?, lifetime: UInt32, first: PastedToken?)
         case embedded(tokenLifetime: UInt32, mistake: TokenMistake?)
         case byHand(PastedToken)
     }
@@ -113,7 +118,7 @@ enum JoinCommand {
         let pasted = try pastedToken(args, into: &config)
         let lifetime: UInt32 = try args.integer("token-lifetime", in: 1...86_400)
         let server: TokenServerChoice = if let url = tokenURL {
-            .url(url, shape: shape, bearer: args.string("auth-bearer"), lifetime: lifetime, first: pasted)
+            .url(url, shape: shape, bearer: args.string("auth-bearer"), origin: try args.origin(), lifetime: lifetime, first: pasted)
         } else if let pasted {
             .byHand(pasted)
         } else {
@@ -147,10 +152,10 @@ enum JoinCommand {
         for name in ["token-field", "expires-field"] where args.has(name) && !args.has("token-url") {
             throw args.error("--\(name) reads your server's answer; give --token-url too")
         }
-        if args.has("token-url"), args.has("token-lifetime"), !shape.asksForLifetime {
-            throw args.error("--token-lifetime reaches your server only through {expire}, which --token-request \(shape) does not send; "
-                + "your server decides")
+        if args.has("origin"), !args.has("token-url") {
+            throw args.error("--origin goes with --token-url: it is sent to your server (the embedded one needs none)")
         }
+        if args.has("token-url") { try args.checkLifetime(sentBy: shape) }
         return shape
     }
 
@@ -159,9 +164,9 @@ enum JoinCommand {
     static func tokens(_ choice: TokenServerChoice, for config: CallSession.Configuration) -> (TokenOrigin, stop: () -> Void)? {
         let transport = SchemeTransport.tokencall()
         switch choice {
-        case .url(let url, let shape, let bearer, let lifetime, let first):
-            let provider = HTTPTokenProvider(url: url, shape: shape, requestedLifetime: lifetime, bearer: bearer, transport: transport,
-                                             unixTime: config.tokenUnixTime)
+        case .url(let url, let shape, let bearer, let origin, let lifetime, let first):
+            let provider = HTTPTokenProvider(url: url, shape: shape, requestedLifetime: lifetime, bearer: bearer, origin: origin,
+                                             transport: transport, unixTime: config.tokenUnixTime)
             return (.server(TokenSource(provider: provider, url: url), first: first), {})
         case .byHand(let token):
             return (.byHand(latest: token), {})
