@@ -24,7 +24,7 @@ public struct Recording: Sendable, Equatable {
             defer { try? handle.close() }
             bytes = try handle.read(upToCount: byteLimit + 1) ?? Data()
         } catch {
-            throw .cannotOpen(path: path, why: Recorder.reason(error))
+            throw .cannotOpen(path: path, why: RecordingError.reason(error))
         }
         return try read(bytes)
     }

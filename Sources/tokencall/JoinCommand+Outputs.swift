@@ -2,6 +2,7 @@ import Arguments
 import CallScreen
 import CallSession
 import Foundation
+import OutputFiles
 
 /// What `join` writes besides the call: a picture of the screen instead of the screen (`--screenshot`), or a
 /// recording of the screen as it runs (`--cast`). Docs/usage.md ("Recordings and pictures").
@@ -35,7 +36,7 @@ extension JoinCommand {
         if args.has("overwrite"), !args.has("cast"), !args.has("screenshot"), !args.has("record") {
             throw args.error("--overwrite applies to the file of --record, --cast or --screenshot; give one of them")
         }
-        for name in ["cast", "screenshot"] where args.string(name)?.isEmpty == true {
+        for name in ["cast", "screenshot", "record"] where args.string(name)?.isEmpty == true {
             throw args.error("--\(name) needs a file name; it is empty")
         }
         if let path = args.string("screenshot") {
@@ -66,7 +67,7 @@ extension JoinCommand {
         return (width, height)
     }
 
-    /// Creates the output's file, or says on stderr why it cannot.
+    /// Creates the file of `--cast`, `--screenshot` or `--record`, or says on stderr why it cannot.
     static func create(_ path: String, _ args: Invocation) -> OutputFile? {
         do throws(OutputFile.Failure) {
             return try OutputFile(path: path, overwrite: args.has("overwrite"))
@@ -99,13 +100,10 @@ extension JoinCommand {
         session.start()
         Console.error("tokencall join: seed \(session.configuration.seed)")
         let signals = StopSignals.onMain(finish)
-        let deadline = Task { @MainActor in
-            try? await session.configuration.clock.sleep(for: duration)
-            finish()
-        }
+        let deadline = end(session, after: duration, finish)
         for await _ in session.events {}
         signals.forEach { $0.cancel() }
-        deadline.cancel()
+        deadline?.cancel()
         let picture = grid ?? screen.grid(width: width, height: height, options: options)
         do throws(OutputFile.Failure) {
             try file.write(Array(picture.svg().utf8))

@@ -59,7 +59,7 @@ import Testing
     @Test func aPictureThatCannotBeWrittenIsOneClearLineBeforeTheCall() throws {
         let result = try TokenCallProcess.run(["join", "--screenshot", "/nonexistent-dir/call.svg", "--duration", "60"], limit: .seconds(20))
         #expect(result.status == 1)
-        #expect(result.stderr == "tokencall join: cannot create /nonexistent-dir/call.svg: No such file or directory\n")
+        #expect(result.stderr == "tokencall join: cannot create /nonexistent-dir/call.svg: the folder /nonexistent-dir does not exist\n")
         #expect(result.stdout.isEmpty)
     }
 
