@@ -11,7 +11,7 @@ extension JoinCommand {
         .value("cast", "FILE", help: "record the call screen as an asciinema v2 recording (play it with asciinema play FILE)"),
         .value("screenshot", "FILE.svg", help: "no screen: draw it into an SVG picture when --duration is over, then exit"),
         .value("size", "COLSxROWS", help: "the --screenshot picture's size in cells, 60x20...400x200", default: "120x36"),
-        .flag("overwrite", help: "let --record, --cast or --screenshot replace a file that exists"),
+        .flag("overwrite", help: "let --record, --cast or --screenshot write over what the path names (a link is followed, a device stays one)"),
     ]
 
     /// What the options ask to be written.
@@ -72,7 +72,7 @@ extension JoinCommand {
         do throws(OutputFile.Failure) {
             return try OutputFile(path: path, overwrite: args.has("overwrite"))
         } catch {
-            let hint = if case .exists = error { "; give --overwrite to replace it, or another name" } else { "" }
+            let hint = if case .exists = error { "; give --overwrite to write over it, or another name" } else { "" }
             Console.error("tokencall join: \(error)\(hint)")
             return nil
         }

@@ -19,7 +19,7 @@ extension JoinCommand {
     /// The options as the header holds them: not the file's own, and without what may be a credential (the header
     /// leaves out the secret options themselves): URLs without user, password and query, a template without its
     /// query and body.
-    static func recordedOptions(_ args: Invocation) -> [String: String] {
+    private static func recordedOptions(_ args: Invocation) -> [String: String] {
         var options = args.given
         options["record"] = nil
         options["overwrite"] = nil
