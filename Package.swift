@@ -54,7 +54,7 @@ let package = Package(
         .testTarget(name: "HubClientTests", dependencies: ["HubClient", "HubLoad", "TokenClient", "ChannelHub", "HubProtocol", "TokenServer", "AccessToken", "TestSupport", "Sockets"]),
         .testTarget(name: "JSONTests", dependencies: ["JSON", "SeededRandom"]),
         .testTarget(name: "PrintableTextTests", dependencies: ["PrintableText"]),
-        .testTarget(name: "OutputFilesTests", dependencies: ["OutputFiles"]),
+        .testTarget(name: "OutputFilesTests", dependencies: ["OutputFiles", "TestSupport"]),
         .testTarget(name: "ChannelEngineTests", dependencies: ["ChannelEngine", "AccessToken", "HubProtocol", "TestSupport"]),
         .testTarget(name: "TokenServerTests", dependencies: ["TokenServer", "AccessToken", "Sockets", "TestSupport"]),
         .testTarget(name: "TokenClientTests", dependencies: ["TokenClient", "Sockets", "TokenServer", "AccessToken", "TestSupport", "transport-probe"]),

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import OutputFiles
 import Testing
 #if canImport(Glibc)
@@ -7,31 +8,12 @@ import Glibc
 
 /// What `OutputFile` does with each kind of thing a path can name (the tests run as root, as the user might).
 @Suite struct OutputFileTests {
-    /// A folder of the test's own, removed afterwards with whatever it holds.
-    private final class Folder {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("tokencall-\(UUID().uuidString)").path
-
-        init() throws { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false) }
-
-        deinit { try? FileManager.default.removeItem(atPath: path) }
-
-        func file(_ name: String, holding text: String? = nil) throws -> String {
-            let file = path + "/" + name
-            if let text { try text.write(toFile: file, atomically: false, encoding: .utf8) }
-            return file
-        }
-    }
-
-    /// `lstat`'s kind of what `path` names, or nil when nothing is there.
-    private func kind(_ path: String) -> mode_t? {
-        var status = stat()
-        return lstat(path, &status) == 0 ? status.st_mode & S_IFMT : nil
-    }
+    private func kind(_ path: String) -> mode_t? { TemporaryFolder.kind(path) }
 
     private func text(_ path: String) throws -> String { try String(contentsOfFile: path, encoding: .utf8) }
 
     @Test func anExistingFileIsLeftAloneUnlessWritingOverItWasAsked() throws {
-        let folder = try Folder()
+        let folder = try TemporaryFolder()
         let path = try folder.file("kept.cast", holding: "precious, and longer than what replaces it")
         #expect(throws: OutputFile.Failure.exists(path: path)) { try OutputFile(path: path, overwrite: false) }
         #expect(try text(path) == "precious, and longer than what replaces it")
@@ -47,7 +29,7 @@ import Glibc
         #expect(throws: OutputFile.Failure.cannotCreate(path: "/nonexistent-dir/call.cast", reason: "the folder /nonexistent-dir does not exist")) {
             try OutputFile(path: "/nonexistent-dir/call.cast", overwrite: false)
         }
-        let folder = try Folder()
+        let folder = try TemporaryFolder()
         #expect(throws: OutputFile.Failure.exists(path: folder.path)) { try OutputFile(path: folder.path, overwrite: false) }
         #expect(throws: OutputFile.Failure.cannotCreate(path: folder.path, reason: "it is a folder")) {
             try OutputFile(path: folder.path, overwrite: true)
@@ -56,7 +38,7 @@ import Glibc
 
     /// A link is followed, as a shell's `>` follows it: the file it names is written, the link stays a link.
     @Test func aSymbolicLinkIsFollowedOnlyWithOverwrite() throws {
-        let folder = try Folder()
+        let folder = try TemporaryFolder()
         let target = try folder.file("target.cast", holding: "precious")
         let link = try folder.file("link.cast")
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target)
@@ -71,7 +53,7 @@ import Glibc
 
     /// A link to nothing is neither replaced nor followed to create the file it names, even with `overwrite`.
     @Test func aDanglingSymbolicLinkIsNeverReplacedNorFollowed() throws {
-        let folder = try Folder()
+        let folder = try TemporaryFolder()
         let target = try folder.file("missing.cast"), link = try folder.file("link.cast")
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target)
         #expect(throws: OutputFile.Failure.exists(path: link)) { try OutputFile(path: link, overwrite: false) }
@@ -86,10 +68,8 @@ import Glibc
     /// A character device (one like /dev/null, made in the test's folder) is written into, and stays a device, even
     /// when the run that opened it ends without writing.
     @Test func aDeviceIsWrittenIntoAndNeverReplacedOrRemoved() throws {
-        let folder = try Folder()
-        let device = try folder.file("null")
-        let null: dev_t = 1 << 8 | 3  // makedev(1, 3): /dev/null's numbers
-        #expect(mknod(device, S_IFCHR | 0o666, null) == 0, "mknod: \(String(cString: strerror(errno)))")
+        let folder = try TemporaryFolder()
+        let device = try folder.nullDevice("null")
         try #require(kind(device) == S_IFCHR)
         #expect(throws: OutputFile.Failure.exists(path: device)) { try OutputFile(path: device, overwrite: false) }
         let written = try OutputFile(path: device, overwrite: true)
@@ -103,7 +83,7 @@ import Glibc
     /// A named pipe is written into while a reader reads it; without a reader it is refused at once (not waited on),
     /// and a reader going away is a failed write, not the end of the process (SIGPIPE).
     @Test func aNamedPipeIsWrittenIntoWhileSomethingReadsIt() throws {
-        let folder = try Folder()
+        let folder = try TemporaryFolder()
         let pipe = try folder.file("pipe")
         try #require(mkfifo(pipe, 0o644) == 0)
         #expect(throws: OutputFile.Failure.cannotCreate(path: pipe, reason: "nothing reads it (a named pipe without a reader)")) {
@@ -124,7 +104,7 @@ import Glibc
     }
 
     @Test func discardRemovesOnlyAFileThisRunCreated() throws {
-        let folder = try Folder()
+        let folder = try TemporaryFolder()
         let created = try folder.file("new.svg")
         try OutputFile(path: created, overwrite: false).discard()
         #expect(kind(created) == nil, "a file it created and never wrote is removed")

@@ -42,6 +42,9 @@ import Testing
         ("http://host:8080", "http://host:8080"),
         ("HTTP://u:p@HOST?x", "HTTP://HOST"),
         ("/token?channel={channel}&api_key=k", "/token"),
+        ("x-weird+scheme://u:p@host/x?y", "x-weird+scheme://host/x"),
+        ("://u:p@host/x", "://host/x"),
+        ("/path://a@b?q", "/path://a@b"),
         ("none (tokens pasted by hand)", "none (tokens pasted by hand)"),
         ("http://127.0.0.1:5000/ (embedded)", "http://127.0.0.1:5000/ (embedded)"),
     ])

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -7,33 +8,7 @@ import Glibc
 /// What `join --record`, `--screenshot` and `--cast` do with a path that names something already (run as root, as the
 /// issue's user might): a link is followed, a device stays a device, and a call that does not start leaves it all alone.
 @Suite(.serialized) struct OutputPathTests {
-    /// A folder of the test's own, removed afterwards with whatever it holds.
-    private final class Folder {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("tokencall-\(UUID().uuidString)").path
-
-        init() throws { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false) }
-
-        deinit { try? FileManager.default.removeItem(atPath: path) }
-
-        func file(_ name: String, holding text: String? = nil) throws -> String {
-            let file = path + "/" + name
-            if let text { try text.write(toFile: file, atomically: false, encoding: .utf8) }
-            return file
-        }
-
-        /// A character device with /dev/null's numbers, made here so that no real device is at stake.
-        func nullDevice(_ name: String) throws -> String {
-            let device = path + "/" + name
-            try #require(mknod(device, S_IFCHR | 0o666, 1 << 8 | 3) == 0, "mknod: \(String(cString: strerror(errno)))")
-            return device
-        }
-    }
-
-    /// `lstat`'s kind of what `path` names, or nil when nothing is there.
-    private func kind(_ path: String) -> mode_t? {
-        var status = stat()
-        return lstat(path, &status) == 0 ? status.st_mode & S_IFMT : nil
-    }
+    private func kind(_ path: String) -> mode_t? { TemporaryFolder.kind(path) }
 
     private func text(_ path: String) throws -> String { try String(contentsOfFile: path, encoding: .utf8) }
 
@@ -42,7 +17,7 @@ import Glibc
     }
 
     @Test func aRecordingThroughALinkWritesTheFileItNamesAndKeepsTheLink() throws {
-        let folder = try Folder()
+        let folder = try TemporaryFolder()
         let target = try folder.file("calls.jsonl", holding: "mine\n"), link = try folder.file("latest.jsonl")
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target)
         let refused = try record(link)
@@ -56,7 +31,7 @@ import Glibc
     }
 
     @Test func aLinkToNothingIsNeverReplaced() throws {
-        let folder = try Folder()
+        let folder = try TemporaryFolder()
         let target = try folder.file("gone.jsonl"), link = try folder.file("latest.jsonl")
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target)
         let refused = try record(link)
@@ -70,7 +45,7 @@ import Glibc
     }
 
     @Test func aRecordingIntoADeviceLeavesItADevice() throws {
-        let folder = try Folder()
+        let folder = try TemporaryFolder()
         let device = try folder.nullDevice("null")
         let refused = try record(device)
         #expect(refused.status == 1 && refused.stderr.contains("already exists (left as it is)"), "\(refused.stderr)")
@@ -82,7 +57,7 @@ import Glibc
 
     /// A call that stops before it starts (here: the recording's folder is missing) removes none of what was there.
     @Test func aFailedStartLeavesThePicturesPathAsItWas() throws {
-        let folder = try Folder()
+        let folder = try TemporaryFolder()
         let picture = try folder.file("kept.svg", holding: "precious"), device = try folder.nullDevice("null")
         for path in [picture, device] {
             let result = try TokenCallProcess.run(["join", "--screenshot", path, "--overwrite", "--duration", "1",
@@ -97,7 +72,7 @@ import Glibc
     /// The call screen cannot start on a terminal it does not know: the cast's and the recording's paths stay as they were.
     @Test func aCallScreenThatCannotStartLeavesTheCastAndTheRecordingAsTheyWere() throws {
         try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux"), "tmux is needed; make deps installs it")
-        let folder = try Folder()
+        let folder = try TemporaryFolder()
         let cast = try folder.file("kept.cast", holding: "precious cast"), recording = try folder.file("kept.jsonl", holding: "mine\n")
         let device = try folder.nullDevice("null")
         let screen = try TmuxScreen(width: 100, height: 30, command: "TERM=no-such-terminal \(TokenCallProcess.binary.path) --cast \(cast) "
