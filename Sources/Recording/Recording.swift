@@ -31,7 +31,7 @@ public struct Recording: Sendable, Equatable {
         } catch let error as RecordingError {
             throw error
         } catch {
-            throw .cannotOpen(path: path, why: Recorder.reason(error))
+            throw .cannotOpen(path: path, why: RecordingError.reason(error))
         }
         return try read(bytes)
     }

@@ -1,6 +1,8 @@
+import Foundation
+
 /// Why a recording cannot be written or read: what went wrong and what to do, never a token.
 public enum RecordingError: Error, Equatable, Sendable, CustomStringConvertible {
-    /// The file cannot be created or opened (`why` is the system's reason).
+    /// The file cannot be opened for reading (`why` is the system's reason).
     case cannotOpen(path: String, why: String)
     /// Writing to the file failed part way (`events` were written before).
     case cannotWrite(path: String, why: String, events: Int)
@@ -31,6 +33,18 @@ public enum RecordingError: Error, Equatable, Sendable, CustomStringConvertible 
         case .newerVersion(let version):
             "the recording is format version \(version), newer than the \(RecordingHeader.version) this tokencall reads; replay it with a newer tokencall"
         }
+    }
+}
+
+extension RecordingError {
+    /// The system's reason for a failed read, without Foundation's wrapping.
+    static func reason(_ error: any Error) -> String {
+        let nsError = error as NSError
+        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+            return String(cString: strerror(Int32(underlying.code)))
+        }
+        if nsError.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(nsError.code))) }
+        return nsError.localizedDescription
     }
 }
 

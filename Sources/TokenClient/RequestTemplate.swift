@@ -1,4 +1,5 @@
 import JSON
+import PrintableText
 
 /// A token request written as `METHOD /path?query [JSON body]` with placeholders such as `{channel}`, each value
 /// escaped for where it stands. Grammar and rules: `Docs/token-requests.md`.
@@ -81,6 +82,9 @@ public struct RequestTemplate: Sendable, Equatable, CustomStringConvertible {
     let query: [Piece]?
     let body: [Piece]?
     public let description: String
+    /// The template as tokencall shows and writes it: the method and the path, without the query and the body, which
+    /// may hold a credential (`GET /token?api_key=…` is `GET /token`).
+    public let shown: String
 
     /// Every placeholder the template uses.
     public var placeholders: [Placeholder] {
@@ -116,6 +120,7 @@ public struct RequestTemplate: Sendable, Equatable, CustomStringConvertible {
         }
         let pathText = target.prefix { $0 != "?" }
         self.method = method
+        shown = "\(method.rawValue) \(String(target).urlWithoutCredentials)"
         path = try Self.urlPieces(pathText, part: "path")
         query = pathText.count < target.count ? try Self.urlPieces(target.dropFirst(pathText.count + 1), part: "query") : nil
         var trimmedBody = bodyText

@@ -72,7 +72,7 @@ private struct Plan: Sendable {
 
     init(_ request: URLRequest, userAgent: String?) throws(TokenClientError) {
         guard let url = request.url, url.scheme?.lowercased() == "http", var host = url.host, !host.isEmpty else {
-            throw .unsendable("\(request.url?.absoluteString.escapedForPrinting ?? "no URL") is not an http:// URL with a host")
+            throw .unsendable("\(request.url?.absoluteString.urlWithoutCredentials.escapedForPrinting ?? "no URL") is not an http:// URL with a host")
         }
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         let port = url.port ?? 80

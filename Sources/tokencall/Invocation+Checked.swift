@@ -16,7 +16,7 @@ extension Invocation {
     /// `text` as a token server's URL, http:// or https:// with a host; `what` names it in the error (`--token-url`).
     func tokenServerURL(_ text: String, as what: String) throws(UsageError) -> URL {
         guard let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
-            throw error("\(what) must be an http:// or https:// URL with a host, not \"\(text.escapedForPrinting)\"")
+            throw error("\(what) must be an http:// or https:// URL with a host, not \"\(text.urlWithoutCredentials.escapedForPrinting)\"")
         }
         return url
     }

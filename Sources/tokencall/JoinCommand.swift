@@ -202,20 +202,20 @@ enum JoinCommand {
         }
         let file = output.path.flatMap { create($0, args) }
         if output.path != nil && file == nil { return ExitCode.failure }
+        let recordFile = args.string("record").flatMap { create($0, args) }
+        // A call that does not start leaves what was at the paths as it was.
+        let discard = { file?.discard(); recordFile?.discard() }
+        if args.has("record") && recordFile == nil {
+            discard()
+            return ExitCode.failure
+        }
         guard let (tokens, stopServer) = tokens(server, for: config) else {
-            file?.discard()
+            discard()
             return ExitCode.failure
         }
         defer { stopServer() }
         let session = CallSession(config, tokens: tokens)
-        let recorder: Recorder?
-        do {
-            recorder = try self.recorder(args, for: session)
-        } catch {
-            file?.discard()
-            Console.error("tokencall join: \(error)")
-            return ExitCode.failure
-        }
+        let recorder = recordFile.map { Self.recorder(args, into: $0, for: session) }
         if case .picture(_, let width, let height) = output, let file, let duration {
             let noColor = args.has("no-color") || !(ProcessInfo.processInfo.environment["NO_COLOR"] ?? "").isEmpty
             return finish(recorder, status: await runPicture(session, into: file, width: width, height: height,
@@ -227,13 +227,17 @@ enum JoinCommand {
             return finish(recorder, status: status)
         }
         guard let presenter = CallScreenTerminal.presenter(args) else {
-            file?.discard()
+            discard()
             return ExitCode.usage
         }
         if let file { presenter.cast = cast(into: file, unixTime: config.unixTime()) }
         let app = CallScreenApp(session: session, presenter: presenter, fps: fps)
         let signals = StopSignals.onMain { app.quit() }
-        defer { signals.forEach { $0.cancel() } }
+        let deadline = end(session, after: duration.map { .seconds($0) }) { app.quit() }
+        defer {
+            signals.forEach { $0.cancel() }
+            deadline?.cancel()
+        }
         let status = finish(recorder, status: await app.run())
         if let failure = presenter.cast?.finish() {
             Console.error("tokencall join: the recording stopped early: \(failure)")
@@ -261,17 +265,25 @@ enum JoinCommand {
         session.start()
         Console.error("tokencall join: seed \(config.seed)")
         let signals = StopSignals.onMain { session.stop() }
-        if let duration {
-            Task { @MainActor in
-                try? await config.clock.sleep(for: duration)
-                session.stop()
-            }
-        }
+        let deadline = end(session, after: duration) { session.stop() }
         for await event in session.events {
             printHeadless(event, json: json)
             if case .stuck = event.kind { session.stop() }
         }
         signals.forEach { $0.cancel() }
+        deadline?.cancel()
         return failed ? ExitCode.failure : ExitCode.ok
+    }
+
+    /// Runs `end` once `duration` of the call's time has passed (`--duration`; none without it); cancel the task when
+    /// the call has ended otherwise.
+    @MainActor
+    static func end(_ session: CallSession, after duration: Duration?, _ end: @escaping @MainActor () -> Void) -> Task<Void, Never>? {
+        guard let duration else { return nil }
+        let clock = session.configuration.clock
+        return Task { @MainActor in
+            guard (try? await clock.sleep(for: duration)) != nil else { return }
+            end()
+        }
     }
 }

@@ -171,6 +171,7 @@ import Testing
         (["join", "--uid", "-3"], "--uid must be an integer from 0 to 4294967295"),
         (["join", "--role", "host"], "--role must be broadcaster or audience"),
         (["join", "--token-url", "ftp://x"], "--token-url must be an http:// or https:// URL"),
+        (["join", "--token-url", "ftp://alice:hunter2@x/t?api_key=KEY"], "--token-url must be an http:// or https:// URL with a host, not \"ftp://x/t\""),
         (["join", "--token-request", "soap"], "--token-request: \"soap\" is neither a request shape nor a template; the shapes are fetch, getToken"),
         (["join", "--token-request", #"GET /t {"c":"{channel}"}"#], "--token-request: a GET request has no body"),
         (["join", "--token-request", "GET http://elsewhere.example/t"], "--token-request: the template names a whole URL"),

@@ -123,6 +123,12 @@ import TokenServer
         #expect(!report.text.contains("\u{1b}") && !report.json.contains("\u{1b}") && !report.json.contains("\u{07}"))
     }
 
+    @Test func theReportShowsTheURLWithoutCredentials() throws {
+        let report = DoctorReport(url: try #require(URL(string: "http://alice:hunter2@127.0.0.1:8080/t?api_key=KEY")), checks: [])
+        #expect(report.url == "http://127.0.0.1:8080/t")
+        #expect(!report.text.contains("KEY") && !report.json.contains("KEY") && !report.json.contains("hunter2"))
+    }
+
     @Test func aTokenCutShortFailsTheTokenCheck() async throws {
         let server = try MistakenTokenServer(.truncatedToken)
         let checks = await Doctor(Self.setup(server.url)).run()
