@@ -83,13 +83,18 @@ public struct HubVideoFrame: Equatable, Sendable {
             }
         }
         if let problem { throw problem }
-        let uid = UInt32(bytes[1]) << 24 | UInt32(bytes[2]) << 16 | UInt32(bytes[3]) << 8 | UInt32(bytes[4])
-        (self.uid, self.columns, self.rows, self.cells) = (uid, columns, rows, cells)
+        (self.uid, self.columns, self.rows, self.cells) = (Self.stampedUid(of: bytes) ?? 0, columns, rows, cells)
     }
 
     /// Whether `frame` starts like a video frame of this version (the hub does not read the cells).
     public static func hasValidHeader(_ frame: [UInt8]) -> Bool {
         frame.count >= headerBytes && frame[0] == version && frame[5] > 0 && frame[6] > 0
+    }
+
+    /// The uid in `frame`'s header, the hub's stamp of who sent it; nil when it has no valid header.
+    public static func stampedUid(of frame: [UInt8]) -> UInt32? {
+        guard hasValidHeader(frame) else { return nil }
+        return UInt32(frame[1]) << 24 | UInt32(frame[2]) << 16 | UInt32(frame[3]) << 8 | UInt32(frame[4])
     }
 
     /// `frame` with `uid` written into its header: the hub's stamp of who sent it.

@@ -103,7 +103,7 @@ extension JoinCommand {
             try? await session.configuration.clock.sleep(for: duration)
             finish()
         }
-        for await _ in session.events {}
+        await session.untilEnded()
         signals.forEach { $0.cancel() }
         deadline.cancel()
         let picture = grid ?? screen.grid(width: width, height: height, options: options)
