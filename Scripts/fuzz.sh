@@ -93,16 +93,17 @@ ChannelEngine_import_flags=(-I Sources/CCrypto -I Sources/CZlib -I "$root/module
 TokenClient_import_flags=(-I Sources/CCrypto -I Sources/CZlib -I "$root/modules")
 CallSession_import_flags=(-I Sources/CCrypto -I Sources/CZlib -I "$root/modules")
 HubProtocol_import_flags=(-I "$root/modules")
+Sockets_import_flags=()
 WebSocket_import_flags=(-I Sources/CCrypto)
 
 # The recording reader sits on the session's events, so it brings their modules along, in import order.
 recording_sources=(Fuzz/RecordingFuzzer.swift Sources/Recording/*.swift)
 recording_module=Recording
-recording_imports=(PrintableText Timers SeededRandom JSON AccessToken ChannelEngine TokenClient CallSession)
+recording_imports=(PrintableText Timers SeededRandom JSON Sockets HubProtocol AccessToken ChannelEngine TokenClient CallSession)
 recording_flags=(-I Sources/CCrypto -I Sources/CZlib -I "$root/modules" -L "$root/modules" -lCallSession -lTokenClient -lChannelEngine
-                 -lAccessToken -lJSON -lTimers -lSeededRandom -lPrintableText -lcrypto -lz)
+                 -lAccessToken -lHubProtocol -lSockets -lJSON -lTimers -lSeededRandom -lPrintableText -lcrypto -lz)
 recording_inputs=(Sources/CallSession/*.swift Sources/ChannelEngine/*.swift Sources/TokenClient/*.swift Sources/AccessToken/*.swift
-                  Sources/JSON/*.swift Sources/Timers/*.swift)
+                  Sources/HubProtocol/*.swift Sources/Sockets/*.swift Sources/JSON/*.swift Sources/Timers/*.swift)
 # Past the 64 KiB line limit.
 recording_options=(-dict=Fuzz/recording.dict -max_len=70000)
 

@@ -130,16 +130,18 @@ extension Process {
         #expect(Self.count(#""notice": "hubLost""#, in: saw) == 0, "another user's frame broke alice's link: \(saw)")
         #expect(Self.count(#""notice": "hubConnected""#, in: saw) == 1, "\(saw)")
         #expect(Self.count(#""event": "didJoinedOfUid", "uid": 2"#, in: saw) == 1, "bob was announced again: \(saw)")
-        // Bob's video went on: after Mallory's frames it did not stop or freeze.
+        // Bob's video went on beside Mallory's frames: never stopped, and playing at the end.
         #expect(!saw.contains(#""event": "remoteVideoStateChanged", "uid": 2, "state": "stopped""#), "\(saw)")
+        let bobsStates = saw.components(separatedBy: #""event": "remoteVideoStateChanged", "uid": 2, "state": ""#).dropFirst()
+        #expect(bobsStates.last?.hasPrefix("decoding") == true, "\(saw)")
     }
 
     // MARK: Item 2
 
     /// The most a `join --hub` process (the debug build) may hold while a hostile hub announces 60,000 users or floods
     /// it: its own size (38 MiB measured: the Swift runtime, Foundation, the call) with room for reading one 1 MiB
-    /// message into JSON (52 MiB measured with the 60,000). The old code passed it within 10 s of a flood (162 MiB at
-    /// 15 s). `Docs/hub-protocol.md`, "Clients", states the same.
+    /// message into JSON (52 MiB measured with the 60,000). Under the flood the old code grew past it, 81 MiB at 10 s and
+    /// 162 MiB at 15 s, which is why the flood is watched for 15 s. `Docs/hub-protocol.md`, "Clients", states the same.
     static let residentLimit = 80 << 20
 
     /// A notice of each kind a hub sends while a client is in its channel, for uids counting up from `first`: who
@@ -195,7 +197,7 @@ extension Process {
 
     @Test(arguments: [60_000, 3])
     func aHostileHubNeitherGrowsJoinNorKeepsItFromStoppingOnSIGTERM(users: Int) throws {
-        let (process, out, largest) = try Self.joinHostileHub(users: users, watch: .seconds(10), [])
+        let (process, out, largest) = try Self.joinHostileHub(users: users, watch: .seconds(15), [])
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
         #expect(process.isRunning, "it ended by itself: \(out.text.suffix(2000))")
         #expect(largest > 0 && largest <= Self.residentLimit, "\(largest >> 20) MiB, over \(Self.residentLimit >> 20)")
