@@ -63,6 +63,7 @@ let package = Package(
         .testTarget(name: "CallScreenTests", dependencies: ["CallScreen", "CallSession", "ChannelEngine", "OutputFiles", "SeededRandom", "TestSupport", "TokenClient"],
                     exclude: ["Snapshots"]),
         .testTarget(name: "TokenDoctorTests", dependencies: ["TokenDoctor", "TokenClient", "TokenServer", "AccessToken", "TestSupport"]),
-        .testTarget(name: "TokenCallTests", dependencies: ["tokencall", "AccessToken", "CallScreen", "ChannelEngine", "TestSupport"]),
+        .testTarget(name: "TokenCallTests", dependencies: ["tokencall", "AccessToken", "CallScreen", "ChannelEngine", "HubProtocol", "WebSocket",
+                                                   "TestSupport"]),
     ]
 )

@@ -9,6 +9,8 @@
 #   websocket  the WebSocket frame reader (Fuzz/WebSocketFuzzer.swift + Sources/WebSocket/*.swift)
 #   hub    the hub's requests, notices, video frames and addresses
 #                                         (Fuzz/HubFuzzer.swift + Sources/HubProtocol/*.swift + Sources/HubClient/HubAddress.swift)
+#   hubclient  a hostile hub: what a client reads from its hub, notices and video frames on the wire
+#                                         (Fuzz/HubClientFuzzer.swift + Sources/HubClient/HubInbound.swift)
 #   recording  a recording file, Recording.read (Fuzz/RecordingFuzzer.swift + Sources/Recording/*.swift)
 #   httpresponse  the token client's answer reader (Fuzz/HTTPResponseFuzzer.swift + Sources/TokenClient/HTTPResponseReader.swift)
 #
@@ -23,16 +25,16 @@ cd "$(dirname "$0")/.."
 
 seconds="${1:-60}"
 if ! [[ "$seconds" =~ ^[0-9]+$ ]] || [ "$seconds" -eq 0 ]; then
-    echo "usage: Scripts/fuzz.sh [seconds] [token|http|json|pasted|template|websocket|hub|recording|httpresponse ...]   (seconds: a whole number above 0, default 60)" >&2
+    echo "usage: Scripts/fuzz.sh [seconds] [token|http|json|pasted|template|websocket|hub|hubclient|recording|httpresponse ...]   (seconds: a whole number above 0, default 60)" >&2
     exit 2
 fi
 shift $(( $# > 0 ? 1 : 0 ))
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(token http json pasted template websocket hub recording httpresponse)
+[ ${#targets[@]} -gt 0 ] || targets=(token http json pasted template websocket hub hubclient recording httpresponse)
 for target in "${targets[@]}"; do
     case "$target" in
-        token | http | json | pasted | template | websocket | hub | recording | httpresponse) ;;
-        *) echo "fuzz: no target \"$target\"; the targets are token, http, json, pasted, template, websocket, hub, recording and httpresponse" >&2; exit 2 ;;
+        token | http | json | pasted | template | websocket | hub | hubclient | recording | httpresponse) ;;
+        *) echo "fuzz: no target \"$target\"; the targets are token, http, json, pasted, template, websocket, hub, hubclient, recording and httpresponse" >&2; exit 2 ;;
     esac
 done
 
@@ -93,6 +95,9 @@ SeededRandom_import_flags=()
 ChannelEngine_import_flags=(-I Sources/CCrypto -I Sources/CZlib -I "$root/modules")
 TokenClient_import_flags=(-I Sources/CCrypto -I Sources/CZlib -I "$root/modules")
 CallSession_import_flags=(-I Sources/CCrypto -I Sources/CZlib -I "$root/modules")
+HubProtocol_import_flags=(-I "$root/modules")
+Sockets_import_flags=()
+WebSocket_import_flags=(-I Sources/CCrypto)
 
 # The recording reader sits on the session's events, so it brings their modules along, in import order.
 recording_sources=(Fuzz/RecordingFuzzer.swift Sources/Recording/*.swift)
@@ -127,6 +132,15 @@ hub_flags=(-I "$root/modules" -L "$root/modules" -lJSON -lPrintableText)
 hub_inputs=(Sources/JSON/*.swift Sources/PrintableText/*.swift)
 hub_imports=(JSON PrintableText)
 hub_options=(-dict=Fuzz/hub.dict -max_len=4096)
+
+# A hostile hub: the client's reading of the wire (HubInbound), on the protocol's types and the WebSocket reader.
+hubclient_sources=(Fuzz/HubClientFuzzer.swift Fuzz/Arrivals.swift Sources/HubClient/HubInbound.swift)
+hubclient_module=HubClient
+hubclient_imports=(JSON HubProtocol WebSocket)
+hubclient_flags=(-I Sources/CCrypto -I "$root/modules" -L "$root/modules" -lHubProtocol -lWebSocket -lJSON -lcrypto)
+hubclient_inputs=(Sources/HubProtocol/*.swift Sources/WebSocket/*.swift Sources/JSON/*.swift Sources/CCrypto/*)
+# Room for a joined listing a few hundred users, and a frame past the 4096-byte limit.
+hubclient_options=(-dict=Fuzz/hubclient.dict -max_len=16384)
 
 httpresponse_sources=(Fuzz/HTTPResponseFuzzer.swift Fuzz/Arrivals.swift Sources/TokenClient/HTTPResponseReader.swift
                       Sources/TokenClient/TokenClientError.swift)
@@ -331,6 +345,28 @@ hub_seeds() {
     seed "$seeds" role-changed '{"newRole":"audience","oldRole":"broadcaster","type":"clientRoleChanged"}'
     seed "$seeds" address 'ws://127.0.0.1:8082/hub?channel=standup'
     seed "$seeds" address-v6 'ws://[::1]:9000/hub'
+}
+
+# The hostile hub's harness: byte 0 picks the split; then messages, each a kind byte (0 text, 1 binary, 2 ping, 3 text
+# in fragments, 4 close, else raw bytes) and a two-byte length (Fuzz/HubClientFuzzer.swift). Every notice a hub sends,
+# the issue's frame that does not add up, good and oversized frames, and a few the client must refuse.
+hubclient_seeds() {
+    local seeds=$1
+    # message KIND TEXT: the kind, TEXT's length in two bytes, TEXT (printf %b escapes allowed in TEXT)
+    message() {
+        local bytes
+        bytes=$(printf '%b' "$2" | wc -c)
+        printf '\\x%02x\\x%02x\\x%02x%s' "$1" $((bytes >> 8)) $((bytes & 255)) "$2"
+    }
+    local joined='{"channel":"c","expiresAt":1800000600,"role":"broadcaster","type":"joined","uid":1,"users":[{"account":"bob","uid":2},{"uid":3}]}'
+    local frame='\x01\x00\x00\x00\x07\x02\x01\x02\xff\x00\x00'
+    seed "$seeds" joined "\x00$(message 0 "$joined")$(message 1 "$frame")"
+    seed "$seeds" notices "\x03$(message 0 '{"type":"userJoined","uid":9,"account":"carol"}')$(message 0 '{"reason":"dropped","reasonCode":1,"type":"userOffline","uid":9}')$(message 0 '{"newRole":"audience","oldRole":"broadcaster","type":"clientRoleChanged"}')$(message 0 '{"expiresAt":1800000630,"type":"tokenPrivilegeWillExpire"}')$(message 0 '{"expiresAt":1800003600,"result":"success","resultCode":0,"type":"renewTokenResult"}')$(message 0 '{"message":"no","type":"error"}')"
+    seed "$seeds" state "\x01$(message 3 '{"error":"tokenExpired","errorCode":109,"reason":"tokenExpired","reasonCode":9,"state":"failed","stateCode":5,"type":"connectionStateChanged"}')$(message 4 'bye')"
+    seed "$seeds" unreadable "\x02$(message 1 '\x01\x00\x00\x00\x03\x20\x12\x0a\xff\x00\x00')$(message 1 "$frame")$(message 2 'hi')"
+    seed "$seeds" no-header "\x04$(message 1 '\x02\x00\x00\x00\x03\x20\x12')"
+    seed "$seeds" not-a-notice "\x05$(message 0 '{"type":"hello"}')"
+    seed "$seeds" raw "\x00$(message 9 '\x82\x7f\x00\x00\x00\x00\x7f\x00\x00\x00')"
 }
 
 # The recording harness: the whole input is a recording file. A header and a few events of each family, as the

@@ -24,7 +24,7 @@ extension CallSession: AgoraRtcEngineDelegate {
         publish(.connectionStateChanged(state, reason: reason))
         guard !stopping else { return }
         if state == .connected {
-            connected()
+            renewalTaken()
         } else if reason == .sameUidLogin {
             emit(.stuck(reason: "the same uid joined this channel elsewhere and took its place (sameUidLogin); join with another uid"))
         } else if Self.refused(state, reason) {
@@ -59,9 +59,10 @@ extension CallSession: AgoraRtcEngineDelegate {
 
     public func rtcEngine(_ engine: AgoraRtcEngineKit, renewTokenResult token: String, code: AgoraRenewTokenErrorCode) {
         publish(.renewTokenResult(token: token, code: code))
-        guard !stopping, code != .success, let cache else { return }
+        guard !stopping else { return }
+        guard code != .success else { return renewalTaken() }
         if let mismatch = userMismatch(in: token) { emit(.note("the engine refused the new token: \(mismatch)")) }
-        Task { await cache.invalidate(rejected: token) }
+        rejected(token)
     }
 
     public func rtcEngine(_ engine: AgoraRtcEngineKit, didJoinedOfUid uid: UInt, elapsed: Int) {
@@ -85,6 +86,9 @@ extension CallSession: AgoraRtcEngineDelegate {
         // updateChannel's answer to a refused token (renewToken's is renewTokenResult).
         if errorCode == .invalidToken, engine.connectionState == .connected, let mismatch = userMismatch(in: deliveredToken) {
             emit(.note("the engine refused the new token: \(mismatch)"))
+        }
+        if let pending = pendingRenewal, pending.method == .update, TokenRejection.all.contains(where: { $0.error == errorCode }) {
+            rejected(pending.token)
         }
     }
 
@@ -131,7 +135,9 @@ extension CallSession: AgoraRtcEngineDelegate {
 
     public func rtcEngine(_ engine: AgoraRtcEngineKit, simulatorNotice notice: SimulatorNotice) {
         publish(.simulatorNotice(notice))
-        if case .tokenAccepted(let expiresAt, short: true) = notice, !stopping, autoRenew, !tokensByHand { renewShortToken(expiringAt: expiresAt) }
+        guard case .tokenAccepted(let expiresAt, let short) = notice, !stopping else { return }
+        renewalTaken()
+        if short, autoRenew, !tokensByHand { renewShortToken(expiringAt: expiresAt) }
     }
 
     private func publish(_ callback: AgoraRtcEvent) { emit(.engine(callback)) }

@@ -145,34 +145,40 @@ extension CallSession {
         if code != 0 { emit(.note("joinChannel returned \(code)")) }
     }
 
+    /// Hands `token` to the engine the way `method` says; the outcome is the engine's answer, whenever it comes
+    /// (`renewalTaken`, `rejected`): at once in the simulation; through a hub, when the hub has checked the token.
     private func renew(_ engine: AgoraRtcEngineKit, with token: String, method: RenewMethod) {
+        let code: Int32
         switch method {
         case .renew:
-            engine.renewToken(token)
+            code = engine.renewToken(token)
         case .update where engine.connectionState == .failed:
             // updateChannel refuses a failed connection (-8); renewToken brings an expired one back.
-            engine.renewToken(token)
+            code = engine.renewToken(token)
         case .update:
-            engine.updateChannel(with: AgoraRtcChannelMediaOptions(token: token))
+            code = engine.updateChannel(with: AgoraRtcChannelMediaOptions(token: token))
         case .rejoin:
             leaveChannel(engine)
             join(engine, with: token, renewing: .rejoin)
             return
         }
-        if engine.currentToken == token {
-            emit(.tokenRenewed(method: method))
-        } else if engine.connectionState == .connecting {
-            pendingRenewal = (method, token)
-        } else if let cache {
-            Task { await cache.invalidate(rejected: token) }
-        }
+        guard code == 0 else { return rejected(token) }
+        pendingRenewal = (method, token)
     }
 
-    /// Completes a renewal the engine finished later (a rejoin, or a renewal out of failed).
-    func connected() {
-        guard let pending = pendingRenewal, engine?.currentToken == pending.token else { return }
+    /// The engine has `pendingRenewal`'s token, in a connection that is not joining: the renewal is done. Called at each
+    /// of the engine's answers that can mean it: `renewTokenResult`, the `tokenAccepted` notice, connected again.
+    func renewalTaken() {
+        guard let pending = pendingRenewal, let engine, engine.currentToken == pending.token,
+              engine.connectionState != .connecting else { return }
         pendingRenewal = nil
         emit(.tokenRenewed(method: pending.method))
+    }
+
+    /// The engine refused `token`: a renewal under way with it is over, and the cache no longer offers it.
+    func rejected(_ token: String) {
+        if pendingRenewal?.token == token { pendingRenewal = nil }
+        if let cache { Task { await cache.invalidate(rejected: token) } }
     }
 
     /// Why the engine refused `token`, when the token shows it: it names another user than the call joins as (Agora

@@ -7,7 +7,7 @@ import Timers
 import TokenClient
 
 /// A call as an app runs it: fetch a token, join, renew on `tokenPrivilegeWillExpire`, recover on
-/// `requestToken` — engine and token client, with tokens from a `TokenSource`, publishing one ordered stream of events.
+/// `requestToken` — engine and token client, with tokens from a `TokenSource`, publishing one ordered series of events.
 @MainActor
 public final class CallSession {
     public struct Configuration: Sendable {
@@ -80,9 +80,9 @@ public final class CallSession {
     public let configuration: Configuration
     /// Where tokens come from (the first pasted token is dropped once used).
     public internal(set) var tokens: TokenOrigin
-    /// Every event, in order, for one consumer (the headless printer or the call screen).
-    public let events: AsyncStream<SessionEvent>
-    /// Called synchronously with each event, before it goes into `events`.
+    /// Called with each event, in order, as it happens (the headless printer, the call screen, a recorder, chained):
+    /// nothing is queued for it, so a follower that takes its time slows the delivery of the engine's callbacks, whose
+    /// queue the engine bounds, rather than letting events pile up.
     public var onEvent: ((SessionEvent) -> Void)?
 
     public private(set) var engine: AgoraRtcEngineKit?
@@ -98,10 +98,12 @@ public final class CallSession {
     let timers: TimerQueue
     /// Timers on the network's clock (`Configuration.networkClock`): retries after a failed fetch.
     let networkTimers: TimerQueue
-    private let continuation: AsyncStream<SessionEvent>.Continuation
+    /// Those waiting in `untilEnded`.
+    private var endWaiters: [CheckedContinuation<Void, Never>] = []
     var cache: TokenCache?
     var tokenPhase = TokenPhase.idle
-    /// A renewal the engine is still completing (after a rejoin or a renewal from failed).
+    /// A renewal handed to the engine and not answered yet: the engine's answer completes it (`renewalTaken`) or
+    /// ends it (`rejected`), the same way with or without a hub.
     var pendingRenewal: (method: RenewMethod, token: String)?
     var appID: String?
     /// The token last handed to the engine, to say why the engine refused it.
@@ -125,7 +127,6 @@ public final class CallSession {
         autoRenew = configuration.autoRenew
         timers = TimerQueue(clock: configuration.clock)
         networkTimers = configuration.networkClock.map { TimerQueue(clock: $0) } ?? timers
-        (events, continuation) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
     }
 
     /// Fetches a token (or takes the pasted one) and joins.
@@ -182,7 +183,13 @@ public final class CallSession {
         return engine
     }
 
-    /// Leaves the channel and ends the stream once the engine's leave callbacks have arrived.
+    /// Returns once the session has ended (`sessionEnded` has gone to `onEvent`).
+    public func untilEnded() async {
+        guard !ended else { return }
+        await withCheckedContinuation { endWaiters.append($0) }
+    }
+
+    /// Leaves the channel and ends the session once the engine's leave callbacks have arrived.
     public func stop() {
         guard !ended, !stopping else { return }
         cancelPlannedFetch()
@@ -216,7 +223,8 @@ public final class CallSession {
         if configuration.engine == .shared { AgoraRtcEngineKit.destroy() }
         ended = true
         emit(.sessionEnded(failed: failed))
-        continuation.finish()
+        endWaiters.forEach { $0.resume() }
+        endWaiters = []
     }
 
     /// Whether the network ended the call in a way no fetch mends: a refused join (a wrong token, App ID or channel), a
@@ -247,6 +255,5 @@ public final class CallSession {
         guard !ended || { if case .sessionEnded = kind { true } else { false } }() else { return }
         let event = SessionEvent(time: timers.now, kind: kind)
         onEvent?(event)
-        continuation.yield(event)
     }
 }

@@ -156,6 +156,9 @@ public struct SessionEvent: Sendable, Equatable {
             case .hubConnected: [("notice", .text("hubConnected"))]
             case .hubLost(let reason): [("notice", .text("hubLost")), ("reason", .text(reason))]
             case .hubError(let message): [("notice", .text("hubError")), ("message", .text(message))]
+            case .hubVideoUnreadable(let uid, let problem):
+                [("notice", .text("hubVideoUnreadable")), ("uid", .number(Int64(uid))), ("problem", .text(problem))]
+            case .hubUsersPastLimit(let limit): [("notice", .text("hubUsersPastLimit")), ("limit", .number(Int64(limit)))]
             }
         }
     }

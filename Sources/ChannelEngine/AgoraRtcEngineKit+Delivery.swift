@@ -6,6 +6,33 @@ struct Callback {
     let then: (@MainActor () -> Void)?
 }
 
+/// The callbacks waiting for the main actor, oldest first: appending and taking the first are O(1) (amortized), so
+/// a long queue costs no more per callback than a short one.
+struct CallbackQueue {
+    private var slots: [Callback?] = []
+    private var head = 0
+
+    var count: Int { slots.count - head }
+    var isEmpty: Bool { head == slots.count }
+
+    mutating func append(_ callback: Callback) { slots.append(callback) }
+
+    mutating func popFirst() -> Callback? {
+        guard head < slots.count else { return nil }
+        let first = slots[head]
+        slots[head] = nil
+        head += 1
+        if head == slots.count {
+            slots.removeAll(keepingCapacity: true)
+            head = 0
+        } else if head >= 1024, head * 2 >= slots.count {
+            slots.removeFirst(head)
+            head = 0
+        }
+        return first
+    }
+}
+
 extension AgoraRtcEngineKit {
     func locked<T>(_ body: () throws -> T) rethrows -> T {
         lock.lock()
@@ -32,6 +59,10 @@ extension AgoraRtcEngineKit {
         queue.append(Callback(channel: channel, event: event, then: then))
     }
 
+    /// The most callbacks one delivery runs before it lets the main actor do what else waits (a signal, a key, a
+    /// timer) and goes on after it.
+    static let deliveryBatch = 256
+
     /// Delivery is a timer due now: on a real clock it runs on the main actor as soon as it is free; on a
     /// manual clock it runs when the test next advances the clock, at the same instant. A delivery running now
     /// takes the new callbacks too.
@@ -46,7 +77,8 @@ extension AgoraRtcEngineKit {
     }
 
     /// Delivers queued callbacks in order, outside the lock; a callback that calls back into the engine queues
-    /// more, which this same loop delivers after it returns, so no callback runs inside another.
+    /// more, which this same loop delivers after it returns, so no callback runs inside another. After
+    /// `deliveryBatch` of them it yields the main actor and goes on in a later turn (`TimerQueue.afterYield`).
     @MainActor
     func deliver() {
         let starts = locked {
@@ -56,7 +88,8 @@ extension AgoraRtcEngineKit {
             return true
         }
         guard starts else { return }
-        while let (callback, observer, delegate) = nextCallback() {
+        for _ in 0..<Self.deliveryBatch {
+            guard let (callback, observer, delegate) = nextCallback() else { return }
             if callback.channel?.isMain != false { observer?(callback.event) }
             if case .didJoinChannel(let name, let uid, let elapsed) = callback.event,
                let joinSuccess = locked({ callback.channel?.joinSuccess }) {
@@ -66,15 +99,21 @@ extension AgoraRtcEngineKit {
             }
             callback.then?()
         }
+        let more = locked {
+            delivering = false
+            guard !queue.isEmpty, !deliveryScheduled else { return false }
+            deliveryScheduled = true
+            return true
+        }
+        if more { timers.afterYield { [weak self] in self?.deliver() } }
     }
 
     private func nextCallback() -> (Callback, (@MainActor (AgoraRtcEvent) -> Void)?, (any AgoraRtcEngineDelegate)?)? {
         locked {
-            guard !queue.isEmpty else {
+            guard let callback = queue.popFirst() else {
                 delivering = false
                 return nil
             }
-            let callback = queue.removeFirst()
             let delegate = callback.channel?.isMain == false ? callback.channel?.exDelegate : delegateReference
             return (callback, observerClosure, delegate)
         }

@@ -9,6 +9,12 @@ extension AgoraRtcEngineKit {
     static let hubVideoFrozenAfter: Duration = .seconds(1)
     /// How often the local user's video goes to the hub, and a hub user's can change.
     public nonisolated static let hubVideoInterval: Duration = .seconds(1) / HubVideoFrame.maxPerSecond
+    /// The most users of a hub's channel the engine announces: those the hub names first (in `joined`, then as they
+    /// join); the hub may name more, a screen could not show them, and each costs callbacks.
+    public nonisolated static let hubUserLimit = 128
+    /// The most callbacks that may wait for the main actor when the hub speaks: more, and the hub is sending faster
+    /// than the app takes in, so the engine drops the link (`HubLink.drop`) rather than hold them all.
+    public nonisolated static let hubBacklogLimit = 4096
 
     /// Where the link to the hub stands; nil without a hub.
     var hubLinkState: HubLinkState? { locked { hub?.linkState } }
@@ -35,8 +41,22 @@ extension AgoraRtcEngineKit {
     func openHub() {
         hub?.link.open { [weak self] event in
             guard let self else { return }
-            self.call { self.receive(event) }
+            self.call {
+                self.receive(event)
+                switch event {
+                case .notice, .video, .unreadableVideo: self.limitBacklog()
+                case .connected, .lost: break
+                }
+            }
         }
+    }
+
+    /// Drops the link when, after something the hub sent, more than `hubBacklogLimit` callbacks wait for the app: the
+    /// queue the hub feeds stays bounded however fast it sends, and the link comes back after the usual backoff.
+    private func limitBacklog() {
+        guard let hub, !hub.dropping, queue.count > Self.hubBacklogLimit else { return }
+        hub.dropping = true
+        hub.link.drop("it sent faster than the app takes in: over \(Self.hubBacklogLimit) callbacks waiting")
     }
 
     // MARK: Requests
@@ -104,15 +124,24 @@ extension AgoraRtcEngineKit {
             hub.linkState = .connected
             hub.leavesUnanswered = 0
             hub.standing = .out
+            hub.dropping = false
+            hub.warnedTokens = []
             emit(.simulatorNotice(.hubConnected), on: nil)
             if let main, main.state == .connecting || main.state == .reconnecting { presentJoin(main) }
         case .lost(let reason):
             hub.linkState = .lost(reason: reason)
             hub.standing = .out
+            hub.dropping = false
+            if let main, let last = hub.renewals.last {
+                // Unanswered, the latest renewal is the token the join after the reconnect presents, and its answer.
+                main.pendingToken = last.token
+                main.pendingRenewResult = last.path == .renewToken
+            }
             hub.renewals = []
             emit(.simulatorNotice(.hubLost(reason: reason)), on: nil)
             if let main, main.isInChannel { linkBroke(main) }
         case .notice(let notice):
+            guard !hub.dropping else { return }
             guard hub.leavesUnanswered == 0 else {
                 if Self.answersLeave(notice) { hub.leavesUnanswered -= 1 }
                 return
@@ -120,8 +149,13 @@ extension AgoraRtcEngineKit {
             guard let main, main.isActive else { return }
             handle(notice, on: main)
         case .video(let frame):
-            guard hub.leavesUnanswered == 0, let main, main.isInChannel else { return }
+            guard !hub.dropping, hub.leavesUnanswered == 0, let main, main.isInChannel else { return }
             received(frame, on: main)
+        case .unreadableVideo(let uid, let problem):
+            // Said once per peer and stay: the peer's own frames, ten a second, are theirs to mend.
+            guard !hub.dropping, hub.leavesUnanswered == 0, let main, main.isInChannel, hub.peers.contains(UInt(uid)),
+                  hub.unreadableNoted.insert(UInt(uid)).inserted else { return }
+            emit(.simulatorNotice(.hubVideoUnreadable(uid: UInt(uid), problem: problem)), on: main)
         }
     }
 
@@ -138,16 +172,17 @@ extension AgoraRtcEngineKit {
         switch notice {
         case .joined(_, let uid, let role, let expiresAt, let users):
             guard main.state == .connecting || main.state == .reconnecting else { return }
-            joined(main, uid: UInt(uid), role: role, expiresAt: expiresAt, users: users.map { UInt($0.uid) })
+            joined(main, uid: UInt(uid), role: role, expiresAt: expiresAt, users: users)
         case .userJoined(let peer):
             guard let hub, main.isInChannel, UInt(peer.uid) != main.connection.localUid,
                   !hub.peers.contains(UInt(peer.uid)) else { return }
+            guard hub.peers.count < Self.hubUserLimit else { return pastUserLimit(on: main) }
             hub.peers.append(UInt(peer.uid))
             syncRemoteUsers(of: main)
         case .userOffline(let uid, let reason):
             let uid = UInt(uid)
             guard let hub, hub.peers.contains(uid) else { return }
-            hub.peers.removeAll { $0 == uid }
+            hub.peers.remove(uid)
             hub.frames[uid] = nil
             timers.cancel(hub.freezeTimers.removeValue(forKey: uid))
             if main.announced.contains(uid), main.state == .connected {
@@ -157,7 +192,7 @@ extension AgoraRtcEngineKit {
             role = new == .broadcaster ? .broadcaster : .audience
             changeRole(of: main, from: main.role, to: role, confirmed: true)
         case .tokenPrivilegeWillExpire:
-            guard main.isInChannel, let token = main.token else { return }
+            guard let hub, main.isInChannel, let token = main.token, hub.warnedTokens.insert(token).inserted else { return }
             emit(.tokenPrivilegeWillExpire(token: token), on: main)
         case .renewTokenResult(let result, let expiresAt):
             guard let hub, !hub.renewals.isEmpty else { return }
@@ -186,7 +221,7 @@ extension AgoraRtcEngineKit {
     }
 
     /// The hub let the main connection in: first join, a rejoin after its token ran out, or after the link broke.
-    private func joined(_ main: Channel, uid: UInt, role hubRole: HubRole, expiresAt: Int64, users: [UInt]) {
+    private func joined(_ main: Channel, uid: UInt, role hubRole: HubRole, expiresAt: Int64, users: [HubPeer]) {
         guard let hub else { return }
         let token = main.pendingToken ?? main.token
         let state = main.state, renewing = main.reason == .reasonRenewToken
@@ -194,7 +229,10 @@ extension AgoraRtcEngineKit {
         main.role = hubRole == .broadcaster ? .broadcaster : .audience
         main.pendingToken = nil
         hub.standing = .joined
-        hub.peers = users.filter { $0 != uid }
+        hub.peers = []
+        var named = users.lazy.map { UInt($0.uid) }.filter { $0 != uid }.makeIterator()
+        while hub.peers.count < Self.hubUserLimit, let peer = named.next() { hub.peers.append(peer) }
+        let pastLimit = named.contains { !hub.peers.contains($0) }
         if let token { take(token, expiringAt: expiresAt, on: main) }
         switch state {
         case .reconnecting:
@@ -214,8 +252,16 @@ extension AgoraRtcEngineKit {
         if main.pendingRenewResult, let token { emit(.renewTokenResult(token: token, code: .success), on: main) }
         main.pendingRenewResult = false
         attach(main)
+        if pastLimit { pastUserLimit(on: main) }
         if role != main.role { requestRole(role, on: main) }
         sendVideo(on: main)
+    }
+
+    /// The hub named more users than `hubUserLimit`: those past it are not announced (said once per stay).
+    private func pastUserLimit(on main: Channel) {
+        guard let hub, !hub.saidPastUserLimit else { return }
+        hub.saidPastUserLimit = true
+        emit(.simulatorNotice(.hubUsersPastLimit(Self.hubUserLimit)), on: main)
     }
 
     /// Back in the channel after the link broke: connected / rejoinSuccess, `didRejoinChannel`, and the users again.
@@ -243,8 +289,7 @@ extension AgoraRtcEngineKit {
         setState(state, reason, on: main)
         if let error { emit(.didOccurError(error), on: main) }
         if main.pendingRenewResult, let token {
-            let rejection = [TokenRejection.expired, .invalidToken, .invalidAppId, .invalidChannelName, .invalidAccount]
-                .first { $0.state == state && $0.reason == reason && $0.error == error }
+            let rejection = TokenRejection.all.first { $0.state == state && $0.reason == reason && $0.error == error }
             emit(.renewTokenResult(token: token, code: rejection?.renewCode ?? .failure), on: main)
         }
         main.pendingToken = nil

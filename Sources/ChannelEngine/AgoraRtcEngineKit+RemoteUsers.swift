@@ -67,13 +67,14 @@ extension AgoraRtcEngineKit {
 
     /// Brings what the connection has announced in line with who is visible, simulated or on the hub:
     /// `didJoinedOfUid` (then the first video frame) for newcomers, `didOfflineOfUid` for those gone. Nothing
-    /// arrives while the link is down. A hub user's first frame comes when the hub forwards it.
+    /// arrives while the link is down. A hub user's first frame comes when the hub forwards it. Linear in the users:
+    /// every look-up is in a set.
     func syncRemoteUsers(of channel: Channel) {
         guard channel.state == .connected, networkDownSince == nil else { return }
         let world = world(for: channel)
-        let hubPeers = usesHub(channel) ? hub?.peers ?? [] : []
+        let hubPeers: UidList = usesHub(channel) ? hub?.peers ?? [] : []
         let simulated = world.visible.filter { !hubPeers.contains($0.uid) }
-        let visible = simulated.map(\.uid) + hubPeers
+        let visible = Set(simulated.map(\.uid)).union(hubPeers)
         for uid in channel.announced where !visible.contains(uid) {
             announceOffline(uid, reason: world.peer(uid)?.offlineReason ?? .quit, on: channel)
         }
@@ -108,7 +109,7 @@ extension AgoraRtcEngineKit {
 
     /// `didOfflineOfUid`, and the user's video stopped.
     func announceOffline(_ uid: UInt, reason: AgoraUserOfflineReason, on channel: Channel) {
-        channel.announced.removeAll { $0 == uid }
+        channel.announced.remove(uid)
         emit(.didOfflineOfUid(uid, reason: reason), on: channel)
         setRemoteVideo(.stopped, .remoteOffline, of: uid, on: channel)
         channel.remoteVideo[uid] = nil

@@ -23,7 +23,7 @@ extension AgoraRtcEngineKit {
             engine.delegateReference = nil
             engine.observerClosure = nil
             for channel in engine.activeChannels { engine.leave(channel) }
-            engine.queue = []
+            engine.queue = CallbackQueue()
         }
         engine.hub?.link.close()
     }

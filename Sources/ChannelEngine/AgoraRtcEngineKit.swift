@@ -61,7 +61,7 @@ public final class AgoraRtcEngineKit: @unchecked Sendable {
     let hub: HubState?
 
     /// Callbacks waiting for the main actor, whether a delivery is scheduled for them, and whether one is running.
-    var queue: [Callback] = []
+    var queue = CallbackQueue()
     var deliveryScheduled = false
     var delivering = false
 
@@ -99,7 +99,7 @@ public final class AgoraRtcEngineKit: @unchecked Sendable {
     /// When that token stops being accepted (unix seconds), if it expires.
     public var tokenExpiresAt: Int64? { locked { main?.tokenExpiresAt } }
     /// Remote users of the main connection, in the order they were announced.
-    public var remoteUids: [UInt] { locked { main?.announced ?? [] } }
+    public var remoteUids: [UInt] { locked { Array(main?.announced ?? []) } }
     public var isNetworkInterrupted: Bool { locked { networkDownSince != nil } }
 
     /// The main connection's state, as the SDK's method gives it.

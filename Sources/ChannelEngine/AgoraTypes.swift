@@ -111,6 +111,11 @@ public enum SimulatorNotice: Sendable, Equatable {
     case hubLost(reason: String)
     /// The hub could not read or do what the engine sent it (its `error` message).
     case hubError(String)
+    /// A hub user's video frame did not read (why, in words): dropped, and noted once per user and stay.
+    case hubVideoUnreadable(uid: UInt, problem: String)
+    /// The hub named more users than the engine announces (`AgoraRtcEngineKit.hubUserLimit`, given): those past it
+    /// are not announced. Noted once per stay.
+    case hubUsersPastLimit(Int)
 }
 
 /// A user's network quality as `networkQuality` reports it (`AgoraNetworkQuality`): 0 unknown … 6 down.

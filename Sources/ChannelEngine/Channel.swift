@@ -30,7 +30,7 @@ final class Channel: @unchecked Sendable {
     var joinStartedAt: Duration = .zero
     var linkTimers: [TimerQueue.ID] = []
     /// Remote users announced through `didJoinedOfUid` and not yet offline, in announcement order.
-    var announced: [UInt] = []
+    var announced: UidList = []
     /// The video state last reported for each announced remote user.
     var remoteVideo: [UInt: AgoraVideoRemoteState] = [:]
     var videoTimers: [TimerQueue.ID] = []

@@ -39,8 +39,18 @@ final class HubState {
     var leavesUnanswered = 0
     /// Renewals sent, in order; each `renewTokenResult` answers the first.
     var renewals: [(token: String, path: RenewalPath)] = []
-    /// The broadcasters the hub says are in the main channel, in the order it named them.
-    var peers: [UInt] = []
+    /// The broadcasters the hub says are in the main channel, in the order it named them, at most
+    /// `AgoraRtcEngineKit.hubUserLimit`.
+    var peers: UidList = []
+    /// Whether the engine has said that the hub named more users than it shows, in this stay in the channel.
+    var saidPastUserLimit = false
+    /// The peers whose unreadable video the engine has noted, in this stay in the channel.
+    var unreadableNoted: Set<UInt> = []
+    /// The tokens the hub has warned about on this connection: a warning comes once per token.
+    var warnedTokens: Set<String> = []
+    /// The engine asked the link to drop the connection (`HubLink.drop`): what the hub says until the link reports the
+    /// loss is not heard.
+    var dropping = false
     /// The latest frame of each peer, and when it came on the engine's clock.
     var frames: [UInt: (frame: HubVideoFrame, at: Duration)] = [:]
     var freezeTimers: [UInt: TimerQueue.ID] = [:]
@@ -59,5 +69,7 @@ final class HubState {
         videoTimer = nil
         peers = []
         frames = [:]
+        saidPastUserLimit = false
+        unreadableNoted = []
     }
 }

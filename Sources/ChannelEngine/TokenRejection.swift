@@ -17,6 +17,9 @@ public struct TokenRejection: Error, Equatable, Sendable {
     /// Refused before the token is read: a channel name or user account Agora does not accept.
     public static let invalidChannelName = TokenRejection(state: .failed, reason: .reasonInvalidChannelName, error: .invalidChannelId, renewCode: .invalidChannelName)
     public static let invalidAccount = TokenRejection(state: .failed, reason: .reasonJoinFailed, error: .invalidUserAccount, renewCode: .failure)
+    /// Every way a token is refused.
+    public static let all: [TokenRejection] = [.invalidToken, .wrongChannel, .expired, .invalidAppId, .otherAppId, .invalidChannelName,
+                                               .invalidAccount]
 
     /// Checks a token as Agora's network does: App ID, signature (when the certificate is known), expiry, join
     /// privilege, channel and user. Returns the parsed token, or nil for no token where none is needed (no

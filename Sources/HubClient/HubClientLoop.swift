@@ -38,6 +38,7 @@ final class LoopCore: @unchecked Sendable {
         case send(HubConnection, frame: [UInt8], isVideo: Bool)
         case silent(HubConnection, Bool)
         case close(HubConnection)
+        case drop(HubConnection, reason: String)
         case connectFinished(HubConnection, attempt: Int, Result<Socket, SocketError>)
     }
 
@@ -118,6 +119,7 @@ final class LoopCore: @unchecked Sendable {
         case .close(let connection):
             connection.closeForGood()
             connections.removeAll { $0 === connection }
+        case .drop(let connection, let reason): connection.abandon(reason)
         case .connectFinished(let connection, let attempt, let result): connection.connectFinished(attempt: attempt, result)
         }
     }

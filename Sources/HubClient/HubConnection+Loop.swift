@@ -84,6 +84,12 @@ extension HubConnection {
         }
     }
 
+    /// Closes an open connection as broken by the hub, at its user's word (`HubLink.drop`).
+    func abandon(_ reason: String) {
+        guard case .open(let wire) = phase else { return }
+        fail(wire, .policyViolation, reason)
+    }
+
     /// Ends the connection for good: a close frame when open, no more events.
     func closeForGood() {
         switch phase {
@@ -201,39 +207,30 @@ extension HubConnection {
                 return lost("\(address) refused the WebSocket handshake: it answered \(String(refusal.statusLine.prefix(200)).jsonQuoted) "
                             + "(\(refusal.problem)); is \(address.target) the hub's path on a tokencall serve?")
             }
-            wire.reader.append(wire.head[end.upperBound...])
+            wire.inbound.append(wire.head[end.upperBound...])
             wire.head = []
             wire.nextPing = core.clock.now + timing.pingInterval
             phase = .open(wire)
             deliver(.connected)
         case .open:
-            wire.reader.append(received)
+            wire.inbound.append(received)
         default: return
         }
         readFrames(wire)
     }
 
     private func readFrames(_ wire: Wire) {
-        while case .open(let current) = phase, current === wire {
-            let event: WebSocketEvent?
-            do { event = try wire.reader.next() } catch { return fail(wire, error.code, error.reason) }
-            switch event {
-            case nil: return
-            case .ping(let payload):
+        while case .open(let current) = phase, current === wire, let step = wire.inbound.next() {
+            switch step {
+            case .deliver(let event):
+                if case .notice = event { failures = 0 }  // the hub speaks the protocol: the connection works
+                deliver(event)
+            case .pong(let payload):
                 queue(WebSocketFrame.encode(.pong, payload, mask: Self.mask()), on: wire)
-            case .pong: break
-            case .text(let text):
-                let notice: HubNotice
-                do { notice = try HubNotice(json: text) } catch {
-                    return fail(wire, .policyViolation, "a text message that is not a hub notice: \(error)")
-                }
-                failures = 0  // the hub speaks the protocol: the connection works
-                deliver(.notice(notice))
-            case .binary(let bytes):
-                do { deliver(.video(try HubVideoFrame(decoding: bytes))) } catch {
-                    return fail(wire, bytes.count > HubVideoFrame.maxBytes ? .messageTooBig : .policyViolation, error.description)
-                }
-            case .close(let code, let reason):
+            case .heard: break
+            case .broken(let code, let reason):
+                return fail(wire, code, reason)
+            case .closed(let code, let reason):
                 wire.output += WebSocketFrame.close(code == .noStatus ? .normal : code, reason: "", mask: Self.mask())
                 write(wire, reportingFailure: false)
                 let said = code == .noStatus ? "without a code" : "with \(code.rawValue)" + (reason.isEmpty ? "" : ": \(reason)")

@@ -13,8 +13,6 @@ public final class HubConnection: HubLink, @unchecked Sendable {
 
     /// The most that may wait to be sent; a hub that takes none of it is gone.
     static let maxQueuedBytes = 256 * 1024
-    /// The most one message from the hub may hold: a `joined` lists every broadcaster of a channel.
-    static let maxMessageBytes = 1 << 20
 
     // The rest belongs to the loop's thread.
     enum Phase {
@@ -36,7 +34,7 @@ public final class HubConnection: HubLink, @unchecked Sendable {
         var output: [UInt8] = []
         var sent = 0
         var head: [UInt8] = []
-        var reader = WebSocketReader(role: .client, maxMessageBytes: HubConnection.maxMessageBytes)
+        var inbound = HubInbound()
         var lastHeard: ContinuousClock.Instant
         var nextPing: ContinuousClock.Instant
 
@@ -74,6 +72,8 @@ public final class HubConnection: HubLink, @unchecked Sendable {
     public func setSilent(_ silent: Bool) { core.hand(.silent(self, silent)) }
 
     public func close() { core.hand(.close(self)) }
+
+    public func drop(_ reason: String) { core.hand(.drop(self, reason: reason)) }
 
     /// A fresh masking key, as RFC 6455 §5.3 asks of every client frame.
     static func mask() -> (UInt8, UInt8, UInt8, UInt8) {

@@ -100,6 +100,8 @@ final class LoadClient: @unchecked Sendable {
             tally.lost()
         case .video(let frame):
             if let sentAt = TimedFrame.sentAt(frame) { tally.record(Measure.fanOut, (.now - epoch) - sentAt) }
+        case .unreadableVideo:
+            tally.error("a video frame that does not add up")
         case .notice(let notice):
             handle(notice)
         }

@@ -5,6 +5,9 @@ public enum HubLinkEvent: Equatable, Sendable {
     case notice(HubNotice)
     /// A frame of another user's video, stamped with its uid by the hub.
     case video(HubVideoFrame)
+    /// A frame from another user (`uid`, as the hub stamped it) whose cells the format does not allow, said why: that
+    /// user's content, dropped; the link stays up, for one user's frames never break it.
+    case unreadableVideo(uid: UInt32, problem: String)
     /// The connection broke, could not be made, or the hub sent what the protocol does not allow (said in `reason`);
     /// the link tries again by itself until it is closed.
     case lost(reason: String)
@@ -33,4 +36,8 @@ public protocol HubLink: AnyObject, Sendable {
     func setSilent(_ silent: Bool)
     /// Closes the connection for good: a close frame when connected, no reconnecting, no more events.
     func close()
+    /// Ends the connection as one the hub broke (it sends more than its user can take, or what a channel cannot hold):
+    /// a close frame with 1008 and `reason`, then `lost` with it, and a reconnect as after any loss. Nothing happens
+    /// when the link is not connected (a `lost` came already).
+    func drop(_ reason: String)
 }

@@ -63,8 +63,7 @@ public struct HubVideoFrame: Equatable, Sendable {
                 filled += run
             }
         }
-        let uid = UInt32(bytes[1]) << 24 | UInt32(bytes[2]) << 16 | UInt32(bytes[3]) << 8 | UInt32(bytes[4])
-        (self.uid, self.columns, self.rows, self.cells) = (uid, columns, rows, cells)
+        (self.uid, self.columns, self.rows, self.cells) = (Self.stampedUid(of: bytes) ?? 0, columns, rows, cells)
     }
 
     /// Checks that `bytes` are a frame the format allows, without keeping its cells (what the hub does before it
@@ -90,6 +89,12 @@ public struct HubVideoFrame: Equatable, Sendable {
         guard cells == columns * rows else {
             throw HubProtocolError("a video frame's runs hold \(cells) cells, not its \(columns)×\(rows)")
         }
+    }
+
+    /// The uid in `frame`'s header, the hub's stamp of who sent it; nil when it has no valid header.
+    public static func stampedUid(of frame: [UInt8]) -> UInt32? {
+        guard frame.count >= headerBytes, frame[0] == version, frame[5] > 0, frame[6] > 0 else { return nil }
+        return UInt32(frame[1]) << 24 | UInt32(frame[2]) << 16 | UInt32(frame[3]) << 8 | UInt32(frame[4])
     }
 
     /// `frame` with `uid` written into its header: the hub's stamp of who sent it.

@@ -138,6 +138,9 @@ extension SessionEvent {
         case "hubConnected": return .hubConnected
         case "hubLost": return .hubLost(reason: try object.text("reason"))
         case "hubError": return .hubError(try object.text("message"))
+        case "hubVideoUnreadable":
+            return .hubVideoUnreadable(uid: UInt(try object.integer("uid", as: UInt32.self)), problem: try object.text("problem"))
+        case "hubUsersPastLimit": return .hubUsersPastLimit(Int(try object.integer("limit", as: UInt16.self)))
         case let other: throw LineProblem("simulatorNotice's notice \(RecordedObject.quoted(other)) is not one the engine gives")
         }
     }

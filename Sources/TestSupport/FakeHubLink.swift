@@ -9,6 +9,7 @@ public final class FakeHubLink: HubLink {
         var requests: [HubRequest] = []
         var frames: [HubVideoFrame] = []
         var silences: [Bool] = []
+        var drops: [String] = []
         var closed = false
     }
 
@@ -20,6 +21,8 @@ public final class FakeHubLink: HubLink {
     public var frames: [HubVideoFrame] { state.withLock { $0.frames } }
     public var silences: [Bool] { state.withLock { $0.silences } }
     public var isClosed: Bool { state.withLock { $0.closed } }
+    /// The reasons of the engine's `drop`s, in order; the test answers each with `lost` as a real link does.
+    public var drops: [String] { state.withLock { $0.drops } }
     /// The joins sent, in order.
     public var joins: [HubJoin] {
         requests.compactMap { if case .join(let join) = $0 { join } else { nil } }
@@ -33,6 +36,7 @@ public final class FakeHubLink: HubLink {
     public func sendVideo(_ frame: HubVideoFrame) { state.withLock { $0.frames.append(frame) } }
     public func setSilent(_ silent: Bool) { state.withLock { $0.silences.append(silent) } }
     public func close() { state.withLock { $0.closed = true } }
+    public func drop(_ reason: String) { state.withLock { $0.drops.append(reason) } }
 
     public func inject(_ event: HubLinkEvent) {
         let events = state.withLock { $0.events }

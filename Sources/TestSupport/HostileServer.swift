@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Synchronization
+import WebSocket
 
 /// A token server that misbehaves on purpose: a raw socket on 127.0.0.1 that reads each request and answers
 /// it with the test's script, one request per connection, recording what it was sent and whether the client
@@ -145,4 +146,16 @@ public final class HostileServer: Sendable {
 /// An HTTP/1.1 head that closes the connection after the answer, so each request comes on a new one.
 public func head(_ status: String, _ headers: [String] = []) -> String {
     (["HTTP/1.1 \(status)", "Connection: close"] + headers).joined(separator: "\r\n") + "\r\n\r\n"
+}
+
+extension HostileServer.Connection {
+    /// Answers the request as a hub opening a WebSocket does: 101 with the accept key of the request's
+    /// `Sec-WebSocket-Key`. False once the client has closed the connection.
+    @discardableResult
+    public func acceptWebSocket() -> Bool {
+        let key = request.split(separator: "\r\n").first { $0.lowercased().hasPrefix("sec-websocket-key:") }
+            .map { $0.dropFirst("sec-websocket-key:".count).trimmingCharacters(in: .whitespaces) } ?? ""
+        return write("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                     + "Sec-WebSocket-Accept: \(WebSocketHandshake.acceptValue(forKey: key))\r\n\r\n")
+    }
 }

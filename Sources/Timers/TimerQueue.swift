@@ -57,6 +57,16 @@ public final class TimerQueue: Sendable {
         }
     }
 
+    /// Runs `action` on the main actor after what waits for it now (a signal's handler, a key, a task woken), as a job
+    /// of its own; on a stepped clock, as a timer due now, so a test's advance still runs it at the same instant.
+    public func afterYield(_ action: @escaping @MainActor () -> Void) {
+        if isStepped {
+            schedule(after: .zero, action)
+        } else {
+            Task { @MainActor in action() }
+        }
+    }
+
     public func cancel(_ id: ID?) {
         guard let id else { return }
         cancel([id])

@@ -101,7 +101,7 @@ extension JoinCommand {
         Console.error("tokencall join: seed \(session.configuration.seed)")
         let signals = StopSignals.onMain(finish)
         let deadline = end(session, after: duration, finish)
-        for await _ in session.events {}
+        await session.untilEnded()
         signals.forEach { $0.cancel() }
         deadline?.cancel()
         let picture = grid ?? screen.grid(width: width, height: height, options: options)

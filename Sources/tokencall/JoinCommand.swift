@@ -260,16 +260,18 @@ enum JoinCommand {
         let earlier = session.onEvent  // a recorder
         session.onEvent = { event in
             earlier?(event)
-            if case .sessionEnded(let wasFailed) = event.kind { failed = wasFailed }
+            printHeadless(event, json: json)
+            switch event.kind {
+            case .sessionEnded(let wasFailed): failed = wasFailed
+            case .stuck: Task { @MainActor in session.stop() }
+            default: break
+            }
         }
         session.start()
         Console.error("tokencall join: seed \(config.seed)")
         let signals = StopSignals.onMain { session.stop() }
         let deadline = end(session, after: duration) { session.stop() }
-        for await event in session.events {
-            printHeadless(event, json: json)
-            if case .stuck = event.kind { session.stop() }
-        }
+        await session.untilEnded()
         signals.forEach { $0.cancel() }
         deadline?.cancel()
         return failed ? ExitCode.failure : ExitCode.ok

@@ -51,13 +51,66 @@ import Testing
         await h.run(for: 0.5)
         #expect(h.count("requestToken") == 1)
         #expect(link.joins.count == 2)
-        #expect(link.joins.last?.token != renewal)
+        // The hub never answered the renewal, so its token, still good, is the one the cache offers again.
+        #expect(link.joins.last?.token == renewal)
+        #expect(link.joins.last?.token != first.token)
         link.inject(joined(h))
         await h.run(for: 0.5)
         #expect(h.session.engine?.connectionState == .connected)
         #expect(h.events.contains { $0.kind == .engine(.connectionStateChanged(.connected, reason: .reasonRejoinSuccess)) })
         await h.stop()
         #expect(link.requests.last == .leave)
+    }
+
+    /// A joined session whose hub has warned: the renewal's token has gone to the hub, which has not answered yet.
+    func renewing(_ method: RenewMethod) async throws -> (FakeHubLink, SessionHarness, String) {
+        let link = FakeHubLink()
+        let h = SessionHarness {
+            $0.hub = CallSession.Hub(address: "ws://127.0.0.1:8082/hub", link: link)
+            $0.renewMethod = method
+        }
+        h.session.start()
+        await h.settle(until: { h.count("tokenFetched") == 1 })
+        link.inject(.connected)
+        await h.run(for: 0.5)
+        link.inject(joined(h))
+        await h.run(for: 10)  // tokens made a second apart differ
+        link.inject(.notice(.tokenPrivilegeWillExpire(expiresAt: Int64(h.clock.unixTime) + 30)))
+        await h.clock.advance(by: .zero)
+        await h.settle(until: { h.count("tokenFetched") == 2 })
+        await h.run(for: 0.5)
+        guard case .renew(let renewal) = link.requests.last else { throw CancellationError() }
+        return (link, h, renewal)
+    }
+
+    static let renewed = HubCode(name: "success", value: 0)
+
+    /// The token the session's cache holds, once what the session told it (a task of its own) has arrived.
+    func cachedToken(_ h: SessionHarness) async -> String? {
+        for _ in 0..<100 { await Task.yield() }
+        return await h.session.cache?.cached?.token
+    }
+
+    @Test(arguments: [RenewMethod.renew, .update])
+    func aRenewalTheHubTakesIsTokenRenewedAndItsTokenStaysInTheCache(method: RenewMethod) async throws {
+        let (link, h, renewal) = try await renewing(method)
+        #expect(h.count("tokenRenewed") == 0, "nothing is renewed until the hub says so")
+        link.inject(.notice(.renewTokenResult(Self.renewed, expiresAt: Int64(h.clock.unixTime) + 40)))
+        await h.run(for: 0.5)
+        #expect(h.events.filter { $0.name == "tokenRenewed" }.map(\.kind) == [.tokenRenewed(method: method)])
+        #expect(h.session.engine?.currentToken == renewal)
+        #expect(await cachedToken(h) == renewal, "the cache was told the accepted token was refused")
+    }
+
+    @Test(arguments: [RenewMethod.renew, .update])
+    func aRenewalTheHubRefusesIsNotRenewedAndLeavesTheCache(method: RenewMethod) async throws {
+        let (link, h, renewal) = try await renewing(method)
+        #expect(await cachedToken(h) == renewal)
+        link.inject(.notice(.renewTokenResult(HubCode(name: "invalidToken", value: 3), expiresAt: nil)))
+        await h.run(for: 0.5)
+        #expect(h.count("tokenRenewed") == 0)
+        #expect(h.session.engine?.currentToken != renewal)
+        #expect(await cachedToken(h) == nil, "the refused token is still offered")
     }
 
     @Test func pushedOutByTheSameUidElsewhereTheCallIsStuckAndSaysWhy() async throws {

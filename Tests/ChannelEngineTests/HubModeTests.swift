@@ -479,6 +479,7 @@ final class LockWatchingLink: HubLink {
     func sendVideo(_ frame: HubVideoFrame) { note("sendVideo"); fake.sendVideo(frame) }
     func setSilent(_ silent: Bool) { note("setSilent \(silent)"); fake.setSilent(silent) }
     func close() { fake.close() }
+    func drop(_ reason: String) { note("drop"); fake.drop(reason) }
 
     /// Tries the lock from another thread, which only succeeds when no thread holds it.
     private func note(_ call: String) {

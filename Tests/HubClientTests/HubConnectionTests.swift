@@ -144,6 +144,48 @@ import WebSocket
         #expect(reason?.contains("closed with 1009: a video frame of 5003 bytes, over 4096") == true)
     }
 
+    @Test func aPeersFrameThatDoesNotAddUpIsDroppedAndTheLinkStays() throws {
+        // The issue's frame as the hub forwards it: a valid header, stamped with the sender's uid, whose runs hold 10
+        // cells, not 32×18. Then a good frame from someone else, and a notice.
+        let unreadable: [UInt8] = [HubVideoFrame.version, 0, 0, 0, 7, 32, 18, 10, 0xFF, 0, 0]
+        let good = HubVideoFrame(uid: 9, columns: 2, rows: 1, cells: [.init(red: 1, green: 2, blue: 3), .init(red: 4, green: 5, blue: 6)])!
+        let notice = HubNotice.userOffline(uid: 7, reason: HubCode(name: "quit", value: 0))
+        let server = try HostileServer { connection in
+            connection.write(Self.opened(Self.key(of: connection)) + WebSocketFrame.encode(.binary, unreadable)
+                             + WebSocketFrame.encode(.binary, good.encoded) + WebSocketFrame.encode(.text, Array(notice.json.utf8)))
+            connection.waitForClose(upTo: .seconds(10))
+        }
+        defer { server.stop() }
+        let (client, log) = try openConnection(try HubAddress(parsing: "ws://127.0.0.1:\(server.port)/hub"))
+        defer { client.close() }
+        #expect(log.next() == .connected)
+        #expect(log.next() == .unreadableVideo(uid: 7, problem: "a video frame's runs hold 10 cells, not its 32×18"))
+        #expect(log.next() == .video(good))
+        #expect(log.next() == .notice(notice))
+    }
+
+    @Test func aBinaryMessageWithoutAFramesHeaderIsTheHubsOwnFaultAndEndsTheConnectionWith1008() throws {
+        let reason = try lostReason { key in Self.opened(key) + WebSocketFrame.encode(.binary, [2, 0, 0, 0, 7, 32, 18]) }
+        #expect(reason?.contains("closed with 1008: not a version 1 video frame") == true, "\(reason ?? "no loss")")
+    }
+
+    @Test func droppedByItsUserTheConnectionClosesWith1008AndComesBack() throws {
+        let closes = Mutex<[WebSocketEvent]>([])
+        let server = try HostileServer { connection in
+            connection.write(Self.opened(Self.key(of: connection)))
+            let read = connection.read(upTo: .seconds(10)) { Self.events(in: $0).contains { if case .close = $0 { true } else { false } } }
+            closes.withLock { $0 += Self.events(in: read.bytes).filter { if case .close = $0 { true } else { false } } }
+        }
+        defer { server.stop() }
+        let (client, log) = try openConnection(try HubAddress(parsing: "ws://127.0.0.1:\(server.port)/hub"))
+        defer { client.close() }
+        #expect(log.next() == .connected)
+        client.drop("it sent more than its user takes in")
+        #expect(log.next()?.lostReason?.hasSuffix("broke the protocol, closed with 1008: it sent more than its user takes in") == true)
+        #expect(log.next() == .connected)
+        #expect(closes.withLock { $0 }.first == .close(.policyViolation, reason: "it sent more than its user takes in"))
+    }
+
     @Test func aNoticeOfAnUnknownTypeEndsTheConnectionWith1008() throws {
         let reason = try lostReason { key in Self.opened(key) + WebSocketFrame.encode(.text, Array(#"{"type":"hello\u001b"}"#.utf8)) }
         #expect(reason?.contains("closed with 1008: a text message that is not a hub notice: no notice of type \"hello\u{1B}\"") == true)
