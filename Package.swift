@@ -27,13 +27,13 @@ let package = Package(
         .target(name: "HubClient", dependencies: ["HubProtocol", "PrintableText", "Sockets", "Timers", "WebSocket"]),
         .target(name: "HubLoad", dependencies: ["HubClient", "HubProtocol", "TokenClient", "PrintableText"]),
         .target(name: "TokenServer", dependencies: ["AccessToken", "JSON", "PrintableText", "Sockets", "Timers", "WebSocket"]),
-        .target(name: "TokenClient", dependencies: ["AccessToken", "JSON", "PrintableText", "Sockets", "Timers"]),
+        .target(name: "TokenClient", dependencies: ["CCrypto", "AccessToken", "JSON", "PrintableText", "Sockets", "Timers"]),
         .target(name: "ChannelHub", dependencies: ["HubProtocol", "TokenServer", "ChannelEngine", "AccessToken", "PrintableText", "WebSocket"]),
         .target(name: "CallSession", dependencies: ["ChannelEngine", "HubProtocol", "TokenClient", "AccessToken", "Timers", "PrintableText"]),
         .target(name: "Recording", dependencies: ["CallSession", "ChannelEngine", "AccessToken", "JSON", "PrintableText", "Timers"]),
         .target(name: "CallScreen", dependencies: ["CallSession", "ChannelEngine", "AccessToken", "CNcurses", "PrintableText", "Timers", "TokenClient"]),
         .target(name: "TokenDoctor", dependencies: ["TokenClient", "AccessToken", "Timers", "PrintableText"]),
-        .target(name: "TestSupport", dependencies: ["HubProtocol", "Timers", "WebSocket"]),
+        .target(name: "TestSupport", dependencies: ["CCrypto", "HubProtocol", "Timers", "WebSocket"]),
         .executableTarget(name: "tokencall", dependencies: ["AccessToken", "Arguments", "TokenServer", "ChannelHub", "TokenDoctor", "CallSession", "CallScreen", "ChannelEngine", "TokenClient", "PrintableText", "Recording", "Timers", "HubClient", "HubLoad", "HubProtocol"]),
 
         // URLSessionTransport in a process of its own, for tests of what would crash the process using it.

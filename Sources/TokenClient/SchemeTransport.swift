@@ -4,14 +4,14 @@ import FoundationNetworking
 #endif
 
 /// Each request by its URL's scheme, the one place the choice is made: http:// through `plain` in this process,
-/// anything else (https://) through `secure`.
+/// anything else (https://) through `secure`, or `plain` too (TLS in process) when none is given.
 public struct SchemeTransport: HTTPTransport {
     private let plain: SocketHTTPTransport
     private let secure: any HTTPTransport
 
-    public init(plain: SocketHTTPTransport = SocketHTTPTransport(), secure: any HTTPTransport = URLSessionTransport()) {
+    public init(plain: SocketHTTPTransport = SocketHTTPTransport(), secure: (any HTTPTransport)? = nil) {
         self.plain = plain
-        self.secure = secure
+        self.secure = secure ?? plain
     }
 
     public func send(_ request: URLRequest, bodyLimit: Int) async throws -> (Data, HTTPURLResponse) {

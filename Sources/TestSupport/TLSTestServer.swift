@@ -1,0 +1,85 @@
+import CCrypto
+import Foundation
+import Glibc
+import Synchronization
+
+/// An https:// server on 127.0.0.1 for tests: OpenSSL in blocking mode on threads of its own, one request per
+/// connection, each answered with `answer` (a whole HTTP response).
+public final class TLSTestServer: @unchecked Sendable {
+    // The SSL_CTX is only read once set up; `requests` is guarded.
+    public let port: UInt16
+    private let listener: Int32
+    private let context: OpaquePointer
+    private let received = Mutex<[String]>([])
+
+    /// Serves with `certificate`; `maxVersion` (an OpenSSL version constant such as TLS1_1_VERSION) caps what it speaks.
+    public init(_ certificate: TestCertificates.Pair, maxVersion: Int32? = nil, answer: @escaping @Sendable (String) -> String) throws {
+        guard let context = SSL_CTX_new(TLS_server_method()),
+              SSL_CTX_use_certificate_chain_file(context, certificate.certificate) == 1,
+              SSL_CTX_use_PrivateKey_file(context, certificate.key, SSL_FILETYPE_PEM) == 1 else {
+            throw POSIXError(.EINVAL)
+        }
+        if let maxVersion { _ = tc_tls_max_version(context, maxVersion) }
+        self.context = context
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0, listen(listener, 64) == 0 else { throw POSIXError(.EADDRNOTAVAIL) }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
+        }
+        port = UInt16(bigEndian: address.sin_port)
+        self.listener = listener
+        Thread.detachNewThread { [self] in
+            while true {
+                let fd = accept(listener, nil, nil)
+                guard fd >= 0 else { return }
+                Thread.detachNewThread { [self] in
+                    serve(fd, answer: answer)
+                    close(fd)
+                }
+            }
+        }
+    }
+
+    deinit { SSL_CTX_free(context) }
+
+    public func url(host: String = "127.0.0.1") -> URL { URL(string: "https://\(host):\(port)")! }
+    /// Every request that arrived whole through TLS, head and body.
+    public var requests: [String] { received.withLock { $0 } }
+    public func stop() { shutdown(listener, Int32(SHUT_RDWR)) }
+
+    private func serve(_ fd: Int32, answer: (String) -> String) {
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        guard let ssl = SSL_new(context) else { return }
+        defer { SSL_free(ssl) }
+        SSL_set_fd(ssl, fd)
+        guard SSL_accept(ssl) == 1 else { return }
+        var bytes: [UInt8] = []
+        var scratch = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let text = String(decoding: bytes, as: UTF8.self)
+            if let end = text.range(of: "\r\n\r\n") {
+                let length = text[..<end.lowerBound].split(separator: "\r\n")
+                    .first { $0.lowercased().hasPrefix("content-length:") }
+                    .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
+                if text.utf8.distance(from: end.upperBound, to: text.utf8.endIndex) >= length {
+                    received.withLock { $0.append(text) }
+                    let reply = Array(answer(text).utf8)
+                    _ = reply.withUnsafeBytes { SSL_write(ssl, $0.baseAddress, Int32($0.count)) }
+                    SSL_shutdown(ssl)
+                    return
+                }
+            }
+            let count = SSL_read(ssl, &scratch, Int32(scratch.count))
+            guard count > 0 else { return }
+            bytes += scratch[..<Int(count)]
+        }
+    }
+}
