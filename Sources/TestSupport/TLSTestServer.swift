@@ -49,6 +49,30 @@ public final class TLSTestServer: @unchecked Sendable {
 
     deinit { SSL_CTX_free(context) }
 
+    /// Answers each request with what the plain HTTP server on 127.0.0.1:`port` answers to it: an https:// front
+    /// for a test's `tokencall serve`.
+    public static func forwarding(to port: UInt16) -> @Sendable (String) -> String {
+        { request in
+            guard let fd = Loopback.connect(port: port) else { return "HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\n\r\n" }
+            defer { close(fd) }
+            let bytes = Array(request.utf8)
+            var offset = 0
+            while offset < bytes.count {
+                let sent = bytes[offset...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                guard sent > 0 else { break }
+                offset += sent
+            }
+            var answer: [UInt8] = []
+            var scratch = [UInt8](repeating: 0, count: 4096)
+            while true {
+                let count = recv(fd, &scratch, scratch.count, 0)
+                guard count > 0 else { break }
+                answer += scratch[..<count]
+            }
+            return String(decoding: answer, as: UTF8.self)
+        }
+    }
+
     public func url(host: String = "127.0.0.1") -> URL { URL(string: "https://\(host):\(port)")! }
     /// Every request that arrived whole through TLS, head and body.
     public var requests: [String] { received.withLock { $0 } }
