@@ -231,7 +231,7 @@ final class TLSSession {
         func text(_ fill: (UnsafeMutablePointer<CChar>, Int) -> Void) -> String {
             var buffer = [CChar](repeating: 0, count: 1024)
             fill(&buffer, buffer.count)
-            return String(cString: buffer).escapedForPrinting
+            return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self).escapedForPrinting
         }
         let subject = text { tc_x509_subject(cert, $0, Int32($1)) }
         switch error {
