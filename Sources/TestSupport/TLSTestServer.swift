@@ -11,6 +11,7 @@ public final class TLSTestServer: @unchecked Sendable {
     private let listener: Int32
     private let context: OpaquePointer
     private let received = Mutex<[String]>([])
+    private let names = Mutex<[String]>([])
 
     /// Serves with `certificate`; `maxVersion` (an OpenSSL version constant such as TLS1_1_VERSION) caps what it speaks.
     public init(_ certificate: TestCertificates.Pair, maxVersion: Int32? = nil, answer: @escaping @Sendable (String) -> String) throws {
@@ -76,6 +77,8 @@ public final class TLSTestServer: @unchecked Sendable {
     public func url(host: String = "127.0.0.1") -> URL { URL(string: "https://\(host):\(port)")! }
     /// Every request that arrived whole through TLS, head and body.
     public var requests: [String] { received.withLock { $0 } }
+    /// The server name (SNI) each finished handshake carried; "" for none.
+    public var serverNames: [String] { names.withLock { $0 } }
     public func stop() { shutdown(listener, Int32(SHUT_RDWR)) }
 
     private func serve(_ fd: Int32, answer: (String) -> String) {
@@ -85,6 +88,8 @@ public final class TLSTestServer: @unchecked Sendable {
         defer { SSL_free(ssl) }
         SSL_set_fd(ssl, fd)
         guard SSL_accept(ssl) == 1 else { return }
+        let name = SSL_get_servername(ssl, Int32(TLSEXT_NAMETYPE_host_name)).map { String(cString: $0) } ?? ""
+        names.withLock { $0.append(name) }
         var bytes: [UInt8] = []
         var scratch = [UInt8](repeating: 0, count: 4096)
         while true {

@@ -41,13 +41,15 @@ import Testing
         #expect(request.hasSuffix("\r\n\r\n{\"uid\":1}"))
     }
 
-    @Test func aNameIsCheckedAgainstTheCertificatesNames() async throws {
+    @Test func aNameIsSentAndCheckedAgainstTheCertificatesNames() async throws {
         let certificates = try Self.certificates.get()
         let server = try Self.server(certificates.good)
         defer { server.stop() }
         let (_, response) = try await Self.transport(.file(certificates.caFile))
             .send(SocketHTTPTransportTests.post(server.url(host: "localhost")), bodyLimit: 100)
         #expect(response.statusCode == 200)
+        _ = try await Self.transport(.file(certificates.caFile)).send(SocketHTTPTransportTests.post(server.url()), bodyLimit: 100)
+        #expect(server.serverNames == ["localhost", ""], "a name is sent (SNI), an address is not")
     }
 
     @Test func anIssuerOutsideTheTrustIsNamed() async throws {
