@@ -1,15 +1,18 @@
 // libFuzzer entry point for the two parsers of `--token-request` and `--token-field`/`--expires-field`.
 //
 // Built by Scripts/fuzz.sh together with Sources/TokenClient/RequestTemplate.swift and FieldPath.swift into one module
-// named TokenClient (with the JSON module built first). It is not part of the Swift package.
+// named TokenClient (with the JSON and PrintableText modules built first). It is not part of the Swift package.
 //
 // Byte 0 picks the mode (its low bit counts):
 //   0  the rest is a template  -> RequestTemplate(parsing:), then filled with hostile values
 //   1  the rest is a field path -> FieldPath(parsing:), then looked up in a fixed answer
 // Besides crashes, the harness traps when a template that parsed fills into a request that could hurt: a path or
 // query byte a URL cannot hold, a value that escaped its segment or its query parameter, or a body that is not JSON.
+// Whatever the mode, the text is also shown as tokencall shows a URL (`urlWithoutCredentials`, which a template's
+// `shown` uses): the harness traps when that keeps a query, a fragment or a user part, or changes when done again.
 
 import JSON
+import PrintableText
 
 /// Values chosen to break out of wherever they stand, each beside plain values for the same kind of user.
 private let cases: [(plain: RequestTemplate.Values, hostile: RequestTemplate.Values)] = [
@@ -33,8 +36,15 @@ private func shape(_ text: String, _ separators: String) -> [Character] {
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     guard size > 0 else { return 0 }
     let text = String(decoding: UnsafeBufferPointer(start: data + 1, count: size - 1), as: UTF8.self)
+    let shown = text.urlWithoutCredentials
+    precondition(!shown.contains("?") && !shown.contains("#"), "a shown URL keeps its query or fragment")
+    if let scheme = shown.firstRange(of: "://"), !shown[..<scheme.lowerBound].contains(where: { "/?#".contains($0) }) {
+        precondition(!shown[scheme.upperBound...].prefix { $0 != "/" }.contains("@"), "a shown URL keeps a user part")
+    }
+    precondition(shown.urlWithoutCredentials == shown, "showing a shown URL changes it")
     if data[0] & 1 == 0 {
         guard let template = try? RequestTemplate(parsing: text) else { return 0 }
+        precondition(!template.shown.contains("?") && template.shown.hasPrefix(template.method.rawValue + " /"), "a template shown with its query")
         for (plain, hostile) in cases {
             guard let expected = try? template.filled(with: plain) else { continue }
             guard let request = try? template.filled(with: hostile) else { preconditionFailure("fills plain values but not these") }

@@ -85,7 +85,10 @@ pasted_options=(-dict=Fuzz/tokens.dict -max_len=5000)
 # Flags of a module built for import (what it imports in turn).
 AccessToken_import_flags=(-I Sources/CCrypto -I Sources/CZlib -I "$root/modules")
 PrintableText_import_flags=()
+OutputFiles_import_flags=()
 JSON_import_flags=()
+Sockets_import_flags=()
+HubProtocol_import_flags=(-I "$root/modules")
 Timers_import_flags=()
 SeededRandom_import_flags=()
 ChannelEngine_import_flags=(-I Sources/CCrypto -I Sources/CZlib -I "$root/modules")
@@ -95,19 +98,19 @@ CallSession_import_flags=(-I Sources/CCrypto -I Sources/CZlib -I "$root/modules"
 # The recording reader sits on the session's events, so it brings their modules along, in import order.
 recording_sources=(Fuzz/RecordingFuzzer.swift Sources/Recording/*.swift)
 recording_module=Recording
-recording_imports=(PrintableText Timers SeededRandom JSON AccessToken ChannelEngine TokenClient CallSession)
+recording_imports=(PrintableText OutputFiles Timers SeededRandom Sockets JSON HubProtocol AccessToken ChannelEngine TokenClient CallSession)
 recording_flags=(-I Sources/CCrypto -I Sources/CZlib -I "$root/modules" -L "$root/modules" -lCallSession -lTokenClient -lChannelEngine
-                 -lAccessToken -lJSON -lTimers -lSeededRandom -lPrintableText -lcrypto -lz)
+                 -lAccessToken -lHubProtocol -lJSON -lSockets -lTimers -lSeededRandom -lOutputFiles -lPrintableText -lcrypto -lz)
 recording_inputs=(Sources/CallSession/*.swift Sources/ChannelEngine/*.swift Sources/TokenClient/*.swift Sources/AccessToken/*.swift
-                  Sources/JSON/*.swift Sources/Timers/*.swift)
+                  Sources/JSON/*.swift Sources/HubProtocol/*.swift Sources/Sockets/*.swift Sources/Timers/*.swift Sources/OutputFiles/*.swift Sources/PrintableText/*.swift)
 # Past the 64 KiB line limit.
 recording_options=(-dict=Fuzz/recording.dict -max_len=70000)
 
 template_sources=(Fuzz/TemplateFuzzer.swift Sources/TokenClient/RequestTemplate.swift Sources/TokenClient/FieldPath.swift)
 template_module=TokenClient
-template_flags=(-I "$root/modules" -L "$root/modules" -lJSON)
-template_inputs=(Sources/JSON/*.swift)
-template_imports=(JSON)
+template_flags=(-I "$root/modules" -L "$root/modules" -lJSON -lPrintableText)
+template_inputs=(Sources/JSON/*.swift Sources/PrintableText/*.swift)
+template_imports=(JSON PrintableText)
 # Past the 2 KiB template limit.
 template_options=(-dict=Fuzz/template.dict -max_len=2200)
 

@@ -1,3 +1,4 @@
+import OutputFiles
 import PrintableText
 import Synchronization
 

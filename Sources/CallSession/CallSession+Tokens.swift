@@ -60,11 +60,11 @@ extension CallSession {
                 tokenPhase = .idle
                 let clientError = error as? TokenClientError
                 let retrying = clientError?.isRetryable ?? true
-                emit(.tokenFetchFailed(error: "\(clientError.map { "\($0)" } ?? "\(error)")", retryIn: retrying ? retryIn ?? .zero : nil))
+                let words = clientError.map { "\($0)" } ?? "\(error)"
+                emit(.tokenFetchFailed(error: words, retryIn: retrying ? retryIn ?? .zero : nil))
                 guard !ended else { return }
-                guard retrying else {
-                    return emit(.stuck(reason: "the token server refuses the credential; nothing will retry"))
-                }
+                // Only a person can mend what is not retried (a refusal, a request the shape cannot carry): say which.
+                guard retrying else { return emit(.stuck(reason: "\(words); nothing will retry")) }
                 plan(reason, after: retryIn ?? .zero, on: networkTimers)
             }
         }

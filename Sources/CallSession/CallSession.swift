@@ -2,6 +2,7 @@ import AccessToken
 import ChannelEngine
 import Foundation
 import HubProtocol
+import PrintableText
 import Timers
 import TokenClient
 
@@ -54,11 +55,12 @@ public final class CallSession {
 
     /// A hub the call goes through: the engine's link to it, and its address as the screen names it.
     public struct Hub: Sendable {
-        public var address: String
+        /// Without its query, which may hold a credential.
+        public let address: String
         public var link: any HubLink
 
         public init(address: String, link: any HubLink) {
-            self.address = address
+            self.address = address.urlWithoutCredentials
             self.link = link
         }
     }

@@ -167,13 +167,23 @@ extension SessionEvent {
         "[\(Self.pad(Self.decimal(time), 8))s] \(name)" + (detail.isEmpty ? "" : " " + detail)
     }
 
-    /// The fields as text, what `textLine` prints after the name: `state=connected reason=joinSuccess`.
+    /// The fields as text, what `textLine` prints after the name: `state=connected reason=joinSuccess`. A text value
+    /// that is empty or holds white space of any kind, a quote, a backslash or what is unsafe to print is written as a
+    /// JSON string, its white space but the plain space escaped too (`\u00a0`), so that a value cannot pass for more
+    /// fields (Docs/events.md).
     public var detail: String {
         fields.compactMap { key, value in
             switch value {
             case .text(let text):
-                let shown = text.escapedForPrinting
-                return "\(key)=" + (shown.contains(" ") || shown.isEmpty ? "\"\(shown)\"" : shown)
+                let bare = !text.isEmpty && text.unicodeScalars.allSatisfy {
+                    !$0.properties.isWhitespace && $0 != "\"" && $0 != "\\" && !$0.isUnsafeToPrint
+                }
+                guard !bare else { return "\(key)=\(text)" }
+                var quoted = ""
+                for scalar in text.jsonQuoted.unicodeScalars {
+                    if scalar.properties.isWhitespace, scalar != " " { quoted += scalar.jsonEscaped } else { quoted.unicodeScalars.append(scalar) }
+                }
+                return "\(key)=\(quoted)"
             case .number(let number): return "\(key)=\(number)"
             case .seconds(let duration): return "\(key)=\(Self.decimal(duration))s"
             case .flag(let flag): return "\(key)=\(flag)"

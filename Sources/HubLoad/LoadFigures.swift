@@ -28,9 +28,11 @@ public struct LoadFigures: Sendable {
 
     /// Lines for a person: one per latency, then the errors and losses.
     public var text: String {
+        // The names in a column as wide as the longest and two spaces, so that no name runs into its figures.
+        let width = max(Self.nameColumn, (latencies.map(\.name.count).max() ?? 0) + 2)
         var lines = latencies.map { name, latency in
             let figures = latency.map { "\($0.count) samples  p50 \(Self.milliseconds($0.p50)) ms  p99 \(Self.milliseconds($0.p99)) ms" }
-            return name.padding(toLength: 15, withPad: " ", startingAt: 0) + (figures ?? "none")
+            return name.padding(toLength: width, withPad: " ", startingAt: 0) + (figures ?? "none")
         }
         lines.append("errors: " + (errors.isEmpty ? "none"
             : errors.sorted { $0.key < $1.key }.map { "\($0.key.escapedForPrinting) ×\($0.value)" }.joined(separator: ", ")))
@@ -48,6 +50,9 @@ public struct LoadFigures: Sendable {
         let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
         return data.map { String(decoding: $0, as: UTF8.self) } ?? "{}"
     }
+
+    /// The narrowest the names' column is.
+    static let nameColumn = 15
 
     /// Milliseconds to a tenth.
     static func milliseconds(_ duration: Duration) -> Double {

@@ -50,3 +50,20 @@ extension String {
         return out + "\""
     }
 }
+
+extension String {
+    /// The URL as tokencall shows and writes it: without the user and password, the query and the fragment, where
+    /// credentials travel (`http://alice:pw@host:8080/token?api_key=…` is `http://host:8080/token`). Text without
+    /// `://` before its first `/`, `?` or `#`, such as a path, loses its query and fragment.
+    public var urlWithoutCredentials: String {
+        var rest = Substring(self)
+        var start = ""
+        if let separator = rest.firstRange(of: "://"), !rest[..<separator.lowerBound].contains(where: { "/?#".contains($0) }) {
+            start = String(rest[..<separator.upperBound])
+            rest = rest[separator.upperBound...]
+            let authority = rest.prefix { !"/?#".contains($0) }
+            if let at = authority.lastIndex(of: "@") { rest = rest[rest.index(after: at)...] }
+        }
+        return start + rest.prefix { $0 != "?" && $0 != "#" }
+    }
+}

@@ -16,15 +16,22 @@ public struct Recording: Sendable, Equatable {
         self.events = events
     }
 
-    /// The recording in the file at `path`, reading no more than `byteLimit` (and one byte to know).
+    /// The recording in the file at `path`: a file larger than `byteLimit` is refused by its size before any of it is
+    /// read; of anything else (a pipe, a file still growing) no more than `byteLimit` and one byte to know is read.
     public static func read(path: String) throws(RecordingError) -> Recording {
         let bytes: Data
         do {
             let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
             defer { try? handle.close() }
+            var status = stat()
+            if fstat(handle.fileDescriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG, status.st_size > byteLimit {
+                throw RecordingError.fileTooLarge(size: Int64(status.st_size), limit: byteLimit)
+            }
             bytes = try handle.read(upToCount: byteLimit + 1) ?? Data()
+        } catch let error as RecordingError {
+            throw error
         } catch {
-            throw .cannotOpen(path: path, why: Recorder.reason(error))
+            throw .cannotOpen(path: path, why: RecordingError.reason(error))
         }
         return try read(bytes)
     }

@@ -12,6 +12,8 @@ extension HTTPTokenProvider {
         /// Whether the server answers `GET /ping` beside its token path (the community servers do).
         public let hasPing: Bool
         public let description: String
+        /// The shape as tokencall shows and writes it: its name, or a template's `shown` (without query and body).
+        public var shown: String { Self.named.contains { $0.shape.description == description } ? description : template.shown }
 
         init(_ description: String, _ template: String, urlMayBeEndpoint: Bool = false, hasPing: Bool = true) {
             // The table's templates are checked by the tests, so one that does not parse is a programming error.

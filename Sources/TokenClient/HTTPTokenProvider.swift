@@ -20,6 +20,8 @@ public struct HTTPTokenProvider: TokenProvider {
     /// The lifetime a shape with `{expire}` asks for, in seconds.
     public let requestedLifetime: UInt32
     private let bearer: String?
+    /// Sent as `Origin` on every request, as a browser app at that origin sends it.
+    private let origin: String?
     private let transport: any HTTPTransport
     private let unixTime: @Sendable () -> Double
     /// Hands over a token for someone else, or already expired, with what is wrong in `FetchedToken.flaw`, instead of
@@ -29,13 +31,14 @@ public struct HTTPTokenProvider: TokenProvider {
     /// `url` is the server: the shape's path is added to its path, except that a shape whose one endpoint is named
     /// (`fetch`, `getToken`, `agora-token-service`) takes a URL with a path as that endpoint.
     /// `requestedLifetime` defaults to an hour, what the community servers give when asked for none.
-    public init(url: URL, shape: Shape = .fetch, requestedLifetime: UInt32 = 3600, bearer: String? = nil,
+    public init(url: URL, shape: Shape = .fetch, requestedLifetime: UInt32 = 3600, bearer: String? = nil, origin: String? = nil,
                 transport: any HTTPTransport = SchemeTransport(), handsOverMistakes: Bool = false,
                 unixTime: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) {
         self.url = url
         self.shape = shape
         self.requestedLifetime = requestedLifetime
         self.bearer = bearer
+        self.origin = origin
         self.transport = transport
         self.handsOverMistakes = handsOverMistakes
         self.unixTime = unixTime
@@ -93,6 +96,7 @@ public struct HTTPTokenProvider: TokenProvider {
         http.setValue("application/json", forHTTPHeaderField: "Accept")
         http.setValue("no-store", forHTTPHeaderField: "Cache-Control")
         if let bearer { http.setValue("Bearer \(bearer)", forHTTPHeaderField: "Authorization") }
+        if let origin { http.setValue(origin, forHTTPHeaderField: "Origin") }
         return http
     }
 
@@ -117,9 +121,12 @@ public struct HTTPTokenProvider: TokenProvider {
         guard data.count <= Self.bodyLimit else { throw .answerTooLong(bytes: data.count, limit: Self.bodyLimit) }
         let object = JSONValue.parse(data)?.object
         guard (200..<300).contains(status) else {
-            let message = object?["error"]?.string.map { String($0.prefix(200)) }
+            let message = Self.errorText(data, object)
             switch status {
-            case 401, 403: throw .unauthorized(status: status)
+            case 403 where origin == nil && message?.lowercased().contains("origin") == true:
+                throw .originRequired(message: message ?? "")
+            case 401, 403:
+                throw .unauthorized(status: status, message: message, sent: sent)
             case 429, 503: throw .rateLimited(status: status, retryAfter: Self.retryAfter(response))
             default: throw .server(status: status, message: message)
             }
@@ -172,6 +179,29 @@ public struct HTTPTokenProvider: TokenProvider {
             }
         }
         return answer
+    }
+
+    /// Which of the options that a server may refuse a request for this provider sends.
+    var sent: TokenClientError.Sent {
+        TokenClientError.Sent([bearer.map { _ in .bearer }, origin.map { _ in .origin }].compactMap { $0 })
+    }
+
+    /// Characters of a refusal's own words kept for the error.
+    static let errorTextLimit = 200
+
+    /// What a refusal says: a JSON answer's `error` (or `message`) string, or the start of a plain-text body; never a
+    /// web page's markup. Bounded; escaped where it is printed.
+    static func errorText(_ data: Data, _ object: [String: JSONValue]?) -> String? {
+        let text: String
+        if let object {
+            guard let said = (object["error"] ?? object["message"])?.string else { return nil }
+            text = said
+        } else {
+            text = String(decoding: data.prefix(errorTextLimit * 4), as: UTF8.self)
+            guard !text.trimmingCharacters(in: .whitespacesAndNewlines).hasPrefix("<") else { return nil }
+        }
+        let words = text.split(whereSeparator: { $0.isWhitespace || $0.isNewline }).joined(separator: " ")
+        return words.isEmpty ? nil : String(words.prefix(errorTextLimit))
     }
 
     /// The value at `field` in an answer, or what `option` should name instead.

@@ -20,8 +20,10 @@ enum Redirects {
             let (data, response, target) = try await exchange(hop)
             guard let target else { return (data, response) }
             guard Origin(target) == origin else {
+                // The credential is named only when one goes with the request.
+                let credential = request.value(forHTTPHeaderField: "Authorization") == nil ? "" : ", and the --auth-bearer credential,"
                 throw TokenClientError.redirected("HTTP \(response.statusCode) to another origin, \(Origin(target).description.escapedForPrinting); "
-                    + "tokencall sends requests, and the --auth-bearer credential, only to the origin of --token-url")
+                    + "tokencall sends requests\(credential) only to the token server's own origin")
             }
             hop = Self.request(following: hop, to: target, status: response.statusCode)
         }

@@ -1,4 +1,5 @@
 import JSON
+import PrintableText
 
 /// A token request written as `METHOD /path?query [JSON body]` with placeholders such as `{channel}`, each value
 /// escaped for where it stands. Grammar and rules: `Docs/token-requests.md`.
@@ -81,6 +82,9 @@ public struct RequestTemplate: Sendable, Equatable, CustomStringConvertible {
     let query: [Piece]?
     let body: [Piece]?
     public let description: String
+    /// The template as tokencall shows and writes it: the method and the path, without the query and the body, which
+    /// may hold a credential (`GET /token?api_key=…` is `GET /token`).
+    public let shown: String
 
     /// Every placeholder the template uses.
     public var placeholders: [Placeholder] {
@@ -116,6 +120,7 @@ public struct RequestTemplate: Sendable, Equatable, CustomStringConvertible {
         }
         let pathText = target.prefix { $0 != "?" }
         self.method = method
+        shown = "\(method.rawValue) \(String(target).urlWithoutCredentials)"
         path = try Self.urlPieces(pathText, part: "path")
         query = pathText.count < target.count ? try Self.urlPieces(target.dropFirst(pathText.count + 1), part: "query") : nil
         var trimmedBody = bodyText
@@ -244,7 +249,7 @@ public struct RequestTemplate: Sendable, Equatable, CustomStringConvertible {
             }
             return .roleWords(publisher: String(choices[0]), subscriber: String(choices[1]))
         }
-        throw Problem("unknown placeholder {\(String(name.prefix(40)).unicodeScalars.map(shown).joined())}; the placeholders are "
+        throw Problem("unknown placeholder {\(name.prefix(40).map(shown).joined())}; the placeholders are "
             + Placeholder.named.map { "{\($0.name)}" }.joined(separator: " ") + " and {role:WORD|WORD}")
     }
 
@@ -256,12 +261,15 @@ public struct RequestTemplate: Sendable, Equatable, CustomStringConvertible {
     /// `:` `@` `/` `?`, and `%` (checked to start an escape).
     private static let urlLiteral = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&'()*+,;=:@/?%".utf8)
 
+    /// A character as it can be shown: printable ASCII as it is, anything else as its scalars, `U+000D U+000A`.
     private static func shown(_ character: Character) -> String {
-        character.unicodeScalars.map(shown).joined()
+        character.unicodeScalars.map(shown).joined(separator: " ")
     }
 
     private static func shown(_ scalar: Unicode.Scalar) -> String {
-        (" "..."~").contains(scalar) ? String(scalar) : "U+" + String(scalar.value, radix: 16, uppercase: true)
+        guard !(" "..."~").contains(scalar) else { return String(scalar) }
+        let hex = String(scalar.value, radix: 16, uppercase: true)
+        return "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
     }
 
     // MARK: Filling

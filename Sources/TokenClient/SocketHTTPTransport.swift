@@ -78,7 +78,7 @@ private struct Plan: Sendable {
     init(_ request: URLRequest, userAgent: String?, trust: TLSTrust) throws(TokenClientError) {
         let scheme = request.url?.scheme?.lowercased()
         guard let url = request.url, scheme == "http" || scheme == "https", var host = url.host, !host.isEmpty else {
-            throw .unsendable("\(request.url?.absoluteString.escapedForPrinting ?? "no URL") is not an http:// or https:// URL with a host")
+            throw .unsendable("\(request.url?.absoluteString.urlWithoutCredentials.escapedForPrinting ?? "no URL") is not an http:// or https:// URL with a host")
         }
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         let defaultPort = scheme == "https" ? 443 : 80

@@ -1,3 +1,4 @@
+import PrintableText
 import Timers
 
 /// Why no token could be had; the words never include a token or a credential.
@@ -6,8 +7,12 @@ public enum TokenClientError: Error, Equatable, Sendable, Codable, CustomStringC
     case transport(String)
     /// No whole answer within the overall deadline; the request was cancelled.
     case timeout(Duration)
-    /// 401 or 403: the server refuses the credential.
-    case unauthorized(status: Int)
+    /// 401 or 403: the server refuses the request, with its own error text when it sent one; `sent` says which of
+    /// tokencall's options went with it, so that the words name only those.
+    case unauthorized(status: Int, message: String?, sent: Sent)
+    /// A 403 naming the origin to a request that carried no `Origin` header: the server refuses every client that is
+    /// not a browser (agora-token-service with `CORS_ALLOW_ORIGIN` set to a list).
+    case originRequired(message: String)
     /// 429 or 503: the server asks to come back later, after `retryAfter` when it says (as asked, not yet capped).
     case rateLimited(status: Int, retryAfter: Duration?)
     /// A redirect tokencall does not follow: to another origin, or one too many.
@@ -27,7 +32,8 @@ public enum TokenClientError: Error, Equatable, Sendable, Codable, CustomStringC
         switch self {
         case .transport(let why): "cannot reach the token server: \(why)"
         case .timeout(let limit): "the token server did not answer within \(limit.secondsText)"
-        case .unauthorized(let status): "the token server refused the credential (HTTP \(status)); check --auth-bearer"
+        case .unauthorized, .originRequired:
+            refusal.map { refusal in refusal.toDo.map { "\(refusal.said); \($0)" } ?? refusal.said } ?? ""
         case .rateLimited(let status, let asked):
             "the token server is busy (HTTP \(status))" + (asked.map { asked in
                 asked > Self.longestWait
@@ -36,13 +42,33 @@ public enum TokenClientError: Error, Equatable, Sendable, Codable, CustomStringC
             } ?? "")
         case .redirected(let why):
             "the token server redirected the request: \(why); a token endpoint that redirects is suspicious, "
-                + "point --token-url at the final endpoint"
+                + "point the token server's URL at the final endpoint"
         case .server(let status, let message):
-            "the token server answered HTTP \(status)" + (message.map { ": \($0)" } ?? "")
+            "the token server answered HTTP \(status)" + (message.map { ": \($0.escapedForPrinting)" } ?? "")
         case .invalidResponse(let why): "the token server's answer is not usable: \(why)"
         case .wrongAudience(let why): "the token server sent a token for someone else: \(why)"
         case .expired(let ago): "the token server sent a token that expired \(ago) s ago; check its clock and expiry settings"
         case .unsendable(let why): "tokencall cannot ask for this token: \(why)"
+        }
+    }
+
+    /// A refusal (401, 403) in two parts: what the server said, and what to do when tokencall can tell (naming an option
+    /// only when it was sent); nil for other errors.
+    public var refusal: (said: String, toDo: String?)? {
+        switch self {
+        case .unauthorized(let status, let message, let sent):
+            let said = "the token server refused the request (HTTP \(status)" + (message.map { ", \"\($0.escapedForPrinting)\"" } ?? "") + ")"
+            if sent.contains(.origin), message?.lowercased().contains("origin") == true {
+                return (said, "add the origin --origin gives to those it allows (agora-token-service: CORS_ALLOW_ORIGIN)")
+            }
+            if sent.contains(.bearer) { return (said, "check --auth-bearer") }
+            return (status == 401 ? said + "; it asks for a credential, and none was sent" : said, nil)
+        case .originRequired(let message):
+            return ("the token server refuses every request without an Origin header (HTTP 403, \"\(message.escapedForPrinting)\"), "
+                    + "as agora-token-service does when CORS_ALLOW_ORIGIN lists origins, so no native app gets a token",
+                    "have it serve requests that carry no Origin (CORS is for browsers; CORS_ALLOW_ORIGIN=* there), or send one with --origin")
+        default:
+            return nil
         }
     }
 
@@ -53,6 +79,7 @@ public enum TokenClientError: Error, Equatable, Sendable, Codable, CustomStringC
         case .transport: "transport"
         case .timeout: "timeout"
         case .unauthorized: "unauthorized"
+        case .originRequired: "originRequired"
         case .rateLimited: "rateLimited"
         case .redirected: "redirected"
         case .server: "server"
@@ -61,6 +88,16 @@ public enum TokenClientError: Error, Equatable, Sendable, Codable, CustomStringC
         case .expired: "expired"
         case .unsendable: "unsendable"
         }
+    }
+
+    /// What went with a refused request that the server may have refused it for.
+    public struct Sent: OptionSet, Sendable, Codable, Hashable {
+        public let rawValue: Int
+        public init(rawValue: Int) { self.rawValue = rawValue }
+        /// `Authorization: Bearer`, from `--auth-bearer`.
+        public static let bearer = Sent(rawValue: 1)
+        /// `Origin`, from `--origin`.
+        public static let origin = Sent(rawValue: 2)
     }
 
     /// The longest Retry-After that is honoured.
@@ -90,7 +127,7 @@ public enum TokenClientError: Error, Equatable, Sendable, Codable, CustomStringC
     /// (those need a person).
     public var isRetryable: Bool {
         switch self {
-        case .unauthorized, .unsendable: false
+        case .unauthorized, .originRequired, .unsendable: false
         default: true
         }
     }

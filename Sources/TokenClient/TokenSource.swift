@@ -1,5 +1,6 @@
 import AccessToken
 import Foundation
+import PrintableText
 
 /// Where a call's tokens come from: the provider that fetches them, the server's URL, and what the app knows of
 /// that server when it runs it itself.
@@ -15,8 +16,11 @@ public struct TokenSource: Sendable {
         self.ownServer = ownServer
     }
 
-    /// The server as a person reads it: its URL, marked when the server is the app's own.
-    public var label: String { ownServer == nil ? url.absoluteString : "\(url.absoluteString) (embedded)" }
+    /// The server as a person reads it: its URL without credentials, marked when the server is the app's own.
+    public var label: String {
+        let shown = url.absoluteString.urlWithoutCredentials
+        return ownServer == nil ? shown : "\(shown) (embedded)"
+    }
 }
 
 /// A token server the app runs itself: the credentials it signs with, its tokens' lifetime, and a switch to stop

@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import TokenClient
 
 extension Doctor {
     /// Methods a browser sends without asking the preflight about them (Fetch's CORS-safelisted methods).
@@ -37,19 +38,47 @@ extension Doctor {
             }
             if !missing.isEmpty { findings.append("the preflight does not allow the header \(missing.joined(separator: ", "))") }
         }
-        var answered = request
-        answered.setValue(origin, forHTTPHeaderField: "Origin")
-        switch await send(answered) {
-        case .failure(let failure): findings.append("the request with Origin: \(failure.words)")
-        case .success(let reply): if let problem = Self.originProblem(reply, origin) { findings.append("the token answer's \(problem)") }
+        // The shape's request carries the Origin already, as the app's does.
+        var answered = false, refused: [String] = []
+        switch await send(request) {
+        case .failure(let failure): refused.append("the request with Origin: \(failure.words)")
+        case .success(let reply):
+            answered = reply.isSuccess
+            // Allowed to read a refusal is not allowed to get a token.
+            if !answered { refused.append("the request with Origin got \(reply.excerpt)") }
+            if let problem = Self.originProblem(reply, origin) { findings.append("the token answer's \(problem)") }
         }
-        guard findings.isEmpty else {
-            let fix = "answer OPTIONS with Access-Control-Allow-Origin: \(origin), -Methods: \(method) and -Headers: "
+        var fixes: [String] = []
+        if !findings.isEmpty {
+            fixes.append("answer OPTIONS with Access-Control-Allow-Origin: \(origin), -Methods: \(method) and -Headers: "
                 + (headers.isEmpty ? "(none needed)" : headers.joined(separator: ", "))
-                + ", and send Access-Control-Allow-Origin on the token answer too (tokencall serve: --cors-origin)"
-            return .failed(.cors, findings.joined(separator: "; "), fix: fix)
+                + ", and send Access-Control-Allow-Origin on the token answer too (tokencall serve: --cors-origin)")
         }
+        if !refused.isEmpty {
+            findings = refused + findings
+            fixes.append("answer the token request from \(origin) with a token")
+        }
+        if answered, let refusal = await refusalWithoutOrigin(request) {
+            findings.append("without an Origin (a native app's request): \(refusal.said)")
+            fixes += refusal.toDo.map { [$0] } ?? []
+        }
+        guard findings.isEmpty else { return .failed(.cors, findings.joined(separator: "; "), fix: fixes.joined(separator: "; ")) }
         return .passed(.cors, "\(origin) may send \(method)" + (headers.isEmpty ? "" : " with \(headers.joined(separator: ", "))"))
+    }
+
+    /// How the server refuses `request` sent without its Origin, when it refuses it for that (a native app sends none).
+    private func refusalWithoutOrigin(_ request: URLRequest) async -> (said: String, toDo: String?)? {
+        var native = request
+        native.setValue(nil, forHTTPHeaderField: "Origin")
+        guard case .success(let reply) = await send(native) else { return nil }
+        let reader = HTTPTokenProvider(url: setup.url, shape: setup.shape, bearer: setup.bearer, transport: transport)
+        do throws(TokenClientError) {
+            _ = try reader.readAnswer(reply.data, reply.response)
+            return nil
+        } catch {
+            guard case .originRequired = error else { return nil }
+            return error.refusal
+        }
     }
 
     /// Why an answer's Access-Control-Allow-Origin does not let `origin` read it; nil when it does.

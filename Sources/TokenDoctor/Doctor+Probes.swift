@@ -51,14 +51,30 @@ extension Doctor {
         return .passed(.latency, figures)
     }
 
+    /// Where the server's own paths (`/ping`, the named shapes') start: the URL, or for a shape whose URL may be its
+    /// endpoint, the URL without that endpoint.
+    var serverRoot: URL {
+        var base = setup.url
+        if setup.shape.urlMayBeEndpoint, !(base.path.isEmpty || base.path == "/") { base.deleteLastPathComponent() }
+        return base
+    }
+
+    /// `GET /ping` under `serverRoot`.
+    var pingRequest: URLRequest {
+        var request = URLRequest(url: serverRoot.appendingPathComponent("ping"))
+        request.setValue("application/json", forHTTPHeaderField: "Accept")
+        if let origin = setup.origin { request.setValue(origin, forHTTPHeaderField: "Origin") }
+        return request
+    }
+
     /// `GET /ping`, for the shapes of servers that have one (the community servers').
     func pingCheck() async -> Check? {
         guard setup.shape.hasPing else { return nil }
-        var base = setup.url
-        if setup.shape.urlMayBeEndpoint, !(base.path.isEmpty || base.path == "/") { base.deleteLastPathComponent() }
-        var request = URLRequest(url: base.appendingPathComponent("ping"))
-        request.setValue("application/json", forHTTPHeaderField: "Accept")
+        let request = pingRequest
         switch await send(request) {
+        case .success(let reply) where reply.isSuccess && reply.isWebPage:
+            return .failed(.ping, "GET \(request.url?.path ?? "/ping"): \(reply.excerpt), a web page such as a catch-all route answers any path with",
+                           fix: "answer GET /ping with 200 ({\"message\": \"pong\"}) for health checks, as agora-token-service does")
         case .success(let reply) where reply.isSuccess:
             return .passed(.ping, "GET \(request.url?.path ?? "/ping"): HTTP \(reply.status)")
         case .success(let reply):
@@ -67,6 +83,30 @@ extension Doctor {
         case .failure(let failure):
             return .failed(.ping, "GET /ping: \(failure.words)", fix: "answer GET /ping with 200 for health checks")
         }
+    }
+
+    /// For a first answer that is a 404 from a server that answers `GET /ping` (it runs, but not at that path): the
+    /// `answer` check with the named shapes whose request gets a token there as its fix.
+    func suggestingShape(_ failed: Check) async -> Check {
+        guard case .failed(let seen, _) = failed.outcome, case .success(let ping) = await send(pingRequest), ping.isSuccess, !ping.isWebPage else {
+            return failed
+        }
+        let root = serverRoot
+        let atRoot = root.path.isEmpty || root.path == "/"
+        var answering: [String] = []
+        // A shape whose URL may be its endpoint takes a URL with a path as that endpoint: it is tried at the root only.
+        for (shape, _) in HTTPTokenProvider.Shape.named where shape.description != setup.shape.description && (atRoot || !shape.urlMayBeEndpoint) {
+            let other = HTTPTokenProvider(url: root, shape: shape, requestedLifetime: setup.requestedLifetime, bearer: setup.bearer,
+                                          origin: setup.origin, transport: transport)
+            guard let request = try? other.httpRequest(for: setup.request), case .success(let reply) = await send(request),
+                  (try? other.readAnswer(reply.data, reply.response)) != nil else { continue }
+            answering.append(shape.description)
+        }
+        let fix = answering.isEmpty
+            ? "GET /ping answers, so the server runs, but no request shape tokencall knows gets a token there: point the URL at "
+                + "its token endpoint, or describe its request with a template (Docs/token-requests.md)"
+            : "GET /ping answers, and --token-request \(answering.joined(separator: " or ")) gets a token there: use that"
+        return .failed(.answer, seen, fix: fix)
     }
 
     /// `stampedeRequests` requests at once, as when every client's token expires in the same second: each gets a token.
@@ -89,37 +129,63 @@ extension Doctor {
                        fix: "clients renew together when their tokens expire together: serve that many at once (connections, workers)")
     }
 
-    /// An out-of-range uid and an empty channel must get a 4xx, not a token.
-    func badInputCheck() async -> Check {
-        var probes: [(String, URLRequest)] = []
+    /// Why the server did not accept `request` (answer it 2xx with a token where the shape puts it, sound or not); nil
+    /// when it did.
+    func refusal(of request: URLRequest) async -> String? {
+        switch await send(request) {
+        case .failure(let failure): return failure.words
+        case .success(let reply):
+            guard case .failed(let failed) = readToken(reply), failed.name == .answer else { return nil }
+            return failed.finding
+        }
+    }
+
+    /// Statuses that refuse a request for something other than its values: the credential, the time it took, the pace.
+    static let refusalsOfAnotherKind: Set<Int> = [401, 407, 408, 429]
+
+    /// An out-of-range uid and an empty channel must be refused for the input: each goes beside the same request with good
+    /// values, which must get a token, so that a server refusing everything (403 or 404 for all) proves nothing. Nil
+    /// when the shape can carry neither.
+    func badInputCheck() async -> Check? {
+        var probes: [(input: String, good: String, goodRequest: URLRequest, badRequest: URLRequest)] = []
         // The shape's request for the largest uid, with that number made one too large wherever the shape put it.
         let largest = String(UInt32.max), tooLarge = String(UInt64(UInt32.max) + 1)
         var high = setup.request
         high.user = .uid(UInt32.max)
-        if var request = try? provider.httpRequest(for: high) {
-            let url = request.url?.absoluteString.replacingOccurrences(of: largest, with: tooLarge)
-            request.url = url.flatMap { URL(string: $0) }
-            request.httpBody = request.httpBody.map { Data(String(decoding: $0, as: UTF8.self).replacingOccurrences(of: largest, with: tooLarge).utf8) }
-            probes.append(("uid \(tooLarge)", request))
+        if let good = try? provider.httpRequest(for: high) {
+            var bad = good
+            bad.url = good.url.flatMap { URL(string: $0.absoluteString.replacingOccurrences(of: largest, with: tooLarge)) }
+            bad.httpBody = good.httpBody.map { Data(String(decoding: $0, as: UTF8.self).replacingOccurrences(of: largest, with: tooLarge).utf8) }
+            probes.append(("uid \(tooLarge)", "uid \(largest)", good, bad))
         }
         var empty = setup.request
         empty.channel = ""
-        if let request = try? provider.httpRequest(for: empty) { probes.append(("an empty channel", request)) }
-        var findings: [String] = []
-        for (input, request) in probes {
-            switch await send(request) {
-            case .success(let reply) where (400..<500).contains(reply.status): continue
-            case .success(let reply) where reply.isSuccess:
-                findings.append("\(input) got a token (HTTP \(reply.status))")
-            case .success(let reply): findings.append("\(input) got \(reply.excerpt)")
-            case .failure(let failure): findings.append("\(input): \(failure.words)")
+        if let good = try? provider.httpRequest(for: setup.request), let bad = try? provider.httpRequest(for: empty) {
+            probes.append(("an empty channel", "channel \"\(setup.request.channel)\"", good, bad))
+        }
+        guard !probes.isEmpty else { return nil }
+        var (notRefused, unjudged) = ([String](), [String]())
+        for probe in probes {
+            if let failure = await refusal(of: probe.goodRequest) {
+                unjudged.append("cannot tell whether \(probe.input) is refused: the same request for \(probe.good) got no token either (\(failure))")
+                continue
+            }
+            switch await send(probe.badRequest) {
+            case .success(let reply) where (400..<500).contains(reply.status) && !Self.refusalsOfAnotherKind.contains(reply.status): continue
+            case .success(let reply) where reply.isSuccess: notRefused.append("\(probe.input) got a token (HTTP \(reply.status))")
+            case .success(let reply) where reply.status < 500: notRefused.append("\(probe.input) got \(reply.excerpt), which is not about the input")
+            case .success(let reply): notRefused.append("\(probe.input) got \(reply.excerpt)")
+            case .failure(let failure): notRefused.append("\(probe.input): \(failure.words)")
             }
         }
-        guard findings.isEmpty else {
-            return .failed(.badInput, findings.joined(separator: "; "),
-                           fix: "refuse a uid outside 0...4294967295 and a channel outside Agora's rules with a 400 saying what is wrong; "
-                               + "a uid wrapped to 0 makes a token for any user")
+        guard notRefused.isEmpty, unjudged.isEmpty else {
+            let fix = notRefused.isEmpty
+                ? "answer the request with good values with a token; only then does refusing bad input show anything"
+                : "refuse a uid outside 0...4294967295 and a channel outside Agora's rules with a 400 saying what is wrong; "
+                    + "a uid wrapped to 0 makes a token for any user"
+            return .failed(.badInput, (notRefused + unjudged).joined(separator: "; "), fix: fix)
         }
-        return .passed(.badInput, probes.map(\.0).joined(separator: " and ") + " got a 4xx")
+        return .passed(.badInput, probes.map(\.input).joined(separator: " and ") + " got a 4xx, and the same "
+            + (probes.count == 1 ? "request" : "requests") + " with good values a token")
     }
 }

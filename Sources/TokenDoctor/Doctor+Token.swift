@@ -33,8 +33,11 @@ extension Doctor {
         do throws(TokenClientError) {
             answer = try provider.readAnswer(reply.data, reply.response)
         } catch {
+            if let refusal = error.refusal {
+                return .failed(.failed(.answer, "\(reply.excerpt): \(refusal.said)",
+                                       fix: refusal.toDo ?? "the server refuses the request itself: its words, or its log, say why"))
+            }
             let fix = switch error {
-            case .unauthorized: "check --auth-bearer"
             case .server, .rateLimited: "the token endpoint must answer 200 with the token; the server's log says why it did not"
             default: "point the URL at the token endpoint, and have it answer JSON with the token where --token-request \(setup.shape.description) reads it"
             }
@@ -85,22 +88,44 @@ extension Doctor {
         }
     }
 
-    /// Whether the token is for the App ID (when given), channel, user and role asked for, in `token inspect`'s words.
+    /// Whether the token is for the App ID (when given), channel, user and role asked for, in `token inspect`'s words; a
+    /// token for any user (uid 0) fits only when uid 0 was asked for.
     func audienceCheck(_ token: String, now: Int64) -> Check {
         let asked = setup.request
         let report = TokenReport(inspecting: token, check: TokenCheck(appID: asked.appID, channel: asked.channel, user: asked.user), now: now)
-        let role: RTCRole = report.rtc.map { $0.privileges.count > 1 ? RTCRole.publisher : .subscriber } ?? asked.role
         let mismatched = (asked.appID.map { $0 != report.appID } ?? false) || report.channelMatches == false || report.uidMatches == false
         var findings = mismatched ? report.problems : []
-        if role != asked.role {
-            findings.append("it grants the \(role.word) privileges, but \(asked.role.word) was asked for")
-        }
+        if report.rtc?.user == "", asked.user != .uid(0) { findings.append(Self.forAnyUser(asked: asked.user)) }
+        if let rtc = report.rtc, let problem = Self.roleProblem(rtc.privileges.map(\.id), asked: asked.role) { findings.append(problem) }
         let who = "channel \"\(asked.channel)\", \(asked.user), \(asked.role.word)"
         guard !findings.isEmpty else {
             return .passed(.audience, "for " + (asked.appID.map { "App ID \($0), " } ?? "") + who)
         }
         return .failed(.audience, findings.joined(separator: "; "),
                        fix: "build each token for the channel, user and role of its request, with your project's App ID")
+    }
+
+    /// A token for any user where `asked` was asked for, and how a server comes to make one.
+    static func forAnyUser(asked: RTCUser) -> String {
+        var words = "it is for any user (uid 0, the wildcard), but \(asked) was asked for"
+        if case .account(let account) = asked, account.allSatisfy(\.isASCII), account.allSatisfy(\.isNumber) {
+            words += ": the server read the account as a number" + (UInt32(account) == nil ? " and wrapped it to 32 bits" : "")
+        }
+        return words + "; whoever holds it may join as anyone"
+    }
+
+    /// Why the RTC privileges granted (by id) are not those of `asked`; nil when they are. Ids that are not RTC privileges
+    /// (a 006 token's RTM login) are not part of a role.
+    static func roleProblem(_ ids: [UInt16], asked: RTCRole) -> String? {
+        let granted = Set(ids.filter { RTCPrivilege(rawValue: $0) != nil })
+        func privileges(_ role: RTCRole) -> Set<UInt16> { Set(role.privileges.map(\.rawValue)) }
+        guard granted != privileges(asked) else { return nil }
+        if let role = RTCRole.allCases.first(where: { privileges($0) == granted }) {
+            return "it grants the \(role.word) privileges, but \(asked.word) was asked for"
+        }
+        let names = granted.sorted().compactMap { RTCPrivilege(rawValue: $0)?.name }
+        return "it grants " + (names.isEmpty ? "no RTC privilege" : names.joined(separator: ", "))
+            + ", neither a publisher's (all four) nor a subscriber's (joinChannel alone), and \(asked.word) was asked for"
     }
 
     func signatureCheck(_ token: String, certificate: String, now: Int64) -> Check {

@@ -17,15 +17,17 @@ public struct Doctor: Sendable {
         /// When given, each token's signature is checked with it (it is never sent or printed).
         public var appCertificate: String?
         public var bearer: String?
-        /// A browser app's origin, for the CORS check.
+        /// A browser app's origin: sent as `Origin` on every request, as that app sends it, and checked by CORS.
         public var origin: String?
+        /// The lifetime a shape with `{expire}` asks for, in seconds.
+        public var requestedLifetime: UInt32
         /// The deadline of one exchange.
         public var timeout: Duration
         /// A p99 above this fails the latency check: a renewal waits on it.
         public var slowestP99: Duration
 
         public init(url: URL, shape: HTTPTokenProvider.Shape, request: TokenRequest, appCertificate: String? = nil,
-                    bearer: String? = nil, origin: String? = nil, timeout: Duration = .seconds(10),
+                    bearer: String? = nil, origin: String? = nil, requestedLifetime: UInt32 = 3600, timeout: Duration = .seconds(10),
                     slowestP99: Duration = .milliseconds(Doctor.slowestP99Milliseconds)) {
             self.url = url
             self.shape = shape
@@ -33,6 +35,7 @@ public struct Doctor: Sendable {
             self.appCertificate = appCertificate
             self.bearer = bearer
             self.origin = origin
+            self.requestedLifetime = requestedLifetime
             self.timeout = timeout
             self.slowestP99 = slowestP99
         }
@@ -57,7 +60,8 @@ public struct Doctor: Sendable {
         self.setup = setup
         self.transport = transport
         self.unixTime = unixTime
-        provider = HTTPTokenProvider(url: setup.url, shape: setup.shape, bearer: setup.bearer, transport: transport)
+        provider = HTTPTokenProvider(url: setup.url, shape: setup.shape, requestedLifetime: setup.requestedLifetime, bearer: setup.bearer,
+                                     origin: setup.origin, transport: transport)
     }
 
     /// The request a client of this shape sends for what was asked; throws when the shape cannot carry it.
@@ -83,7 +87,7 @@ public struct Doctor: Sendable {
         var first: AgoraToken?
         switch readToken(reply) {
         case .failed(let failed):
-            checks.append(failed)
+            checks.append(reply.status == 404 ? await suggestingShape(failed) : failed)
         case .fetched(let fetched):
             first = fetched.token
             checks += tokenChecks(fetched, reply: reply, receivedAt: receivedAt)
@@ -91,7 +95,7 @@ public struct Doctor: Sendable {
         async let renewal = renewalCheck(request, first: first)
         checks.append(await latencyCheck(request))
         if let ping = await pingCheck() { checks.append(ping) }
-        checks.append(await badInputCheck())
+        if let badInput = await badInputCheck() { checks.append(badInput) }
         if let cors = await corsCheck(request) { checks.append(cors) }
         // The stampede comes last, so that no other check's request meets a server busy with it (or rate-limiting us).
         if let renewal = await renewal { checks.append(renewal) }

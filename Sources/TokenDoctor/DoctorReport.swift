@@ -6,12 +6,9 @@ public struct DoctorReport: Sendable, Encodable {
     public let url: String
     public let checks: [Check]
 
-    /// `url` is shown without any user name or password in it.
+    /// `url` is shown without the user, password and query that may hold a credential.
     public init(url: URL, checks: [Check]) {
-        var shown = URLComponents(url: url, resolvingAgainstBaseURL: false)
-        shown?.user = nil
-        shown?.password = nil
-        self.url = shown?.string ?? url.absoluteString
+        self.url = url.absoluteString.urlWithoutCredentials
         self.checks = checks
     }
 

@@ -15,6 +15,12 @@ struct Reply: Sendable {
 
     func header(_ name: String) -> String? { response.value(forHTTPHeaderField: name) }
 
+    /// An HTML page, by its type or its first character: what a catch-all route answers to any path.
+    var isWebPage: Bool {
+        header("Content-Type")?.lowercased().contains("html") == true
+            || String(decoding: data.prefix(64), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines).hasPrefix("<")
+    }
+
     /// `HTTP 500, "<html><body>Bad…"`: the status and the start of the body, too short to hold a whole token.
     var excerpt: String {
         let text = String(decoding: data.prefix(200), as: UTF8.self).split(whereSeparator: \.isWhitespace).joined(separator: " ")

@@ -20,7 +20,9 @@ enum DoctorCommand {
             TokenCommands.certificate,
             .value("latency-limit", "MS", help: "a p99 above it fails the latency check, 1...120000",
                    default: String(Doctor.slowestP99Milliseconds)),
-            .value("origin", "ORIGIN", help: "your browser app's origin, such as https://app.example: checks CORS"),
+            .value("origin", "ORIGIN", help: "your browser app's origin, such as https://app.example: sent as Origin on each request, "
+                   + "and CORS is checked"),
+            .value("token-lifetime", "SECONDS", help: "the lifetime {expire} in --token-request asks for, 1...86400", default: "3600"),
             .flag("json", help: "print one JSON object (fields in Docs/doctor.md)"),
         ],
         positionals: [Positional("URL", help: "the token server, or its token endpoint")],
@@ -47,19 +49,11 @@ enum DoctorCommand {
         try args.checkBearer()
         let request = TokenRequest(channel: try args.channel(), user: try args.user() ?? .uid(0),
                                    role: try args.choice("role", TokenCommands.roles, word: \.key).value, appID: args.string("app-id"))
-        return Doctor.Setup(url: url, shape: try args.tokenRequestShape(), request: request, appCertificate: args.string("app-certificate"),
-                            bearer: args.string("auth-bearer"), origin: try origin(args),
-                            timeout: try args.requestTimeout(),
+        let shape = try args.tokenRequestShape()
+        try args.checkLifetime(sentBy: shape)
+        return Doctor.Setup(url: url, shape: shape, request: request, appCertificate: args.string("app-certificate"),
+                            bearer: args.string("auth-bearer"), origin: try args.origin(),
+                            requestedLifetime: try args.integer("token-lifetime", in: 1...86_400), timeout: try args.requestTimeout(),
                             slowestP99: .milliseconds(try args.integer("latency-limit", in: 1...120_000) as Int))
-    }
-
-    /// `--origin` as a browser sends it: scheme, host and port, nothing else.
-    static func origin(_ args: Invocation) throws(UsageError) -> String? {
-        guard let text = args.string("origin") else { return nil }
-        guard let url = URL(string: text), ["http", "https"].contains(url.scheme ?? ""), url.host != nil, url.path.isEmpty,
-              url.query == nil, url.user == nil, !text.hasSuffix("/") else {
-            throw args.error("--origin must be an origin as a browser sends it, such as https://app.example or http://localhost:3000, not \"\(text)\"")
-        }
-        return text
     }
 }

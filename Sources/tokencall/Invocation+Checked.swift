@@ -16,7 +16,7 @@ extension Invocation {
     /// `text` as a token server's URL, http:// or https:// with a host; `what` names it in the error (`--token-url`).
     func tokenServerURL(_ text: String, as what: String) throws(UsageError) -> URL {
         guard let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
-            throw error("\(what) must be an http:// or https:// URL with a host, not \"\(text.escapedForPrinting)\"")
+            throw error("\(what) must be an http:// or https:// URL with a host, not \"\(text.urlWithoutCredentials.escapedForPrinting)\"")
         }
         return url
     }
@@ -80,6 +80,24 @@ extension Invocation {
             }
         }
         return shape
+    }
+
+    /// Refuses a `--token-lifetime` that `shape` does not send (it has no `{expire}`): the server decides then.
+    func checkLifetime(sentBy shape: HTTPTokenProvider.Shape) throws(UsageError) {
+        guard has("token-lifetime"), !shape.asksForLifetime else { return }
+        throw error("--token-lifetime reaches your server only through {expire}, which --token-request \(shape) does not send; "
+            + "your server decides")
+    }
+
+    /// `--origin` as a browser sends it: scheme, host and port, nothing else; nil when not given.
+    func origin() throws(UsageError) -> String? {
+        guard let text = string("origin") else { return nil }
+        guard let url = URL(string: text), ["http", "https"].contains(url.scheme ?? ""), url.host != nil, url.path.isEmpty,
+              url.query == nil, url.fragment == nil, url.user == nil, !text.hasSuffix("/") else {
+            throw error("--origin must be an origin as a browser sends it, such as https://app.example or http://localhost:3000, "
+                        + "not \"\(text.escapedForPrinting)\"")
+        }
+        return text
     }
 
     /// Refuses an `--app-id` or `--app-certificate` that is not 32 hex characters.

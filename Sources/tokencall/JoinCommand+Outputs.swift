@@ -2,6 +2,7 @@ import Arguments
 import CallScreen
 import CallSession
 import Foundation
+import OutputFiles
 
 /// What `join` writes besides the call: a picture of the screen instead of the screen (`--screenshot`), or a
 /// recording of the screen as it runs (`--cast`). Docs/usage.md ("Recordings and pictures").
@@ -10,7 +11,7 @@ extension JoinCommand {
         .value("cast", "FILE", help: "record the call screen as an asciinema v2 recording (play it with asciinema play FILE)"),
         .value("screenshot", "FILE.svg", help: "no screen: draw it into an SVG picture when --duration is over, then exit"),
         .value("size", "COLSxROWS", help: "the --screenshot picture's size in cells, 60x20...400x200", default: "120x36"),
-        .flag("overwrite", help: "let --record, --cast or --screenshot replace a file that exists"),
+        .flag("overwrite", help: "let --record, --cast or --screenshot write over what the path names (a link is followed, a device stays one)"),
     ]
 
     /// What the options ask to be written.
@@ -35,7 +36,7 @@ extension JoinCommand {
         if args.has("overwrite"), !args.has("cast"), !args.has("screenshot"), !args.has("record") {
             throw args.error("--overwrite applies to the file of --record, --cast or --screenshot; give one of them")
         }
-        for name in ["cast", "screenshot"] where args.string(name)?.isEmpty == true {
+        for name in ["cast", "screenshot", "record"] where args.string(name)?.isEmpty == true {
             throw args.error("--\(name) needs a file name; it is empty")
         }
         if let path = args.string("screenshot") {
@@ -66,12 +67,12 @@ extension JoinCommand {
         return (width, height)
     }
 
-    /// Creates the output's file, or says on stderr why it cannot.
+    /// Creates the file of `--cast`, `--screenshot` or `--record`, or says on stderr why it cannot.
     static func create(_ path: String, _ args: Invocation) -> OutputFile? {
         do throws(OutputFile.Failure) {
             return try OutputFile(path: path, overwrite: args.has("overwrite"))
         } catch {
-            let hint = if case .exists = error { "; give --overwrite to replace it, or another name" } else { "" }
+            let hint = if case .exists = error { "; give --overwrite to write over it, or another name" } else { "" }
             Console.error("tokencall join: \(error)\(hint)")
             return nil
         }
@@ -99,13 +100,10 @@ extension JoinCommand {
         session.start()
         Console.error("tokencall join: seed \(session.configuration.seed)")
         let signals = StopSignals.onMain(finish)
-        let deadline = Task { @MainActor in
-            try? await session.configuration.clock.sleep(for: duration)
-            finish()
-        }
+        let deadline = end(session, after: duration, finish)
         for await _ in session.events {}
         signals.forEach { $0.cancel() }
-        deadline.cancel()
+        deadline?.cancel()
         let picture = grid ?? screen.grid(width: width, height: height, options: options)
         do throws(OutputFile.Failure) {
             try file.write(Array(picture.svg().utf8))

@@ -1,37 +1,38 @@
 import Arguments
 import CallSession
-import Foundation
+import OutputFiles
+import PrintableText
 import Recording
+import TokenClient
 
 extension JoinCommand {
     static let recordOption: Option = .value("record", "FILE", help: "write the call's events to FILE (JSON lines) for tokencall replay")
 
-    /// `--record FILE`: the file created with its header line and fed every event of `session`; nil without the option.
+    /// `--record FILE`: a recorder writing into `file`, with the header of `session`, fed every event of it.
     @MainActor
-    static func recorder(_ args: Invocation, for session: CallSession) throws(RecordingError) -> Recorder? {
-        guard let path = args.string("record") else { return nil }
-        var options = args.given
-        options["record"] = nil
-        options["overwrite"] = nil
-        options["token-url"] = options["token-url"].map(withoutCredentials)
-        let recorder = try Recorder(path: path, header: RecordingHeader(options: options, of: session), replace: args.has("overwrite"))
+    static func recorder(_ args: Invocation, into file: OutputFile, for session: CallSession) -> Recorder {
+        let recorder = Recorder(file: file, header: RecordingHeader(options: recordedOptions(args), of: session))
         session.onEvent = recorder.record
         return recorder
     }
 
+    /// The options as the header holds them: not the file's own, and without what may be a credential (the header
+    /// leaves out the secret options themselves): URLs without user, password and query, a template without its
+    /// query and body.
+    private static func recordedOptions(_ args: Invocation) -> [String: String] {
+        var options = args.given
+        options["record"] = nil
+        options["overwrite"] = nil
+        for name in ["token-url", "hub"] { options[name] = options[name]?.urlWithoutCredentials }
+        options["token-request"] = options["token-request"].map { (try? HTTPTokenProvider.Shape(parsing: $0))?.shown ?? "" }
+        return options
+    }
+
     /// The call's exit status, or a failure when the recording stopped early (said on stderr once the screen is gone).
     static func finish(_ recorder: Recorder?, status: Int32) -> Int32 {
+        recorder?.close()
         guard let failure = recorder?.failure else { return status }
         Console.error("tokencall join: \(failure)")
         return ExitCode.failure
-    }
-
-    /// A token server's URL without what may be a credential: the user and password, and the query.
-    private static func withoutCredentials(_ text: String) -> String {
-        guard var parts = URLComponents(string: text) else { return "" }
-        parts.user = nil
-        parts.password = nil
-        parts.query = nil
-        return parts.string ?? ""
     }
 }

@@ -29,6 +29,7 @@ enum JoinCommand {
                environment: ["TOKENCALL_AUTH_BEARER"]),
         .value("ca-file", "FILE", help: "trust the CA certificates in this PEM file for an https:// token server, instead of the "
                + "system's (which SSL_CERT_FILE can name)"),
+        originOption,
         .value("request-timeout", "SECONDS", help: "overall deadline of one token request, "
                + "\(Invocation.requestTimeoutSeconds.lowerBound)...\(Invocation.requestTimeoutSeconds.upperBound)", default: "10"),
         .value("app-id", "ID", help: "App ID (embedded server: random if not given)", environment: ["APP_ID"]),
@@ -67,10 +68,14 @@ enum JoinCommand {
         """,
         run: run)
 
+    /// `--origin` of `join` and `load` (doctor's help says what it checks with it too).
+    static let originOption = Option.value("origin", "ORIGIN", help: "sent as the Origin header of each token request, as a browser app "
+                                           + "at that origin sends it (scheme, host and port, such as https://app.example)")
+
     /// Where the options say tokens come from: the user's server (the first token perhaps pasted), one `join` runs
     /// itself, or a person pasting each one.
     enum TokenServerChoice {
-        case url(URL, shape: HTTPTokenProvider.Shape, bearer: String?, lifetime: UInt32, first: PastedToken?)
+        case url(URL, shape: HTTPTokenProvider.Shape, bearer: String?, origin: String?, lifetime: UInt32, first: PastedToken?)
         case embedded(tokenLifetime: UInt32, mistake: TokenMistake?)
         case byHand(PastedToken)
     }
@@ -115,7 +120,7 @@ enum JoinCommand {
         let pasted = try pastedToken(args, into: &config)
         let lifetime: UInt32 = try args.integer("token-lifetime", in: 1...86_400)
         let server: TokenServerChoice = if let url = tokenURL {
-            .url(url, shape: shape, bearer: args.string("auth-bearer"), lifetime: lifetime, first: pasted)
+            .url(url, shape: shape, bearer: args.string("auth-bearer"), origin: try args.origin(), lifetime: lifetime, first: pasted)
         } else if let pasted {
             .byHand(pasted)
         } else {
@@ -149,10 +154,10 @@ enum JoinCommand {
         for name in ["token-field", "expires-field"] where args.has(name) && !args.has("token-url") {
             throw args.error("--\(name) reads your server's answer; give --token-url too")
         }
-        if args.has("token-url"), args.has("token-lifetime"), !shape.asksForLifetime {
-            throw args.error("--token-lifetime reaches your server only through {expire}, which --token-request \(shape) does not send; "
-                + "your server decides")
+        if args.has("origin"), !args.has("token-url") {
+            throw args.error("--origin goes with --token-url: it is sent to your server (the embedded one needs none)")
         }
+        if args.has("token-url") { try args.checkLifetime(sentBy: shape) }
         return shape
     }
 
@@ -162,9 +167,9 @@ enum JoinCommand {
                        trust: TLSTrust) -> (TokenOrigin, stop: () -> Void)? {
         let transport = SchemeTransport.tokencall(trust: trust)
         switch choice {
-        case .url(let url, let shape, let bearer, let lifetime, let first):
-            let provider = HTTPTokenProvider(url: url, shape: shape, requestedLifetime: lifetime, bearer: bearer, transport: transport,
-                                             unixTime: config.tokenUnixTime)
+        case .url(let url, let shape, let bearer, let origin, let lifetime, let first):
+            let provider = HTTPTokenProvider(url: url, shape: shape, requestedLifetime: lifetime, bearer: bearer, origin: origin,
+                                             transport: transport, unixTime: config.tokenUnixTime)
             return (.server(TokenSource(provider: provider, url: url), first: first), {})
         case .byHand(let token):
             return (.byHand(latest: token), {})
@@ -201,20 +206,20 @@ enum JoinCommand {
         let trust = try args.trust()
         let file = output.path.flatMap { create($0, args) }
         if output.path != nil && file == nil { return ExitCode.failure }
+        let recordFile = args.string("record").flatMap { create($0, args) }
+        // A call that does not start leaves what was at the paths as it was.
+        let discard = { file?.discard(); recordFile?.discard() }
+        if args.has("record") && recordFile == nil {
+            discard()
+            return ExitCode.failure
+        }
         guard let (tokens, stopServer) = tokens(server, for: config, trust: trust) else {
-            file?.discard()
+            discard()
             return ExitCode.failure
         }
         defer { stopServer() }
         let session = CallSession(config, tokens: tokens)
-        let recorder: Recorder?
-        do {
-            recorder = try self.recorder(args, for: session)
-        } catch {
-            file?.discard()
-            Console.error("tokencall join: \(error)")
-            return ExitCode.failure
-        }
+        let recorder = recordFile.map { Self.recorder(args, into: $0, for: session) }
         if case .picture(_, let width, let height) = output, let file, let duration {
             let noColor = args.has("no-color") || !(ProcessInfo.processInfo.environment["NO_COLOR"] ?? "").isEmpty
             return finish(recorder, status: await runPicture(session, into: file, width: width, height: height,
@@ -226,13 +231,17 @@ enum JoinCommand {
             return finish(recorder, status: status)
         }
         guard let presenter = CallScreenTerminal.presenter(args) else {
-            file?.discard()
+            discard()
             return ExitCode.usage
         }
         if let file { presenter.cast = cast(into: file, unixTime: config.unixTime()) }
         let app = CallScreenApp(session: session, presenter: presenter, fps: fps)
         let signals = StopSignals.onMain { app.quit() }
-        defer { signals.forEach { $0.cancel() } }
+        let deadline = end(session, after: duration.map { .seconds($0) }) { app.quit() }
+        defer {
+            signals.forEach { $0.cancel() }
+            deadline?.cancel()
+        }
         let status = finish(recorder, status: await app.run())
         if let failure = presenter.cast?.finish() {
             Console.error("tokencall join: the recording stopped early: \(failure)")
@@ -260,17 +269,25 @@ enum JoinCommand {
         session.start()
         Console.error("tokencall join: seed \(config.seed)")
         let signals = StopSignals.onMain { session.stop() }
-        if let duration {
-            Task { @MainActor in
-                try? await config.clock.sleep(for: duration)
-                session.stop()
-            }
-        }
+        let deadline = end(session, after: duration) { session.stop() }
         for await event in session.events {
             printHeadless(event, json: json)
             if case .stuck = event.kind { session.stop() }
         }
         signals.forEach { $0.cancel() }
+        deadline?.cancel()
         return failed ? ExitCode.failure : ExitCode.ok
+    }
+
+    /// Runs `end` once `duration` of the call's time has passed (`--duration`; none without it); cancel the task when
+    /// the call has ended otherwise.
+    @MainActor
+    static func end(_ session: CallSession, after duration: Duration?, _ end: @escaping @MainActor () -> Void) -> Task<Void, Never>? {
+        guard let duration else { return nil }
+        let clock = session.configuration.clock
+        return Task { @MainActor in
+            guard (try? await clock.sleep(for: duration)) != nil else { return }
+            end()
+        }
     }
 }

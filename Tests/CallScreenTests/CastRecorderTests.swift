@@ -1,5 +1,6 @@
 import ChannelEngine
 import Foundation
+import OutputFiles
 import TestSupport
 import Testing
 @testable import CallScreen
@@ -57,24 +58,6 @@ import Testing
         recorder.record(Array("frame".utf8), width: 80, height: 24)
         recorder.record(Array("next".utf8), width: 80, height: 24)
         #expect(recorder.finish() == .cannotWrite(path: "/dev/full", reason: "No space left on device"))
-    }
-
-    @Test func anExistingFileIsLeftAloneUnlessReplacingItWasAsked() throws {
-        let path = temporaryPath("kept.cast")
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        try "precious".write(toFile: path, atomically: false, encoding: .utf8)
-        #expect(throws: OutputFile.Failure.exists(path: path)) { try OutputFile(path: path, overwrite: false) }
-        #expect(try String(contentsOfFile: path, encoding: .utf8) == "precious")
-        let file = try OutputFile(path: path, overwrite: true)
-        try file.write(Array("new".utf8))
-        file.close()
-        #expect(try String(contentsOfFile: path, encoding: .utf8) == "new")
-    }
-
-    @Test func aPathThatCannotBeCreatedSaysWhy() {
-        #expect(throws: OutputFile.Failure.cannotCreate(path: "/nonexistent-dir/call.cast", reason: "No such file or directory")) {
-            try OutputFile(path: "/nonexistent-dir/call.cast", overwrite: false)
-        }
     }
 
     @Test func timesAreSecondsWithMicroseconds() {

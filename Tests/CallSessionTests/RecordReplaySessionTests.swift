@@ -1,6 +1,7 @@
 import CallScreen
 import CallSession
 import Foundation
+import OutputFiles
 import Recording
 import Testing
 
@@ -13,7 +14,7 @@ import Testing
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("tokencall-\(UUID().uuidString).jsonl").path
         defer { try? FileManager.default.removeItem(atPath: path) }
         let header = RecordingHeader(options: ["seed": "11"], of: h.session)
-        let recorder = try Recorder(path: path, header: header)
+        let recorder = Recorder(file: try OutputFile(path: path, overwrite: false), header: header)
         let call = header.call
         let blank = ScreenState(channel: call.channel, uid: call.uid, role: call.role, tokenServer: call.tokenServer,
                                 renewMethod: call.renewMethod, autoRenew: call.autoRenew)

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import CallSession
 
@@ -34,5 +35,46 @@ import Testing
         let bare = SessionEvent(time: .seconds(4), kind: .engine(.requestToken))
         #expect(bare.detail == "")
         #expect(bare.textLine == "[   4.000s] requestToken")
+    }
+
+    /// A text line's fields as a script reads them: `key=value` apart at any white space, a value starting with `"`
+    /// read as a JSON string (Docs/events.md).
+    private func fields(_ detail: String) throws -> [[String]] {
+        var scalars = Substring(detail).unicodeScalars[...], fields: [[String]] = []
+        while true {
+            scalars = scalars.drop { $0.properties.isWhitespace }
+            guard !scalars.isEmpty else { return fields }
+            let key = scalars.prefix { $0 != "=" && !$0.properties.isWhitespace }
+            scalars = scalars.dropFirst(key.count)
+            guard scalars.first == "=" else { fields.append([String(key)]); continue }
+            scalars = scalars.dropFirst()
+            var value = scalars.prefix { !$0.properties.isWhitespace }
+            if scalars.first == "\"" {
+                var end = scalars.index(after: scalars.startIndex), escaped = false
+                while end < scalars.endIndex, escaped || scalars[end] != "\"" {
+                    escaped = !escaped && scalars[end] == "\\"
+                    end = scalars.index(after: end)
+                }
+                value = scalars[...min(end, scalars.index(before: scalars.endIndex))]
+                let text = try JSONSerialization.jsonObject(with: Data("[\(String(value))]".utf8)) as? [String]
+                fields.append([String(key), try #require(text?.first)])
+            } else {
+                fields.append([String(key), String(value)])
+            }
+            scalars = scalars.dropFirst(value.count)
+        }
+    }
+
+    /// A hub's or a server's words cannot pass for fields of their own: a value with a quote, a backslash or any
+    /// white space (a no-break space too) is a JSON string, and the line reads back as the real fields.
+    @Test(arguments: ["a\"\u{A0}notice=stuck\u{A0}reason=\"forged", "x\" notice=stuck reason=\"y", "tab\tthen=2", #"back\"slash"#, ""])
+    func aValueFromOutsideReadsBackAsOneField(forged: String) throws {
+        let hub = SessionEvent(time: .seconds(5), kind: .engine(.simulatorNotice(.hubError(forged))))
+        #expect(try fields(hub.detail) == [["notice", "hubError"], ["message", forged]], "\(hub.textLine)")
+        let server = SessionEvent(time: .seconds(5), kind: .tokenFetchFailed(error: forged, retryIn: .seconds(2)))
+        #expect(try fields(server.detail) == [["error", forged], ["retryIn", "2.000s"]], "\(server.textLine)")
+        #expect(!hub.textLine.unicodeScalars.contains { $0.properties.isWhitespace && $0 != " " }, "only plain spaces part the fields")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(hub.jsonLine.utf8)) as? [String: Any])
+        #expect(json["message"] as? String == forged)
     }
 }

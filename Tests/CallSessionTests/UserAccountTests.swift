@@ -94,7 +94,7 @@ private func tokenUser(_ h: SessionHarness) -> String? {
         #expect(h.events.contains { $0.kind == .engine(.didOccurError(.invalidToken)) })
         #expect(h.count("didRegisteredLocalUser") == 0, "a refused join registers nothing")
         let stuck = try #require(h.first("stuck"))
-        #expect(stuck.textLine.contains(#"the token was built for the integer uid 42, but you join with the account "alice""#),
+        #expect(stuck.textLine.contains(#"the token was built for the integer uid 42, but you join with the account \"alice\""#),
                 "\(stuck.textLine)")
         #expect(stuck.textLine.contains("the network refused the call (invalidToken): the token was built"))
     }
@@ -107,7 +107,7 @@ private func tokenUser(_ h: SessionHarness) -> String? {
         await h.settle(until: { h.count("tokenFetched") == 1 })
         await h.run(for: 1)
         let stuck = try #require(h.first("stuck"))
-        #expect(stuck.textLine.contains(#"the token was built for the user account "alice" (a string), but you join with the integer uid 42"#),
+        #expect(stuck.textLine.contains(#"the token was built for the user account \"alice\" (a string), but you join with the integer uid 42"#),
                 "\(stuck.textLine)")
         await h.stop()
         #expect(h.events.last?.kind == .sessionEnded(failed: true))
@@ -141,7 +141,7 @@ private func tokenUser(_ h: SessionHarness) -> String? {
         await h.settle(until: { h.count("tokenFetched") == 1 })
         await h.run(for: 1)
         let stuck = try #require(h.first("stuck"))
-        #expect(stuck.textLine.contains(#"user account "mallory\u001b[2J\u202e" (a string)"#), "\(stuck.textLine)")
+        #expect(stuck.textLine.contains(#"user account \"mallory\u001b[2J\u202e\" (a string)"#), "\(stuck.textLine)")
         #expect(!stuck.textLine.unicodeScalars.contains { $0 == "\u{1B}" || $0 == "\u{202E}" })
     }
 }

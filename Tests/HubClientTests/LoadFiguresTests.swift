@@ -32,4 +32,12 @@ import TokenClient
         #expect(figures.text == "join           1 samples  p50 12.0 ms  p99 12.0 ms\nerrors: hub error\\u001b ×1\nconnections lost: 1")
         #expect(figures.json == #"{"connectionsLost":1,"errors":{"hub error\u001b":1},"join":{"count":1,"p50Ms":12,"p99Ms":12}}"#)
     }
+
+    @Test func aLongNameStaysApartFromItsFigures() {
+        let tally = LoadTally(names: [Measure.tokenFetch, Measure.stampede])
+        tally.record(Measure.stampede, .milliseconds(20))
+        let lines = tally.figures.text.split(separator: "\n")
+        #expect(lines.contains("renewalStampede  1 samples  p50 20.0 ms  p99 20.0 ms"), "\(lines)")
+        #expect(lines.first?.hasPrefix(Measure.tokenFetch + "  ") == true && lines.first?.hasSuffix("none") == true)
+    }
 }

@@ -31,3 +31,24 @@ import Testing
         #expect(try JSONSerialization.jsonObject(with: Data("[\(quoted)]".utf8)) as? [String] == [text])
     }
 }
+
+@Suite struct URLWithoutCredentialsTests {
+    @Test(arguments: [
+        ("http://alice:hunter2@host/?api_key=k", "http://host/"),
+        ("https://alice@example.com:8443/token?access_token=t#frag", "https://example.com:8443/token"),
+        ("http://a@b:c@host/path@x?q", "http://host/path@x"),
+        ("ws://127.0.0.1:8082/hub?channel=x&api_key=k", "ws://127.0.0.1:8082/hub"),
+        ("ws://[::1]:8082/hub#access_token=t", "ws://[::1]:8082/hub"),
+        ("http://host:8080", "http://host:8080"),
+        ("HTTP://u:p@HOST?x", "HTTP://HOST"),
+        ("/token?channel={channel}&api_key=k", "/token"),
+        ("x-weird+scheme://u:p@host/x?y", "x-weird+scheme://host/x"),
+        ("://u:p@host/x", "://host/x"),
+        ("/path://a@b?q", "/path://a@b"),
+        ("none (tokens pasted by hand)", "none (tokens pasted by hand)"),
+        ("http://127.0.0.1:5000/ (embedded)", "http://127.0.0.1:5000/ (embedded)"),
+    ])
+    func credentialsAreLeftOut(url: String, shown: String) {
+        #expect(url.urlWithoutCredentials == shown)
+    }
+}

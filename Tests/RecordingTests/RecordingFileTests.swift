@@ -1,4 +1,5 @@
 import CallSession
+import Foundation
 import Recording
 import Testing
 
@@ -71,5 +72,18 @@ import Testing
     @Test func aHeaderWithASecretIsRefused() {
         let secret = header.replacingOccurrences(of: "\"options\": {", with: "\"options\": {\"auth-bearer\": \"s3cret\", ")
         #expect(read(secret + "\n") == .badLine(line: 1, problem: "the header's members are not the ones it has (a secret option, or one too many)"))
+    }
+
+    /// A gigabyte is refused by its size, before any of it is read (reading would take the 256 MB allowed first).
+    @Test func aFileLargerThanARecordingIsRefusedByItsSize() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("tokencall-huge-\(UUID().uuidString).jsonl").path
+        #expect(FileManager.default.createFile(atPath: path, contents: Data()))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let handle = try #require(FileHandle(forWritingAtPath: path))
+        try handle.truncate(atOffset: 1 << 30)  // sparse: no disk is spent
+        try handle.close()
+        #expect(throws: RecordingError.fileTooLarge(size: 1 << 30, limit: Recording.byteLimit)) { try Recording.read(path: path) }
+        #expect(RecordingError.fileTooLarge(size: 1 << 30, limit: Recording.byteLimit).description
+            == "the file is 1073741824 bytes, more than the 268435456 a recording may hold; it is not a recording tokencall wrote")
     }
 }

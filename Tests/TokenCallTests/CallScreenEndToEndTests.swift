@@ -120,6 +120,22 @@ final class TmuxScreen {
         screen.waitFor("EXIT=0")
     }
 
+    /// `--duration` ends the call screen as it ends a headless call: a scripted `--cast` ends by itself.
+    @Test func theCallScreenLeavesWhenTheDurationIsOver() throws {
+        try #require(tmuxAvailable, "tmux is needed; make deps installs it")
+        let screen = try TmuxScreen.tokencall("--duration 3 --seed 7")
+        screen.waitFor("● connected")
+        screen.waitFor("EXIT=0", timeout: .seconds(30))
+        #expect(!screen.screen.contains("● connected"), "the call screen is gone")
+    }
+
+    /// The duration is in the call's time: at 3600x, an hour of call is over in a second or so.
+    @Test func theDurationIsTheCallsTime() throws {
+        try #require(tmuxAvailable, "tmux is needed; make deps installs it")
+        let screen = try TmuxScreen.tokencall("--duration 3600 --speed 3600 --seed 7")
+        screen.waitFor("EXIT=0", timeout: .seconds(30))
+    }
+
     @Test func anAccountJoinShowsTheAccountAndTheUidTheEngineGaveIt() throws {
         try #require(tmuxAvailable, "tmux is needed; make deps installs it")
         let screen = try TmuxScreen.tokencall("--account alice --remote-users 1 --seed 6")

@@ -29,6 +29,16 @@ import Testing
         #expect(!json.stdout.contains(TestCredentials.certificate) && !text.stdout.contains(TestCredentials.certificate))
     }
 
+    /// `{expire}` in a template asks for `--token-lifetime`, as it does for join; without the option it was always 3600.
+    @Test func theTokenLifetimeReachesTheServerThroughExpire() throws {
+        let (server, _, url, _) = try TokenCallProcess.serve(appID: TestCredentials.appID, certificate: TestCredentials.certificate, ["--quiet"])
+        defer { server.terminate(); server.waitUntilExit() }
+        let result = try TokenCallProcess.run(["doctor", url.absoluteString, "--token-request", "agora-token-service", "--token-lifetime", "600",
+                                               "--request-timeout", "60", "--latency-limit", "60000"])
+        #expect(result.stdout.contains("\nok   lifetime: 600 s (10 min)\n"), "\(result.stdout)\(result.stderr)")
+        #expect(result.status == 0)
+    }
+
     @Test func aServerThatCannotBeReachedFailsWithExitOne() throws {
         let result = try TokenCallProcess.run(["doctor", "http://127.0.0.1:1", "--request-timeout", "2"])
         #expect(result.status == 1)
@@ -43,6 +53,8 @@ import Testing
         (["doctor", "http://127.0.0.1:1", "--account", "alice"], "the request sends {uid}, a number, but this join uses a user account"),
         (["doctor", "http://127.0.0.1:1", "--origin", "https://app.example/"], "--origin must be an origin as a browser sends it"),
         (["doctor", "http://127.0.0.1:1", "--role", "admin"], "--role must be publisher, subscriber, 1 or 2"),
+        (["doctor", "http://127.0.0.1:1", "--token-lifetime", "600"], "--token-lifetime reaches your server only through {expire}, which --token-request fetch"),
+        (["doctor", "http://127.0.0.1:1", "--token-request", "agora-token-service", "--token-lifetime", "0"], "--token-lifetime must be an integer from 1 to 86400"),
         (["doctor", "http://127.0.0.1:1", "--token-request", "graphql"], "--token-request: \"graphql\" is neither a request shape nor a template"),
     ])
     func usageErrorsSayWhatIsWrongAndExit64(arguments: [String], message: String) throws {

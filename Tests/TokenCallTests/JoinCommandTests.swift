@@ -129,7 +129,7 @@ import Testing
     /// Without --duration, a headless call that only a person could mend ends by itself, failed.
     @Test(arguments: [
         (["--app-certificate", "0123456789abcdef0123456789abcdef"], "the network refused the call (invalidToken)"),
-        (["--auth-bearer", "wrong"], "the token server refuses the credential"),
+        (["--auth-bearer", "wrong"], "the token server refused the request (HTTP 401"),
     ])
     func aCallNothingWillMendEndsFailed(extra: [String], words: String) throws {
         let (server, _, url, _) = try TokenCallProcess.serve(appID: TestCredentials.appID, certificate: TestCredentials.certificate,
@@ -143,11 +143,35 @@ import Testing
         #expect(result.status == 1)
     }
 
+    /// A server that refuses requests without an Origin: join says so in one sentence, blaming no --auth-bearer it was
+    /// not given, and with --origin it gets its tokens.
+    @Test func aServerThatWantsAnOriginIsExplainedAndJoinedWithOrigin() throws {
+        let server = try OriginRequiredServer()
+        let asked = ["join", "--headless", "--uid", "7", "--token-url", server.url.absoluteString, "--app-id", TestCredentials.appID]
+        let refused = try TokenCallProcess.run(asked, limit: .seconds(30))
+        #expect(refused.status == 1)
+        // The words, not how the event line quotes the server's own.
+        let stuck = try #require(refused.stdout.split(separator: "\n").first { $0.contains("] stuck reason=") }, "\(refused.stdout)")
+        #expect(stuck.contains("the token server refuses every request without an Origin header (HTTP 403, "))
+        #expect(stuck.contains("Origin not allowed"))
+        #expect(stuck.hasSuffix("as agora-token-service does when CORS_ALLOW_ORIGIN lists origins, so no native app gets a token; "
+            + "have it serve requests that carry no Origin (CORS is for browsers; CORS_ALLOW_ORIGIN=* there), or send one with --origin; "
+            + "nothing will retry\""), "\(stuck)")
+        #expect(!refused.stdout.contains("--auth-bearer") && !refused.stdout.contains("credential"))
+
+        let joined = try TokenCallProcess.run(asked + ["--origin", OriginRequiredServer.origin, "--duration", "2"], limit: .seconds(30))
+        #expect(joined.status == 0, "\(joined.stdout)\(joined.stderr)")
+        #expect(joined.stdout.contains("] connectionStateChanged state=connected reason=joinSuccess"), "\(joined.stdout)")
+    }
+
     @Test(arguments: [
+        (["join", "--origin", "https://app.example"], "--origin goes with --token-url"),
+        (["join", "--token-url", "http://127.0.0.1:9", "--origin", "https://app.example/login"], "--origin must be an origin as a browser sends it"),
         (["join", "--channel", "a/b"], "--channel: invalid channel name"),
         (["join", "--uid", "-3"], "--uid must be an integer from 0 to 4294967295"),
         (["join", "--role", "host"], "--role must be broadcaster or audience"),
         (["join", "--token-url", "ftp://x"], "--token-url must be an http:// or https:// URL"),
+        (["join", "--token-url", "ftp://alice:hunter2@x/t?api_key=KEY"], "--token-url must be an http:// or https:// URL with a host, not \"ftp://x/t\""),
         (["join", "--token-request", "soap"], "--token-request: \"soap\" is neither a request shape nor a template; the shapes are fetch, getToken"),
         (["join", "--token-request", #"GET /t {"c":"{channel}"}"#], "--token-request: a GET request has no body"),
         (["join", "--token-request", "GET http://elsewhere.example/t"], "--token-request: the template names a whole URL"),

@@ -46,6 +46,17 @@ import Testing
         #expect(count(figures, "renewalStampede") == 20)
     }
 
+    @Test func originIsSentToAServerThatWantsOne() throws {
+        let server = try OriginRequiredServer()
+        let asked = ["load", "--no-hub", "--token-url", server.url.absoluteString, "--clients", "3"]
+        let refused = try TokenCallProcess.run(asked)
+        #expect(refused.status == 1)
+        #expect(refused.stdout.contains("errors: renewalStampede: originRequired ×3, tokenFetch: originRequired ×3"), "\(refused.stdout)")
+        let loaded = try TokenCallProcess.run(asked + ["--origin", OriginRequiredServer.origin])
+        #expect(loaded.status == 0, "\(loaded.stdout)\(loaded.stderr)")
+        #expect(loaded.stdout.contains("renewalStampede  3 samples  p50 "), "\(loaded.stdout)")
+    }
+
     @Test func wrongTokensShowAsErrorsByKindAndFailTheRun() throws {
         let (server, base) = try serve(["--misconfigure", "wrong-channel"])
         defer { server.terminate(); server.waitUntilExit() }

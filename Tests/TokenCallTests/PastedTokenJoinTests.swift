@@ -104,7 +104,7 @@ func consoleToken(channel: String = "pasted", lifetime: UInt32) throws -> String
         let result = try TokenCallProcess.run(["join", "--token", token, "--channel", "test", "--headless", "--remote-users", "0"],
                                               limit: .seconds(30))
         #expect(result.status == 1)
-        #expect(result.stdout.contains(#"the pasted token will be refused: the token was built for channel "lobby", not "test""#))
+        #expect(result.stdout.contains(#"the pasted token will be refused: the token was built for channel \"lobby\", not \"test\""#))
         #expect(result.stdout.contains("connectionStateChanged state=disconnected reason=invalidToken"))
         #expect(result.stdout.contains("stuck reason=\"the network refused the call (invalidToken); paste a token for this App ID"))
         #expect(result.stdout.contains("sessionEnded failed=true"))

@@ -59,7 +59,7 @@ import Testing
     @Test func aPictureThatCannotBeWrittenIsOneClearLineBeforeTheCall() throws {
         let result = try TokenCallProcess.run(["join", "--screenshot", "/nonexistent-dir/call.svg", "--duration", "60"], limit: .seconds(20))
         #expect(result.status == 1)
-        #expect(result.stderr == "tokencall join: cannot create /nonexistent-dir/call.svg: No such file or directory\n")
+        #expect(result.stderr == "tokencall join: cannot create /nonexistent-dir/call.svg: the folder /nonexistent-dir does not exist\n")
         #expect(result.stdout.isEmpty)
     }
 
@@ -69,7 +69,7 @@ import Testing
         try "precious".write(toFile: path, atomically: false, encoding: .utf8)
         let refused = try TokenCallProcess.run(["join", "--screenshot", path, "--duration", "60"], limit: .seconds(20))
         #expect(refused.status == 1)
-        #expect(refused.stderr.contains("already exists (left as it is); give --overwrite to replace it"))
+        #expect(refused.stderr.contains("already exists (left as it is); give --overwrite to write over it, or another name"))
         #expect(try String(contentsOfFile: path, encoding: .utf8) == "precious")
         let replaced = try TokenCallProcess.run(["join", "--screenshot", path, "--duration", "1", "--overwrite", "--no-color"])
         #expect(replaced.status == 0, "\(replaced.stderr)")

@@ -119,12 +119,51 @@ private func failure(_ provider: HTTPTokenProvider, for asked: TokenRequest = re
     }
 
     @Test func statusCodesMapToTheirErrors() async throws {
-        #expect(await failure(provider(401, "{}")) == .unauthorized(status: 401))
-        #expect(await failure(provider(403, "{}")) == .unauthorized(status: 403))
+        #expect(await failure(provider(401, "{}")) == .unauthorized(status: 401, message: nil, sent: []))
+        #expect(await failure(provider(403, "{}")) == .unauthorized(status: 403, message: nil, sent: []))
         #expect(await failure(provider(429, "{}", headers: ["Retry-After": "7"])) == .rateLimited(status: 429, retryAfter: .seconds(7)))
         #expect(await failure(provider(503, "{}")) == .rateLimited(status: 503, retryAfter: nil))
         #expect(await failure(provider(500, #"{"error": "database down"}"#)) == .server(status: 500, message: "database down"))
         #expect(await failure(provider(404, "<html>")) == .server(status: 404, message: nil))
+    }
+
+    /// A refusal says what the status and the server's words say (escaped, bounded), and names an option only when it
+    /// was sent: a 403 to a request without a bearer does not blame --auth-bearer.
+    @Test func aRefusalSaysWhatTheServerSaidAndNamesOnlyWhatWasSent() async throws {
+        func refusal(_ status: Int, _ body: String, type: String = "application/json", bearer: String? = nil,
+                     origin: String? = nil) async -> TokenClientError? {
+            await failure(HTTPTokenProvider(url: base, bearer: bearer, origin: origin,
+                                            transport: StubTransport(status: status, headers: ["Content-Type": type], body: body), unixTime: { now }))
+        }
+        let forbidden = await refusal(403, #"{"error": "no \u001b[2J entry"}"#)
+        #expect(forbidden == .unauthorized(status: 403, message: "no \u{1b}[2J entry", sent: []))
+        #expect(forbidden?.description == #"the token server refused the request (HTTP 403, "no \u001b[2J entry")"#)
+        #expect(await refusal(401, #"{"error": "bad credential"}"#, bearer: "s3cret")?.description
+            == #"the token server refused the request (HTTP 401, "bad credential"); check --auth-bearer"#)
+        #expect(await refusal(401, "")?.description == "the token server refused the request (HTTP 401); it asks for a credential, and none was sent")
+        #expect(await refusal(403, "Forbidden\n", type: "text/plain")?.description == #"the token server refused the request (HTTP 403, "Forbidden")"#)
+        #expect(await refusal(403, "<html><body>403</body></html>", type: "text/html") == .unauthorized(status: 403, message: nil, sent: []))
+        let long = await refusal(403, #"{"error": "\#(String(repeating: "x", count: 5000))"}"#)
+        #expect(long == .unauthorized(status: 403, message: String(repeating: "x", count: HTTPTokenProvider.errorTextLimit), sent: []))
+        // An Origin the server does not list, with a bearer that is not at fault.
+        #expect(await refusal(403, #"{"error":"Origin not allowed"}"#, bearer: "s3cret", origin: "https://app.example")?.description
+            == #"the token server refused the request (HTTP 403, "Origin not allowed"); add the origin --origin gives to those it allows "#
+            + "(agora-token-service: CORS_ALLOW_ORIGIN)")
+    }
+
+    /// agora-token-service with CORS_ALLOW_ORIGIN set to a list 403s every request without an Origin: said in one
+    /// sentence with the server-side fix, never as a credential problem, and not retried.
+    @Test func aServerThatWantsAnOriginIsRecognised() async throws {
+        let refused = await failure(HTTPTokenProvider(url: base, bearer: "s3cret",
+                                                      transport: StubTransport(status: 403, body: #"{"error":"Origin not allowed"}"#), unixTime: { now }))
+        #expect(refused == .originRequired(message: "Origin not allowed"))
+        #expect(refused?.description == #"the token server refuses every request without an Origin header (HTTP 403, "Origin not allowed"), "#
+            + "as agora-token-service does when CORS_ALLOW_ORIGIN lists origins, so no native app gets a token; have it serve requests that "
+            + "carry no Origin (CORS is for browsers; CORS_ALLOW_ORIGIN=* there), or send one with --origin")
+        #expect(refused?.isRetryable == false)
+        let sent = try HTTPTokenProvider(url: base, origin: "https://app.example").httpRequest(for: request)
+        #expect(sent.value(forHTTPHeaderField: "Origin") == "https://app.example")
+        #expect(try HTTPTokenProvider(url: base).httpRequest(for: request).value(forHTTPHeaderField: "Origin") == nil)
     }
 
     @Test func connectionRefusedIsATransportError() async throws {
@@ -151,7 +190,7 @@ private func failure(_ provider: HTTPTokenProvider, for asked: TokenRequest = re
         let server = try TokenServer(TokenServerConfig(port: 0, appID: TestCredentials.appID, appCertificate: TestCredentials.certificate, requiredBearer: "user-cred"))
         defer { server.stop() }
         let without = HTTPTokenProvider(url: server.url, shape: .rtcPath)
-        #expect(await failure(without) == .unauthorized(status: 401))
+        #expect(await failure(without) == .unauthorized(status: 401, message: "this server needs Authorization: Bearer <credential>", sent: []))
         let with = HTTPTokenProvider(url: server.url, shape: .rtcPath, bearer: "user-cred")
         let first = try await with.fetchToken(for: request)
         let second = try await with.fetchToken(for: request)

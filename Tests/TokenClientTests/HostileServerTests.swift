@@ -95,9 +95,13 @@ import Testing
             Issue.record("expected a refused redirect, got \(error)")
             return
         }
-        #expect(error.description.contains("to another origin, \(target);"))
-        #expect(error.description.contains("point --token-url at the final endpoint"))
+        #expect(error.description.contains("to another origin, \(target); tokencall sends requests, and the --auth-bearer credential, only to"))
+        #expect(error.description.contains("point the token server's URL at the final endpoint"))
         #expect(!error.description.contains("hunter2") && !error.description.contains("user-cred"))
+        // Without a credential none is named: doctor and a join without --auth-bearer send none.
+        let plain = try #require(await failure(HTTPTokenProvider(url: server.url, transport: Self.transport)))
+        #expect(plain.description.contains("tokencall sends requests only to the token server's own origin"), "\(plain)")
+        #expect(!plain.description.contains("--auth-bearer") && !plain.description.contains("--token-url"))
     }
 
     @Test
@@ -153,7 +157,7 @@ import Testing
             fetch.cancel()
         }
         defer { bound.cancel() }
-        #expect(await fetch.value == .unauthorized(status: 401))
+        #expect(await fetch.value == .unauthorized(status: 401, message: nil, sent: .bearer))
     }
 
     @Test

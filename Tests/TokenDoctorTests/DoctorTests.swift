@@ -45,6 +45,8 @@ import TokenServer
         (.wrongUID, .audience, "the token was built for uid 43, but you join as uid 42"),
         (.wrongChannel, .audience, "it was built for channel \"doctor2\", not \"doctor\""),
         (.wrongRole, .audience, "it grants the subscriber privileges, but publisher was asked for"),
+        (.partialPublisher, .audience, "it grants joinChannel, publishAudioStream, neither a publisher's (all four) nor a subscriber's"),
+        (.alwaysForAnyUser, .audience, "it is for any user (uid 0, the wildcard), but uid 42 was asked for; whoever holds it may join as anyone"),
         (.timestampAsLifetime, .lifetime, "s looks like a unix time (20"),
         (.lifetimeOfTwoDays, .lifetime, "172800 s (2 d) is longer than Agora's 24 h → issue tokens for 86400 s at most"),
         (.shortLifetime, .lifetime, "20 s (20 s) is not longer than the 30 s warning"),
@@ -90,6 +92,14 @@ import TokenServer
         #expect(Self.detail(.ping, in: checks).hasPrefix("GET /ping: HTTP 404, \"{\"error\":\"no such endpoint\"}\" → answer GET /ping"))
     }
 
+    @Test func aCatchAllWebPageIsNoPing() async throws {
+        let server = try MistakenTokenServer(.catchAllPage)
+        let checks = await Doctor(Self.setup(server.url.appendingPathComponent("getToken"), shape: .getToken)).run()
+        #expect(Self.failed(checks) == [.ping])
+        #expect(Self.detail(.ping, in: checks).hasPrefix(#"GET /ping: HTTP 200, "<!doctype html>"#))
+        #expect(Self.detail(.ping, in: checks).contains("a web page such as a catch-all route answers any path with → answer GET /ping"))
+    }
+
     @Test func aServerThatErrsEveryOtherTimeFailsWithTheStatusAndAnExcerpt() async throws {
         let server = try MistakenTokenServer(.errorsEveryOther)
         let checks = await Doctor(Self.setup(server.url)).run()
@@ -111,6 +121,12 @@ import TokenServer
         let report = DoctorReport(url: server.url, checks: await Doctor(Self.setup(server.url)).run())
         #expect(report.text.contains(#"HTTP 500, "{"error":"\u001b]0;pwned\u0007\u001b[2J"}": the token server answered HTTP 500"#))
         #expect(!report.text.contains("\u{1b}") && !report.json.contains("\u{1b}") && !report.json.contains("\u{07}"))
+    }
+
+    @Test func theReportShowsTheURLWithoutCredentials() throws {
+        let report = DoctorReport(url: try #require(URL(string: "http://alice:hunter2@127.0.0.1:8080/t?api_key=KEY")), checks: [])
+        #expect(report.url == "http://127.0.0.1:8080/t")
+        #expect(!report.text.contains("KEY") && !report.json.contains("KEY") && !report.json.contains("hunter2"))
     }
 
     @Test func aTokenCutShortFailsTheTokenCheck() async throws {
@@ -161,5 +177,101 @@ import TokenServer
         #expect(checks.map { $0["name"] as? String } == Check.Name.allCases.filter { $0 != .ping }.map(\.rawValue))
         #expect(checks.filter { $0["ok"] as? Bool == false }.map { $0["name"] as? String } == ["signature"])
         #expect(checks.allSatisfy { ($0["detail"] as? String)?.isEmpty == false })
+    }
+
+    /// A server that refuses everything refuses bad input too, which shows nothing: the same request with good values
+    /// must get a token first. Its 403 is told in its own words, naming no option that was not given.
+    @Test(arguments: [(MistakenTokenServer.Mistake.forbidsEverything, "HTTP 403"), (.notFoundEverywhere, "HTTP 404")])
+    func aServerRefusingEverythingFailsTheBadInputCheck(mistake: MistakenTokenServer.Mistake, status: String) async throws {
+        let server = try MistakenTokenServer(mistake)
+        var setup = Self.setup(server.url, shape: .getToken)
+        setup.origin = nil
+        let checks = await Doctor(setup).run()
+        let badInput = Self.detail(.badInput, in: checks)
+        #expect(checks.first { $0.name == .badInput }?.ok == false, "\(badInput)")
+        #expect(badInput.hasPrefix("cannot tell whether uid 4294967296 is refused: the same request for uid 4294967295 got no token either (\(status)"),
+                "\(badInput)")
+        #expect(badInput.contains("cannot tell whether an empty channel is refused: the same request for channel \"doctor\" got no token either"))
+        #expect(badInput.hasSuffix("→ answer the request with good values with a token; only then does refusing bad input show anything"))
+        #expect(!checks.contains { $0.detail.contains("--auth-bearer") }, "no --auth-bearer was given: \(checks.map(\.detail))")
+        if mistake == .forbidsEverything {
+            #expect(Self.detail(.answer, in: checks).hasPrefix(
+                #"HTTP 403, "{"error":"forbidden"}": the token server refused the request (HTTP 403, "forbidden") → the server refuses the request itself"#))
+        }
+    }
+
+    /// CORS headers that let the app read a refusal do not let it get a token.
+    @Test func aTokenRequestRefusedWithItsOriginFailsTheCORSCheck() async throws {
+        let server = try MistakenTokenServer(.refusesCrossOrigin)
+        let checks = await Doctor(Self.setup(server.url, bearer: Self.bearer)).run()
+        #expect(Self.detail(.cors, in: checks) == #"the request with Origin got HTTP 403, "{"error":"cross-origin requests are refused"}" → "#
+            + "answer the token request from https://app.example with a token")
+        var native = Self.setup(server.url, bearer: Self.bearer)
+        native.origin = nil
+        #expect(Self.failed(await Doctor(native).run()) == [], "without an Origin it is a sound server")
+    }
+
+    @Test func aRefusalWithTheBearerSentNamesIt() async throws {
+        let server = try MistakenTokenServer(.forbidsEverything)
+        let checks = await Doctor(Self.setup(server.url, bearer: Self.bearer)).run()
+        #expect(Self.detail(.answer, in: checks).hasSuffix(#"(HTTP 403, "forbidden") → check --auth-bearer"#))
+    }
+
+    /// agora-token-service with CORS_ALLOW_ORIGIN set to a list refuses every request without an Origin: without
+    /// --origin the answer check says so in one sentence with the server-side fix; with it, the CORS check does.
+    @Test func aServerRefusingRequestsWithoutAnOriginIsExplained() async throws {
+        let server = try MistakenTokenServer(.originRequired)
+        var native = Self.setup(server.url, shape: .getToken, bearer: Self.bearer)
+        native.origin = nil
+        let checks = await Doctor(native).run()
+        #expect(Self.detail(.answer, in: checks) == #"HTTP 403, "{"error":"Origin not allowed"}": the token server refuses every request "#
+            + #"without an Origin header (HTTP 403, "Origin not allowed"), as agora-token-service does when CORS_ALLOW_ORIGIN lists origins, "#
+            + "so no native app gets a token → have it serve requests that carry no Origin (CORS is for browsers; CORS_ALLOW_ORIGIN=* there), "
+            + "or send one with --origin")
+
+        let browser = await Doctor(Self.setup(server.url, shape: .getToken, bearer: Self.bearer)).run()
+        #expect(Self.failed(browser) == [.cors], "\(browser.filter { !$0.ok }.map(\.detail))")
+        #expect(Self.detail(.cors, in: browser).hasPrefix("without an Origin (a native app's request): the token server refuses every request "
+            + "without an Origin header (HTTP 403, \"Origin not allowed\")"))
+        #expect(Self.detail(.cors, in: browser).hasSuffix("→ have it serve requests that carry no Origin (CORS is for browsers; "
+            + "CORS_ALLOW_ORIGIN=* there), or send one with --origin"))
+    }
+
+    /// Asked for an account of digits, a server that reads it as a uid cut to 32 bits hands out the uid-0 wildcard.
+    @Test(arguments: [("4294967296", " and wrapped it to 32 bits;"), ("0", ";")])
+    func aTokenForAnyUserFailsTheAudienceCheckForANamedUser(account: String, wrapped: String) async throws {
+        let server = try MistakenTokenServer(.wrapsUIDs)
+        var setup = Self.setup(server.url, shape: .getToken)
+        setup.request.user = .account(account)
+        setup.origin = nil
+        let checks = await Doctor(setup).run()
+        #expect(Self.detail(.audience, in: checks).hasPrefix("it is for any user (uid 0, the wildcard), but account \"\(account)\" was asked for: "
+            + "the server read the account as a number\(wrapped) whoever holds it may join as anyone → build each token"), "\(Self.detail(.audience, in: checks))")
+        setup.request.user = .account("alice")
+        #expect(Self.detail(.audience, in: await Doctor(setup).run()).hasPrefix("for App ID"), "an account that is not digits stays one")
+    }
+
+    /// The default shape against agora-token-service's paths: a 404, and /ping answers, so the shape that works is named.
+    @Test func aTokenPathThatIsA404OnAServerThatAnswersPingSuggestsTheShape() async throws {
+        let server = try MistakenTokenServer(.getTokenOnly)
+        var setup = Self.setup(server.url)
+        setup.origin = nil
+        let checks = await Doctor(setup).run()
+        #expect(Self.detail(.answer, in: checks).hasSuffix(
+            "→ GET /ping answers, and --token-request getToken or agora-token-service gets a token there: use that"), "\(Self.detail(.answer, in: checks))")
+        let nowhere = try MistakenTokenServer(.notFoundEverywhere)
+        var lost = Self.setup(nowhere.url)
+        lost.origin = nil
+        #expect(!Self.detail(.answer, in: await Doctor(lost).run()).contains("GET /ping answers"))
+    }
+
+    @Test func theLifetimeAskedForReachesATemplatesExpire() async throws {
+        let server = try TokenServer(TokenServerConfig(port: 0, appID: TestCredentials.appID, appCertificate: TestCredentials.certificate))
+        defer { server.stop() }
+        let shape = try #require(HTTPTokenProvider.Shape.named.first { $0.shape.description == "agora-token-service" }?.shape)
+        var setup = Self.setup(server.url, shape: shape)
+        setup.origin = nil
+        setup.requestedLifetime = 600
+        #expect(Self.detail(.lifetime, in: await Doctor(setup).run()) == "600 s (10 min)")
     }
 }

@@ -45,6 +45,26 @@ final class MistakenTokenServer: Sendable {
         /// CORS for another origin than the app's.
         case corsForAnotherOrigin
         case noPing
+        /// A catch-all route: every other path, `/ping` included, gets the same 200 web page.
+        case catchAllPage
+        /// Every request, `/ping` and preflights included, gets a 403.
+        case forbidsEverything
+        /// Every request, `/ping` and preflights included, gets a 404.
+        case notFoundEverywhere
+        /// agora-token-service with `CORS_ALLOW_ORIGIN` set to a list: a request without an allowed `Origin` (every
+        /// native app's) gets its 403, `{"error":"Origin not allowed"}`.
+        case originRequired
+        /// Every token is for uid 0, which lets any user join, whoever was asked for.
+        case alwaysForAnyUser
+        /// Reads a uid as agora-token-service does: digits as a 64-bit number cut to 32 bits (4294967296 becomes the uid-0
+        /// wildcard), anything else as an account.
+        case wrapsUIDs
+        /// A publisher's token grants joinChannel and publishAudioStream only (two privileges, not all four).
+        case partialPublisher
+        /// Its CORS headers are right, but a token request that carries an `Origin` gets a 403 (cross-site protection).
+        case refusesCrossOrigin
+        /// Speaks only agora-token-service's `POST /getToken` (and `/ping`): `/fetch_rtc_token` is a 404.
+        case getTokenOnly
     }
 
     static let origin = "https://app.example"
@@ -67,7 +87,17 @@ final class MistakenTokenServer: Sendable {
                 connection.write(head(status, ["Content-Type: \(type)", "Content-Length: \(body.utf8.count)", date] + cors + headers) + body)
             }
             switch (request.method, request.path) {
-            case ("GET", "/ping") where mistake != .noPing:
+            case _ where mistake == .forbidsEverything:
+                answer("403 Forbidden", #"{"error":"forbidden"}"#)
+            case _ where mistake == .notFoundEverywhere:
+                answer("404 Not Found", #"{"error":"no such endpoint"}"#)
+            case _ where mistake == .originRequired && request.header("origin") != Self.origin:
+                answer("403 Forbidden", #"{"error":"Origin not allowed"}"#)
+            case ("POST", _) where mistake == .refusesCrossOrigin && request.header("origin") != nil:
+                answer("403 Forbidden", #"{"error":"cross-origin requests are refused"}"#)
+            case ("POST", "/fetch_rtc_token") where mistake == .getTokenOnly:
+                answer("404 Not Found", "404 page not found", type: "text/plain")
+            case ("GET", "/ping") where mistake != .noPing && mistake != .catchAllPage:
                 answer("200 OK", #"{"message":"pong"}"#)
             case ("OPTIONS", _) where mistake != .noCORS:
                 let headers = mistake == .corsWithoutAuthorization ? "Content-Type" : "Content-Type, Authorization"
@@ -99,6 +129,8 @@ final class MistakenTokenServer: Sendable {
                     }
                     answer("200 OK", #"{"token":"\#(mistake == .truncatedToken ? String(token.prefix(99)) : token)"}"#)
                 }
+            case _ where mistake == .catchAllPage:
+                answer("200 OK", "<!doctype html><html><body><div id=\"app\"></div></body></html>", type: "text/html")
             default:
                 answer("404 Not Found", #"{"error":"no such endpoint"}"#)
             }
@@ -120,9 +152,14 @@ final class MistakenTokenServer: Sendable {
             uid = uid ?? UInt32(truncatingIfNeeded: Int64(uidText) ?? 0)
             if channel.isEmpty { channel = "default" }
         }
-        guard let asked = uid, (try? AgoraID.validateChannelName(channel)) != nil else { return nil }
+        var account: String?
+        if mistake == .wrapsUIDs, uid == nil {
+            if let wide = UInt64(uidText) { uid = UInt32(truncatingIfNeeded: wide) } else { account = uidText }
+        }
+        guard let asked = uid ?? account.map({ _ in 0 }), (try? AgoraID.validateChannelName(channel)) != nil else { return nil }
         let now = Self.now
-        var (appID, certificate, user, expire, issuedAt) = (Self.appID, Self.certificate, RTCUser.uid(asked), UInt32(3600), now)
+        var (appID, certificate, user, expire, issuedAt) = (Self.appID, Self.certificate, account.map(RTCUser.account) ?? .uid(asked),
+                                                            UInt32(3600), now)
         switch mistake {
         case .expiryFixedAtStart: expire = startedAt + 3600 - now
         case .wrongCertificate: certificate = "0123456789abcdef0123456789abcdef"
@@ -134,6 +171,11 @@ final class MistakenTokenServer: Sendable {
         case .shortLifetime: expire = 20
         case .lifetimeOfTwoDays: expire = 2 * 86_400
         case .clockOffByHours, .clockAheadByHours: issuedAt = now + 3 * 3600
+        case .alwaysForAnyUser: user = .uid(0)
+        case .partialPublisher where role == .publisher:
+            let privileges = PrivilegeMap([RTCPrivilege.joinChannel.rawValue: expire, RTCPrivilege.publishAudioStream.rawValue: expire])
+            let service = Service(type: ServiceType.rtc.rawValue, privileges: privileges, detail: .rtc(channel: channel, uid: user.tokenField))
+            return try? AccessToken2(appID: appID, issuedAt: issuedAt, expire: expire, salt: 1, services: [service]).build(appCertificate: certificate)
         default: break
         }
         return try? AccessToken2.buildRTC(appID: appID, appCertificate: certificate, channel: channel, user: user, role: role,
