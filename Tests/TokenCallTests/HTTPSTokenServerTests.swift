@@ -27,6 +27,16 @@ import Testing
         #expect(!front.requests.isEmpty)
     }
 
+    @Test func joinTrustsTheCAThatSSLCertFileNames() throws {
+        let (server, front, url, certificates) = try Self.secureServe(\.good)
+        defer { server.terminate(); server.waitUntilExit(); front.stop() }
+        let result = try TokenCallProcess.run(["join", "--headless", "--duration", "1", "--token-url", url.absoluteString,
+                                               "--app-id", TestCredentials.appID, "--app-certificate", TestCredentials.certificate],
+                                              environment: ["SSL_CERT_FILE": certificates.caFile], limit: .seconds(30))
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        #expect(result.stdout.contains("] connectionStateChanged state=connected reason=joinSuccess"), "\(result.stdout)")
+    }
+
     @Test func joinSaysWhyItDoesNotTrustTheServer() throws {
         let (server, front, url, _) = try Self.secureServe(\.good)
         defer { server.terminate(); server.waitUntilExit(); front.stop() }
