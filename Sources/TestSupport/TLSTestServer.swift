@@ -22,19 +22,8 @@ public final class TLSTestServer: @unchecked Sendable {
         }
         if let maxVersion { _ = tc_tls_max_version(context, maxVersion) }
         self.context = context
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard bound == 0, listen(listener, 64) == 0 else { throw POSIXError(.EADDRNOTAVAIL) }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
-        }
-        port = UInt16(bigEndian: address.sin_port)
+        guard let (listener, port) = Loopback.listen(backlog: 64) else { throw POSIXError(.EADDRNOTAVAIL) }
+        self.port = port
         self.listener = listener
         Thread.detachNewThread { [self] in
             while true {
@@ -93,18 +82,12 @@ public final class TLSTestServer: @unchecked Sendable {
         var bytes: [UInt8] = []
         var scratch = [UInt8](repeating: 0, count: 4096)
         while true {
-            let text = String(decoding: bytes, as: UTF8.self)
-            if let end = text.range(of: "\r\n\r\n") {
-                let length = text[..<end.lowerBound].split(separator: "\r\n")
-                    .first { $0.lowercased().hasPrefix("content-length:") }
-                    .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
-                if text.utf8.distance(from: end.upperBound, to: text.utf8.endIndex) >= length {
-                    received.withLock { $0.append(text) }
-                    let reply = Array(answer(text).utf8)
-                    _ = reply.withUnsafeBytes { SSL_write(ssl, $0.baseAddress, Int32($0.count)) }
-                    SSL_shutdown(ssl)
-                    return
-                }
+            if let request = Loopback.wholeRequest(bytes) {
+                received.withLock { $0.append(request) }
+                let reply = Array(answer(request).utf8)
+                _ = reply.withUnsafeBytes { SSL_write(ssl, $0.baseAddress, Int32($0.count)) }
+                SSL_shutdown(ssl)
+                return
             }
             let count = SSL_read(ssl, &scratch, Int32(scratch.count))
             guard count > 0 else { return }
