@@ -28,17 +28,15 @@ let package = Package(
         .target(name: "HubClient", dependencies: ["HubProtocol", "PrintableText", "Sockets", "Timers", "WebSocket"]),
         .target(name: "HubLoad", dependencies: ["HubClient", "HubProtocol", "TokenClient", "PrintableText"]),
         .target(name: "TokenServer", dependencies: ["AccessToken", "JSON", "PrintableText", "Sockets", "Timers", "WebSocket"]),
-        .target(name: "TokenClient", dependencies: ["AccessToken", "JSON", "PrintableText", "Sockets", "Timers"]),
+        .target(name: "TokenClient", dependencies: ["CCrypto", "AccessToken", "JSON", "PrintableText", "Sockets", "Timers"]),
         .target(name: "ChannelHub", dependencies: ["HubProtocol", "TokenServer", "ChannelEngine", "AccessToken", "PrintableText", "WebSocket"]),
         .target(name: "CallSession", dependencies: ["ChannelEngine", "HubProtocol", "TokenClient", "AccessToken", "Timers", "PrintableText"]),
         .target(name: "Recording", dependencies: ["CallSession", "ChannelEngine", "AccessToken", "JSON", "OutputFiles", "PrintableText", "Timers"]),
         .target(name: "CallScreen", dependencies: ["CallSession", "ChannelEngine", "AccessToken", "CNcurses", "OutputFiles", "PrintableText", "Timers", "TokenClient"]),
         .target(name: "TokenDoctor", dependencies: ["TokenClient", "AccessToken", "Timers", "PrintableText"]),
-        .target(name: "TestSupport", dependencies: ["HubProtocol", "Timers", "WebSocket"]),
+        .target(name: "TestSupport", dependencies: ["CCrypto", "HubProtocol", "Timers", "WebSocket"]),
         .executableTarget(name: "tokencall", dependencies: ["AccessToken", "Arguments", "TokenServer", "ChannelHub", "TokenDoctor", "CallSession", "CallScreen", "ChannelEngine", "TokenClient", "PrintableText", "Recording", "Timers", "HubClient", "HubLoad", "HubProtocol", "OutputFiles"]),
 
-        // URLSessionTransport in a process of its own, for tests of what would crash the process using it.
-        .executableTarget(name: "transport-probe", dependencies: ["TokenClient"], path: "Tests/TransportProbe"),
 
         .executableTarget(
             name: "tokencall-bench",
@@ -57,7 +55,7 @@ let package = Package(
         .testTarget(name: "OutputFilesTests", dependencies: ["OutputFiles", "TestSupport"]),
         .testTarget(name: "ChannelEngineTests", dependencies: ["ChannelEngine", "AccessToken", "HubProtocol", "TestSupport"]),
         .testTarget(name: "TokenServerTests", dependencies: ["TokenServer", "AccessToken", "Sockets", "TestSupport"]),
-        .testTarget(name: "TokenClientTests", dependencies: ["TokenClient", "Sockets", "TokenServer", "AccessToken", "TestSupport", "transport-probe"]),
+        .testTarget(name: "TokenClientTests", dependencies: ["TokenClient", "Sockets", "TokenServer", "AccessToken", "TestSupport"]),
         .testTarget(name: "RecordingTests", dependencies: ["Recording", "CallSession", "ChannelEngine", "AccessToken", "OutputFiles"]),
         .testTarget(name: "CallSessionTests", dependencies: ["CallSession", "HubProtocol", "Timers", "CallScreen", "OutputFiles", "Recording", "ChannelEngine", "TokenClient", "TokenServer", "TestSupport"]),
         .testTarget(name: "CallScreenTests", dependencies: ["CallScreen", "CallSession", "ChannelEngine", "OutputFiles", "SeededRandom", "TestSupport", "TokenClient"],

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `make bench`: times our AccessToken2 build and parse+verify against Agora's Python reference
 # (PyPI agoraiotools), then the token server under load (Scripts/bench-server.sh), the call screen beside cmatrix
-# (Scripts/bench-screen.sh) and the channel hub under `tokencall load` (Scripts/bench-hub.sh), and writes every
+# (Scripts/bench-screen.sh), the channel hub under `tokencall load` (Scripts/bench-hub.sh) and an https:// token
+# request through join's transport (Scripts/bench-tls.sh), and writes every
 # figure, its target and whether it was met to .build/bench/results.json.
 #
 # Exit status: 0 once everything ran and was recorded, missed targets included (each is marked NO in its table and
@@ -51,6 +52,8 @@ echo "== call screen" >&2
 part "call screen" Scripts/bench-screen.sh
 echo "== hub" >&2
 part hub Scripts/bench-hub.sh
+echo "== https token request" >&2
+part "https token request" Scripts/bench-tls.sh
 
 echo "results: $results" >&2
 if [ "${#failed[@]}" -gt 0 ]; then

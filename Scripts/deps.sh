@@ -2,7 +2,8 @@
 # Checks the Debian packages the project needs; installs the missing ones when run as root.
 set -euo pipefail
 
-packages=(libncurses-dev libssl-dev zlib1g-dev tmux libxml2)
+# openssl: the command the TLS tests and Scripts/bench-tls.sh make test certificates with.
+packages=(libncurses-dev libssl-dev openssl zlib1g-dev tmux libxml2)
 missing=()
 for package in "${packages[@]}"; do
     if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then

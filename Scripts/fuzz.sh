@@ -13,6 +13,7 @@
 #                                         (Fuzz/HubClientFuzzer.swift + Sources/HubClient/HubInbound.swift)
 #   recording  a recording file, Recording.read (Fuzz/RecordingFuzzer.swift + Sources/Recording/*.swift)
 #   httpresponse  the token client's answer reader (Fuzz/HTTPResponseFuzzer.swift + Sources/TokenClient/HTTPResponseReader.swift)
+#   tls    what an https:// server sends after the ClientHello (Fuzz/TLSFuzzer.swift + Sources/TokenClient/TLSSession.swift)
 #
 #   Scripts/fuzz.sh [seconds] [target...]   (or: make fuzz FUZZ_SECONDS=300)
 #
@@ -23,18 +24,19 @@ set -euo pipefail
 
 cd "$(dirname "$0")/.."
 
+all_targets=(token http json pasted template websocket hub hubclient recording httpresponse tls)
 seconds="${1:-60}"
 if ! [[ "$seconds" =~ ^[0-9]+$ ]] || [ "$seconds" -eq 0 ]; then
-    echo "usage: Scripts/fuzz.sh [seconds] [token|http|json|pasted|template|websocket|hub|hubclient|recording|httpresponse ...]   (seconds: a whole number above 0, default 60)" >&2
+    echo "usage: Scripts/fuzz.sh [seconds] [target ...] (targets: ${all_targets[*]})   (seconds: a whole number above 0, default 60)" >&2
     exit 2
 fi
 shift $(( $# > 0 ? 1 : 0 ))
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(token http json pasted template websocket hub hubclient recording httpresponse)
+[ ${#targets[@]} -gt 0 ] || targets=("${all_targets[@]}")
 for target in "${targets[@]}"; do
-    case "$target" in
-        token | http | json | pasted | template | websocket | hub | hubclient | recording | httpresponse) ;;
-        *) echo "fuzz: no target \"$target\"; the targets are token, http, json, pasted, template, websocket, hub, hubclient, recording and httpresponse" >&2; exit 2 ;;
+    case " ${all_targets[*]} " in
+        *" $target "*) ;;
+        *) echo "fuzz: no target \"$target\"; the targets are ${all_targets[*]}" >&2; exit 2 ;;
     esac
 done
 
@@ -150,6 +152,14 @@ httpresponse_inputs=(Sources/PrintableText/*.swift Sources/Timers/*.swift)
 httpresponse_imports=(PrintableText Timers)
 # Past the 16 KiB head limit.
 httpresponse_options=(-dict=Fuzz/httpresponse.dict -max_len=20000)
+
+tls_sources=(Fuzz/TLSFuzzer.swift Fuzz/Arrivals.swift Sources/TokenClient/TLSSession.swift)
+tls_module=TokenClient
+tls_flags=(-I Sources/CCrypto -I "$root/modules" -L "$root/modules" -lPrintableText -lssl -lcrypto)
+tls_inputs=(Sources/CCrypto/* Sources/PrintableText/*.swift)
+tls_imports=(PrintableText)
+# Several records of the largest size.
+tls_options=(-max_len=40000)
 
 # import_module NAME: Sources/NAME as a static library and module in $root/modules, when a source is newer.
 import_module() {
@@ -402,6 +412,18 @@ httpresponse_seeds() {
     seed "$seeds" head '\x81HTTP/1.1 307 Temporary Redirect\r\nLocation: /v2\r\nContent-Length: 10\r\n\r\n'
     seed "$seeds" fold '\x03HTTP/1.1 200 OK\r\nX: a\r\n b\r\nContent-Length: +1\r\nContent-Length: 1\r\n\r\nx'
     seed "$seeds" both '\x00HTTP/1.1 200 OK\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\nfffffffffffffffff\r\n'
+}
+
+# The TLS harness: byte 0 seeds the split and picks the host (bit 0); the rest is what a server sends after the
+# ClientHello: alerts, the start of a ServerHello, a record too long, and an HTTP answer to a TLS request.
+tls_seeds() {
+    local seeds=$1 random
+    random=$(printf '\\x%02x' $(seq 1 32))
+    seed "$seeds" alert-handshake '\x00\x15\x03\x03\x00\x02\x02\x28'
+    seed "$seeds" alert-version '\x01\x15\x03\x01\x00\x02\x02\x46'
+    seed "$seeds" server-hello "\\x02\\x16\\x03\\x03\\x00\\x2a\\x02\\x00\\x00\\x26\\x03\\x03${random}\\x00\\x13\\x01\\x00"
+    seed "$seeds" too-long '\x03\x17\x03\x03\xff\xff'
+    seed "$seeds" http '\x04HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n'
 }
 
 # ---------------------------------------------------------------------------------------------

@@ -94,6 +94,7 @@ var references: [String: Double] = [:]
 var resultsPath: String?
 let usage = "usage: tokencall-bench --reference NAME=NANOS ... [--results PATH]; names: "
     + benchmarks.map(\.name).joined(separator: ", ")
+if CommandLine.arguments.contains("--https") { await httpsBench(Array(CommandLine.arguments.dropFirst())) }
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
     switch argument {

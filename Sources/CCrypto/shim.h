@@ -8,6 +8,12 @@
 #include <string.h>
 #include <openssl/crypto.h>
 #include <openssl/sha.h>
+#include <openssl/ssl.h>
+#include <openssl/err.h>
+#include <openssl/x509v3.h>
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <time.h>
 
 /* HMAC-SHA256 (RFC 2104) of msg under key, into out[32]. */
 static inline void tc_hmac_sha256(const uint8_t *key, size_t key_len,
@@ -40,5 +46,76 @@ static inline void tc_hmac_sha256(const uint8_t *key, size_t key_len,
 static inline int tc_equal_constant_time(const uint8_t *a, const uint8_t *b, size_t n) {
     return CRYPTO_memcmp(a, b, n) == 0;
 }
+
+/* ---- TLS: what Swift cannot call (macros) and the few steps easier said in C. ---- */
+
+/* The first certificate the chain check refused, and why; kept in the SSL's app data by tc_tls_verify. */
+typedef struct {
+    int error;
+    X509 *cert;
+} tc_tls_refusal;
+
+static inline int tc_tls_verify_callback(int ok, X509_STORE_CTX *store) {
+    if (!ok) {
+        SSL *ssl = X509_STORE_CTX_get_ex_data(store, SSL_get_ex_data_X509_STORE_CTX_idx());
+        tc_tls_refusal *refusal = ssl ? (tc_tls_refusal *)SSL_get_app_data(ssl) : NULL;
+        X509 *cert = X509_STORE_CTX_get_current_cert(store);
+        if (refusal && refusal->cert == NULL && cert && X509_up_ref(cert)) {
+            refusal->cert = cert;
+            refusal->error = X509_STORE_CTX_get_error(store);
+        }
+    }
+    return ok;
+}
+
+/* Verifies the peer's chain, recording the first refusal in `refusal` (owned by the caller). */
+static inline void tc_tls_verify(SSL *ssl, tc_tls_refusal *refusal) {
+    SSL_set_app_data(ssl, refusal);
+    SSL_set_verify(ssl, SSL_VERIFY_PEER, tc_tls_verify_callback);
+}
+
+static inline int tc_tls_min_version_1_2(SSL_CTX *ctx) { return (int)SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION); }
+static inline int tc_tls_max_version(SSL_CTX *ctx, int version) { return (int)SSL_CTX_set_max_proto_version(ctx, version); }
+static inline int tc_tls_server_name(SSL *ssl, const char *name) { return (int)SSL_set_tlsext_host_name(ssl, name); }
+static inline long tc_bio_pending(BIO *bio) { return (long)BIO_ctrl_pending(bio); }
+static inline int tc_err_reason(unsigned long error) { return ERR_GET_REASON(error); }
+static inline int tc_err_is_ssl(unsigned long error) { return ERR_GET_LIB(error) == ERR_LIB_SSL; }
+
+/* The certificate's end of validity as "YYYY-MM-DD HH:MM:SS UTC" into out. */
+static inline void tc_x509_not_after(const X509 *cert, char *out, size_t length) {
+    struct tm when;
+    out[0] = 0;
+    if (ASN1_TIME_to_tm(X509_get0_notAfter(cert), &when)) strftime(out, length, "%Y-%m-%d %H:%M:%S UTC", &when);
+}
+
+/* The names the certificate is for (its DNS and IP subject alternative names), comma-separated, into out;
+   its subject's common name when it has none. */
+static inline void tc_x509_names(const X509 *cert, char *out, size_t length) {
+    size_t used = 0;
+    out[0] = 0;
+    GENERAL_NAMES *names = X509_get_ext_d2i(cert, NID_subject_alt_name, NULL, NULL);
+    for (int i = 0; names && i < sk_GENERAL_NAME_num(names); i++) {
+        const GENERAL_NAME *name = sk_GENERAL_NAME_value(names, i);
+        char text[INET6_ADDRSTRLEN + 1] = {0};
+        if (name->type == GEN_DNS) {
+            snprintf(text, sizeof text, "%.*s", ASN1_STRING_length(name->d.dNSName), (const char *)ASN1_STRING_get0_data(name->d.dNSName));
+        } else if (name->type == GEN_IPADD && ASN1_STRING_length(name->d.iPAddress) == 4) {
+            inet_ntop(AF_INET, ASN1_STRING_get0_data(name->d.iPAddress), text, sizeof text);
+        } else if (name->type == GEN_IPADD && ASN1_STRING_length(name->d.iPAddress) == 16) {
+            inet_ntop(AF_INET6, ASN1_STRING_get0_data(name->d.iPAddress), text, sizeof text);
+        } else {
+            continue;
+        }
+        int wrote = snprintf(out + used, length - used, "%s%s", used ? ", " : "", text);
+        if (wrote < 0 || (size_t)wrote >= length - used) break;
+        used += (size_t)wrote;
+    }
+    if (names) GENERAL_NAMES_free(names);
+    if (used == 0) X509_NAME_get_text_by_NID(X509_get_subject_name(cert), NID_commonName, out, (int)length);
+}
+
+/* The certificate's issuer, or subject, in OpenSSL's one-line form, into out. */
+static inline void tc_x509_issuer(const X509 *cert, char *out, int length) { X509_NAME_oneline(X509_get_issuer_name(cert), out, length); }
+static inline void tc_x509_subject(const X509 *cert, char *out, int length) { X509_NAME_oneline(X509_get_subject_name(cert), out, length); }
 
 #endif

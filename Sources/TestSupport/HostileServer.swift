@@ -78,19 +78,8 @@ public final class HostileServer: Sendable {
 
     /// Listens on a free port of 127.0.0.1 and runs `script` on a thread of its own for each request.
     public init(_ script: @escaping @Sendable (Connection) -> Void) throws {
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard bound == 0, listen(listener, 128) == 0 else { throw POSIXError(.EADDRNOTAVAIL) }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
-        }
-        port = UInt16(bigEndian: address.sin_port)
+        guard let (listener, port) = Loopback.listen(backlog: 128) else { throw POSIXError(.EADDRNOTAVAIL) }
+        self.port = port
         self.listener = listener
         Thread.detachNewThread { [self] in
             while true {
@@ -129,15 +118,9 @@ public final class HostileServer: Sendable {
         var bytes: [UInt8] = []
         var scratch = [UInt8](repeating: 0, count: 4096)
         while true {
-            let text = String(decoding: bytes, as: UTF8.self)
-            if let end = text.range(of: "\r\n\r\n") {
-                let length = text[..<end.lowerBound].split(separator: "\r\n")
-                    .first { $0.lowercased().hasPrefix("content-length:") }
-                    .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
-                if text.utf8.distance(from: end.upperBound, to: text.utf8.endIndex) >= length { return text }
-            }
+            if let request = Loopback.wholeRequest(bytes) { return request }
             let received = recv(fd, &scratch, scratch.count, 0)
-            guard received > 0 else { return text }
+            guard received > 0 else { return String(decoding: bytes, as: UTF8.self) }
             bytes += scratch[..<received]
         }
     }

@@ -1,3 +1,4 @@
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -26,6 +27,32 @@ public enum Loopback {
         var timeout = timeval(tv_sec: readTimeout, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         return fd
+    }
+
+    /// A socket listening on a free port of 127.0.0.1, and the port; nil when none can be had.
+    static func listen(backlog: Int32) -> (fd: Int32, port: UInt16)? {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return nil }
+        guard bind(fd, to: "127.0.0.1", port: 0) == 0, Glibc.listen(fd, backlog) == 0 else {
+            close(fd)
+            return nil
+        }
+        var address = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        return (fd, UInt16(bigEndian: address.sin_port))
+    }
+
+    /// The request's head and body once `bytes` hold all of them (as its Content-Length says), else nil.
+    static func wholeRequest(_ bytes: [UInt8]) -> String? {
+        let text = String(decoding: bytes, as: UTF8.self)
+        guard let end = text.range(of: "\r\n\r\n") else { return nil }
+        let length = text[..<end.lowerBound].split(separator: "\r\n")
+            .first { $0.lowercased().hasPrefix("content-length:") }
+            .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
+        return text.utf8.distance(from: end.upperBound, to: text.utf8.endIndex) >= length ? text : nil
     }
 
     private static func bind(_ fd: Int32, to host: String, port: UInt16) -> Int32 {

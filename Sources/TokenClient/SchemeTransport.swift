@@ -3,19 +3,16 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// Each request by its URL's scheme, the one place the choice is made: http:// through `plain` in this process,
-/// anything else (https://) through `secure`.
+/// Each request by its URL's scheme, the one place the choice is made: http:// and https:// both through `plain` in
+/// this process (TLS by OpenSSL for https://).
 public struct SchemeTransport: HTTPTransport {
     private let plain: SocketHTTPTransport
-    private let secure: any HTTPTransport
 
-    public init(plain: SocketHTTPTransport = SocketHTTPTransport(), secure: any HTTPTransport = URLSessionTransport()) {
+    public init(plain: SocketHTTPTransport = SocketHTTPTransport()) {
         self.plain = plain
-        self.secure = secure
     }
 
     public func send(_ request: URLRequest, bodyLimit: Int) async throws -> (Data, HTTPURLResponse) {
-        if request.url?.scheme?.lowercased() == "http" { return try await plain.send(request, bodyLimit: bodyLimit) }
-        return try await secure.send(request, bodyLimit: bodyLimit)
+        try await plain.send(request, bodyLimit: bodyLimit)
     }
 }

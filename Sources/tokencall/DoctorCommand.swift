@@ -9,7 +9,7 @@ enum DoctorCommand {
     /// Options that mean here what they mean for `join` and `token build`, taken from there.
     static let shared = [("channel", JoinCommand.options), ("uid", TokenCommands.build.options), ("account", TokenCommands.build.options),
                          ("role", TokenCommands.build.options), ("token-request", JoinCommand.options), ("token-field", JoinCommand.options),
-                         ("expires-field", JoinCommand.options), ("auth-bearer", JoinCommand.options),
+                         ("expires-field", JoinCommand.options), ("auth-bearer", JoinCommand.options), ("ca-file", JoinCommand.options),
                          ("request-timeout", JoinCommand.options)]
         .compactMap { name, options in options.first { $0.name == name } }
 
@@ -31,7 +31,7 @@ enum DoctorCommand {
 
     @MainActor
     static func run(_ args: Invocation) async throws(UsageError) -> Int32 {
-        let doctor = Doctor(try setup(args), transport: SchemeTransport.tokencall())
+        let doctor = Doctor(try setup(args), transport: SchemeTransport.tokencall(trust: try args.trust()))
         do throws(TokenClientError) { _ = try doctor.tokenRequest() } catch {
             // The shape cannot carry what was asked (an account in fetch_rtc_token's integer uid).
             if case .unsendable(let why) = error { throw args.error(why) }

@@ -27,6 +27,15 @@ extension Invocation {
         return try tokenServerURL(text, as: described("token-url"))
     }
 
+    /// `--ca-file`: the CA certificates an https:// token server's certificate is checked against; the system's without it.
+    func trust() throws(UsageError) -> TLSTrust {
+        guard let path = string("ca-file") else { return .system }
+        guard FileManager.default.isReadableFile(atPath: path) else {
+            throw error("--ca-file \(path.escapedForPrinting) cannot be read; give a PEM file of CA certificates")
+        }
+        return .file(path)
+    }
+
     /// The seconds `--request-timeout` takes.
     static let requestTimeoutSeconds = 1...120
 

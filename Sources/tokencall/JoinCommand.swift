@@ -27,6 +27,8 @@ enum JoinCommand {
         .value("expires-field", "PATH", help: "where it holds the lifetime in seconds or the unix expiry time (default expiresIn)"),
         .value("auth-bearer", "CRED", help: "your credential for the token server, sent as Authorization: Bearer",
                environment: ["TOKENCALL_AUTH_BEARER"]),
+        .value("ca-file", "FILE", help: "trust the CA certificates in this PEM file for an https:// token server, instead of the "
+               + "system's (which SSL_CERT_FILE can name)"),
         originOption,
         .value("request-timeout", "SECONDS", help: "overall deadline of one token request, "
                + "\(Invocation.requestTimeoutSeconds.lowerBound)...\(Invocation.requestTimeoutSeconds.upperBound)", default: "10"),
@@ -161,8 +163,9 @@ enum JoinCommand {
 
     /// Tokens from the user's server, from one started here (and stopped by `stop`), or pasted; nil when the server
     /// cannot start.
-    static func tokens(_ choice: TokenServerChoice, for config: CallSession.Configuration) -> (TokenOrigin, stop: () -> Void)? {
-        let transport = SchemeTransport.tokencall()
+    static func tokens(_ choice: TokenServerChoice, for config: CallSession.Configuration,
+                       trust: TLSTrust) -> (TokenOrigin, stop: () -> Void)? {
+        let transport = SchemeTransport.tokencall(trust: trust)
         switch choice {
         case .url(let url, let shape, let bearer, let origin, let lifetime, let first):
             let provider = HTTPTokenProvider(url: url, shape: shape, requestedLifetime: lifetime, bearer: bearer, origin: origin,
@@ -200,6 +203,7 @@ enum JoinCommand {
             Console.error("tokencall join: --cast records the call screen, and stdout or stdin is not a terminal")
             return ExitCode.usage
         }
+        let trust = try args.trust()
         let file = output.path.flatMap { create($0, args) }
         if output.path != nil && file == nil { return ExitCode.failure }
         let recordFile = args.string("record").flatMap { create($0, args) }
@@ -209,7 +213,7 @@ enum JoinCommand {
             discard()
             return ExitCode.failure
         }
-        guard let (tokens, stopServer) = tokens(server, for: config) else {
+        guard let (tokens, stopServer) = tokens(server, for: config, trust: trust) else {
             discard()
             return ExitCode.failure
         }

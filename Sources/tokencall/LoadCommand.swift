@@ -8,7 +8,7 @@ import TokenClient
 /// `tokencall load`: many headless clients against a hub and its token server, or the token server alone.
 enum LoadCommand {
     /// Options that mean here what they mean for `join`, taken from there.
-    static let shared = ["token-request", "token-field", "expires-field", "auth-bearer", "origin", "request-timeout"]
+    static let shared = ["token-request", "token-field", "expires-field", "auth-bearer", "origin", "ca-file", "request-timeout"]
         .compactMap { name in JoinCommand.options.first { $0.name == name } }
 
     static let command = Command(
@@ -83,9 +83,8 @@ enum LoadCommand {
             throw args.error("--token-request: \(error)")
         }
         let clients: Int = try args.integer("clients", in: LoadPlan.clientRange)
-        // In process both ways: a thousand clients cannot each have a child process for https://, as join does.
         let provider = HTTPTokenProvider(url: url, shape: shape, bearer: args.string("auth-bearer"), origin: try args.origin(),
-                                         transport: SchemeTransport.tokencall(secure: URLSessionTransport()))
+                                         transport: SchemeTransport.tokencall(trust: try args.trust()))
         let plan = LoadPlan(provider: provider, clients: clients, channels: try args.integer("channels", in: 1...clients) ?? min(10, clients),
                             duration: .seconds(try args.integer("duration", in: LoadPlan.durationRange) as Int),
                             framesPerSecond: try args.integer("fps", in: LoadPlan.framesPerSecondRange),

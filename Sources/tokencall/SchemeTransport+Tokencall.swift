@@ -1,9 +1,9 @@
 import TokenClient
 
 extension SchemeTransport {
-    /// How tokencall sends token requests: http:// in this process, https:// through `secure`: by default URLSession in
-    /// a child process (`ChildProcessTransport`), where an answer FoundationNetworking traps on (#5285) ends only the child.
-    static func tokencall(secure: any HTTPTransport = ChildProcessTransport.ownBinary()) -> SchemeTransport {
-        SchemeTransport(plain: SocketHTTPTransport(userAgent: "tokencall/\(TokenCallVersion.current)"), secure: secure)
+    /// How tokencall sends token requests: http:// and https:// in this process, https:// certificates checked against
+    /// `trust`.
+    static func tokencall(trust: TLSTrust = .system) -> SchemeTransport {
+        SchemeTransport(plain: SocketHTTPTransport(userAgent: "tokencall/\(TokenCallVersion.current)", trust: trust))
     }
 }

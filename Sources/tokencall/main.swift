@@ -2,9 +2,6 @@ import Arguments
 import Foundation
 import TokenClient
 
-// A token request's own process (see `ChildProcessTransport`) does only that.
-await ChildProcessTransport.answerIfChild()
-
 /// The whole command table; usage text is generated from it, and each command carries what it runs.
 let tokencall = Command(
     "tokencall",

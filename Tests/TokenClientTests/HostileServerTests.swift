@@ -4,22 +4,12 @@ import TestSupport
 import Testing
 @testable import TokenClient
 
-/// What a token server can do to the client, on a real socket: each test names what a user would notice, with each
-/// in-process transport (tokencall's own for http://, URLSession for https://). One at a time: the flood's cut-off is
-/// measured in bytes, which other tests' child processes would inflate.
+/// What a token server can do to the client, on a real socket: each test names what a user would notice. One at a time:
+/// the flood's cut-off is measured in bytes, which other tests' processes would inflate.
 @Suite(.serialized) struct HostileServerTests {
     static let deadline = Duration.seconds(1)
 
-    enum Kind: String, CaseIterable, Sendable {
-        case socket, urlSession
-
-        var transport: any HTTPTransport {
-            switch self {
-            case .socket: SocketHTTPTransport(limit: SocketHTTPTransportTests.transportLimit)
-            case .urlSession: URLSessionTransport()
-            }
-        }
-    }
+    static let transport = SocketHTTPTransport(limit: SocketHTTPTransportTests.transportLimit)
 
     enum Stall: String, CaseIterable, Sendable {
         case silent, dripsTheHead, dripsTheBody
@@ -27,8 +17,8 @@ import Testing
 
     /// At 16 MB/s, as a server across a network sends: at loopback speed FoundationNetworking can take seconds to act
     /// on the cancel (the bytes are dropped meanwhile), which this test would measure instead.
-    @Test(arguments: Kind.allCases)
-    func anEndlessAnswerIsCutOffAtTheLimitAndTheConnectionClosed(kind: Kind) async throws {
+    @Test
+    func anEndlessAnswerIsCutOffAtTheLimitAndTheConnectionClosed() async throws {
         let total = 64 << 20
         let server = try HostileServer { connection in
             guard connection.write(head("200 OK", ["Content-Type: application/json"])) else { return }
@@ -39,21 +29,21 @@ import Testing
             }
         }
         defer { server.stop() }
-        #expect(await failure(HTTPTokenProvider(url: server.url, transport: kind.transport))
+        #expect(await failure(HTTPTokenProvider(url: server.url, transport: Self.transport))
             == .answerTooLong(bytes: nil, limit: HTTPTokenProvider.bodyLimit))
         #expect(await eventually { server.clientClosed }, "the client hung up instead of reading on")
         #expect(server.bytesSent < 4 << 20, "the server's count includes the kernel's socket buffers")
     }
 
-    @Test(arguments: Kind.allCases)
-    func anAnnouncedOversizedAnswerIsRefusedAtItsHead(kind: Kind) async throws {
+    @Test
+    func anAnnouncedOversizedAnswerIsRefusedAtItsHead() async throws {
         let announced = head("200 OK", ["Content-Type: application/json", "Content-Length: 100000000"])
         let server = try HostileServer { connection in
             guard connection.write(announced) else { return }
             connection.waitForClose(upTo: .seconds(30))
         }
         defer { server.stop() }
-        #expect(await failure(HTTPTokenProvider(url: server.url, transport: kind.transport))
+        #expect(await failure(HTTPTokenProvider(url: server.url, transport: Self.transport))
             == .answerTooLong(bytes: 100_000_000, limit: HTTPTokenProvider.bodyLimit))
         #expect(await eventually { server.clientClosed }, "the client hung up while the server still held the body back")
         #expect(server.bytesSent == announced.utf8.count)
@@ -61,8 +51,8 @@ import Testing
 
     /// The cache's deadline is on a manual clock, so the test does not depend on how busy the machine is: what it
     /// checks is that the deadline ends the exchange whatever the server does, and that the connection is dropped.
-    @Test(arguments: Stall.allCases, Kind.allCases)
-    func theDeadlineBoundsTheWholeExchange(stall: Stall, kind: Kind) async throws {
+    @Test(arguments: Stall.allCases)
+    func theDeadlineBoundsTheWholeExchange(stall: Stall) async throws {
         let server = try HostileServer { connection in
             switch stall {
             case .silent:
@@ -79,7 +69,7 @@ import Testing
         let clock = ManualClock()
         var policy = TokenCache.Policy()
         policy.deadline = Self.deadline
-        let cache = TokenCache(provider: HTTPTokenProvider(url: server.url, transport: kind.transport), request: request, policy: policy,
+        let cache = TokenCache(provider: HTTPTokenProvider(url: server.url, transport: Self.transport), request: request, policy: policy,
                                clock: clock, unixTime: { clock.unixTime })
         let waiting = Task { try await cache.token() }
         #expect(await eventually { server.requests.count == 1 })
@@ -89,8 +79,8 @@ import Testing
         #expect(await eventually { server.clientClosed }, "the request is cancelled, not left running")
     }
 
-    @Test(arguments: Kind.allCases)
-    func aRedirectToAnotherOriginIsRefusedAndTheCredentialStaysHome(kind: Kind) async throws {
+    @Test
+    func aRedirectToAnotherOriginIsRefusedAndTheCredentialStaysHome() async throws {
         let elsewhere = try HostileServer { $0.write(tokenAnswer()) }
         defer { elsewhere.stop() }
         let target = "http://127.0.0.1:\(elsewhere.port)"
@@ -98,7 +88,7 @@ import Testing
             connection.write(head("307 Temporary Redirect", ["Location: \(target)/fetch_rtc_token?key=hunter2", "Content-Length: 0"]))
         }
         defer { server.stop() }
-        let error = try #require(await failure(HTTPTokenProvider(url: server.url, bearer: "user-cred", transport: kind.transport)))
+        let error = try #require(await failure(HTTPTokenProvider(url: server.url, bearer: "user-cred", transport: Self.transport)))
         #expect(!elsewhere.requests.contains { $0.lowercased().contains("authorization") })
         #expect(elsewhere.requests.isEmpty, "not followed at all")
         guard case .redirected = error else {
@@ -109,13 +99,13 @@ import Testing
         #expect(error.description.contains("point the token server's URL at the final endpoint"))
         #expect(!error.description.contains("hunter2") && !error.description.contains("user-cred"))
         // Without a credential none is named: doctor and a join without --auth-bearer send none.
-        let plain = try #require(await failure(HTTPTokenProvider(url: server.url, transport: kind.transport)))
+        let plain = try #require(await failure(HTTPTokenProvider(url: server.url, transport: Self.transport)))
         #expect(plain.description.contains("tokencall sends requests only to the token server's own origin"), "\(plain)")
         #expect(!plain.description.contains("--auth-bearer") && !plain.description.contains("--token-url"))
     }
 
-    @Test(arguments: Kind.allCases)
-    func aSameOriginRedirectIsFollowedWithTheCredentialAndBodyAndReported(kind: Kind) async throws {
+    @Test
+    func aSameOriginRedirectIsFollowedWithTheCredentialAndBodyAndReported() async throws {
         let server = try HostileServer { connection in
             if connection.index == 0 {
                 connection.write(head("307 Temporary Redirect", ["Location: /v2/fetch_rtc_token", "Content-Length: 0"]))
@@ -124,7 +114,7 @@ import Testing
             }
         }
         defer { server.stop() }
-        let fetched = try await HTTPTokenProvider(url: server.url, bearer: "user-cred", transport: kind.transport).fetchToken(for: request)
+        let fetched = try await HTTPTokenProvider(url: server.url, bearer: "user-cred", transport: Self.transport).fetchToken(for: request)
         #expect(fetched.redirectedTo == "/v2/fetch_rtc_token")
         let second = try #require(server.requests.dropFirst().first)
         #expect(second.hasPrefix("POST /v2/fetch_rtc_token "))
@@ -132,36 +122,36 @@ import Testing
         #expect(second.contains(#""channelName":"test""#))
     }
 
-    @Test(arguments: Kind.allCases)
-    func aRedirectLoopIsRefusedAfterAFewHops(kind: Kind) async throws {
+    @Test
+    func aRedirectLoopIsRefusedAfterAFewHops() async throws {
         let server = try HostileServer { connection in
             connection.write(head("302 Found", ["Location: /fetch_rtc_token", "Content-Length: 0"]))
         }
         defer { server.stop() }
-        #expect(await failure(HTTPTokenProvider(url: server.url, transport: kind.transport))
+        #expect(await failure(HTTPTokenProvider(url: server.url, transport: Self.transport))
             == .redirected("more than 3 redirects (a redirect loop?)"))
         #expect(server.requests.count == Redirects.limit + 1)
     }
 
-    @Test(arguments: Kind.allCases)
-    func anAnswerCutShortSaysSo(kind: Kind) async throws {
+    @Test
+    func anAnswerCutShortSaysSo() async throws {
         let server = try HostileServer { connection in
             connection.write(head("200 OK", ["Content-Type: application/json", "Content-Length: 1000"]) + "{\"tok")
         }
         defer { server.stop() }
-        let error = try #require(await failure(HTTPTokenProvider(url: server.url, transport: kind.transport)))
+        let error = try #require(await failure(HTTPTokenProvider(url: server.url, transport: Self.transport)))
         #expect(error.description.hasPrefix("cannot reach the token server: the connection closed before the whole answer"), "\(error)")
     }
 
     /// As nginx's `auth_basic` answers in front of a token server: FoundationNetworking used to hold such a 401 back for
     /// ever, and the user saw a timeout instead of a refused credential.
-    @Test(arguments: [#"Basic realm="tokens""#, #"Digest realm="tokens", nonce="1""#, "Bearer"], Kind.allCases)
-    func a401WithAChallengeSaysTheCredentialWasRefused(challenge: String, kind: Kind) async throws {
+    @Test(arguments: [#"Basic realm="tokens""#, #"Digest realm="tokens", nonce="1""#, "Bearer"])
+    func a401WithAChallengeSaysTheCredentialWasRefused(challenge: String) async throws {
         let server = try HostileServer { connection in
             connection.write(head("401 Unauthorized", ["WWW-Authenticate: \(challenge)", "Content-Length: 2"]) + "{}")
         }
         defer { server.stop() }
-        let fetch = Task { await failure(HTTPTokenProvider(url: server.url, bearer: "user-cred", transport: kind.transport)) }
+        let fetch = Task { await failure(HTTPTokenProvider(url: server.url, bearer: "user-cred", transport: Self.transport)) }
         let bound = Task {
             try await Task.sleep(for: .seconds(30))
             fetch.cancel()
@@ -170,53 +160,14 @@ import Testing
         #expect(await fetch.value == .unauthorized(status: 401, message: nil, sent: .bearer))
     }
 
-    /// What tokencall does: each request in a process of its own (`transport-probe` stands in for tokencall here).
-    static let child = ChildProcessTransport(executable: builtExecutable("transport-probe"))
-
-    @Test(arguments: TransportCrash.EndlessHead.allCases)
-    func anAnswerThatCrashesFoundationNetworkingFailsOnlyTheFetchInAChildProcess(answer: TransportCrash.EndlessHead) async throws {
-        let server = try HostileServer { answer.write(to: $0) }
-        defer { server.stop() }
-        let error = try #require(await failure(HTTPTokenProvider(url: server.url, transport: Self.child)))
-        #expect(error.description.hasPrefix("cannot reach the token server: the answer ended inside its head or carried a chunked trailer"),
-                "\(error)")
-    }
-
-    @Test func inAChildProcessATokenArrivesAndFailuresKeepTheirWords() async throws {
-        let server = try HostileServer { $0.write(tokenAnswer()) }
-        defer { server.stop() }
-        let fetched = try await HTTPTokenProvider(url: server.url, transport: Self.child).fetchToken(for: request)
-        #expect(fetched.redirectedTo == nil)
-
-        let announced = try HostileServer { connection in
-            guard connection.write(head("200 OK", ["Content-Length: 100000000"])) else { return }
-            connection.waitForClose(upTo: .seconds(30))
-        }
-        defer { announced.stop() }
-        #expect(await failure(HTTPTokenProvider(url: announced.url, transport: Self.child))
-            == .answerTooLong(bytes: 100_000_000, limit: HTTPTokenProvider.bodyLimit))
-        let nobody = try #require(URL(string: "http://127.0.0.1:1"))
-        #expect(await failure(HTTPTokenProvider(url: nobody, transport: Self.child)) == .transport("connection refused"))
-    }
-
-    @Test func aCancelledFetchInAChildProcessEndsAtOnceAndHangsUp() async throws {
-        let server = try HostileServer { $0.waitForClose(upTo: .seconds(30)) }
-        defer { server.stop() }
-        let fetch = Task { try await HTTPTokenProvider(url: server.url, transport: Self.child).fetchToken(for: request) }
-        #expect(await eventually { server.requests.count == 1 })
-        fetch.cancel()
-        await #expect(throws: CancellationError.self) { try await fetch.value }
-        #expect(await eventually { server.clientClosed }, "the child is ended, and its connection with it")
-    }
-
-    @Test(arguments: Kind.allCases)
-    func aRetryAfterBeyondTheCapSaysItIsCapped(kind: Kind) async throws {
+    @Test
+    func aRetryAfterBeyondTheCapSaysItIsCapped() async throws {
         let server = try HostileServer { connection in
             connection.write(head("429 Too Many Requests", ["Retry-After: 999999", "Content-Length: 2"]) + "{}")
         }
         defer { server.stop() }
         let clock = ManualClock()
-        let cache = TokenCache(provider: HTTPTokenProvider(url: server.url, transport: kind.transport), request: request, clock: clock,
+        let cache = TokenCache(provider: HTTPTokenProvider(url: server.url, transport: Self.transport), request: request, clock: clock,
                                unixTime: { clock.unixTime })
         await #expect {
             try await cache.token()

@@ -1,0 +1,97 @@
+import CCrypto
+import Foundation
+import Glibc
+import Synchronization
+
+/// An https:// server on 127.0.0.1 for tests: OpenSSL in blocking mode on threads of its own, one request per
+/// connection, each answered with `answer` (a whole HTTP response).
+public final class TLSTestServer: @unchecked Sendable {
+    // The SSL_CTX is only read once set up; `requests` is guarded.
+    public let port: UInt16
+    private let listener: Int32
+    private let context: OpaquePointer
+    private let received = Mutex<[String]>([])
+    private let names = Mutex<[String]>([])
+
+    /// Serves with `certificate`; `maxVersion` (an OpenSSL version constant such as TLS1_1_VERSION) caps what it speaks.
+    public init(_ certificate: TestCertificates.Pair, maxVersion: Int32? = nil, answer: @escaping @Sendable (String) -> String) throws {
+        guard let context = SSL_CTX_new(TLS_server_method()),
+              SSL_CTX_use_certificate_chain_file(context, certificate.certificate) == 1,
+              SSL_CTX_use_PrivateKey_file(context, certificate.key, SSL_FILETYPE_PEM) == 1 else {
+            throw POSIXError(.EINVAL)
+        }
+        if let maxVersion { _ = tc_tls_max_version(context, maxVersion) }
+        self.context = context
+        guard let (listener, port) = Loopback.listen(backlog: 64) else { throw POSIXError(.EADDRNOTAVAIL) }
+        self.port = port
+        self.listener = listener
+        Thread.detachNewThread { [self] in
+            while true {
+                let fd = accept(listener, nil, nil)
+                guard fd >= 0 else { return }
+                Thread.detachNewThread { [self] in
+                    serve(fd, answer: answer)
+                    close(fd)
+                }
+            }
+        }
+    }
+
+    deinit { SSL_CTX_free(context) }
+
+    /// Answers each request with what the plain HTTP server on 127.0.0.1:`port` answers to it: an https:// front
+    /// for a test's `tokencall serve`.
+    public static func forwarding(to port: UInt16) -> @Sendable (String) -> String {
+        { request in
+            guard let fd = Loopback.connect(port: port) else { return "HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\n\r\n" }
+            defer { close(fd) }
+            let bytes = Array(request.utf8)
+            var offset = 0
+            while offset < bytes.count {
+                let sent = bytes[offset...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                guard sent > 0 else { break }
+                offset += sent
+            }
+            var answer: [UInt8] = []
+            var scratch = [UInt8](repeating: 0, count: 4096)
+            while true {
+                let count = recv(fd, &scratch, scratch.count, 0)
+                guard count > 0 else { break }
+                answer += scratch[..<count]
+            }
+            return String(decoding: answer, as: UTF8.self)
+        }
+    }
+
+    public func url(host: String = "127.0.0.1") -> URL { URL(string: "https://\(host):\(port)")! }
+    /// Every request that arrived whole through TLS, head and body.
+    public var requests: [String] { received.withLock { $0 } }
+    /// The server name (SNI) each finished handshake carried; "" for none.
+    public var serverNames: [String] { names.withLock { $0 } }
+    public func stop() { shutdown(listener, Int32(SHUT_RDWR)) }
+
+    private func serve(_ fd: Int32, answer: (String) -> String) {
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        guard let ssl = SSL_new(context) else { return }
+        defer { SSL_free(ssl) }
+        SSL_set_fd(ssl, fd)
+        guard SSL_accept(ssl) == 1 else { return }
+        let name = SSL_get_servername(ssl, Int32(TLSEXT_NAMETYPE_host_name)).map { String(cString: $0) } ?? ""
+        names.withLock { $0.append(name) }
+        var bytes: [UInt8] = []
+        var scratch = [UInt8](repeating: 0, count: 4096)
+        while true {
+            if let request = Loopback.wholeRequest(bytes) {
+                received.withLock { $0.append(request) }
+                let reply = Array(answer(request).utf8)
+                _ = reply.withUnsafeBytes { SSL_write(ssl, $0.baseAddress, Int32($0.count)) }
+                SSL_shutdown(ssl)
+                return
+            }
+            let count = SSL_read(ssl, &scratch, Int32(scratch.count))
+            guard count > 0 else { return }
+            bytes += scratch[..<Int(count)]
+        }
+    }
+}

@@ -1,0 +1,251 @@
+import CCrypto
+import Glibc
+import PrintableText
+import Synchronization
+
+/// Where https:// certificates are trusted from: the system's store (which `SSL_CERT_FILE` and `SSL_CERT_DIR` can
+/// point elsewhere), or the certificates of one PEM file (`--ca-file`) instead.
+public enum TLSTrust: Sendable, Equatable {
+    case system
+    case file(String)
+}
+
+/// Why a TLS connection was not made, in words.
+public enum TLSFailure: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The chain ends at an issuer the trust does not hold.
+    case untrustedIssuer(issuer: String)
+    /// The certificate signs itself and is not in the trust.
+    case selfSigned(subject: String)
+    /// The certificate is for other names than the one asked for.
+    case nameMismatch(asked: String, names: String)
+    /// The certificate's validity ended on `date`.
+    case expired(subject: String, date: String)
+    /// Another refusal of the certificate, in OpenSSL's words.
+    case certificate(String)
+    /// The server ended the handshake: an alert, or a closed connection.
+    case handshakeRefused(String)
+    /// The server and tokencall share no TLS version (tokencall asks for TLS 1.2 or later).
+    case version(String)
+    /// What the server sent is not TLS.
+    case notTLS(String)
+    /// The local setup failed: the CA file cannot be read, or OpenSSL could not start a session.
+    case setup(String)
+
+    public var description: String {
+        switch self {
+        case .untrustedIssuer(let issuer):
+            "TLS: the certificate's issuer \(issuer) is not trusted; give its CA certificate with --ca-file FILE"
+        case .selfSigned(let subject):
+            "TLS: the certificate (\(subject)) is self-signed and not trusted; give it with --ca-file FILE if you mean to trust it"
+        case .nameMismatch(let asked, let names):
+            "TLS: the certificate is not for \(asked): it names \(names.isEmpty ? "nothing" : names)"
+        case .expired(let subject, let date):
+            "TLS: the certificate (\(subject)) expired on \(date)"
+        case .certificate(let why): "TLS: the certificate is refused: \(why)"
+        case .handshakeRefused(let why): "TLS: handshake refused: \(why)"
+        case .version(let why): "TLS: no TLS version in common (tokencall needs TLS 1.2 or later): \(why)"
+        case .notTLS(let why): "TLS: the server's answer is not TLS (\(why)); is it an http:// server?"
+        case .setup(let why): "TLS: \(why)"
+        }
+    }
+}
+
+/// An OpenSSL client context: the trust and the TLS ≥ 1.2 floor, made once and shared by every session.
+final class TLSContext: @unchecked Sendable {
+    // SSL_CTX is safe to share between threads once set up, and nothing changes it after `init`.
+    let context: OpaquePointer
+
+    init(trust: TLSTrust) throws(TLSFailure) {
+        guard let context = SSL_CTX_new(TLS_client_method()) else { throw .setup("OpenSSL cannot make a TLS context") }
+        self.context = context
+        guard tc_tls_min_version_1_2(context) == 1 else { throw .setup("OpenSSL cannot require TLS 1.2") }
+        switch trust {
+        case .system:
+            SSL_CTX_set_default_verify_paths(context)
+        case .file(let path):
+            ERR_clear_error()
+            guard SSL_CTX_load_verify_locations(context, path, nil) == 1 else {
+                ERR_clear_error()
+                throw .setup("cannot read CA certificates from \(path.escapedForPrinting): no PEM certificate there, or the file cannot be read")
+            }
+        }
+    }
+
+    deinit { SSL_CTX_free(context) }
+
+    /// One context per trust, made on first use.
+    private static let made = Mutex<[TLSTrust: Result<TLSContext, TLSFailure>]>([:])
+
+    static func shared(_ trust: TLSTrust) throws(TLSFailure) -> TLSContext {
+        try made.withLock { made in
+            if let known = made[trust] { return known }
+            let result = Result { () throws(TLSFailure) in try TLSContext(trust: trust) }
+            made[trust] = result
+            return result
+        }.get()
+    }
+}
+
+extension TLSTrust: Hashable {}
+
+/// A TLS client session over two memory BIOs, without I/O: the caller feeds it the ciphertext the socket received and
+/// sends what it has to send, so the handshake runs under the same deadline and poll loop as any read.
+final class TLSSession {
+    private let ssl: OpaquePointer
+    private let incoming: OpaquePointer
+    private let outgoing: OpaquePointer
+    private let refusal = UnsafeMutablePointer<tc_tls_refusal>.allocate(capacity: 1)
+    private let host: String
+    private var peerEnded = false
+
+    /// A session for `host` (a name: SNI and name check; an IP address: address check).
+    init(context: TLSContext, host: String) throws(TLSFailure) {
+        refusal.initialize(to: tc_tls_refusal(error: 0, cert: nil))
+        guard let ssl = SSL_new(context.context), let incoming = BIO_new(BIO_s_mem()), let outgoing = BIO_new(BIO_s_mem()) else {
+            refusal.deallocate()
+            throw .setup("OpenSSL cannot start a TLS session")
+        }
+        self.ssl = ssl
+        self.incoming = incoming
+        self.outgoing = outgoing
+        self.host = host
+        BIO_ctrl(incoming, BIO_C_SET_BUF_MEM_EOF_RETURN, -1, nil)
+        SSL_set_bio(ssl, incoming, outgoing)
+        SSL_set_connect_state(ssl)
+        tc_tls_verify(ssl, refusal)
+        if Self.isAddress(host) {
+            X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), host)
+        } else {
+            SSL_set1_host(ssl, host)
+            tc_tls_server_name(ssl, host)
+        }
+    }
+
+    deinit {
+        SSL_free(ssl)
+        if let cert = refusal.pointee.cert { X509_free(cert) }
+        refusal.deallocate()
+    }
+
+    private static func isAddress(_ host: String) -> Bool {
+        var scratch = [UInt8](repeating: 0, count: 16)
+        return inet_pton(AF_INET, host, &scratch) == 1 || inet_pton(AF_INET6, host, &scratch) == 1
+    }
+
+    /// Takes ciphertext the socket received.
+    func received(_ bytes: ArraySlice<UInt8>) {
+        guard !bytes.isEmpty else { return }
+        _ = bytes.withUnsafeBytes { BIO_write(incoming, $0.baseAddress, Int32(clamping: $0.count)) }
+    }
+
+    /// The socket's peer closed its side: reads past what arrived end instead of waiting.
+    func receivedEnd() {
+        peerEnded = true
+        BIO_ctrl(incoming, BIO_C_SET_BUF_MEM_EOF_RETURN, 0, nil)
+    }
+
+    /// The ciphertext waiting to be sent, taken.
+    func takeOutgoing() -> [UInt8] {
+        let count = Int(tc_bio_pending(outgoing))
+        guard count > 0 else { return [] }
+        var bytes = [UInt8](repeating: 0, count: count)
+        let read = BIO_read(outgoing, &bytes, Int32(count))
+        return Array(bytes.prefix(max(0, Int(read))))
+    }
+
+    /// Runs the handshake as far as what arrived allows: true once it is done.
+    func handshake() throws(TLSFailure) -> Bool {
+        ERR_clear_error()
+        let result = SSL_do_handshake(ssl)
+        if result == 1 { return true }
+        try failIfBroken(result, during: "the handshake")
+        return false
+    }
+
+    /// Encrypts `plaintext` into the outgoing ciphertext (after the handshake).
+    func write(_ plaintext: [UInt8]) throws(TLSFailure) {
+        var offset = 0
+        while offset < plaintext.count {
+            ERR_clear_error()
+            let wrote = plaintext[offset...].withUnsafeBytes { SSL_write(ssl, $0.baseAddress, Int32(clamping: $0.count)) }
+            guard wrote > 0 else {
+                try failIfBroken(wrote, during: "sending the request")
+                throw .handshakeRefused("OpenSSL would not send the request")
+            }
+            offset += Int(wrote)
+        }
+    }
+
+    /// Appends the plaintext that the ciphertext so far holds to `plaintext`; true once the server has ended the
+    /// stream (a close_notify, or a closed connection).
+    func read(into plaintext: inout [UInt8]) throws(TLSFailure) -> Bool {
+        var scratch = [UInt8](repeating: 0, count: 16 * 1024)
+        while true {
+            ERR_clear_error()
+            let count = SSL_read(ssl, &scratch, Int32(scratch.count))
+            if count > 0 {
+                plaintext += scratch[..<Int(count)]
+                continue
+            }
+            let error = SSL_get_error(ssl, count)
+            if error == SSL_ERROR_WANT_READ { return false }
+            if error == SSL_ERROR_ZERO_RETURN { return true }
+            // A server that closes the connection without close_notify ends the answer there; the HTTP framing says
+            // whether the answer is whole.
+            if peerEnded, error == SSL_ERROR_SYSCALL || error == SSL_ERROR_SSL { return true }
+            try failIfBroken(count, during: "reading the answer")
+            return false
+        }
+    }
+
+    /// Throws what went wrong when `result` is a failure other than wanting more ciphertext.
+    private func failIfBroken(_ result: Int32, during step: String) throws(TLSFailure) {
+        let error = SSL_get_error(ssl, result)
+        if error == SSL_ERROR_WANT_READ, !peerEnded { return }
+        if error == SSL_ERROR_WANT_WRITE { return }
+        if let refused = refusal.pointee.cert { throw certificateFailure(refused, error: refusal.pointee.error) }
+        let code = ERR_peek_error()
+        ERR_clear_error()
+        if error == SSL_ERROR_SSL, code != 0, tc_err_is_ssl(code) != 0 {
+            let reason = tc_err_reason(code)
+            let words = ERR_reason_error_string(code).map { String(cString: $0) } ?? "error \(reason)"
+            switch reason {
+            case SSL_R_UNSUPPORTED_PROTOCOL, SSL_R_NO_PROTOCOLS_AVAILABLE, SSL_R_TLSV1_ALERT_PROTOCOL_VERSION,
+                 SSL_R_VERSION_TOO_LOW:
+                throw .version(words)
+            case SSL_R_WRONG_VERSION_NUMBER, SSL_R_PACKET_LENGTH_TOO_LONG,
+                 SSL_R_UNEXPECTED_MESSAGE, SSL_R_UNEXPECTED_RECORD, SSL_R_HTTP_REQUEST, SSL_R_HTTPS_PROXY_REQUEST:
+                throw .notTLS(words)
+            case SSL_R_UNEXPECTED_EOF_WHILE_READING:
+                throw .handshakeRefused("the server closed the connection during \(step)")
+            default:
+                if reason >= SSL_AD_REASON_OFFSET { throw .handshakeRefused("the server sent the alert \"\(words)\"") }
+                throw .handshakeRefused(words)
+            }
+        }
+        if peerEnded { throw .handshakeRefused("the server closed the connection during \(step)") }
+        throw .handshakeRefused("OpenSSL stopped during \(step) (error \(error))")
+    }
+
+    private func certificateFailure(_ cert: OpaquePointer, error: Int32) -> TLSFailure {
+        func text(_ fill: (UnsafeMutablePointer<CChar>, Int) -> Void) -> String {
+            var buffer = [CChar](repeating: 0, count: 1024)
+            fill(&buffer, buffer.count)
+            return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self).escapedForPrinting
+        }
+        let subject = text { tc_x509_subject(cert, $0, Int32($1)) }
+        switch error {
+        case X509_V_ERR_CERT_HAS_EXPIRED:
+            return .expired(subject: subject, date: text { tc_x509_not_after(cert, $0, $1) })
+        case X509_V_ERR_DEPTH_ZERO_SELF_SIGNED_CERT:
+            return .selfSigned(subject: subject)
+        case X509_V_ERR_SELF_SIGNED_CERT_IN_CHAIN, X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY,
+             X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT, X509_V_ERR_UNABLE_TO_VERIFY_LEAF_SIGNATURE:
+            return .untrustedIssuer(issuer: text { tc_x509_issuer(cert, $0, Int32($1)) })
+        case X509_V_ERR_HOSTNAME_MISMATCH, X509_V_ERR_IP_ADDRESS_MISMATCH:
+            return .nameMismatch(asked: host.escapedForPrinting, names: text { tc_x509_names(cert, $0, $1) })
+        default:
+            return .certificate(X509_verify_cert_error_string(Int(error)).map { String(cString: $0) } ?? "error \(error)")
+        }
+    }
+}

@@ -1,0 +1,134 @@
+import CCrypto
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import TestSupport
+import Testing
+@testable import TokenClient
+
+/// https:// token requests in process (OpenSSL over memory BIOs), against a test CA's server and hostile ones.
+@Suite struct TLSTransportTests {
+    static let certificates = Result { try TestCertificates.make() }
+
+    static func transport(_ trust: TLSTrust, limit: Duration = SocketHTTPTransportTests.transportLimit) -> SocketHTTPTransport {
+        SocketHTTPTransport(userAgent: "tokencall/test", limit: limit, trust: trust)
+    }
+
+    static func failure(_ url: URL, _ transport: SocketHTTPTransport) async -> TokenClientError? {
+        do {
+            _ = try await transport.send(SocketHTTPTransportTests.post(url), bodyLimit: HTTPTokenProvider.bodyLimit)
+            return nil
+        } catch {
+            return error as? TokenClientError
+        }
+    }
+
+    static func server(_ pair: TestCertificates.Pair, maxVersion: Int32? = nil) throws -> TLSTestServer {
+        try TLSTestServer(pair, maxVersion: maxVersion) { _ in head("200 OK", ["Content-Length: 2"]) + "{}" }
+    }
+
+    @Test func aServerOfTheGivenCAIsReachedWithTheRequestAsAsked() async throws {
+        let certificates = try Self.certificates.get()
+        let server = try Self.server(certificates.good)
+        defer { server.stop() }
+        let (body, response) = try await Self.transport(.file(certificates.caFile))
+            .send(SocketHTTPTransportTests.post(server.url()), bodyLimit: 100)
+        #expect(response.statusCode == 200)
+        #expect(body == Data("{}".utf8))
+        let request = try #require(server.requests.first)
+        #expect(request.hasPrefix("POST /fetch_rtc_token?x=1 HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\n"))
+        #expect(request.hasSuffix("\r\n\r\n{\"uid\":1}"))
+    }
+
+    @Test func aNameIsSentAndCheckedAgainstTheCertificatesNames() async throws {
+        let certificates = try Self.certificates.get()
+        let server = try Self.server(certificates.good)
+        defer { server.stop() }
+        let (_, response) = try await Self.transport(.file(certificates.caFile))
+            .send(SocketHTTPTransportTests.post(server.url(host: "localhost")), bodyLimit: 100)
+        #expect(response.statusCode == 200)
+        _ = try await Self.transport(.file(certificates.caFile)).send(SocketHTTPTransportTests.post(server.url()), bodyLimit: 100)
+        #expect(server.serverNames == ["localhost", ""], "a name is sent (SNI), an address is not")
+    }
+
+    @Test func anIssuerOutsideTheTrustIsNamed() async throws {
+        let certificates = try Self.certificates.get()
+        let server = try Self.server(certificates.good)
+        defer { server.stop() }
+        let error = await Self.failure(server.url(), Self.transport(.system))
+        #expect(error == .transport(TLSFailure.untrustedIssuer(issuer: "/CN=TokenCall Test CA").description))
+        #expect(error?.description.contains("is not trusted; give its CA certificate with --ca-file FILE") == true)
+        #expect(server.requests.isEmpty)
+    }
+
+    @Test func aSelfSignedCertificateIsRefusedInWords() async throws {
+        let certificates = try Self.certificates.get()
+        let server = try Self.server(certificates.selfSigned)
+        defer { server.stop() }
+        let error = await Self.failure(server.url(), Self.transport(.file(certificates.caFile)))
+        #expect(error == .transport("TLS: the certificate (/CN=self-signed) is self-signed and not trusted; "
+            + "give it with --ca-file FILE if you mean to trust it"))
+    }
+
+    @Test func aCertificateForAnotherNameSaysWhichNamesItHas() async throws {
+        let certificates = try Self.certificates.get()
+        let server = try Self.server(certificates.otherName)
+        defer { server.stop() }
+        let error = await Self.failure(server.url(), Self.transport(.file(certificates.caFile)))
+        #expect(error == .transport("TLS: the certificate is not for 127.0.0.1: it names elsewhere.example"))
+        let named = await Self.failure(server.url(host: "localhost"), Self.transport(.file(certificates.caFile)))
+        #expect(named == .transport("TLS: the certificate is not for localhost: it names elsewhere.example"))
+        #expect(server.requests.isEmpty)
+    }
+
+    @Test func anExpiredCertificateSaysWhenItExpired() async throws {
+        let certificates = try Self.certificates.get()
+        let server = try Self.server(certificates.expired)
+        defer { server.stop() }
+        let error = await Self.failure(server.url(), Self.transport(.file(certificates.caFile)))
+        let day = Date(timeIntervalSinceNow: -86400).formatted(Date.ISO8601FormatStyle(timeZone: .gmt).year().month().day())
+        let text = try #require(error?.description)
+        #expect(text.hasPrefix("cannot reach the token server: TLS: the certificate (/CN=expired) expired on \(day) "), "\(text)")
+        #expect(text.hasSuffix(" UTC"))
+    }
+
+    @Test func aServerBelowTLS12IsRefusedForItsVersion() async throws {
+        let certificates = try Self.certificates.get()
+        let server = try Self.server(certificates.good, maxVersion: Int32(TLS1_1_VERSION))
+        defer { server.stop() }
+        let error = await Self.failure(server.url(), Self.transport(.file(certificates.caFile)))
+        #expect(error?.description.contains("TLS: no TLS version in common (tokencall needs TLS 1.2 or later)") == true, "\(String(describing: error))")
+    }
+
+    @Test func aServerThatNeverFinishesTheHandshakeMeetsTheDeadline() async throws {
+        let silent = try HostileServer { $0.waitForClose(upTo: .seconds(30)) }
+        defer { silent.stop() }
+        let url = URL(string: "https://127.0.0.1:\(silent.port)")!
+        let error = await Self.failure(url, Self.transport(.system, limit: .seconds(1)))
+        #expect(error == .timeout(.seconds(1)))
+    }
+
+    @Test func garbageAfterTheClientHelloIsNotTLS() async throws {
+        let garbage = try HostileServer { $0.write(head("400 Bad Request") + String(repeating: "x", count: 300)) }
+        defer { garbage.stop() }
+        let url = URL(string: "https://127.0.0.1:\(garbage.port)")!
+        let error = await Self.failure(url, Self.transport(.system))
+        let text = try #require(error?.description)
+        #expect(text.hasPrefix("cannot reach the token server: TLS: the server's answer is not TLS ("), "\(text)")
+        #expect(text.hasSuffix("); is it an http:// server?"))
+    }
+
+    @Test func aServerThatClosesDuringTheHandshakeRefusedIt() async throws {
+        let closing = try HostileServer { _ in }
+        defer { closing.stop() }
+        let url = URL(string: "https://127.0.0.1:\(closing.port)")!
+        let error = await Self.failure(url, Self.transport(.system))
+        #expect(error == .transport("TLS: handshake refused: the server closed the connection during the handshake"))
+    }
+
+    @Test func anUnreadableCAFileIsSaidSo() async throws {
+        let error = await Self.failure(URL(string: "https://127.0.0.1:9/")!, Self.transport(.file("/nonexistent/ca.pem")))
+        #expect(error?.description.contains("cannot read CA certificates from /nonexistent/ca.pem") == true)
+    }
+}
