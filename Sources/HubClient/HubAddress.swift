@@ -19,11 +19,11 @@ public struct HubAddress: Equatable, Sendable, CustomStringConvertible {
     /// Reads an address as a person writes it; `wss://` is refused (no TLS here), and so is anything not of the form.
     public init(parsing text: String) throws(HubAddressError) {
         func refuse(_ why: String) -> HubAddressError {
-            HubAddressError(description: "hub address \(text.jsonQuoted): \(why)")
+            HubAddressError(description: "hub address \(text.urlWithoutCredentials.jsonQuoted): \(why)")
         }
         let lower = text.lowercased()
         if lower.hasPrefix("wss://") {
-            throw refuse("wss:// needs TLS, which tokencall does not speak; put the hub on ws:// on your LAN, "
+            throw refuse("a hub link over TLS (wss://) is not built yet (token requests speak https://, the hub only ws://); put the hub on ws:// on your LAN, "
                          + "or behind a proxy that ends TLS and forwards ws:// to it")
         }
         guard lower.hasPrefix("ws://") else { throw refuse("a hub address is \(Self.form)") }

@@ -323,7 +323,7 @@ import WebSocket
     }
 
     @Test(arguments: [
-        ("wss://hub.example/hub", "wss:// needs TLS, which tokencall does not speak; put the hub on ws:// on your LAN"),
+        ("wss://hub.example/hub", "a hub link over TLS (wss://) is not built yet (token requests speak https://, the hub only ws://); put the hub on ws:// on your LAN"),
         ("http://127.0.0.1:8082/hub", "a hub address is ws://HOST:PORT/PATH"),
         ("ws://127.0.0.1:8082", "the path is missing"),
         ("ws://127.0.0.1:0/hub", "the port must be a number 1...65535"),
@@ -338,6 +338,26 @@ import WebSocket
         do { _ = try HubAddress(parsing: text) } catch {
             #expect(error.description.contains(expected), "\(error)")
             #expect(!error.description.unicodeScalars.contains { $0.isUnsafeToPrint })
+        }
+    }
+}
+
+@Suite struct HubAddressErrorTests {
+    @Test func aRefusedAddressIsShownWithoutItsCredentials() {
+        #expect(throws: HubAddressError.self) { try HubAddress(parsing: "wss://hub.example/hub?access_token=s3cret") }
+        do {
+            _ = try HubAddress(parsing: "ws://alice:hunter2@hub.example/hub?api_key=s3cret")
+            Issue.record("an address with a password was taken")
+        } catch {
+            #expect(!error.description.contains("hunter2"))
+            #expect(!error.description.contains("s3cret"))
+            #expect(error.description.contains("hub.example/hub"))
+        }
+        do {
+            _ = try HubAddress(parsing: "http://hub.example/hub?access_token=s3cret")
+            Issue.record("an http:// address was taken")
+        } catch {
+            #expect(!error.description.contains("s3cret"))
         }
     }
 }
