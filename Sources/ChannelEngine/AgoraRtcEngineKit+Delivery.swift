@@ -1,9 +1,9 @@
 /// One queued callback: an event for a connection (nil: the engine's own), and what runs right after it (a
-/// `leaveChannel` block).
+/// `leaveChannel` block, a plain block as in the SDK, run on the main actor like every callback).
 struct Callback {
     let channel: Channel?
     let event: AgoraRtcEvent
-    let then: (@MainActor () -> Void)?
+    let then: (() -> Void)?
 }
 
 extension AgoraRtcEngineKit {
@@ -28,7 +28,7 @@ extension AgoraRtcEngineKit {
         deliver()
     }
 
-    func emit(_ event: AgoraRtcEvent, on channel: Channel?, then: (@MainActor () -> Void)? = nil) {
+    func emit(_ event: AgoraRtcEvent, on channel: Channel?, then: (() -> Void)? = nil) {
         queue.append(Callback(channel: channel, event: event, then: then))
     }
 

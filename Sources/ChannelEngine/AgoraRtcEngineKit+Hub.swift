@@ -138,11 +138,13 @@ extension AgoraRtcEngineKit {
         switch notice {
         case .joined(_, let uid, let role, let expiresAt, let users):
             guard main.state == .connecting || main.state == .reconnecting else { return }
+            hub?.accounts = Dictionary(users.compactMap { peer in peer.account.map { (UInt(peer.uid), $0) } }) { $1 }
             joined(main, uid: UInt(uid), role: role, expiresAt: expiresAt, users: users.map { UInt($0.uid) })
         case .userJoined(let peer):
             guard let hub, main.isInChannel, UInt(peer.uid) != main.connection.localUid,
                   !hub.peers.contains(UInt(peer.uid)) else { return }
             hub.peers.append(UInt(peer.uid))
+            hub.accounts[UInt(peer.uid)] = peer.account
             syncRemoteUsers(of: main)
         case .userOffline(let uid, let reason):
             let uid = UInt(uid)
@@ -332,7 +334,7 @@ extension AgoraRtcEngineKit {
     func sendVideo(on main: Channel) {
         guard let hub, main.isInChannel else { return }
         timers.cancel(hub.videoTimer)
-        if main.state == .connected, hub.linkState == .connected, networkDownSince == nil, videoEnabled, main.role == .broadcaster {
+        if main.state == .connected, hub.linkState == .connected, networkDownSince == nil, cameraOn, main.role == .broadcaster {
             let picture = VideoFrameSource(uid: main.connection.localUid)
                 .frame(at: timers.now, width: HubVideoFrame.sentColumns, height: HubVideoFrame.sentRows)
             let cells = picture.pixels.map { HubVideoFrame.Color(red: $0.red, green: $0.green, blue: $0.blue) }

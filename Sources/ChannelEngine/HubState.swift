@@ -41,6 +41,8 @@ final class HubState {
     var renewals: [(token: String, path: RenewalPath)] = []
     /// The broadcasters the hub says are in the main channel, in the order it named them.
     var peers: [UInt] = []
+    /// The accounts of those of them who joined with one, for `didUserInfoUpdated`.
+    var accounts: [UInt: String] = [:]
     /// The latest frame of each peer, and when it came on the engine's clock.
     var frames: [UInt: (frame: HubVideoFrame, at: Duration)] = [:]
     var freezeTimers: [UInt: TimerQueue.ID] = [:]
@@ -58,6 +60,7 @@ final class HubState {
         freezeTimers = [:]
         videoTimer = nil
         peers = []
+        accounts = [:]
         frames = [:]
     }
 }

@@ -1,0 +1,69 @@
+/// The local microphone and camera as the app switches them: nothing is captured, but their states are reported as
+/// the SDK reports them (`localAudioStateChanged`, `localVideoStateChangedOf`), to the main connection's delegate.
+///
+/// *[ours]* The microphone records while the main connection is in its channel as a broadcaster with audio on
+/// (`enableAudio`, `enableLocalAudio`), and is encoding from then on; the camera captures while video is on
+/// (`enableVideo`, `enableLocalVideo`) and it previews or broadcasts, and encodes while it broadcasts in the channel.
+/// A state is reported when it changes, passing through recording or capturing on the way up; the reason is always
+/// `.ok`, as no device fails here.
+extension AgoraRtcEngineKit {
+    /// Turns the audio module on (the default): the microphone can record again.
+    @discardableResult
+    public func enableAudio() -> Int32 {
+        call { setAudio(module: true) }
+    }
+
+    /// Turns the audio module off: the microphone stops.
+    @discardableResult
+    public func disableAudio() -> Int32 {
+        call { setAudio(module: false) }
+    }
+
+    /// Stops or restarts the microphone alone; remote audio is unaffected.
+    @discardableResult
+    public func enableLocalAudio(_ enabled: Bool) -> Int32 {
+        call {
+            localAudioEnabled = enabled
+            updateLocalMedia()
+            return 0
+        }
+    }
+
+    /// Stops or restarts the camera alone; while it is off the local user sends no video.
+    @discardableResult
+    public func enableLocalVideo(_ enabled: Bool) -> Int32 {
+        call {
+            localVideoEnabled = enabled
+            updateLocalMedia()
+            return 0
+        }
+    }
+
+    private func setAudio(module on: Bool) -> Int32 {
+        audioEnabled = on
+        updateLocalMedia()
+        return 0
+    }
+
+    /// Video on and the camera not switched off: what the local user sends while it broadcasts.
+    var cameraOn: Bool { videoEnabled && localVideoEnabled }
+
+    /// Reports the local states that changed since the last report.
+    func updateLocalMedia() {
+        let broadcasting = main.map { $0.state == .connected && $0.role == .broadcaster } ?? false
+        let audio: AgoraAudioLocalState = audioEnabled && localAudioEnabled && broadcasting ? .encoding : .stopped
+        if audio != localAudioState {
+            if audio == .encoding { emit(.localAudioStateChanged(.recording, reason: .ok), on: nil) }
+            emit(.localAudioStateChanged(audio, reason: .ok), on: nil)
+            localAudioState = audio
+        }
+        let video: AgoraVideoLocalState = !cameraOn ? .stopped : broadcasting ? .encoding : previewing ? .capturing : .stopped
+        if video != localVideoState {
+            if video == .encoding, localVideoState == .stopped {
+                emit(.localVideoStateChanged(.capturing, reason: .ok, source: .camera), on: nil)
+            }
+            emit(.localVideoStateChanged(video, reason: .ok, source: .camera), on: nil)
+            localVideoState = video
+        }
+    }
+}
