@@ -1,7 +1,8 @@
 /// The local microphone and camera as the app switches them: nothing is captured, but their states are reported as
 /// the SDK reports them (`localAudioStateChanged`, `localVideoStateChangedOf`), to the main connection's delegate.
 ///
-/// *[ours]* The microphone records while the main connection is in its channel as a broadcaster with audio on
+/// *[ours]* The microphone records while the main connection is in its channel (a lost link included) as a
+/// broadcaster with audio on
 /// (`enableAudio`, `enableLocalAudio`), and is encoding from then on; the camera captures while video is on
 /// (`enableVideo`, `enableLocalVideo`) and it previews or broadcasts, and encodes while it broadcasts in the channel.
 /// A state is reported when it changes, passing through recording or capturing on the way up; the reason is always
@@ -50,7 +51,7 @@ extension AgoraRtcEngineKit {
 
     /// Reports the local states that changed since the last report.
     func updateLocalMedia() {
-        let broadcasting = main.map { $0.state == .connected && $0.role == .broadcaster } ?? false
+        let broadcasting = main.map { $0.isInChannel && $0.role == .broadcaster } ?? false
         let audio: AgoraAudioLocalState = audioEnabled && localAudioEnabled && broadcasting ? .encoding : .stopped
         if audio != localAudioState {
             if audio == .encoding { emit(.localAudioStateChanged(.recording, reason: .ok), on: nil) }

@@ -61,7 +61,7 @@ extension AgoraRtcEngineKit {
     }
 
     /// The size of what the user sends (a hub user's latest frame, a simulated user's picture) and its frame rate,
-    /// 0 unless it is decoding.
+    /// 0 unless it is decoding and moving (neither link silent).
     private func remoteVideoStats(of uid: UInt, on channel: Channel) -> AgoraRtcRemoteVideoStats {
         var stats = AgoraRtcRemoteVideoStats()
         stats.uid = uid
@@ -70,7 +70,8 @@ extension AgoraRtcEngineKit {
             ?? worlds[channel.connection.channelId]?.peer(uid)?.videoSize
         stats.width = UInt(size?.width ?? 0)
         stats.height = UInt(size?.height ?? 0)
-        if channel.remoteVideo[uid] == .decoding {
+        let silent = worlds[channel.connection.channelId]?.peer(uid)?.silentSince != nil
+        if channel.remoteVideo[uid] == .decoding, networkDownSince == nil, !silent {
             let rate = hubFrame == nil ? Self.simulatedFrameRate : HubVideoFrame.maxPerSecond
             stats.decoderOutputFrameRate = rate
             stats.rendererOutputFrameRate = rate
