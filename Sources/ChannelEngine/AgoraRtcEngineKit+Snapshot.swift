@@ -11,38 +11,50 @@ extension AgoraRtcEngineKit {
     /// file could not be written, -2 after a second when the user has no video.
     @discardableResult
     public func takeSnapshot(_ uid: Int, filePath: String) -> Int {
-        call { snapshot(of: uid, on: main, to: filePath) }
+        snapshot(of: uid, to: filePath) { main }
     }
 
     /// `takeSnapshot(_:filePath:)` on a connection: the main one, or a multi-channel one.
     @discardableResult
     public func takeSnapshotEx(_ connection: AgoraRtcConnection, uid: Int, filePath: String) -> Int {
         let key = connection.key
-        return call { snapshot(of: uid, on: main?.connection == key ? main : exChannel(key), to: filePath) }
+        return snapshot(of: uid, to: filePath) { main?.connection == key ? main : exChannel(key) }
     }
 
     /// How long the SDK looks for a user's video before reporting it has none.
     static let snapshotPatience: Duration = .seconds(1)
 
-    private func snapshot(of uid: Int, on channel: Channel?, to path: String) -> Int {
+    /// Finds the picture under the lock, then draws and writes it outside, so a large picture holds up no other call.
+    private func snapshot(of uid: Int, to path: String, on connection: () -> Channel?) -> Int {
         guard !path.isEmpty, (0...Int(UInt32.max)).contains(uid) else { return Int(Self.invalidArgument) }
-        guard let channel, channel.isInChannel else { return -AgoraErrorCode.notReady.rawValue }
-        let target = uid == 0 ? channel.connection.localUid : UInt(uid)
         let reported = UInt(uid)
-        guard let (picture, size) = snapshotPicture(of: target, on: channel) else {
-            channel.videoTimers.append(timers.schedule(after: Self.snapshotPatience) { [weak self, weak channel] in
-                guard let self, let channel else { return }
-                self.fire {
-                    self.emit(.snapshotTaken(uid: reported, filePath: path, width: 0, height: 0, errCode: -2), on: channel)
-                }
-            })
+        enum Found { case notInChannel, noVideo, picture(Channel, VideoPicture, VideoSize, Duration) }
+        let found: Found = call {
+            guard let channel = connection(), channel.isInChannel else { return .notInChannel }
+            let target = uid == 0 ? channel.connection.localUid : reported
+            guard let (picture, size) = snapshotPicture(of: target, on: channel) else {
+                channel.videoTimers.append(timers.schedule(after: Self.snapshotPatience) { [weak self, weak channel] in
+                    guard let self, let channel else { return }
+                    self.fire {
+                        self.emit(.snapshotTaken(uid: reported, filePath: path, width: 0, height: 0, errCode: -2), on: channel)
+                    }
+                })
+                return .noVideo
+            }
+            return .picture(channel, picture, size, timers.now)
+        }
+        switch found {
+        case .notInChannel: return -AgoraErrorCode.notReady.rawValue
+        case .noVideo: return 0
+        case .picture(let channel, let picture, let size, let time):
+            let frame = picture.frame(at: time, width: size.width, height: size.height)
+            let written = FileManager.default.createFile(atPath: path, contents: Self.ppm(frame))
+            call {
+                emit(.snapshotTaken(uid: reported, filePath: path, width: written ? size.width : 0,
+                                    height: written ? size.height : 0, errCode: written ? 0 : -1), on: channel)
+            }
             return 0
         }
-        let frame = picture.frame(at: timers.now, width: size.width, height: size.height)
-        let written = FileManager.default.createFile(atPath: path, contents: Self.ppm(frame))
-        emit(.snapshotTaken(uid: reported, filePath: path, width: written ? size.width : 0, height: written ? size.height : 0,
-                            errCode: written ? 0 : -1), on: channel)
-        return 0
     }
 
     /// What a tile would show of `uid` on `channel` and at what size; nil while the user shows no video.
@@ -63,9 +75,14 @@ extension AgoraRtcEngineKit {
 
     /// A binary PPM: `P6`, the size, the largest value, then red, green and blue bytes row by row.
     static func ppm(_ frame: VideoFrame) -> Data {
-        var data = Data("P6\n\(frame.width) \(frame.height)\n255\n".utf8)
-        data.reserveCapacity(data.count + frame.pixels.count * 3)
-        for pixel in frame.pixels { data.append(contentsOf: [pixel.red, pixel.green, pixel.blue]) }
-        return data
+        var bytes = Array("P6\n\(frame.width) \(frame.height)\n255\n".utf8)
+        let start = bytes.count
+        bytes += [UInt8](repeating: 0, count: frame.pixels.count * 3)
+        for (index, pixel) in frame.pixels.enumerated() {
+            bytes[start + 3 * index] = pixel.red
+            bytes[start + 3 * index + 1] = pixel.green
+            bytes[start + 3 * index + 2] = pixel.blue
+        }
+        return Data(bytes)
     }
 }

@@ -162,12 +162,13 @@ public final class AgoraRtcEngineKit: @unchecked Sendable {
                     latency: AgoraAudienceLatencyLevelType? = nil, latencyChanged: Bool = false) {
         if usesHub(channel), !confirmed, old != new { return requestRole(new, on: channel) }
         channel.role = new
-        updateLocalMedia()
-        guard old != new || latencyChanged, channel.isInChannel else { return }
-        emit(.didClientRoleChanged(old: old, new: new, latency: latency), on: channel)
-        if old != new, new == .audience, profile == .liveBroadcasting {
-            emit(.simulatorNotice(.localUserOfflineForPeers(.becomeAudience)), on: channel)
+        if old != new || latencyChanged, channel.isInChannel {
+            emit(.didClientRoleChanged(old: old, new: new, latency: latency), on: channel)
+            if old != new, new == .audience, profile == .liveBroadcasting {
+                emit(.simulatorNotice(.localUserOfflineForPeers(.becomeAudience)), on: channel)
+            }
         }
+        updateLocalMedia()
     }
 
     // MARK: Joining and leaving
