@@ -1,3 +1,4 @@
+import AccessToken
 @testable import ChannelEngine
 import Foundation
 import Synchronization
@@ -204,6 +205,23 @@ final class CallManager: AgoraRtcEngineDelegate, @unchecked Sendable {
         #expect(next !== engines[0])
         #expect(next.appId == TestCredentials.appID)
         AgoraRtcEngineKit.destroy()
+    }
+
+    /// An engine made on another thread, on a test's manual clock, runs its timers once the main actor has been free.
+    @Test func anEngineMadeOffTheMainActorStillRunsItsTimersOnAManualClock() async {
+        let clock = ManualClock(unixTime: 1_800_000_000)
+        let simulation = Simulation(appCertificate: TestCredentials.certificate, clock: clock, unixTime: { clock.unixTime },
+                                    remoteUsers: 0)
+        let engine = await Task.detached {
+            AgoraRtcEngineKit(config: AgoraRtcEngineConfig(appId: TestCredentials.appID, simulation: simulation), delegate: nil)
+        }.value
+        await clock.settle()
+        let token = try! AccessToken2.buildRTC(appID: TestCredentials.appID, appCertificate: TestCredentials.certificate,
+                                               channel: "test", user: .uid(42), role: .publisher, tokenExpire: 600,
+                                               privilegeExpire: 600, issuedAt: UInt32(clock.unixTime))
+        #expect(engine.joinChannel(byToken: token, channelId: "test", uid: 42) == 0)
+        await clock.advance(by: .seconds(1))
+        #expect(engine.connectionState == .connected)
     }
 
     /// Eight threads make a thousand mixed calls each (roles, renewals, the microphone, canvases, a connection of
