@@ -2,46 +2,38 @@
 /// the SDK reports them (`localAudioStateChanged`, `localVideoStateChangedOf`), to the main connection's delegate.
 ///
 /// *[ours]* The microphone records while the main connection is in its channel (a lost link included) as a
-/// broadcaster with audio on
-/// (`enableAudio`, `enableLocalAudio`), and is encoding from then on; the camera captures while video is on
-/// (`enableVideo`, `enableLocalVideo`) and it previews or broadcasts, and encodes while it broadcasts in the channel.
+/// broadcaster with audio on (`enableAudio`, `enableLocalAudio`), and is encoding from then on; the camera captures
+/// while video is on (`enableVideo`, `enableLocalVideo`) and it previews or broadcasts, and encodes while it
+/// broadcasts in the channel.
 /// A state is reported when it changes, passing through recording or capturing on the way up; the reason is always
 /// `.ok`, as no device fails here.
 extension AgoraRtcEngineKit {
     /// Turns the audio module on (the default): the microphone can record again.
     @discardableResult
     public func enableAudio() -> Int32 {
-        call { setAudio(module: true) }
+        call { turn(\.audioEnabled, on: true) }
     }
 
     /// Turns the audio module off: the microphone stops.
     @discardableResult
     public func disableAudio() -> Int32 {
-        call { setAudio(module: false) }
+        call { turn(\.audioEnabled, on: false) }
     }
 
     /// Stops or restarts the microphone alone; remote audio is unaffected.
     @discardableResult
     public func enableLocalAudio(_ enabled: Bool) -> Int32 {
-        call {
-            localAudioEnabled = enabled
-            updateLocalMedia()
-            return 0
-        }
+        call { turn(\.localAudioEnabled, on: enabled) }
     }
 
     /// Stops or restarts the camera alone; while it is off the local user sends no video.
     @discardableResult
     public func enableLocalVideo(_ enabled: Bool) -> Int32 {
-        call {
-            localVideoEnabled = enabled
-            updateLocalMedia()
-            return 0
-        }
+        call { turn(\.localVideoEnabled, on: enabled) }
     }
 
-    private func setAudio(module on: Bool) -> Int32 {
-        audioEnabled = on
+    private func turn(_ switch: ReferenceWritableKeyPath<AgoraRtcEngineKit, Bool>, on: Bool) -> Int32 {
+        self[keyPath: `switch`] = on
         updateLocalMedia()
         return 0
     }
