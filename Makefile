@@ -1,4 +1,4 @@
-# tokencall: `make run` shows the call, `make test` runs every test and the guide's code (Examples/GuideApp).
+# tokencall: `make run` shows the call, `make test` runs every test and the examples (Examples/GuideApp, Examples/CallManagerApp).
 SWIFT ?= swift
 FUZZ_SECONDS ?= 60
 ARGS ?=

@@ -20,7 +20,7 @@ let package = Package(
         .target(name: "Arguments"),
         .target(name: "Timers"),
         .target(name: "SeededRandom"),
-        .target(name: "ChannelEngine", dependencies: ["AccessToken", "HubProtocol", "Timers", "SeededRandom"]),
+        .target(name: "ChannelEngine", dependencies: ["AccessToken", "HubProtocol", "JSON", "Timers", "SeededRandom"]),
         .target(name: "JSON"),
         .target(name: "Sockets"),
         .target(name: "WebSocket", dependencies: ["CCrypto"]),

@@ -2,9 +2,10 @@
 # Builds Examples/GuideApp (Agora's guide code, UIKit removed, in its own package that depends on this one by path)
 # and runs its three apps in parallel: the guide as written and with one uid against `tokencall serve
 # --token-lifetime 40`, and with only the join's uid fixed against 31 s tokens, to see its renewals refused up to the
-# token's end. Compares the callback lines they print with what Agora's SDK documents; fails with the difference.
-# About 35 s once built; building the example in a fresh clone (its own .build: ChannelEngine and below again) adds
-# a minute or two.
+# token's end. Beside them, Examples/CallManagerApp (a 4.x call manager: a plain NSObject calling the engine from
+# other threads, an account, a second channel, the media calls) against the 40 s tokens. Compares the callback lines
+# they print with what Agora's SDK documents; fails with the difference. About 35 s once built; building the examples
+# in a fresh clone (each its own .build: ChannelEngine and below again) adds a few minutes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SWIFT="${SWIFT:-swift}"
@@ -22,11 +23,20 @@ cleanup() {
 }
 trap cleanup EXIT
 
-echo "guide-app: building Examples/GuideApp"
+echo "guide-app: building Examples/GuideApp and Examples/CallManagerApp"
 "$SWIFT" build --product tokencall >/dev/null
-"$SWIFT" build --package-path Examples/GuideApp >"$work/build.log" 2>&1 || { cat "$work/build.log" >&2; echo "guide-app: FAILED to build Examples/GuideApp" >&2; exit 1; }
+# build_example NAME: builds Examples/NAME; fails with its log, or with any warning it gave (the examples build clean).
+build_example() {
+    "$SWIFT" build --package-path "Examples/$1" >"$work/$1.log" 2>&1 || { cat "$work/$1.log" >&2; echo "guide-app: FAILED to build Examples/$1" >&2; exit 1; }
+    if grep -q 'warning:' "$work/$1.log"; then
+        grep -A3 'warning:' "$work/$1.log" >&2; echo "guide-app: FAILED: Examples/$1 builds with warnings" >&2; exit 1
+    fi
+}
+build_example GuideApp
+build_example CallManagerApp
 bin="$("$SWIFT" build --package-path Examples/GuideApp --show-bin-path)"
-echo "guide-app: built in ${SECONDS} s; running the three apps for ${SECONDS_IN_CHANNEL} s and ${RENEWAL_SLIP_SECONDS} s"
+manager_bin="$("$SWIFT" build --package-path Examples/CallManagerApp --show-bin-path)"
+echo "guide-app: built in ${SECONDS} s; running the four apps for ${SECONDS_IN_CHANNEL} s and ${RENEWAL_SLIP_SECONDS} s"
 
 # serve LIFETIME NAME: starts `tokencall serve` making tokens of LIFETIME seconds; its URL in $url.
 serve() {
@@ -51,25 +61,40 @@ timeout "$limit" "$bin/GuideApp" --one-uid --server "$url40" --seconds "$SECONDS
 fixed_pid=$!
 timeout "$limit" "$bin/GuideApp" --renewal-slip --server "$url31" --seconds "$RENEWAL_SLIP_SECONDS" >"$work/renewal.out" 2>&1 &
 renewal_pid=$!
-slip_rc=0; fixed_rc=0; renewal_rc=0
+timeout "$limit" "$manager_bin/CallManagerApp" --server "$url40" --seconds "$SECONDS_IN_CHANNEL" >"$work/manager.out" 2>&1 &
+manager_pid=$!
+slip_rc=0; fixed_rc=0; renewal_rc=0; manager_rc=0
 wait "$slip_pid" || slip_rc=$?
 wait "$fixed_pid" || fixed_rc=$?
 wait "$renewal_pid" || renewal_rc=$?
+wait "$manager_pid" || manager_rc=$?
 
 # The lines without their times, in order, remote users left out (they come and go on their own). An engine call
 # prints "= <call> returned <result>" before any callback can print (the app's Guide.call holds the output lock
 # across the call), so the order is deterministic; a callback that came before its call returned says so.
-events() { grep '^@ ' "$1" | sed -E 's/^@ +-?[0-9.]+ //' | grep -v -E '^did(Joined|Offline)OfUid ' || true; }
+# The call manager's two channels go on side by side: PART "main" leaves out the second channel's lines ("ex ...")
+# and the statistics, "ex" keeps the second channel's, "stats" the statistics, their sizes as WxH (the simulated
+# people's video sizes are theirs).
+events() { # OUTPUT [PART]
+    local lines
+    lines="$(grep '^@ ' "$1" | sed -E 's/^@ +-?[0-9.]+ //' | grep -v -E '^(ex )?did(Joined|Offline)OfUid ' || true)"
+    case "${2:-}" in
+        main) grep -v -E '^(= )?(ex|stats) ' <<<"$lines" || true ;;
+        ex) grep -E '^(= )?ex ' <<<"$lines" | sed -E 's/ [0-9]+x[0-9]+,/ WxH,/' || true ;;
+        stats) grep -E '^stats ' <<<"$lines" | sed -E 's/ [0-9]+x[0-9]+ / WxH /' || true ;;
+        *) printf '%s\n' "$lines" ;;
+    esac
+}
 # Seconds at which a line first appears.
 time_of() { grep -E "^@ +-?[0-9.]+ $2\$" "$1" | head -1 | awk '{print $2}'; }
 
 passed=0; failed=0
-check() { # name, output file, exit status, expected lines
-    local name="$1" out="$2" rc="$3" expected="$4"
+check() { # name, output file, exit status, expected lines[, part of the output]
+    local name="$1" out="$2" rc="$3" expected="$4" part="${5:-}"
     if [ "$rc" -ne 0 ]; then
         echo "guide-app: FAIL $name: exit status $rc$([ "$rc" -eq 124 ] && echo ", still running after ${limit} s")" >&2; cat "$out" >&2; failed=$((failed + 1)); return
     fi
-    if ! diff -u <(printf '%s\n' "$expected") <(events "$out") >"$work/diff"; then
+    if ! diff -u <(printf '%s\n' "$expected") <(events "$out" "$part") >"$work/diff"; then
         echo "guide-app: FAIL $name: callbacks differ (- expected, + printed):" >&2
         cat "$work/diff" >&2; echo "--- full output:" >&2; cat "$out" >&2
         failed=$((failed + 1)); return
@@ -128,11 +153,91 @@ didLeaveChannelWith
 destroy
 exit"
 
-# timing NAME OUTPUT STATUS CALLBACK MIN MAX WHY: CALLBACK came MIN-MAX s after the app's join returned.
+check "call manager, main channel: engine made and set up off the main thread, registered account joined from didLocalUserRegisteredWithUserId, latency-only role change reported, renewed from URLSession" \
+"$work/manager.out" "$manager_rc" \
+"= sharedEngine(withAppId:delegate:) returned on a background thread
+= setLogFile returned 0
+= setChannelProfile returned 0
+= setClientRole returned 0
+= enableVideo returned 0
+= enableAudio returned 0
+= setVideoEncoderConfiguration returned 0
+= setDefaultAudioRouteToSpeakerphone returned 0
+= enableDualStreamMode returned 0
+= setParameters returned 0
+= setParameters (not JSON) returned -2
+= enableInstantMediaRendering returned 0
+= startMediaRenderingTracing returned 0
+= takeSnapshot (no path) returned -2
+= setupLocalVideo returned 0
+= startPreview returned 0
+= enableLocalAudio returned 0
+= enableLocalVideo returned 0
+= registerLocalUserAccount returned 0
+networkTypeChanged lan
+localVideoStateChanged capturing ok
+didLocalUserRegisteredWithUserId alice
+= joinChannel returned 0 on a background thread
+connectionChangedTo connecting connecting
+connectionChangedTo connected joinSuccess
+localAudioStateChanged recording ok
+localAudioStateChanged encoding ok
+localVideoStateChanged encoding ok
+didLocalUserRegisteredWithUserId alice
+didJoinChannel test
+forwarded didJoinChannel test
+= setClientRole lowLatency returned 0 on a background thread
+didClientRoleChanged broadcaster audience lowLatency
+localAudioStateChanged stopped ok
+localVideoStateChanged capturing ok
+= setClientRole ultraLowLatency returned 0 on a background thread
+didClientRoleChanged audience audience ultraLowLatency
+= setClientRole broadcaster returned 0 on a background thread
+didClientRoleChanged audience broadcaster -
+localAudioStateChanged recording ok
+localAudioStateChanged encoding ok
+localVideoStateChanged encoding ok
+tokenPrivilegeWillExpire
+= renewToken returned 0 on a background thread
+renewTokenResult success
+= stopPreview returned 0
+= leaveChannel returned 0
+connectionChangedTo disconnected leaveChannel
+localAudioStateChanged stopped ok
+localVideoStateChanged stopped ok
+didLeaveChannelWith
+forwarded didLeaveChannelWith
+leaveChannel block
+destroy on a background thread
+exit" main
+
+check "call manager, second channel: an AgoraRtcConnection() set property by property, joined from URLSession's thread, a snapshot written, renewed with updateChannelEx, left with options" \
+"$work/manager.out" "$manager_rc" \
+"= ex preloadChannel returned 0
+= ex joinChannelEx returned 0 on a background thread
+ex connectionChangedTo connecting connecting
+ex connectionChangedTo connected joinSuccess
+ex didJoinChannel second 2002
+ex firstRemoteVideoFrame
+= ex takeSnapshotEx returned 0 on a background thread
+ex snapshotTaken errCode 0 WxH, the file holds it
+ex tokenPrivilegeWillExpire
+= ex updateChannelEx returned 0 on a background thread
+= ex leaveChannelEx returned 0
+ex connectionChangedTo disconnected leaveChannel
+ex leaveChannelEx block" ex
+
+check "call manager, statistics every 2 s (the first of each kind)" "$work/manager.out" "$manager_rc" \
+"stats localAudioStats 1 channel 48000 Hz
+stats remoteVideoStats WxH 15 fps
+stats remoteAudioStats 1 channel 48000 Hz" stats
+
+# timing NAME OUTPUT STATUS CALLBACK MIN MAX WHY [JOIN]: CALLBACK came MIN-MAX s after the app's JOIN line (its
+# joinChannel returning 0).
 timing() {
-    local name="$1" out="$2" rc="$3" callback="$4" min="$5" max="$6" why="$7" joined at
+    local name="$1" out="$2" rc="$3" callback="$4" min="$5" max="$6" why="$7" join="${8:-= joinChannel returned 0}" joined at
     [ "$rc" -eq 0 ] || return 0  # its check has failed already
-    joined="$(time_of "$out" '= joinChannel returned 0')"
+    joined="$(time_of "$out" "$join")"
     at="$(time_of "$out" "$callback")"
     if [ -z "$joined" ] || [ -z "$at" ] || ! awk -v j="$joined" -v a="$at" -v lo="$min" -v hi="$max" 'BEGIN { d = a - j; exit !(d >= lo && d <= hi) }'; then
         echo "guide-app: FAIL $name timing: joined at ${joined:-?} s, $callback at ${at:-?} s; expected $min-$max s after the join: $why" >&2
@@ -148,6 +253,8 @@ timing() {
 timing will-expire "$work/fixed.out" "$fixed_rc" tokenPrivilegeWillExpire 8.5 10.5 "30 s before the 40 s token ends"
 # The refused renewals leave the first 31 s token in use: requestToken comes at its end.
 timing requestToken "$work/renewal.out" "$renewal_rc" requestToken 29.5 32 "the first 31 s token's end"
+timing "call manager will-expire" "$work/manager.out" "$manager_rc" tokenPrivilegeWillExpire 8.5 10.5 \
+    "30 s before the account's 40 s token ends" "= joinChannel returned 0 on a background thread"
 
 echo "guide-app: done in ${SECONDS} s"
 # The plain closing line CI reads: "N passed, N failed", with one word and a colon before it.

@@ -6,6 +6,10 @@ let swift5: [SwiftSetting] = [.swiftLanguageMode(.v5)]
 
 let package = Package(
     name: "GuideApp",
+    products: [
+        // The stand-in for UIKit and Xcode, which Examples/CallManagerApp uses too.
+        .library(name: "GuideHarness", targets: ["GuideHarness"]),
+    ],
     dependencies: [
         // Named, so the dependency does not take the name of whatever folder the repository was cloned into.
         .package(name: "TokenCall", path: "../.."),

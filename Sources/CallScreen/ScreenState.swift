@@ -190,7 +190,7 @@ public struct ScreenState: Sendable, Equatable {
             }
         case .activeSpeaker(let speaker):
             activeSpeaker = speaker
-        case .didClientRoleChanged(_, let new):
+        case .didClientRoleChanged(_, let new, _):
             role = new
         case .simulatorNotice(.tokenAccepted(let expiresAt, _)):
             tokenExpiresAt = expiresAt

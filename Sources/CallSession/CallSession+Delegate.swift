@@ -94,10 +94,10 @@ extension CallSession: AgoraRtcEngineDelegate {
 
     public func rtcEngine(_ engine: AgoraRtcEngineKit, didClientRoleChanged oldRole: AgoraClientRole, newRole: AgoraClientRole,
                           newRoleOptions: AgoraClientRoleOptions?) {
-        publish(.didClientRoleChanged(old: oldRole, new: newRole))
+        publish(.didClientRoleChanged(old: oldRole, new: newRole, latency: newRoleOptions?.audienceLatencyLevel))
     }
 
-    public func rtcEngine(_ engine: AgoraRtcEngineKit, didRegisteredLocalUser userAccount: String, withUid uid: UInt) {
+    public func rtcEngine(_ engine: AgoraRtcEngineKit, didLocalUserRegisteredWithUserId uid: UInt, userAccount: String) {
         publish(.didRegisteredLocalUser(account: userAccount, uid: uid))
     }
 

@@ -204,7 +204,8 @@ public final class CallSession {
     /// Leaves the engine's channel, remembering which connection the leave callback will be about.
     func leaveChannel(_ engine: AgoraRtcEngineKit, then block: (@MainActor (AgoraChannelStats) -> Void)? = nil) {
         if engine.connectionState != .disconnected, let connection = engine.connection { leaving.append(connection) }
-        engine.leaveChannel(block)
+        // The engine's blocks are plain ones, as the SDK's are; it calls them on the main actor.
+        engine.leaveChannel(block.map { block in { stats in MainActor.assumeIsolated { block(stats) } } })
     }
 
     /// The picture to draw in a user's tile: the engine's, for a user whose canvas holds the session's tile; nil for

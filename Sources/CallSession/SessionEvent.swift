@@ -136,7 +136,9 @@ public struct SessionEvent: Sendable, Equatable {
             [("uid", .number(Int64(uid))), ("width", .number(Int64(size.width))), ("height", .number(Int64(size.height))),
              ("elapsed", .number(Int64(elapsed)))]
         case .didOccurError(let code): [("code", .number(Int64(code.rawValue))), ("name", .text(code.name))]
-        case .didClientRoleChanged(let old, let new): [("old", .text(old.name)), ("new", .text(new.name))]
+        case .didClientRoleChanged(let old, let new, let latency):
+            [("old", .text(old.name)), ("new", .text(new.name))] + (latency.map { [("latency", .text($0.name))] } ?? [])
+        case .didUserInfoUpdated(let uid, let account): [("uid", .number(Int64(uid))), ("account", .text(account))]
         case .reportRtcStats(let stats): [("duration", .number(Int64(stats.duration))), ("users", .number(Int64(stats.userCount)))]
         case .networkQuality(let uid, let tx, let rx): [("uid", .number(Int64(uid))), ("tx", .text(tx.name)), ("rx", .text(rx.name))]
         case .reportAudioVolumeIndication(let speakers, let total):
@@ -146,6 +148,20 @@ public struct SessionEvent: Sendable, Equatable {
             [("uid", .number(Int64(uid))), ("state", .text(state.name)), ("reason", .text(reason.name)),
              ("elapsed", .number(Int64(elapsed)))]
         case .connectionInterrupted, .connectionLost, .connectionBanned: []
+        case .localAudioStateChanged(let state, let reason): [("state", .text(state.name)), ("reason", .text(reason.name))]
+        case .localVideoStateChanged(let state, let reason, let source):
+            [("state", .text(state.name)), ("reason", .text(reason.name)), ("source", .text(source.name))]
+        case .localAudioStats(let stats):
+            [("channels", .number(Int64(stats.numChannels))), ("sampleRate", .number(Int64(stats.sentSampleRate)))]
+        case .remoteVideoStats(let stats):
+            [("uid", .number(Int64(stats.uid))), ("width", .number(Int64(stats.width))), ("height", .number(Int64(stats.height))),
+             ("frameRate", .number(Int64(stats.rendererOutputFrameRate)))]
+        case .remoteAudioStats(let stats): [("uid", .number(Int64(stats.uid))), ("quality", .number(Int64(stats.quality)))]
+        case .networkTypeChanged(let type): [("type", .text(type.name))]
+        case .didOccurWarning(let code): [("code", .number(Int64(code.rawValue))), ("name", .text(code.name))]
+        case .snapshotTaken(let uid, let path, let width, let height, let code):
+            [("uid", .number(Int64(uid))), ("filePath", .text(path)), ("width", .number(Int64(width))),
+             ("height", .number(Int64(height))), ("errCode", .number(Int64(code)))]
         case .simulatorNotice(let notice):
             switch notice {
             case .signatureNotChecked: [("notice", .text("signatureNotChecked"))]
@@ -159,6 +175,8 @@ public struct SessionEvent: Sendable, Equatable {
             case .hubVideoUnreadable(let uid, let problem):
                 [("notice", .text("hubVideoUnreadable")), ("uid", .number(Int64(uid))), ("problem", .text(problem))]
             case .hubUsersPastLimit(let limit): [("notice", .text("hubUsersPastLimit")), ("limit", .number(Int64(limit)))]
+            case .accepted(let method, let arguments):
+                [("notice", .text("accepted")), ("method", .text(method.rawValue)), ("arguments", .text(arguments))]
             }
         }
     }

@@ -1,8 +1,15 @@
-/// One channel connection of the multi-channel API (`AgoraRtcConnection`): a class, as in the SDK.
+/// One channel connection of the multi-channel API (`AgoraRtcConnection`): a class, as in the SDK, made with its
+/// values or empty and then set.
 public final class AgoraRtcConnection: CustomStringConvertible {
     public var channelId: String
     public var localUid: UInt
 
+    public init() {
+        channelId = ""
+        localUid = 0
+    }
+
+    /// The header takes `localUid` as `NSInteger` here; a negative one is 0.
     public init(channelId: String, localUid: Int) {
         self.channelId = channelId
         self.localUid = UInt(clamping: localUid)

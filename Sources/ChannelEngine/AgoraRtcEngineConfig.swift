@@ -9,6 +9,8 @@ import Glibc
 public final class AgoraRtcEngineConfig {
     public var appId: String?
     public var channelProfile: AgoraChannelProfile = .liveBroadcasting
+    /// Accepted and unused: the simulated network serves every region.
+    public var areaCode: AgoraAreaCodeType = .global
     /// What the simulated network knows; not in Agora's SDK. A program that never sets it gets a network that knows
     /// the App Certificate from `APP_CERTIFICATE`, as `tokencall serve` reads it.
     public var simulation = Simulation.fromEnvironment()

@@ -1,9 +1,9 @@
 /// One queued callback: an event for a connection (nil: the engine's own), and what runs right after it (a
-/// `leaveChannel` block).
+/// `leaveChannel` block, a plain block as in the SDK, run on the main actor like every callback).
 struct Callback {
     let channel: Channel?
     let event: AgoraRtcEvent
-    let then: (@MainActor () -> Void)?
+    let then: (() -> Void)?
 }
 
 /// The callbacks waiting for the main actor, oldest first: appending and taking the first are O(1) (amortized), so
@@ -55,7 +55,7 @@ extension AgoraRtcEngineKit {
         deliver()
     }
 
-    func emit(_ event: AgoraRtcEvent, on channel: Channel?, then: (@MainActor () -> Void)? = nil) {
+    func emit(_ event: AgoraRtcEvent, on channel: Channel?, then: (() -> Void)? = nil) {
         queue.append(Callback(channel: channel, event: event, then: then))
     }
 

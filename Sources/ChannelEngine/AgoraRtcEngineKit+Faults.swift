@@ -7,9 +7,10 @@ extension AgoraRtcEngineKit {
     static let peersDroppedAfter: Duration = .seconds(20)
     static let failedAfter: Duration = .seconds(20 * 60)
 
-    /// Cuts (`true`) or restores (`false`) the simulated link. Cut: reconnecting / interrupted and
-    /// `rtcEngineConnectionDidInterrupted` after 4 s, reconnecting / lost and `rtcEngineConnectionDidLost` at 10 s, remote users dropped at 20 s, failed / joinFailed at 20 min.
-    /// Restored: connected / rejoinSuccess, `didRejoinChannel`, and remote users back.
+    /// Cuts (`true`) or restores (`false`) the simulated link. Cut: `networkTypeChanged` disconnected at once,
+    /// reconnecting / interrupted, `rtcEngineConnectionDidInterrupted` and the warning openChannelTimeout (106, the
+    /// header's own example of a warning) after 4 s, reconnecting / lost and `rtcEngineConnectionDidLost` at 10 s, remote users dropped at 20 s, failed / joinFailed at 20 min.
+    /// Restored: `networkTypeChanged` LAN, connected / rejoinSuccess, `didRejoinChannel`, and remote users back.
     public func simulateNetworkInterruption(_ down: Bool) {
         call { setNetwork(down: down) }
     }
@@ -20,11 +21,13 @@ extension AgoraRtcEngineKit {
         if down {
             networkDownSince = timers.now
             emit(.simulatorNotice(.network(down: true)), on: nil)
+            emit(.networkTypeChanged(.disconnected), on: nil)
             for channel in activeChannels where channel.isInChannel { scheduleLinkLoss(on: channel) }
         } else {
             let silence = networkDownSince.map { timers.now - $0 } ?? .zero
             networkDownSince = nil
             emit(.simulatorNotice(.network(down: false)), on: nil)
+            emit(.networkTypeChanged(.lan), on: nil)
             for channel in activeChannels {
                 timers.cancel(channel.linkTimers)
                 channel.linkTimers = []
@@ -68,6 +71,7 @@ extension AgoraRtcEngineKit {
             at(Self.interruptedAfter) { [unowned self] channel in
                 self.setState(.reconnecting, .reasonInterrupted, on: channel)
                 self.emit(.connectionInterrupted, on: channel)
+                self.emit(.didOccurWarning(.openChannelTimeout), on: channel)
             },
         ]
         channel.linkTimers += [

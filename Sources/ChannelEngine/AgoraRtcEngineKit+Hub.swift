@@ -173,17 +173,21 @@ extension AgoraRtcEngineKit {
         case .joined(_, let uid, let role, let expiresAt, let users):
             guard main.state == .connecting || main.state == .reconnecting else { return }
             joined(main, uid: UInt(uid), role: role, expiresAt: expiresAt, users: users)
+            hub?.accounts = Dictionary(users.lazy.filter { hub?.peers.contains(UInt($0.uid)) == true }
+                .compactMap { peer in peer.account.map { (UInt(peer.uid), $0) } }) { $1 }
         case .userJoined(let peer):
             guard let hub, main.isInChannel, UInt(peer.uid) != main.connection.localUid,
                   !hub.peers.contains(UInt(peer.uid)) else { return }
             guard hub.peers.count < Self.hubUserLimit else { return pastUserLimit(on: main) }
             hub.peers.append(UInt(peer.uid))
+            hub.accounts[UInt(peer.uid)] = peer.account
             syncRemoteUsers(of: main)
         case .userOffline(let uid, let reason):
             let uid = UInt(uid)
             guard let hub, hub.peers.contains(uid) else { return }
             hub.peers.remove(uid)
             hub.frames[uid] = nil
+            hub.accounts[uid] = nil
             timers.cancel(hub.freezeTimers.removeValue(forKey: uid))
             if main.announced.contains(uid), main.state == .connected {
                 announceOffline(uid, reason: AgoraUserOfflineReason(rawValue: reason.value) ?? .quit, on: main)
@@ -377,7 +381,7 @@ extension AgoraRtcEngineKit {
     func sendVideo(on main: Channel) {
         guard let hub, main.isInChannel else { return }
         timers.cancel(hub.videoTimer)
-        if main.state == .connected, hub.linkState == .connected, networkDownSince == nil, videoEnabled, main.role == .broadcaster {
+        if main.state == .connected, hub.linkState == .connected, networkDownSince == nil, cameraOn, main.role == .broadcaster {
             let picture = VideoFrameSource(uid: main.connection.localUid)
                 .frame(at: timers.now, width: HubVideoFrame.sentColumns, height: HubVideoFrame.sentRows)
             let cells = picture.pixels.map { HubVideoFrame.Color(red: $0.red, green: $0.green, blue: $0.blue) }

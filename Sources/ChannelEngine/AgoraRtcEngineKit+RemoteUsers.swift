@@ -31,10 +31,13 @@ extension AgoraRtcEngineKit {
 
     func world(for channel: Channel) -> RemoteUsers {
         let id = channel.connection.channelId
-        if let world = worlds[id] { return world }
+        if let world = worlds[id] {
+            world.liveBroadcasting = profile == .liveBroadcasting
+            return world
+        }
         let world = RemoteUsers(
             channel: id, seed: config.simulation.seed, count: config.simulation.remoteUsers,
-            churn: config.simulation.peerChurn, liveBroadcasting: config.channelProfile == .liveBroadcasting,
+            churn: config.simulation.peerChurn, liveBroadcasting: profile == .liveBroadcasting,
             timers: timers, lock: lock)
         worlds[id] = world
         return world
@@ -81,6 +84,8 @@ extension AgoraRtcEngineKit {
         for uid in hubPeers where !channel.announced.contains(uid) {
             channel.announced.append(uid)
             emit(.didJoinedOfUid(uid, elapsed: elapsedMilliseconds(since: channel.joinStartedAt)), on: channel)
+            // The SDK learns the account of a user who joined with one and says so (`didUserInfoUpdatedWithUserId`).
+            if let account = hub?.accounts[uid] { emit(.didUserInfoUpdated(uid: uid, account: account), on: channel) }
             setRemoteVideo(.starting, .internal, of: uid, on: channel)
         }
         for peer in channel.announced.filter({ !hubPeers.contains($0) }).compactMap(world.peer) {

@@ -44,9 +44,15 @@ extension AgoraRtcEngineKit {
     }
 
     func update(_ channel: Channel, with options: AgoraRtcChannelMediaOptions) -> Int32 {
-        if let newRole = options.clientRoleType {
-            if channel.isMain { role = newRole }
-            changeRole(of: channel, from: channel.role, to: newRole)
+        let latency = channel.isMain ? options.latencyIfSet : nil
+        if options.roleIfSet != nil || latency != nil {
+            let newRole = options.roleIfSet ?? channel.role
+            let latencyChanged = latency.map { $0 != latencyLevel } ?? false
+            if channel.isMain {
+                role = newRole
+                if let latency { latencyLevel = latency }
+            }
+            changeRole(of: channel, from: channel.role, to: newRole, latency: latency, latencyChanged: latencyChanged)
         }
         if let token = options.token {
             guard !token.isEmpty else { return -Int32(AgoraErrorCode.invalidArgument.rawValue) }

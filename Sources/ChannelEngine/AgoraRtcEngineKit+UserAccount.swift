@@ -1,5 +1,5 @@
 extension AgoraRtcEngineKit {
-    /// Gives a user account a uid ahead of joining: `didRegisteredLocalUser` reports it. Returns 0, or -2 for an
+    /// Gives a user account a uid ahead of joining: `didLocalUserRegisteredWithUserId` reports it. Returns 0, or -2 for an
     /// account that is empty or longer than 255 bytes, or an App ID other than the engine's.
     @discardableResult
     public func registerLocalUserAccount(_ userAccount: String, appId: String) -> Int32 {
@@ -17,7 +17,7 @@ extension AgoraRtcEngineKit {
     @discardableResult
     public func joinChannel(byToken token: String?, channelId: String, userAccount: String,
                             mediaOptions: AgoraRtcChannelMediaOptions = AgoraRtcChannelMediaOptions(),
-                            joinSuccess: (@MainActor (_ channel: String, _ uid: UInt, _ elapsed: Int) -> Void)? = nil) -> Int32 {
+                            joinSuccess: JoinSuccess? = nil) -> Int32 {
         guard Self.isValidAccount(userAccount) else { return -Int32(AgoraErrorCode.invalidArgument.rawValue) }
         return call {
             joinMain(token: token, channelId: channelId, uid: uid(forAccount: userAccount), account: userAccount,
@@ -32,7 +32,7 @@ extension AgoraRtcEngineKit {
         return uid
     }
 
-    private static func isValidAccount(_ account: String) -> Bool {
+    static func isValidAccount(_ account: String) -> Bool {
         !account.isEmpty && account.utf8.count <= 255
     }
 }

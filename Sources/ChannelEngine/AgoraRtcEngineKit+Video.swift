@@ -1,27 +1,39 @@
 extension AgoraRtcEngineKit {
-    /// Whether the local user has a video source: video on, and previewing.
+    /// Video on or off; with previewing and `enableLocalVideo`, whether the local user has a picture.
     @discardableResult
     public func enableVideo() -> Int32 {
-        locked { videoEnabled = true }
-        return 0
+        call {
+            videoEnabled = true
+            updateLocalMedia()
+            return 0
+        }
     }
 
     @discardableResult
     public func disableVideo() -> Int32 {
-        locked { videoEnabled = false }
-        return 0
+        call {
+            videoEnabled = false
+            updateLocalMedia()
+            return 0
+        }
     }
 
     @discardableResult
     public func startPreview() -> Int32 {
-        locked { previewing = true }
-        return 0
+        call {
+            previewing = true
+            updateLocalMedia()
+            return 0
+        }
     }
 
     @discardableResult
     public func stopPreview() -> Int32 {
-        locked { previewing = false }
-        return 0
+        call {
+            previewing = false
+            updateLocalMedia()
+            return 0
+        }
     }
 
     /// Where the local user's video goes; a nil `view` removes it.
@@ -38,9 +50,32 @@ extension AgoraRtcEngineKit {
         return 0
     }
 
+    /// Where a remote user's video goes on a connection: the main one's (as `setupRemoteVideo(_:)`) or a
+    /// multi-channel one's, named by channel and local uid, joined yet or not. Returns 0, or -2 for a connection no
+    /// join could have *[ours]*.
+    @discardableResult
+    public func setupRemoteVideoEx(_ remote: AgoraRtcVideoCanvas, connection: AgoraRtcConnection) -> Int32 {
+        let key = connection.key, canvas = remote.view == nil ? nil : remote, uid = remote.uid
+        guard Self.isJoinable(key) else { return -Int32(AgoraErrorCode.invalidArgument.rawValue) }
+        return locked {
+            if main?.connection == key {
+                remoteCanvases[uid] = canvas
+            } else {
+                exCanvases[key, default: [:]][uid] = canvas
+            }
+            return 0
+        }
+    }
+
     /// The simulator's own: the canvas set up for a user (0 for the local one), so whatever draws video can
     /// find the app's view for it.
     public func videoCanvas(forUid uid: UInt) -> AgoraRtcVideoCanvas? {
         locked { uid == 0 ? localCanvas : remoteCanvases[uid] }
+    }
+
+    /// The simulator's own: the canvas set up for a remote user of a connection.
+    public func videoCanvas(forUid uid: UInt, connection: AgoraRtcConnection) -> AgoraRtcVideoCanvas? {
+        let key = connection.key
+        return locked { main?.connection == key ? remoteCanvases[uid] : exCanvases[key]?[uid] }
     }
 }

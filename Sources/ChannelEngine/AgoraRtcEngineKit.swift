@@ -7,8 +7,9 @@ import SeededRandom
 /// A simulated `AgoraRtcEngineKit`: the same methods, return codes and callbacks, over a simulated network
 /// whose time comes from an injected clock.
 ///
-/// Its methods can be called from any thread; callbacks arrive on the main actor, in order, after the call that
-/// caused them has returned (see `AgoraRtcEngineKit+Delivery`). All state is guarded by `lock`.
+/// Nothing in it is isolated to an actor: its methods, class methods and initializer included, can be called from any
+/// thread; callbacks arrive on the main actor, in order, after the call that caused them has returned (see
+/// `AgoraRtcEngineKit+Delivery`). All state is guarded by `lock`.
 public final class AgoraRtcEngineKit: @unchecked Sendable {
     public var delegate: (any AgoraRtcEngineDelegate)? {
         get { locked { delegateReference } }
@@ -36,11 +37,25 @@ public final class AgoraRtcEngineKit: @unchecked Sendable {
     var main: Channel?
     var exChannels: [Channel] = []
     var worlds: [String: RemoteUsers] = [:]
+    /// The channel profile joins use: the config's, until `setChannelProfile(_:)` or a join's media options change it.
+    var profile: AgoraChannelProfile
     var role: AgoraClientRole = .broadcaster
+    var latencyLevel: AgoraAudienceLatencyLevelType = .ultraLowLatency
     var videoEnabled = false
     var previewing = false
+    /// The audio module (`enableAudio`) and the local devices (`enableLocalAudio`, `enableLocalVideo`), all on by
+    /// default as in the SDK, and the local states last reported (`+LocalMedia`).
+    var audioEnabled = true
+    var localAudioEnabled = true
+    var localVideoEnabled = true
+    var localAudioState: AgoraAudioLocalState = .stopped
+    var localVideoState: AgoraVideoLocalState = .stopped
+    /// The encoder configuration's size (`setVideoEncoderConfiguration`), which local snapshots have.
+    var encoderSize = VideoSize(width: 960, height: 540)
     var localCanvas: AgoraRtcVideoCanvas?
     var remoteCanvases: [UInt: AgoraRtcVideoCanvas] = [:]
+    /// Canvases set up with `setupRemoteVideoEx(_:connection:)` for connections other than the main one.
+    var exCanvases: [ConnectionKey: [UInt: AgoraRtcVideoCanvas]] = [:]
     /// User accounts registered with `registerLocalUserAccount(_:appId:)` and the uids they got.
     var accounts: [String: UInt] = [:]
     var volumeIndicationInterval = 0
@@ -66,17 +81,20 @@ public final class AgoraRtcEngineKit: @unchecked Sendable {
     var delivering = false
 
     /// The simulator's own: an engine independent of the shared one, for tests and many clients in one process.
-    /// Apps call `sharedEngine(with:delegate:)`.
-    @MainActor
-    public init(config: AgoraRtcEngineConfig, delegate: (any AgoraRtcEngineDelegate)?) {
+    /// Apps call `sharedEngine(with:delegate:)`. Reports the network's type (the machine's: LAN) once it is made.
+    /// `isolation` is the caller's, which Swift fills in: on the main actor a test's stepped clock runs the engine's
+    /// timers from the first step on.
+    public init(config: AgoraRtcEngineConfig, delegate: (any AgoraRtcEngineDelegate)?, isolation: (any Actor)? = #isolation) {
         self.config = config.copy()
+        profile = config.channelProfile
         delegateReference = delegate
-        timers = TimerQueue(clock: config.simulation.clock)
+        timers = TimerQueue(clock: config.simulation.clock, isolation: isolation)
         random = SplitMix64(seed: config.simulation.seed, stream: "engine")
         qualityRandom = SplitMix64(seed: config.simulation.seed, stream: "quality")
         volumeRandom = SplitMix64(seed: config.simulation.seed, stream: "volume")
         hub = config.simulation.hub.map(HubState.init)
         openHub()
+        call { emit(.networkTypeChanged(.lan), on: nil) }
     }
 
     deinit {
@@ -114,51 +132,75 @@ public final class AgoraRtcEngineKit: @unchecked Sendable {
     /// Outside a channel only a change to audience is reported, as Agora documents.
     @discardableResult
     public func setClientRole(_ newRole: AgoraClientRole) -> Int32 {
-        call {
-            let old = role
-            role = newRole
-            if let main, main.isActive {
-                changeRole(of: main, from: old, to: newRole)
-            } else if old != newRole, newRole == .audience {
-                emit(.didClientRoleChanged(old: old, new: newRole), on: main)
-            }
-            return 0
-        }
+        call { setRole(newRole, latency: nil) }
     }
 
-    /// `setClientRole(_:)` with the SDK's role options, which the simulator accepts and does not use.
+    /// `setClientRole(_:)` with the SDK's role options: in a channel a new latency level alone is reported too
+    /// (`didClientRoleChanged` with the same role), with the options given.
     @discardableResult
     public func setClientRole(_ newRole: AgoraClientRole, options: AgoraClientRoleOptions?) -> Int32 {
-        setClientRole(newRole)
+        let latency = options?.audienceLatencyLevel
+        return call { setRole(newRole, latency: latency) }
     }
 
-    /// Through a hub the role changes when the hub says so (`confirmed`).
-    func changeRole(of channel: Channel, from old: AgoraClientRole, to new: AgoraClientRole, confirmed: Bool = false) {
-        if usesHub(channel), !confirmed { return requestRole(new, on: channel) }
-        channel.role = new
-        guard old != new, channel.isInChannel else { return }
-        emit(.didClientRoleChanged(old: old, new: new), on: channel)
-        if new == .audience, config.channelProfile == .liveBroadcasting {
-            emit(.simulatorNotice(.localUserOfflineForPeers(.becomeAudience)), on: channel)
+    private func setRole(_ newRole: AgoraClientRole, latency: AgoraAudienceLatencyLevelType?) -> Int32 {
+        let old = role
+        let latencyChanged = latency.map { $0 != latencyLevel } ?? false
+        role = newRole
+        if let latency { latencyLevel = latency }
+        if let main, main.isActive {
+            changeRole(of: main, from: old, to: newRole, latency: latency, latencyChanged: latencyChanged)
+        } else if old != newRole, newRole == .audience {
+            emit(.didClientRoleChanged(old: old, new: newRole, latency: latency), on: main)
         }
+        return 0
+    }
+
+    /// Through a hub the role changes when the hub says so (`confirmed`); the hub knows no latency levels, so a new
+    /// level alone is reported at once.
+    func changeRole(of channel: Channel, from old: AgoraClientRole, to new: AgoraClientRole, confirmed: Bool = false,
+                    latency: AgoraAudienceLatencyLevelType? = nil, latencyChanged: Bool = false) {
+        if usesHub(channel), !confirmed, old != new { return requestRole(new, on: channel) }
+        channel.role = new
+        if old != new || latencyChanged, channel.isInChannel {
+            emit(.didClientRoleChanged(old: old, new: new, latency: latency), on: channel)
+            if old != new, new == .audience, profile == .liveBroadcasting {
+                emit(.simulatorNotice(.localUserOfflineForPeers(.becomeAudience)), on: channel)
+            }
+        }
+        updateLocalMedia()
     }
 
     // MARK: Joining and leaving
 
-    /// Joins a channel; uid 0 asks the engine to assign one. `joinSuccess`, when given, is called instead of the
-    /// delegate's `didJoinChannel`. Returns 0, or -2, -17, -102, -121.
+    /// What a join's block gets: the channel, the uid and the milliseconds since the call.
+    public typealias JoinSuccess = (_ channel: String, _ uid: UInt, _ elapsed: Int) -> Void
+    /// What a leave's block gets: the statistics of the call.
+    public typealias LeaveChannelBlock = (AgoraChannelStats) -> Void
+
+    /// Joins a channel; uid 0 asks the engine to assign one. `joinSuccess`, when given, is called (on the main thread)
+    /// instead of the delegate's `didJoinChannel`, as the header says. Returns 0, or -2, -17, -102, -121.
     @discardableResult
     public func joinChannel(byToken token: String?, channelId: String, uid: UInt,
                             mediaOptions: AgoraRtcChannelMediaOptions = AgoraRtcChannelMediaOptions(),
-                            joinSuccess: (@MainActor (_ channel: String, _ uid: UInt, _ elapsed: Int) -> Void)? = nil) -> Int32 {
+                            joinSuccess: JoinSuccess? = nil) -> Int32 {
         call { joinMain(token: token, channelId: channelId, uid: uid, account: nil, mediaOptions: mediaOptions, joinSuccess: joinSuccess) }
     }
 
+    /// The SDK's older join, without media options; `info` is not passed to anyone, as the header says of it now.
+    @discardableResult
+    public func joinChannel(byToken token: String?, channelId: String, info: String?, uid: UInt,
+                            joinSuccess: JoinSuccess?) -> Int32 {
+        joinChannel(byToken: token, channelId: channelId, uid: uid, joinSuccess: joinSuccess)
+    }
+
     func joinMain(token: String?, channelId: String, uid: UInt, account: String?, mediaOptions: AgoraRtcChannelMediaOptions,
-                  joinSuccess: (@MainActor (String, UInt, Int) -> Void)?) -> Int32 {
-        if let code = checkJoinArguments(channelId: channelId, uid: uid) { return code }
+                  joinSuccess: JoinSuccess?) -> Int32 {
+        if let code = Self.checkJoinArguments(channelId: channelId, uid: uid) { return code }
         if let main, main.isActive { return -Int32(AgoraErrorCode.joinChannelRejected.rawValue) }
-        if let newRole = mediaOptions.clientRoleType { role = newRole }
+        if let newRole = mediaOptions.roleIfSet { role = newRole }
+        if let level = mediaOptions.latencyIfSet { latencyLevel = level }
+        if let newProfile = mediaOptions.profileIfSet { profile = newProfile }
         // Through a hub, the hub assigns the uid for 0.
         let localUid = uid == 0 && hub == nil ? assignUid() : uid
         let channel = Channel(connection: ConnectionKey(channelId: channelId, localUid: localUid),
@@ -173,11 +215,17 @@ public final class AgoraRtcEngineKit: @unchecked Sendable {
     /// Leaves the main channel: state disconnected / leaveChannel, then `didLeaveChannelWith`; `leaveChannelBlock`
     /// gets the same statistics, after it.
     @discardableResult
-    public func leaveChannel(_ leaveChannelBlock: (@MainActor (AgoraChannelStats) -> Void)? = nil) -> Int32 {
+    public func leaveChannel(_ leaveChannelBlock: LeaveChannelBlock? = nil) -> Int32 {
         call {
             if let main { leave(main, then: leaveChannelBlock) }
             return 0
         }
+    }
+
+    /// `leaveChannel(_:)` with the SDK's leave options, which have nothing to stop here.
+    @discardableResult
+    public func leaveChannel(_ options: AgoraLeaveChannelOptions, leaveChannelBlock: LeaveChannelBlock?) -> Int32 {
+        leaveChannel(leaveChannelBlock)
     }
 
     /// Joins another channel through its own connection and delegate. Returns 0, or -2, -17, -102, -121.
@@ -185,18 +233,19 @@ public final class AgoraRtcEngineKit: @unchecked Sendable {
     public func joinChannelEx(byToken token: String?, connection: AgoraRtcConnection,
                               delegate: (any AgoraRtcEngineDelegate)?,
                               mediaOptions: AgoraRtcChannelMediaOptions = AgoraRtcChannelMediaOptions(),
-                              joinSuccess: (@MainActor (_ channel: String, _ uid: UInt, _ elapsed: Int) -> Void)? = nil) -> Int32 {
-        call { joinEx(token: token, connection: connection.key, delegate: delegate, mediaOptions: mediaOptions, joinSuccess: joinSuccess) }
+                              joinSuccess: JoinSuccess? = nil) -> Int32 {
+        let key = connection.key
+        return call { joinEx(token: token, connection: key, delegate: delegate, mediaOptions: mediaOptions, joinSuccess: joinSuccess) }
     }
 
     private func joinEx(token: String?, connection key: ConnectionKey, delegate: (any AgoraRtcEngineDelegate)?,
-                        mediaOptions: AgoraRtcChannelMediaOptions, joinSuccess: (@MainActor (String, UInt, Int) -> Void)?) -> Int32 {
-        if let code = checkJoinArguments(channelId: key.channelId, uid: key.localUid) { return code }
+                        mediaOptions: AgoraRtcChannelMediaOptions, joinSuccess: JoinSuccess?) -> Int32 {
+        if let code = Self.checkJoinArguments(channelId: key.channelId, uid: key.localUid) { return code }
         guard key.localUid != 0 else { return -Int32(AgoraErrorCode.invalidUserId.rawValue) }
         let taken = (exChannels + [main].compactMap { $0 }).contains { $0.isActive && $0.connection == key }
         if taken { return -Int32(AgoraErrorCode.joinChannelRejected.rawValue) }
         exChannels.removeAll { $0.connection == key }
-        let channel = Channel(connection: key, role: mediaOptions.clientRoleType ?? role, isMain: false,
+        let channel = Channel(connection: key, role: mediaOptions.roleIfSet ?? role, isMain: false,
                               exDelegate: delegate)
         channel.joinSuccess = joinSuccess
         exChannels.append(channel)
@@ -207,8 +256,9 @@ public final class AgoraRtcEngineKit: @unchecked Sendable {
     /// Updates a multi-channel connection's options, token included. Returns 0, or -8 when not in the channel.
     @discardableResult
     public func updateChannelEx(with mediaOptions: AgoraRtcChannelMediaOptions, connection: AgoraRtcConnection) -> Int32 {
-        call {
-            guard let channel = exChannel(connection.key), channel.acceptsUpdates else {
+        let key = connection.key
+        return call {
+            guard let channel = exChannel(key), channel.acceptsUpdates else {
                 return -Int32(AgoraErrorCode.invalidState.rawValue)
             }
             return update(channel, with: mediaOptions)
@@ -217,21 +267,30 @@ public final class AgoraRtcEngineKit: @unchecked Sendable {
 
     /// Leaves a multi-channel connection; `leaveChannelBlock` gets its statistics.
     @discardableResult
-    public func leaveChannelEx(_ connection: AgoraRtcConnection,
-                               leaveChannelBlock: (@MainActor (AgoraChannelStats) -> Void)? = nil) -> Int32 {
+    public func leaveChannelEx(_ connection: AgoraRtcConnection, leaveChannelBlock: LeaveChannelBlock? = nil) -> Int32 {
         let key = connection.key
         return call {
             if let channel = exChannel(key) { leave(channel, then: leaveChannelBlock) }
             exChannels.removeAll { $0.connection == key }
+            exCanvases[key] = nil
             return 0
         }
+    }
+
+    /// `leaveChannelEx(_:leaveChannelBlock:)` with the SDK's leave options, which have nothing to stop here.
+    @discardableResult
+    public func leaveChannelEx(_ connection: AgoraRtcConnection, options: AgoraLeaveChannelOptions,
+                               leaveChannelBlock: LeaveChannelBlock?) -> Int32 {
+        leaveChannelEx(connection, leaveChannelBlock: leaveChannelBlock)
     }
 
     func exChannel(_ key: ConnectionKey) -> Channel? {
         exChannels.first { $0.connection == key }
     }
 
-    private func checkJoinArguments(channelId: String, uid: UInt) -> Int32? {
+    /// A join's checks of its arguments, as the API makes them: -102 for a channel name outside Agora's rules, -121
+    /// for a uid over 32 bits.
+    static func checkJoinArguments(channelId: String, uid: UInt) -> Int32? {
         do throws(TokenError) {
             try AgoraID.validateChannelName(channelId)
         } catch {
@@ -239,6 +298,11 @@ public final class AgoraRtcEngineKit: @unchecked Sendable {
         }
         if uid > UInt(UInt32.max) { return -Int32(AgoraErrorCode.invalidUserId.rawValue) }
         return nil
+    }
+
+    /// Whether a connection names a channel and uid a join would take.
+    static func isJoinable(_ key: ConnectionKey) -> Bool {
+        checkJoinArguments(channelId: key.channelId, uid: key.localUid) == nil
     }
 
     func assignUid() -> UInt {
@@ -271,6 +335,8 @@ public final class AgoraRtcEngineKit: @unchecked Sendable {
     func completeJoin(_ channel: Channel, rejoining: Bool) {
         channel.joinTimer = nil
         if networkDownSince != nil {
+            // The SDK's warning for a channel it cannot look up (104); it keeps trying.
+            if !channel.joinWaitsForNetwork { emit(.didOccurWarning(.lookupChannelTimeout), on: channel) }
             channel.joinWaitsForNetwork = true
             return
         }
@@ -308,7 +374,7 @@ public final class AgoraRtcEngineKit: @unchecked Sendable {
     }
 
     /// Leaves the connection, if active; `block` gets its statistics after the leave's last callback.
-    func leave(_ channel: Channel, then block: (@MainActor (AgoraChannelStats) -> Void)? = nil) {
+    func leave(_ channel: Channel, then block: LeaveChannelBlock? = nil) {
         guard channel.isActive else { return }
         let stats = statistics(of: channel)
         let wasIn = channel.isInChannel
@@ -320,7 +386,7 @@ public final class AgoraRtcEngineKit: @unchecked Sendable {
         channel.tokenExpiry = nil
         detach(channel)
         setState(.disconnected, .reasonLeaveChannel, on: channel)
-        var then: (@MainActor () -> Void)?
+        var then: (() -> Void)?
         if let block { then = { block(stats) } }
         emit(.didLeaveChannel(channel: channel.connection.channelId, uid: channel.connection.localUid, stats: stats),
              on: channel, then: wasIn ? nil : then)
@@ -342,6 +408,7 @@ public final class AgoraRtcEngineKit: @unchecked Sendable {
         channel.state = state
         channel.reason = reason
         emit(.connectionStateChanged(state, reason: reason), on: channel)
+        if channel.isMain { updateLocalMedia() }
         updateReportTimer()
         updateVolumeTimer()
     }

@@ -13,8 +13,11 @@ public enum AgoraRtcEvent: Sendable, Equatable {
     case didOfflineOfUid(UInt, reason: AgoraUserOfflineReason)
     case firstRemoteVideoFrame(uid: UInt, size: VideoSize, elapsed: Int)
     case didOccurError(AgoraErrorCode)
-    case didClientRoleChanged(old: AgoraClientRole, new: AgoraClientRole)
+    /// `latency`: the level given with the change (`setClientRole(_:options:)`, or the media options'), nil without one.
+    case didClientRoleChanged(old: AgoraClientRole, new: AgoraClientRole, latency: AgoraAudienceLatencyLevelType? = nil)
+    /// The SDK 4.x `didLocalUserRegisteredWithUserId`.
     case didRegisteredLocalUser(account: String, uid: UInt)
+    case didUserInfoUpdated(uid: UInt, account: String)
     case reportRtcStats(AgoraChannelStats)
     case networkQuality(uid: UInt, tx: AgoraNetworkQuality, rx: AgoraNetworkQuality)
     case reportAudioVolumeIndication(speakers: [AgoraRtcAudioVolumeInfo], totalVolume: Int)
@@ -23,6 +26,14 @@ public enum AgoraRtcEvent: Sendable, Equatable {
     case connectionInterrupted
     case connectionLost
     case connectionBanned
+    case localAudioStateChanged(AgoraAudioLocalState, reason: AgoraAudioLocalReason)
+    case localVideoStateChanged(AgoraVideoLocalState, reason: AgoraLocalVideoStreamReason, source: AgoraVideoSourceType)
+    case localAudioStats(AgoraRtcLocalAudioStats)
+    case remoteVideoStats(AgoraRtcRemoteVideoStats)
+    case remoteAudioStats(AgoraRtcRemoteAudioStats)
+    case networkTypeChanged(AgoraNetworkType)
+    case didOccurWarning(AgoraWarningCode)
+    case snapshotTaken(uid: UInt, filePath: String, width: Int, height: Int, errCode: Int)
     case simulatorNotice(SimulatorNotice)
 
     /// The callback's name as Agora's docs write it.
@@ -41,6 +52,7 @@ public enum AgoraRtcEvent: Sendable, Equatable {
         case .didOccurError: "didOccurError"
         case .didClientRoleChanged: "didClientRoleChanged"
         case .didRegisteredLocalUser: "didRegisteredLocalUser"
+        case .didUserInfoUpdated: "didUserInfoUpdated"
         case .reportRtcStats: "reportRtcStats"
         case .networkQuality: "networkQuality"
         case .reportAudioVolumeIndication: "reportAudioVolumeIndicationOfSpeakers"
@@ -49,6 +61,14 @@ public enum AgoraRtcEvent: Sendable, Equatable {
         case .connectionInterrupted: "connectionDidInterrupted"
         case .connectionLost: "connectionDidLost"
         case .connectionBanned: "connectionDidBanned"
+        case .localAudioStateChanged: "localAudioStateChanged"
+        case .localVideoStateChanged: "localVideoStateChanged"
+        case .localAudioStats: "localAudioStats"
+        case .remoteVideoStats: "remoteVideoStats"
+        case .remoteAudioStats: "remoteAudioStats"
+        case .networkTypeChanged: "networkTypeChanged"
+        case .didOccurWarning: "didOccurWarning"
+        case .snapshotTaken: "snapshotTaken"
         case .simulatorNotice: "simulatorNotice"
         }
     }
@@ -80,10 +100,20 @@ public enum AgoraRtcEvent: Sendable, Equatable {
                                size: CGSize(width: Double(size.width), height: Double(size.height)), elapsed: elapsed)
         case .didOccurError(let code):
             delegate.rtcEngine(engine, didOccurError: code)
-        case .didClientRoleChanged(let old, let new):
-            delegate.rtcEngine(engine, didClientRoleChanged: old, newRole: new, newRoleOptions: nil)
+        case .didClientRoleChanged(let old, let new, let latency):
+            let options = latency.map { level in
+                let options = AgoraClientRoleOptions()
+                options.audienceLatencyLevel = level
+                return options
+            }
+            delegate.rtcEngine(engine, didClientRoleChanged: old, newRole: new, newRoleOptions: options)
         case .didRegisteredLocalUser(let account, let uid):
-            delegate.rtcEngine(engine, didRegisteredLocalUser: account, withUid: uid)
+            delegate.rtcEngine(engine, didLocalUserRegisteredWithUserId: uid, userAccount: account)
+        case .didUserInfoUpdated(let uid, let account):
+            let info = AgoraUserInfo()
+            info.uid = uid
+            info.userAccount = account
+            delegate.rtcEngine(engine, didUserInfoUpdatedWithUserId: uid, userInfo: info)
         case .reportRtcStats(let stats):
             delegate.rtcEngine(engine, reportRtcStats: stats)
         case .networkQuality(let uid, let tx, let rx):
@@ -100,6 +130,22 @@ public enum AgoraRtcEvent: Sendable, Equatable {
             delegate.rtcEngineConnectionDidLost(engine)
         case .connectionBanned:
             delegate.rtcEngineConnectionDidBanned(engine)
+        case .localAudioStateChanged(let state, let reason):
+            delegate.rtcEngine(engine, localAudioStateChanged: state, reason: reason)
+        case .localVideoStateChanged(let state, let reason, let source):
+            delegate.rtcEngine(engine, localVideoStateChangedOf: state, reason: reason, sourceType: source)
+        case .localAudioStats(let stats):
+            delegate.rtcEngine(engine, localAudioStats: stats)
+        case .remoteVideoStats(let stats):
+            delegate.rtcEngine(engine, remoteVideoStats: stats)
+        case .remoteAudioStats(let stats):
+            delegate.rtcEngine(engine, remoteAudioStats: stats)
+        case .networkTypeChanged(let type):
+            delegate.rtcEngine(engine, networkTypeChanged: type)
+        case .didOccurWarning(let code):
+            delegate.rtcEngine(engine, didOccurWarning: code)
+        case .snapshotTaken(let uid, let path, let width, let height, let code):
+            delegate.rtcEngine(engine, snapshotTaken: uid, filePath: path, width: width, height: height, errCode: code)
         case .simulatorNotice(let notice):
             delegate.rtcEngine(engine, simulatorNotice: notice)
         }

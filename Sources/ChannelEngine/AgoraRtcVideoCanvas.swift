@@ -6,6 +6,10 @@ public final class AgoraRtcVideoCanvas {
     /// object the app chooses and hands it back through `AgoraRtcEngineKit.videoCanvas(forUid:)` *[ours]*.
     public var view: AnyObject?
     public var renderMode: AgoraVideoRenderMode = .hidden
+    /// Kept for whatever draws the view; the engine draws nothing itself.
+    public var mirrorMode: AgoraVideoMirrorMode = .auto
+    /// RGBA, as the header has it; 0 (the default) is black.
+    public var backgroundColor: UInt32 = 0
 
     public init() {}
 }

@@ -68,11 +68,14 @@ public enum AgoraClientRole: Int, Sendable, CaseIterable {
 }
 
 /// The channel profile (`AgoraChannelProfile`).
-public enum AgoraChannelProfile: Int, Sendable {
+public enum AgoraChannelProfile: Int, Sendable, CaseIterable {
     case communication = 0, liveBroadcasting = 1
+
+    public var name: String { String(describing: self) }
 }
 
-/// Extra settings of a role change (`AgoraClientRoleOptions`); the simulator keeps them but nothing depends on them.
+/// Extra settings of a role change (`AgoraClientRoleOptions`): the latency level, which `didClientRoleChanged`
+/// reports back; nothing else depends on it.
 public final class AgoraClientRoleOptions {
     public var audienceLatencyLevel: AgoraAudienceLatencyLevelType = .ultraLowLatency
 
@@ -80,8 +83,10 @@ public final class AgoraClientRoleOptions {
 }
 
 /// An audience member's latency level (`AgoraAudienceLatencyLevelType`).
-public enum AgoraAudienceLatencyLevelType: Int, Sendable {
+public enum AgoraAudienceLatencyLevelType: Int, Sendable, CaseIterable {
     case lowLatency = 1, ultraLowLatency = 2
+
+    public var name: String { String(describing: self) }
 }
 
 /// A video size in pixels.
@@ -116,6 +121,24 @@ public enum SimulatorNotice: Sendable, Equatable {
     /// The hub named more users than the engine announces (`AgoraRtcEngineKit.hubUserLimit`, given): those past it
     /// are not announced. Noted once per stay.
     case hubUsersPastLimit(Int)
+    /// A call that means nothing to a simulation was checked and accepted; `arguments` as the app gave them, for
+    /// people to read.
+    case accepted(AcceptedCall, arguments: String)
+}
+
+/// The SDK's methods that the simulator checks and records but that change nothing in it (no media, devices, logs or
+/// servers to configure); each raw value is the method's Swift name.
+public enum AcceptedCall: String, Sendable, CaseIterable {
+    case setLogFile = "setLogFile(_:)"
+    case setVideoEncoderConfiguration = "setVideoEncoderConfiguration(_:)"
+    case setDefaultAudioRouteToSpeakerphone = "setDefaultAudioRouteToSpeakerphone(_:)"
+    case enableInstantMediaRendering = "enableInstantMediaRendering()"
+    case startMediaRenderingTracing = "startMediaRenderingTracing()"
+    case startMediaRenderingTracingEx = "startMediaRenderingTracingEx(_:)"
+    case preloadChannel = "preloadChannel(byToken:channelId:uid:)"
+    case preloadChannelWithAccount = "preloadChannel(byToken:channelId:userAccount:)"
+    case setParameters = "setParameters(_:)"
+    case enableDualStreamMode = "enableDualStreamMode(_:)"
 }
 
 /// A user's network quality as `networkQuality` reports it (`AgoraNetworkQuality`): 0 unknown … 6 down.
@@ -137,4 +160,73 @@ public enum AgoraVideoRemoteReason: Int, Sendable, CaseIterable {
     case `internal` = 0, congestion = 1, recovery = 2, remoteOffline = 7
 
     public var name: String { String(describing: self) }
+}
+
+/// The local audio's state (`AgoraAudioLocalState`), as `localAudioStateChanged` reports it.
+public enum AgoraAudioLocalState: Int, Sendable, CaseIterable {
+    case stopped = 0, recording = 1, encoding = 2, failed = 3
+
+    public var name: String { String(describing: self) }
+}
+
+/// Why the local audio's state changed (`AgoraAudioLocalReason`); the simulator's devices never fail, so it gives `.ok`.
+public enum AgoraAudioLocalReason: Int, Sendable, CaseIterable {
+    case ok = 0, failure = 1, deviceNoPermission = 2, deviceBusy = 3, recordFailure = 4, encodeFailure = 5
+
+    public var name: String { String(describing: self) }
+}
+
+/// The local video's state (`AgoraVideoLocalState`), as `localVideoStateChangedOf` reports it.
+public enum AgoraVideoLocalState: Int, Sendable, CaseIterable {
+    case stopped = 0, capturing = 1, encoding = 2, failed = 3
+
+    public var name: String { String(describing: self) }
+}
+
+/// Why the local video's state changed (`AgoraLocalVideoStreamReason`); the simulator gives `.ok`.
+public enum AgoraLocalVideoStreamReason: Int, Sendable, CaseIterable {
+    case ok = 0, failure = 1, deviceNoPermission = 2, deviceBusy = 3, captureFailure = 4, codecNotSupport = 5
+
+    public var name: String { String(describing: self) }
+}
+
+/// Where a video comes from (`AgoraVideoSourceType`); the simulator's local video is its camera.
+public enum AgoraVideoSourceType: Int, Sendable, CaseIterable {
+    case camera = 0, cameraSecondary = 1, screen = 2, screenSecondary = 3, custom = 4, mediaPlayer = 5
+
+    public var name: String { String(describing: self) }
+}
+
+/// The local network's type (`AgoraNetworkType`), as Swift imports it (`AgoraNetworkType4G` is `.type4G`).
+public enum AgoraNetworkType: Int, Sendable, CaseIterable {
+    case unknown = -1, disconnected = 0, lan = 1, wifi = 2, type2G = 3, type3G = 4, type4G = 5, type5G = 6
+
+    public var name: String { String(describing: self) }
+}
+
+/// Warnings the SDK recovers from by itself (`AgoraWarningCode`), with the header's numbers.
+public enum AgoraWarningCode: Int, Sendable, CaseIterable {
+    case invalidView = 8, initVideo = 16, pending = 20, noAvailableChannel = 103, lookupChannelTimeout = 104
+    case lookupChannelRejected = 105, openChannelTimeout = 106, openChannelRejected = 107, switchLiveVideoTimeout = 111
+    case setClientRoleTimeout = 118, setClientRoleNotAuthorized = 119, openChannelInvalidTicket = 121
+    case openChannelTryNextVos = 122, audioMixingOpenError = 701, admRuntimePlayoutWarning = 1014
+    case admRuntimeRecordingWarning = 1016, admRecordAudioSilence = 1019, admPlaybackMalfunction = 1020
+    case admRecordMalfunction = 1021, admInterruption = 1025, admRecordAudioLowlevel = 1031
+    case admPlayoutAudioLowlevel = 1032, apmHowling = 1051, admGlitchState = 1052, admImproperSettings = 1053
+
+    public var name: String { String(describing: self) }
+}
+
+/// The regions the SDK may connect to (`AgoraAreaCodeType`, `AgoraRtcEngineConfig.areaCode`); the simulated network
+/// is everywhere, so it changes nothing.
+public enum AgoraAreaCodeType: UInt, Sendable, CaseIterable {
+    case cn = 0x1, na = 0x2, eur = 0x4, `as` = 0x8, jp = 0x10, `in` = 0x20, ru = 0x1000, global = 0xFFFF_FFFF
+}
+
+/// A user's uid and the account they joined with (`AgoraUserInfo`), as `didUserInfoUpdatedWithUserId` gives it.
+public final class AgoraUserInfo {
+    public var uid: UInt = 0
+    public var userAccount: String?
+
+    public init() {}
 }

@@ -7,7 +7,7 @@ final class Channel: @unchecked Sendable {
     var account: String?
     var role: AgoraClientRole
     /// Called instead of the delegate's `didJoinChannel` when the join succeeds.
-    var joinSuccess: (@MainActor (String, UInt, Int) -> Void)?
+    var joinSuccess: AgoraRtcEngineKit.JoinSuccess?
     /// The delegate of a `joinChannelEx` connection; the main channel uses the engine's.
     weak var exDelegate: (any AgoraRtcEngineDelegate)?
     let isMain: Bool

@@ -51,6 +51,8 @@ final class HubState {
     /// The engine asked the link to drop the connection (`HubLink.drop`): what the hub says until the link reports the
     /// loss is not heard.
     var dropping = false
+    /// The accounts of those of them who joined with one, for `didUserInfoUpdated`.
+    var accounts: [UInt: String] = [:]
     /// The latest frame of each peer, and when it came on the engine's clock.
     var frames: [UInt: (frame: HubVideoFrame, at: Duration)] = [:]
     var freezeTimers: [UInt: TimerQueue.ID] = [:]
@@ -68,6 +70,7 @@ final class HubState {
         freezeTimers = [:]
         videoTimer = nil
         peers = []
+        accounts = [:]
         frames = [:]
         saidPastUserLimit = false
         unreadableNoted = []

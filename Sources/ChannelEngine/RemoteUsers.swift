@@ -25,7 +25,8 @@ final class RemoteUsers: @unchecked Sendable {
     private let timers: TimerQueue
     private let lock: NSRecursiveLock
     private let churn: Bool
-    private let liveBroadcasting: Bool
+    /// Whether only hosts are seen: the engine's channel profile, as of the latest join.
+    var liveBroadcasting: Bool
     private var started = false
     /// Called after every change, so each local connection can bring its view up to date.
     private var observers: [(id: ObjectIdentifier, notify: () -> Void)] = []

@@ -242,9 +242,9 @@ extension AgoraRtcEngineKit {
     }
 
     /// The answer for `uid` if `channel` knows it (`.some(nil)`: its local user, not publishing); nil if not.
-    private func videoSource(forUid uid: UInt, in channel: Channel) -> VideoFrameSource?? {
+    func videoSource(forUid uid: UInt, in channel: Channel) -> VideoFrameSource?? {
         if channel.connection.localUid == uid {
-            let publishing = videoEnabled && (previewing || channel.isInChannel) && channel.role == .broadcaster
+            let publishing = cameraOn && (previewing || channel.isInChannel) && channel.role == .broadcaster
             return .some(publishing ? VideoFrameSource(uid: uid) : nil)
         }
         guard channel.announced.contains(uid) else { return nil }

@@ -86,7 +86,9 @@ extension SessionEvent {
             guard let code = AgoraErrorCode(rawValue: number) else { throw LineProblem("didOccurError's code \(number) is not an error the engine has") }
             return .didOccurError(code)
         case "didClientRoleChanged":
-            return .didClientRoleChanged(old: try object.choice("old", \AgoraClientRole.name), new: try object.choice("new", \AgoraClientRole.name))
+            let latency = object.members["latency"] == nil ? nil : try object.choice("latency", \AgoraAudienceLatencyLevelType.name)
+            return .didClientRoleChanged(old: try object.choice("old", \AgoraClientRole.name), new: try object.choice("new", \AgoraClientRole.name),
+                                         latency: latency)
         case "reportRtcStats": return .reportRtcStats(try stats(object))
         case "networkQuality":
             return .networkQuality(uid: try uid(), tx: try object.choice("tx", \AgoraNetworkQuality.name),
@@ -141,6 +143,8 @@ extension SessionEvent {
         case "hubVideoUnreadable":
             return .hubVideoUnreadable(uid: UInt(try object.integer("uid", as: UInt32.self)), problem: try object.text("problem"))
         case "hubUsersPastLimit": return .hubUsersPastLimit(Int(try object.integer("limit", as: UInt16.self)))
+        case "accepted":
+            return .accepted(try object.choice("method", \AcceptedCall.rawValue), arguments: try object.text("arguments"))
         case let other: throw LineProblem("simulatorNotice's notice \(RecordedObject.quoted(other)) is not one the engine gives")
         }
     }

@@ -27,12 +27,21 @@ public final class TimerQueue: Sendable {
     private let isStepped: Bool
     fileprivate let state = Mutex(State())
 
-    @MainActor
-    public init(clock: any Clock<Duration>) {
+    /// Can be made on any thread. A stepped clock registers the queue on the main actor: at once when made there (as
+    /// tests make theirs; `isolation` is the caller's, which Swift fills in), else as soon as the main actor is free.
+    public init(clock: any Clock<Duration>, isolation: (any Actor)? = #isolation) {
         self.clock = ElapsedClock(clock)
         let stepped = clock as? any SteppedClock, scaled = clock as? ScaledClock
         isStepped = stepped != nil || scaled?.isStepped == true
-        if let stepped { stepped.register(self) } else { scaled?.register(self) }
+        guard isStepped else { return }
+        let register: @MainActor @Sendable () -> Void = { [self] in
+            if let stepped { stepped.register(self) } else { scaled?.register(self) }
+        }
+        if isolation is MainActor {
+            MainActor.assumeIsolated(register)
+        } else {
+            Task { @MainActor in register() }
+        }
     }
 
     /// Time since this queue was made, on its clock.

@@ -10,18 +10,23 @@ import Testing
 /// observer, or as a delegate through the Agora-named methods (ex connections have only a delegate).
 @MainActor
 final class Recorder: AgoraRtcEngineDelegate {
-    var log: [(at: Duration, event: AgoraRtcEvent)] = []
+    /// Every callback, media and network reports included.
+    var all: [(at: Duration, event: AgoraRtcEvent)] = []
     var react: ((AgoraRtcEngineKit, AgoraRtcEvent) -> Void)?
     private var depth = 0
     /// Channel and uid of the last join, which `didLeaveChannelWith` (statistics only) does not repeat.
     private var joined: (channel: String, uid: UInt) = ("", 0)
     private(set) var reentered = false
 
+    /// The call's story: every callback but the media and network reports (`isMediaReport`), which come on their own
+    /// schedule beside it and are read through `allEvents`.
+    var log: [(at: Duration, event: AgoraRtcEvent)] { all.filter { !$0.event.isMediaReport } }
     var events: [AgoraRtcEvent] { log.map(\.event) }
-    func count(_ name: String) -> Int { log.filter { $0.event.name == name }.count }
-    func times(of name: String) -> [Duration] { log.filter { $0.event.name == name }.map(\.at) }
+    var allEvents: [AgoraRtcEvent] { all.map(\.event) }
+    func count(_ name: String) -> Int { all.filter { $0.event.name == name }.count }
+    func times(of name: String) -> [Duration] { all.filter { $0.event.name == name }.map(\.at) }
     var states: [AgoraRtcEvent] { events.filter { $0.name == "connectionStateChanged" } }
-    func clear() { log = [] }
+    func clear() { all = [] }
 
     /// Records the main connection's callbacks of `engine` through its observer.
     func observe(_ engine: AgoraRtcEngineKit) {
@@ -31,7 +36,7 @@ final class Recorder: AgoraRtcEngineDelegate {
     private func record(_ engine: AgoraRtcEngineKit, _ event: AgoraRtcEvent) {
         depth += 1
         if depth > 1 { reentered = true }
-        log.append((engine.now, event))
+        all.append((engine.now, event))
         react?(engine, event)
         depth -= 1
     }
@@ -71,10 +76,28 @@ final class Recorder: AgoraRtcEngineDelegate {
     }
     func rtcEngine(_ engine: AgoraRtcEngineKit, didClientRoleChanged oldRole: AgoraClientRole, newRole: AgoraClientRole,
                    newRoleOptions: AgoraClientRoleOptions?) {
-        record(engine, .didClientRoleChanged(old: oldRole, new: newRole))
+        record(engine, .didClientRoleChanged(old: oldRole, new: newRole, latency: newRoleOptions?.audienceLatencyLevel))
     }
-    func rtcEngine(_ engine: AgoraRtcEngineKit, didRegisteredLocalUser userAccount: String, withUid uid: UInt) {
+    func rtcEngine(_ engine: AgoraRtcEngineKit, didLocalUserRegisteredWithUserId uid: UInt, userAccount: String) {
         record(engine, .didRegisteredLocalUser(account: userAccount, uid: uid))
+    }
+    func rtcEngine(_ engine: AgoraRtcEngineKit, didUserInfoUpdatedWithUserId uid: UInt, userInfo: AgoraUserInfo) {
+        record(engine, .didUserInfoUpdated(uid: userInfo.uid, account: userInfo.userAccount ?? ""))
+    }
+    func rtcEngine(_ engine: AgoraRtcEngineKit, localAudioStateChanged state: AgoraAudioLocalState, reason: AgoraAudioLocalReason) {
+        record(engine, .localAudioStateChanged(state, reason: reason))
+    }
+    func rtcEngine(_ engine: AgoraRtcEngineKit, localVideoStateChangedOf state: AgoraVideoLocalState,
+                   reason: AgoraLocalVideoStreamReason, sourceType: AgoraVideoSourceType) {
+        record(engine, .localVideoStateChanged(state, reason: reason, source: sourceType))
+    }
+    func rtcEngine(_ engine: AgoraRtcEngineKit, localAudioStats stats: AgoraRtcLocalAudioStats) { record(engine, .localAudioStats(stats)) }
+    func rtcEngine(_ engine: AgoraRtcEngineKit, remoteVideoStats stats: AgoraRtcRemoteVideoStats) { record(engine, .remoteVideoStats(stats)) }
+    func rtcEngine(_ engine: AgoraRtcEngineKit, remoteAudioStats stats: AgoraRtcRemoteAudioStats) { record(engine, .remoteAudioStats(stats)) }
+    func rtcEngine(_ engine: AgoraRtcEngineKit, networkTypeChanged type: AgoraNetworkType) { record(engine, .networkTypeChanged(type)) }
+    func rtcEngine(_ engine: AgoraRtcEngineKit, didOccurWarning warningCode: AgoraWarningCode) { record(engine, .didOccurWarning(warningCode)) }
+    func rtcEngine(_ engine: AgoraRtcEngineKit, snapshotTaken uid: UInt, filePath: String, width: Int, height: Int, errCode: Int) {
+        record(engine, .snapshotTaken(uid: uid, filePath: filePath, width: width, height: height, errCode: errCode))
     }
     func rtcEngine(_ engine: AgoraRtcEngineKit, reportRtcStats stats: AgoraChannelStats) {
         record(engine, .reportRtcStats(stats))
@@ -99,6 +122,17 @@ final class Recorder: AgoraRtcEngineDelegate {
     func rtcEngineConnectionDidBanned(_ engine: AgoraRtcEngineKit) { record(engine, .connectionBanned) }
     func rtcEngine(_ engine: AgoraRtcEngineKit, simulatorNotice notice: SimulatorNotice) {
         record(engine, .simulatorNotice(notice))
+    }
+}
+
+extension AgoraRtcEvent {
+    /// The reports of the media surface: local device states, media statistics, the network's type and warnings.
+    var isMediaReport: Bool {
+        switch self {
+        case .localAudioStateChanged, .localVideoStateChanged, .localAudioStats, .remoteVideoStats, .remoteAudioStats,
+             .networkTypeChanged, .didOccurWarning: true
+        default: false
+        }
     }
 }
 

@@ -27,7 +27,7 @@ import Testing
         func rtcEngine(_ engine: AgoraRtcEngineKit, firstRemoteVideoFrameOfUid uid: UInt, size: CGSize, elapsed: Int) {
             lines.append("firstRemoteVideoFrame \(Int(size.width))x\(Int(size.height))")
         }
-        func rtcEngine(_ engine: AgoraRtcEngineKit, didRegisteredLocalUser userAccount: String, withUid uid: UInt) {
+        func rtcEngine(_ engine: AgoraRtcEngineKit, didLocalUserRegisteredWithUserId uid: UInt, userAccount: String) {
             lines.append("registered \(userAccount) \(uid)")
         }
     }

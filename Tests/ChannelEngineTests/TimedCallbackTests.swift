@@ -133,7 +133,8 @@ import Testing
         await h.join()
         #expect(h.engine.setClientRole(.audience, options: AgoraClientRoleOptions()) == 0)
         await h.settle()
-        #expect(h.recorder.events.contains(.didClientRoleChanged(old: .broadcaster, new: .audience)))
+        // The options come back with the change, as `newRoleOptions` (their default level: ultra-low latency).
+        #expect(h.recorder.events.contains(.didClientRoleChanged(old: .broadcaster, new: .audience, latency: .ultraLowLatency)))
     }
 
     private func qualities(_ events: [AgoraRtcEvent]) -> [(uid: UInt, tx: AgoraNetworkQuality, rx: AgoraNetworkQuality)] {

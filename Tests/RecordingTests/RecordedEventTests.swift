@@ -25,6 +25,7 @@ let everyKind: [SessionEvent.Kind] = {
         .firstRemoteVideoFrame(uid: 1002, size: VideoSize(width: 640, height: 360), elapsed: 250),
         .didOccurError(.invalidToken),
         .didClientRoleChanged(old: .broadcaster, new: .audience),
+        .didClientRoleChanged(old: .audience, new: .audience, latency: .lowLatency),
         .didRegisteredLocalUser(account: "alice\u{1b}[31m", uid: 9),
         .reportRtcStats(stats),
         .networkQuality(uid: 0, tx: .vBad, rx: .unknown),
@@ -41,6 +42,8 @@ let everyKind: [SessionEvent.Kind] = {
         .simulatorNotice(.hubConnected),
         .simulatorNotice(.hubLost(reason: "the hub closed the connection\n\u{1b}[2J")),
         .simulatorNotice(.hubError("already in channel test")),
+        .simulatorNotice(.accepted(.setParameters, arguments: #"{"che.video":1}"#)),
+        .simulatorNotice(.accepted(.setLogFile, arguments: "/tmp/a\u{1b}[2J.log")),
     ]
     return engine.map(SessionEvent.Kind.engine) + [
         .tokenFetchStarted(reason: "willExpire"),

@@ -42,6 +42,13 @@ public enum Guide {
         return result
     }
 
+    /// Holds the output lock across several calls (each printed by `call`), so that no callback prints between them.
+    public static func batch(_ body: () -> Void) {
+        lock.lock()
+        defer { lock.unlock() }
+        body()
+    }
+
     /// Runs the main queue: `appear` now, `disappear` after `seconds`, `destroy` one second later, then exits.
     public static func run(appear: @escaping () -> Void, disappear: @escaping () -> Void,
                            destroy: @escaping () -> Void) -> Never {
