@@ -173,8 +173,10 @@ extension AgoraRtcEngineKit {
         case .joined(_, let uid, let role, let expiresAt, let users):
             guard main.state == .connecting || main.state == .reconnecting else { return }
             joined(main, uid: UInt(uid), role: role, expiresAt: expiresAt, users: users)
-            hub?.accounts = Dictionary(users.lazy.filter { hub?.peers.contains(UInt($0.uid)) == true }
-                .compactMap { peer in peer.account.map { (UInt(peer.uid), $0) } }) { $1 }
+            if let hub {
+                hub.accounts = Dictionary(users.lazy.filter { hub.peers.contains(UInt($0.uid)) }
+                    .compactMap { peer in peer.account.map { (UInt(peer.uid), $0) } }) { $1 }
+            }
         case .userJoined(let peer):
             guard let hub, main.isInChannel, UInt(peer.uid) != main.connection.localUid,
                   !hub.peers.contains(UInt(peer.uid)) else { return }
