@@ -172,11 +172,12 @@ extension AgoraRtcEngineKit {
         switch notice {
         case .joined(_, let uid, let role, let expiresAt, let users):
             guard main.state == .connecting || main.state == .reconnecting else { return }
+            // Read before `joined` announces them; the users past the limit (one more: the local user may be named) are
+            // not announced, so their accounts are not kept.
+            hub?.accounts = Dictionary(users.prefix(Self.hubUserLimit + 1).compactMap { peer in
+                peer.account.map { (UInt(peer.uid), $0) }
+            }) { $1 }
             joined(main, uid: UInt(uid), role: role, expiresAt: expiresAt, users: users)
-            if let hub {
-                hub.accounts = Dictionary(users.lazy.filter { hub.peers.contains(UInt($0.uid)) }
-                    .compactMap { peer in peer.account.map { (UInt(peer.uid), $0) } }) { $1 }
-            }
         case .userJoined(let peer):
             guard let hub, main.isInChannel, UInt(peer.uid) != main.connection.localUid,
                   !hub.peers.contains(UInt(peer.uid)) else { return }

@@ -132,6 +132,9 @@ import Testing
         // Turns of the main actor, not wall time: other tests share the main actor and may hold it for seconds.
         for _ in 0..<2000 where counter.delivered < 1000 { try await Task.sleep(for: .milliseconds(5)) }
         #expect(counter.delivered == 1000)
-        #expect(counter.seenBetween == AgoraRtcEngineKit.deliveryBatch, "the job waited until every callback was delivered")
+        // The first batch holds other callbacks too (a role change's local media states), so at most one batch of
+        // role changes was delivered before the job ran.
+        #expect(counter.seenBetween.map { (1...AgoraRtcEngineKit.deliveryBatch).contains($0) } == true,
+                "the job waited until every callback was delivered")
     }
 }
