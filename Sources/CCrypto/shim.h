@@ -11,7 +11,6 @@
 #include <openssl/ssl.h>
 #include <openssl/err.h>
 #include <openssl/x509v3.h>
-#include <arpa/inet.h>
 #include <stdio.h>
 #include <time.h>
 
@@ -96,13 +95,24 @@ static inline void tc_x509_names(const X509 *cert, char *out, size_t length) {
     GENERAL_NAMES *names = X509_get_ext_d2i(cert, NID_subject_alt_name, NULL, NULL);
     for (int i = 0; names && i < sk_GENERAL_NAME_num(names); i++) {
         const GENERAL_NAME *name = sk_GENERAL_NAME_value(names, i);
-        char text[INET6_ADDRSTRLEN + 1] = {0};
+        char text[256] = {0};
         if (name->type == GEN_DNS) {
             snprintf(text, sizeof text, "%.*s", ASN1_STRING_length(name->d.dNSName), (const char *)ASN1_STRING_get0_data(name->d.dNSName));
-        } else if (name->type == GEN_IPADD && ASN1_STRING_length(name->d.iPAddress) == 4) {
-            inet_ntop(AF_INET, ASN1_STRING_get0_data(name->d.iPAddress), text, sizeof text);
-        } else if (name->type == GEN_IPADD && ASN1_STRING_length(name->d.iPAddress) == 16) {
-            inet_ntop(AF_INET6, ASN1_STRING_get0_data(name->d.iPAddress), text, sizeof text);
+        } else if (name->type == GEN_IPADD) {
+            const unsigned char *ip = ASN1_STRING_get0_data(name->d.iPAddress);
+            int bytes = ASN1_STRING_length(name->d.iPAddress);
+            if (bytes == 4) {
+                snprintf(text, sizeof text, "%u.%u.%u.%u", ip[0], ip[1], ip[2], ip[3]);
+            } else if (bytes == 16) {
+                /* Eight groups in hex, uncompressed: inet_ntop would bring the socket headers into this module,
+                   whose headers every importer sees. */
+                for (int group = 0, at = 0; group < 8; group++) {
+                    at += snprintf(text + at, sizeof text - (size_t)at, "%s%x", group ? ":" : "",
+                                   (unsigned)(ip[2 * group] << 8 | ip[2 * group + 1]));
+                }
+            } else {
+                continue;
+            }
         } else {
             continue;
         }
