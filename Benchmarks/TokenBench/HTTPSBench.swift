@@ -21,7 +21,7 @@ func httpsBench(_ arguments: [String]) async -> Never {
         }
     }
     guard let url, let caFile else { fail("usage: tokencall-bench --https URL --ca-file FILE [--results PATH]", status: 2) }
-    let transport = SchemeTransport(plain: SocketHTTPTransport(userAgent: "tokencall-bench", trust: .file(caFile)))
+    let transport = SocketHTTPTransport(userAgent: "tokencall-bench", trust: .file(caFile))
     var samples: [Double] = []
     for round in 0..<220 {
         let start = ContinuousClock.now

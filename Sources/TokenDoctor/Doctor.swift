@@ -55,7 +55,7 @@ public struct Doctor: Sendable {
     let provider: HTTPTokenProvider
     let unixTime: @Sendable () -> Double
 
-    public init(_ setup: Setup, transport: any HTTPTransport = SchemeTransport(),
+    public init(_ setup: Setup, transport: any HTTPTransport = SocketHTTPTransport(),
                 unixTime: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) {
         self.setup = setup
         self.transport = transport

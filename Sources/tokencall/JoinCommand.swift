@@ -165,7 +165,7 @@ enum JoinCommand {
     /// cannot start.
     static func tokens(_ choice: TokenServerChoice, for config: CallSession.Configuration,
                        trust: TLSTrust) -> (TokenOrigin, stop: () -> Void)? {
-        let transport = SchemeTransport.tokencall(trust: trust)
+        let transport = SocketHTTPTransport.tokencall(trust: trust)
         switch choice {
         case .url(let url, let shape, let bearer, let origin, let lifetime, let first):
             let provider = HTTPTokenProvider(url: url, shape: shape, requestedLifetime: lifetime, bearer: bearer, origin: origin,

@@ -84,7 +84,7 @@ enum LoadCommand {
         }
         let clients: Int = try args.integer("clients", in: LoadPlan.clientRange)
         let provider = HTTPTokenProvider(url: url, shape: shape, bearer: args.string("auth-bearer"), origin: try args.origin(),
-                                         transport: SchemeTransport.tokencall(trust: try args.trust()))
+                                         transport: SocketHTTPTransport.tokencall(trust: try args.trust()))
         let plan = LoadPlan(provider: provider, clients: clients, channels: try args.integer("channels", in: 1...clients) ?? min(10, clients),
                             duration: .seconds(try args.integer("duration", in: LoadPlan.durationRange) as Int),
                             framesPerSecond: try args.integer("fps", in: LoadPlan.framesPerSecondRange),

@@ -1,9 +1,0 @@
-import TokenClient
-
-extension SchemeTransport {
-    /// How tokencall sends token requests: http:// and https:// in this process, https:// certificates checked against
-    /// `trust`.
-    static func tokencall(trust: TLSTrust = .system) -> SchemeTransport {
-        SchemeTransport(plain: SocketHTTPTransport(userAgent: "tokencall/\(TokenCallVersion.current)", trust: trust))
-    }
-}
