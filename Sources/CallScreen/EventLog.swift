@@ -3,7 +3,7 @@ import ChannelEngine
 import PrintableText
 
 /// The call screen's event log, a line for each thing that happened, written for a person to read at a glance: the
-/// stamp is the call's clock, an expiry is a wall-clock time (`expires 18:16:01 (40 s)`), one token's fetch (or paste),
+/// stamp is the call's clock, an expiry is a wall-clock time (`expires 18:16:01 (40s)`), one token's fetch (or paste),
 /// the engine taking it and the renewal it completes share one line, and a simulator's notice goes on the line it
 /// explains. Headless lines and JSON are the events' own (`SessionEvent.textLine`, `jsonLine`), unchanged.
 public struct EventLog: Sendable, Equatable {
@@ -56,18 +56,18 @@ public struct EventLog: Sendable, Equatable {
             open(TokenStory(entry: entries.count, reason: reason), at: event.time)
         case .tokenFetched(let latency, let expiresAt):
             if story?.phase != .fetching { open(TokenStory(entry: entries.count, reason: nil), at: event.time) }
-            change { $0.latency = latency; $0.expiresAt = expiresAt; $0.left = expiresAt - now; $0.phase = .arrived }
+            change { $0.latency = latency; $0.expiresAt = expiresAt; $0.left = Self.seconds(from: now, to: expiresAt); $0.phase = .arrived }
         case .tokenFetchFailed(let error, let retryIn) where story?.phase == .fetching:
             change { $0.phase = .failed(error: error, retryIn: retryIn) }
         case .tokenPasted(let expiresAt):
-            open(TokenStory(entry: entries.count, reason: nil, expiresAt: expiresAt, left: expiresAt - now, phase: .arrived), at: event.time)
+            open(TokenStory(entry: entries.count, reason: nil, expiresAt: expiresAt, left: Self.seconds(from: now, to: expiresAt), phase: .arrived), at: event.time)
         case .tokenRenewed(let method) where story?.phase == .arrived:
             change { $0.phase = .renewed(method) }
         case .engine(.renewTokenResult(_, .success)) where story?.phase == .arrived:
             // The engine's answer; `tokenRenewed` says it on the token's line.
             return
         case .engine(.simulatorNotice(.tokenAccepted(let expiresAt, let short))) where story.map(Self.canAccept) ?? false:
-            change { $0.accepted = true; $0.expiresAt = expiresAt; $0.left = expiresAt - now; $0.short = short }
+            change { $0.accepted = true; $0.expiresAt = expiresAt; $0.left = Self.seconds(from: now, to: expiresAt); $0.short = short }
         case .engine(.simulatorNotice(.signatureNotChecked)) where story.map(Self.canAccept) ?? false:
             change { $0.signatureUnchecked = true }
         default:
@@ -114,27 +114,26 @@ public struct EventLog: Sendable, Equatable {
         if let story, story.entry < 0 { self.story = nil }
     }
 
-    /// `tokenRenewed renew, fetched in 97 ms, expires 18:04:21 (40 s)`.
+    /// `tokenRenewed renew, fetched in 97 ms, expires 18:04:21 (40s)`.
     private static func line(of story: TokenStory) -> (String, String, ScreenState.Tone) {
-        let how = story.reason.map { reason in
-            story.latency.map { "fetched for \(reason) in \($0.wholeMilliseconds) ms" } ?? "fetching for \(reason)"
-        } ?? (story.latency.map { "fetched in \($0.wholeMilliseconds) ms" } ?? "pasted")
+        let latency = story.latency.map { "in \($0.wholeMilliseconds) ms" }
+        let fetch = [story.reason.map { "for \($0)" }, latency].compactMap { $0 }.joined(separator: " ")
         var expiry = story.expiresAt.map { at in
             "expires \(ScreenRenderer.clock(at))" + (story.left.map { " (\(span($0)))" } ?? "")
         }
         if story.short { expiry = expiry.map { $0 + ", warned at once" } }
         if story.signatureUnchecked { expiry = expiry.map { $0 + ", signature not checked" } }
-        let parts = { (first: String) in ([first] + [expiry].compactMap { $0 }).joined(separator: ", ") }
+        let parts = { (first: String) in ([first] + [expiry].compactMap { $0 }).filter { !$0.isEmpty }.joined(separator: ", ") }
         switch story.phase {
         case .fetching:
             return ("tokenFetchStarted", "for \(story.reason ?? "?")", .normal)
         case .arrived, .refused:
-            return (story.reason == nil && story.latency == nil ? "tokenPasted" : "tokenFetched", parts(how), .good)
+            let pasted = story.reason == nil && story.latency == nil
+            return (pasted ? "tokenPasted" : "tokenFetched", parts(fetch), .good)
         case .renewed(let method):
-            return ("tokenRenewed", parts("\(method.rawValue), \(how)"), .good)
+            return ("tokenRenewed", parts("\(method.rawValue), " + (story.latency == nil ? "pasted" : "fetched \(fetch)")), .good)
         case .failed(let error, let retryIn):
-            let retry = retryIn.map { "retry in \(span(Int64($0.components.seconds) + ($0.components.attoseconds > 0 ? 1 : 0)))" } ?? "no retry"
-            return ("tokenFetchFailed", "for \(story.reason ?? "?"): \(error.escapedForPrinting); \(retry)", .bad)
+            return ("tokenFetchFailed", "for \(story.reason ?? "?"): \(error.escapedForPrinting); \(retry(retryIn))", .bad)
         }
     }
 
@@ -144,13 +143,13 @@ public struct EventLog: Sendable, Equatable {
         case .engine(.connectionStateChanged(let state, let reason)):
             return (event.name, "\(state.name), \(reason.name)")
         case .engine(.tokenPrivilegeWillExpire):
-            return (event.name, tokenExpiresAt.map { "expires \(ScreenRenderer.clock($0)) (\(span($0 - now)))" } ?? "")
+            return (event.name, tokenExpiresAt.map { "expires \(ScreenRenderer.clock($0)) (\(span(seconds(from: now, to: $0))))" } ?? "")
         case .engine(.requestToken):
-            return (event.name, "the token has run out: the engine needs a new one")
+            return (event.name, "the token has expired")
         case .engine(.simulatorNotice(.network(let down))):
             return ("network", down ? "cut (the simulator's link is down)" : "restored")
         case .engine(.simulatorNotice(.tokenAccepted(let expiresAt, let short))):
-            return ("tokenAccepted", "expires \(ScreenRenderer.clock(expiresAt)) (\(span(expiresAt - now)))" + (short ? ", warned at once" : ""))
+            return ("tokenAccepted", "expires \(ScreenRenderer.clock(expiresAt)) (\(span(seconds(from: now, to: expiresAt))))" + (short ? ", warned at once" : ""))
         case .engine(.simulatorNotice):
             // The notice's name, then its other fields.
             let fields = event.fields
@@ -160,8 +159,7 @@ public struct EventLog: Sendable, Equatable {
         case .tokenNeeded(let left):
             return (event.name, left > 0 ? "\(span(left)) left" : "the token has run out")
         case .tokenFetchFailed(let error, let retryIn):
-            let retry = retryIn.map { "retry in \(span(Int64($0.components.seconds)))" } ?? "no retry"
-            return (event.name, "\(error.escapedForPrinting); \(retry)")
+            return (event.name, "\(error.escapedForPrinting); \(retry(retryIn))")
         case .tokenRenewed(let method):
             return (event.name, method.rawValue)
         default:
@@ -169,14 +167,18 @@ public struct EventLog: Sendable, Equatable {
         }
     }
 
-    /// A length of time as a person says it: `40 s`, `12m 05s`, `3h 20m`, `2d 04h`.
-    static func span(_ seconds: Int64) -> String {
-        let s = max(0, seconds)
-        func two(_ n: Int64) -> String { (n < 10 ? "0" : "") + "\(n)" }
-        if s < 100 { return "\(s) s" }
-        if s < 100 * 60 { return "\(s / 60)m \(two(s % 60))s" }
-        if s < 48 * 3600 { return "\(s / 3600)h \(two(s / 60 % 60))m" }
-        return "\(s / 86_400)d \(two(s / 3600 % 24))h"
+    /// Seconds from `now` to `time`, at most what an `Int64` holds: a token's expiry comes from outside.
+    static func seconds(from now: Int64, to time: Int64) -> Int64 {
+        let (left, overflow) = time.subtractingReportingOverflow(now)
+        return overflow ? (time < now ? .min : .max) : left
+    }
+
+    /// A length of time as the timeline's axis writes it (`40s`, `12m05s`, `3h20m`), never below zero.
+    static func span(_ seconds: Int64) -> String { ScreenRenderer.shortTime(max(0, seconds)) }
+
+    /// When a failed fetch is tried again, in whole seconds rounded up: `retry in 2s`, or `no retry`.
+    private static func retry(_ retryIn: Duration?) -> String {
+        retryIn.map { "retry in \(span($0.components.seconds + ($0.components.attoseconds > 0 ? 1 : 0)))" } ?? "no retry"
     }
 
     static func tone(of event: SessionEvent) -> ScreenState.Tone {
