@@ -167,10 +167,10 @@ public struct EventLog: Sendable, Equatable {
         }
     }
 
-    /// Seconds from `now` to `time`, at most what an `Int64` holds: a token's expiry comes from outside.
+    /// Seconds from `now` to `time`, within ±`Int64.max` (so it can be negated): a token's expiry comes from outside.
     static func seconds(from now: Int64, to time: Int64) -> Int64 {
         let (left, overflow) = time.subtractingReportingOverflow(now)
-        return overflow ? (time < now ? .min : .max) : left
+        return overflow || left == .min ? (time < now ? -.max : .max) : left
     }
 
     /// A length of time as the timeline's axis writes it (`40s`, `12m05s`, `3h20m`), never below zero.

@@ -114,7 +114,7 @@ public struct ScreenState: Sendable, Equatable {
     }
 
     /// Seconds until the token expires (negative once it has).
-    public var secondsLeft: Int64? { tokenExpiresAt.map { $0 - Int64(now.rounded(.down)) } }
+    public var secondsLeft: Int64? { tokenExpiresAt.map { EventLog.seconds(from: Int64(now.rounded(.down)), to: $0) } }
 
     /// Tiles still shown: present ones, and those that left moments ago.
     public var visibleRemotes: [RemoteTile] {

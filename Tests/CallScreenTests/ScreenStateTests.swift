@@ -111,6 +111,19 @@ private func grid(_ state: ScreenState) -> CellGrid {
         #expect(state.log.entries.count == 2, "the retry is a line of its own")
     }
 
+    /// An expiry no token can have (a hostile recording's) is drawn, not trapped on.
+    @Test(arguments: [Int64.min, Int64.max])
+    func anExpiryAtTheEndsOfTimeIsDrawn(expiresAt: Int64) {
+        var state = ScreenState.sample
+        state.take(SessionEvent(time: .seconds(1), kind: .tokenFetchStarted(reason: "join")), at: base)
+        state.take(SessionEvent(time: .seconds(1), kind: .tokenFetched(latency: .milliseconds(3), expiresAt: expiresAt)), at: base)
+        state.take(SessionEvent(time: .seconds(1), kind: .engine(.simulatorNotice(.tokenAccepted(expiresAt: expiresAt, short: false)))), at: base)
+        state.take(SessionEvent(time: .seconds(2), kind: .engine(.tokenPrivilegeWillExpire(token: "t"))), at: base + 1)
+        let text = grid(state).text
+        #expect(text.contains(expiresAt < 0 ? "expired " : "expires in "))
+        #expect(state.log.entries.count == 2)
+    }
+
     /// The stamp is the call's clock, to the second, in hours once the call is that long.
     @Test func theStampIsTheCallsClock() {
         #expect(ScreenRenderer.callClock(.milliseconds(9_999)) == "0:09")
