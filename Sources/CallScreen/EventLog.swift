@@ -71,10 +71,18 @@ public struct EventLog: Sendable, Equatable {
         case .engine(.simulatorNotice(.signatureNotChecked)) where story.map(Self.canAccept) ?? false:
             change { $0.signatureUnchecked = true }
         default:
-            if case .engine(.renewTokenResult) = event.kind { change { $0.phase = .refused } }
-            if case .engine(.didOccurError) = event.kind { change { $0.phase = .refused } }
+            if Self.refuses(event) { change { $0.phase = .refused } }
             let (name, detail) = Self.line(for: event, tokenExpiresAt: tokenExpiresAt, now: now)
             append(Entry(time: event.time, name: name, detail: detail, tone: Self.tone(of: event)))
+        }
+    }
+
+    /// Whether the engine refused the token it was handed: the token's line ends there.
+    private static func refuses(_ event: SessionEvent) -> Bool {
+        switch event.kind {
+        case .engine(.renewTokenResult(_, let code)): code != .success
+        case .engine(.didOccurError): true
+        default: false
         }
     }
 

@@ -111,6 +111,25 @@ private func grid(_ state: ScreenState) -> CellGrid {
         #expect(state.log.entries.count == 2, "the retry is a line of its own")
     }
 
+    /// A refused renewal ends its token's line: the refusal is a line of its own, and a token the engine takes after it
+    /// (one presented again) says so on its own line.
+    @Test func aRefusedRenewalIsALineOfItsOwn() {
+        var state = ScreenState.sample
+        func at(_ seconds: Double, _ kind: SessionEvent.Kind) {
+            state.take(SessionEvent(time: .seconds(Int64(seconds)), kind: kind), at: base + seconds)
+        }
+        at(10, .tokenFetchStarted(reason: "willExpire"))
+        at(10, .tokenFetched(latency: .milliseconds(5), expiresAt: Int64(base) + 50))
+        at(10, .engine(.renewTokenResult(token: "t", code: .invalidChannelName)))
+        at(12, .engine(.simulatorNotice(.tokenAccepted(expiresAt: Int64(base) + 40, short: true))))
+        #expect(state.log.entries.map { "\($0.name) \($0.detail)" } == [
+            "tokenFetched for willExpire in 5 ms, expires 08:00:50 (40s)",
+            "renewTokenResult code=invalidChannelName",
+            "tokenAccepted expires 08:00:40 (28s), warned at once",
+        ])
+        #expect(state.log.entries.map(\.tone) == [.good, .bad, .normal])
+    }
+
     /// An expiry no token can have (a hostile recording's) is drawn, not trapped on.
     @Test(arguments: [Int64.min, Int64.max])
     func anExpiryAtTheEndsOfTimeIsDrawn(expiresAt: Int64) {
