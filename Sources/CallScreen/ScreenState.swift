@@ -47,7 +47,7 @@ public struct ScreenState: Sendable, Equatable {
     /// When the current token was accepted (unix), the start of its lifetime bar.
     public private(set) var tokenAcceptedAt: Int64?
     /// Seconds before expiry that the engine warns: the countdown turns yellow there.
-    public private(set) var willExpireLead = Int64(Simulation.agoraWillExpireLead / .seconds(1))
+    public private(set) var willExpireLead = Int64(AgoraTokenTiming.willExpireLead / .seconds(1))
     public private(set) var renewMethod: RenewMethod
     public private(set) var autoRenew: Bool
     public private(set) var lastFetchLatency: Duration?
@@ -210,7 +210,7 @@ public struct ScreenState: Sendable, Equatable {
                 activeSpeaker = nil
                 if state == .failed || why == .reasonLeaveChannel { tokenExpiresAt = nil; tokenAcceptedAt = nil }
             }
-        case .didJoinChannel(_, let joined, _), .didRegisteredLocalUser(_, let joined):
+        case .didJoinChannel(_, let joined, _), .didLocalUserRegistered(_, let joined):
             uid = joined
         case .didJoinedOfUid(let remote, _):
             remotes.removeAll { $0.uid == remote }
