@@ -55,11 +55,10 @@ final class LoopCore: @unchecked Sendable {
     }
 
     func hand(_ command: Command) {
-        guard !loop.isStopping else {
+        guard !loop.isStopping, loop.execute({ [self] in apply(command) }) else {
             if case .connectFinished(_, _, .success(let socket)) = command { socket.close() }
             return
         }
-        loop.execute { [self] in apply(command) }
     }
 
     func stop() { loop.stop() }
@@ -77,6 +76,10 @@ final class LoopCore: @unchecked Sendable {
     }
 
     private func apply(_ command: Command) {
+        guard !loop.isStopping else {  // handed over as the loop ended
+            if case .connectFinished(_, _, .success(let socket)) = command { socket.close() }
+            return
+        }
         switch command {
         case .open(let connection, let events):
             if connection.begin(events: events) { connections[ObjectIdentifier(connection)] = connection }

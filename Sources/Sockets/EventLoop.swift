@@ -81,8 +81,10 @@ public final class EventLoop: @unchecked Sendable {
 
     // MARK: From any thread
 
-    /// Runs `work` on the loop's thread, after what was handed before it; dropped once the loop has stopped.
-    public func execute(_ work: @escaping @Sendable () -> Void) { mailbox.hand(work) }
+    /// Runs `work` on the loop's thread, after what was handed before it; false (and `work` dropped) once the loop
+    /// has stopped, so that whoever hands a socket over can close it instead.
+    @discardableResult
+    public func execute(_ work: @escaping @Sendable () -> Void) -> Bool { mailbox.hand(work) }
 
     /// Makes the loop run a turn soon (its turn hooks run).
     public func wake() { mailbox.wake() }
@@ -189,6 +191,7 @@ public final class EventLoop: @unchecked Sendable {
         }
         for job in mailbox.takeNew() { job() }
         for hook in stopHooks { hook() }
+        for job in mailbox.close() { job() }
         entries = [:]
         timerWork = [:]
         turnHooks = []

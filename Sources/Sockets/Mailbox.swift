@@ -6,7 +6,7 @@ import Glibc
 
 /// What other threads hand one loop thread: items, and an eventfd to wake it with.
 public final class Mailbox<Item: Sendable>: Sendable {
-    private let inbox = Mutex<[Item]>([])
+    private let inbox = Mutex<(items: [Item], closed: Bool)>(([], false))
     /// The loop waits for this to be readable: a count on it means "look at the inbox, or at whether to stop".
     public let wakeFD: Int32
 
@@ -17,12 +17,26 @@ public final class Mailbox<Item: Sendable>: Sendable {
 
     deinit { _ = Glibc.close(wakeFD) }
 
-    public func hand(_ item: Item) {
-        let first = inbox.withLock { inbox in
-            inbox.append(item)
-            return inbox.count == 1
+    /// Hands `item` over; false (and the item dropped) once the mailbox is closed.
+    @discardableResult
+    public func hand(_ item: Item) -> Bool {
+        let first = inbox.withLock { inbox -> Bool? in
+            guard !inbox.closed else { return nil }
+            inbox.items.append(item)
+            return inbox.items.count == 1
         }
+        guard let first else { return false }
         if first { wake() }  // with more waiting, the loop was woken already and has not yet taken them
+        return true
+    }
+
+    /// Takes no more items; returns those not yet taken.
+    public func close() -> [Item] {
+        inbox.withLock { inbox in
+            inbox.closed = true
+            defer { inbox.items.removeAll() }
+            return inbox.items
+        }
     }
 
     public func wake() {
@@ -35,10 +49,10 @@ public final class Mailbox<Item: Sendable>: Sendable {
         var count: UInt64 = 0
         _ = read(wakeFD, &count, 8)
         return inbox.withLock { inbox in
-            defer { inbox.removeAll() }
-            return inbox
+            defer { inbox.items.removeAll() }
+            return inbox.items
         }
     }
 
-    public var hasNew: Bool { inbox.withLock { !$0.isEmpty } }
+    public var hasNew: Bool { inbox.withLock { !$0.items.isEmpty } }
 }

@@ -158,7 +158,7 @@ final class HTTPServer: Sendable {
                 }
                 let worker = workers[next]
                 next = (next + 1) % workers.count
-                worker.loop.execute { [self] in worker.adopt(client, server: self) }
+                if !worker.loop.execute({ [self] in worker.adopt(client, server: self) }) { forget(client) }
             }
             if isStopping, let held = registration {
                 loop.deregister(held)
@@ -209,6 +209,7 @@ final class HTTPServer: Sendable {
         init(loop: EventLoop) { self.loop = loop }
 
         func adopt(_ socket: Socket, server: HTTPServer) {
+            guard !loop.isStopping else { return server.forget(socket) }  // handed over as the loop ended
             socket.makeNonBlocking()
             let session: TLSSession?
             if let context = server.tls {

@@ -58,11 +58,12 @@ final class WebSocketHost: @unchecked Sendable {
                 headers: [("Upgrade", "websocket"), ("Connection", "Upgrade"), ("Sec-WebSocket-Accept", accept)],
                 to: Takeover { [self] wire, leftover, address, close in
                     let adopted = Adopted(wire: wire, leftover: leftover, address: address, query: request.query, close: close)
-                    loop.execute { [self] in
-                        guard !stopping.load(ordering: .sequentiallyConsistent) else { return dismiss(adopted) }
+                    let taken = loop.execute { [self] in
+                        guard !stopping.load(ordering: .sequentiallyConsistent) else { return adopted.close() }
                         adopt(adopted)
                         afterEvent()
                     }
+                    if !taken { adopted.close() }
                 })
         }
     }
@@ -133,10 +134,6 @@ final class WebSocketHost: @unchecked Sendable {
             if let (held, _) = serviceTimer { loop.cancel(held) }
             serviceTimer = (loop.schedule(at: due) { [self] in serviceTimer = nil }, due)
         }
-    }
-
-    private func dismiss(_ adopted: Adopted) {
-        adopted.close()
     }
 
     private func closeEverything() {
