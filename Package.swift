@@ -56,7 +56,7 @@ let package = Package(
         .testTarget(name: "PrintableTextTests", dependencies: ["PrintableText"]),
         .testTarget(name: "OutputFilesTests", dependencies: ["OutputFiles", "TestSupport"]),
         .testTarget(name: "ChannelEngineTests", dependencies: ["ChannelEngine", "AccessToken", "HubProtocol", "TestSupport"]),
-        .testTarget(name: "TokenServerTests", dependencies: ["TokenServer", "AccessToken", "Sockets", "TestSupport"]),
+        .testTarget(name: "TokenServerTests", dependencies: ["TokenServer", "AccessToken", "Sockets", "TLS", "TestSupport"]),
         .testTarget(name: "TokenClientTests", dependencies: ["TokenClient", "TLS", "Sockets", "TokenServer", "AccessToken", "TestSupport"]),
         .testTarget(name: "RecordingTests", dependencies: ["Recording", "CallSession", "ChannelEngine", "AccessToken", "OutputFiles"]),
         .testTarget(name: "CallSessionTests", dependencies: ["CallSession", "HubProtocol", "Timers", "CallScreen", "OutputFiles", "Recording", "ChannelEngine", "TokenClient", "TokenServer", "TestSupport"]),
