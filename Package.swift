@@ -51,7 +51,7 @@ let package = Package(
         .testTarget(name: "TimersTests", dependencies: ["Timers", "TestSupport"]),
         .testTarget(name: "WebSocketTests", dependencies: ["WebSocket", "SeededRandom"]),
         .testTarget(name: "ChannelHubTests", dependencies: ["ChannelHub", "HubProtocol", "TokenServer", "AccessToken", "JSON", "WebSocket", "TestSupport"]),
-        .testTarget(name: "HubClientTests", dependencies: ["HubClient", "HubLoad", "TokenClient", "ChannelHub", "HubProtocol", "TokenServer", "AccessToken", "TestSupport", "Sockets"]),
+        .testTarget(name: "HubClientTests", dependencies: ["HubClient", "HubLoad", "TokenClient", "ChannelHub", "HubProtocol", "TokenServer", "AccessToken", "TestSupport", "Sockets", "TLS"]),
         .testTarget(name: "JSONTests", dependencies: ["JSON", "SeededRandom"]),
         .testTarget(name: "PrintableTextTests", dependencies: ["PrintableText"]),
         .testTarget(name: "OutputFilesTests", dependencies: ["OutputFiles", "TestSupport"]),
