@@ -49,6 +49,7 @@ let package = Package(
         .testTarget(name: "AccessTokenTests", dependencies: ["AccessToken", "SeededRandom", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "ArgumentsTests", dependencies: ["Arguments", "TestSupport"]),
         .testTarget(name: "TimersTests", dependencies: ["Timers", "TestSupport"]),
+        .testTarget(name: "SocketsTests", dependencies: ["Sockets"]),
         .testTarget(name: "WebSocketTests", dependencies: ["WebSocket", "SeededRandom"]),
         .testTarget(name: "ChannelHubTests", dependencies: ["ChannelHub", "HubProtocol", "TokenServer", "AccessToken", "JSON", "WebSocket", "TestSupport"]),
         .testTarget(name: "HubClientTests", dependencies: ["HubClient", "HubLoad", "TokenClient", "ChannelHub", "HubProtocol", "TokenServer", "AccessToken", "TestSupport", "Sockets", "TLS"]),
