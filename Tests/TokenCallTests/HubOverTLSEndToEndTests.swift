@@ -41,6 +41,24 @@ import Testing
         }
     }
 
+    @Test func loadRunsItsClientsOverWSSWithTokensOverHTTPS() throws {
+        let certificates = try Self.certificates.get()
+        let (server, _, base, _) = try TokenCallProcess.serve(
+            appID: TestCredentials.appID, certificate: TestCredentials.certificate,
+            ["--quiet", "--tls-cert", certificates.good.certificate, "--tls-key", certificates.good.key])
+        defer { server.terminate(); server.waitUntilExit() }
+        let port = try #require(base.port)
+        let result = try TokenCallProcess.run(["load", "--hub", "wss://127.0.0.1:\(port)/hub", "--token-url", base.absoluteString,
+                                               "--ca-file", certificates.caFile, "--clients", "4", "--channels", "1",
+                                               "--duration", "3", "--fps", "2"])
+        #expect(result.status == 0, "\(result.stdout) \(result.stderr)")
+        #expect(result.stdout.contains("on wss://127.0.0.1:\(port)/hub"), "\(result.stdout)")
+        let lines = result.stdout.split(separator: "\n")
+        #expect(lines.contains { $0.hasPrefix("join ") && $0.contains(" 4 samples") }, "\(result.stdout)")
+        #expect(lines.contains { $0.hasPrefix("videoFanOut ") && !$0.contains("none") }, "\(result.stdout)")
+        #expect(result.stdout.contains("errors: none"), "\(result.stdout)")
+    }
+
     @Test func aJoinThatDoesNotTrustTheHubsCertificateSaysSo() throws {
         let certificates = try Self.certificates.get()
         let (server, _, base, _) = try TokenCallProcess.serve(
