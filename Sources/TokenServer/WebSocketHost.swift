@@ -78,43 +78,30 @@ final class WebSocketHost: @unchecked Sendable {
     // MARK: The host's thread
 
     private final class Peer {
-        enum Phase {
-            case open
-            /// A close frame is queued (or there was no room for one); once the queue is out, the host half-closes.
-            case closing
-            /// Half-closed: waiting for the client to close its end, until `until`.
-            case lingering(until: ContinuousClock.Instant)
-        }
-
         let id: WebSocketClientID
         let wire: Wire
         let address: String
         let release: @Sendable () -> Void
         var reader: WebSocketReader
-        var phase = Phase.open
+        var machine: WebSocketPeerMachine
         var registration: EventLoop.Registration?
         var interest: EventLoop.Interest = .read
         /// The deadline armed on the loop; an earlier one replaces it, a later one waits for it.
         var timer: (EventLoop.Timer, ContinuousClock.Instant)?
         /// In the host's `pending`.
         var isPending = false
-        /// When its last whole frame (a message or a control frame) arrived.
-        var lastHeard: ContinuousClock.Instant
-        /// When the client last took some of `output`, or when output began waiting.
-        var lastProgress: ContinuousClock.Instant
 
-        init(_ adopted: Adopted, id: WebSocketClientID, maxMessageBytes: Int, now: ContinuousClock.Instant) {
+        init(_ adopted: Adopted, id: WebSocketClientID, limits: WebSocketLimits, now: ContinuousClock.Instant) {
             self.id = id
             wire = adopted.wire
             address = adopted.address
             release = adopted.close
-            reader = WebSocketReader(role: .server, maxMessageBytes: maxMessageBytes)
-            lastHeard = now
-            lastProgress = now
+            reader = WebSocketReader(role: .server, maxMessageBytes: limits.maxMessageBytes)
+            machine = WebSocketPeerMachine(now: now, limits: limits)
         }
 
         var queued: Int { wire.queued }
-        var isOpen: Bool { if case .open = phase { true } else { false } }
+        var isOpen: Bool { machine.isOpen }
     }
 
     private func start() {
@@ -138,7 +125,7 @@ final class WebSocketHost: @unchecked Sendable {
 
     private func closeEverything() {
         for peer in Array(peers.values) {
-            if case .open = peer.phase { try? peer.wire.queue(WebSocketFrame.close(.goingAway, reason: "the server is stopping")) }
+            if peer.isOpen { try? peer.wire.queue(WebSocketFrame.close(.goingAway, reason: "the server is stopping")) }
             _ = peer.wire.flush()
             drop(peer, .closedByHost(.goingAway), tell: peer.isOpen)
         }
@@ -173,14 +160,12 @@ final class WebSocketHost: @unchecked Sendable {
     }
 
     private func deadline(of peer: Peer) -> ContinuousClock.Instant {
-        if case .lingering(let until) = peer.phase { return until }
-        let silence = peer.lastHeard + limits.silenceLimit
-        return peer.queued > 0 ? min(silence, peer.lastProgress + limits.sendTimeout) : silence
+        peer.machine.deadline(queued: peer.queued > 0)
     }
 
     private func adopt(_ adopted: Adopted) {
         nextID += 1
-        let peer = Peer(adopted, id: WebSocketClientID(nextID), maxMessageBytes: limits.maxMessageBytes, now: clock.now)
+        let peer = Peer(adopted, id: WebSocketClientID(nextID), limits: limits, now: clock.now)
         peers[peer.id] = peer
         peer.registration = loop.register(peer.wire.socket.fd, for: .read) { [self, peer] readiness in
             ready(peer, readiness)
@@ -225,7 +210,7 @@ final class WebSocketHost: @unchecked Sendable {
             guard let event else { return }
             // Heard from only when a message or a control frame is whole: bytes that trickle in and never finish one keep
             // nobody in.
-            peer.lastHeard = clock.now
+            peer.machine.heard(now: clock.now)
             switch event {
             case .ping(let payload): enqueue(WebSocketFrame.encode(.pong, payload), to: peer)
             case .pong: break
@@ -233,7 +218,7 @@ final class WebSocketHost: @unchecked Sendable {
             case .binary(let bytes): service.received(.binary(bytes), from: peer.id)
             case .close(let code, _):
                 enqueue(WebSocketFrame.close(code == .noStatus ? .normal : code, reason: ""), to: peer)
-                peer.phase = .closing
+                peer.machine.closing()
                 ended.append((peer.id, .closedByClient(code)))
             }
         }
@@ -246,7 +231,7 @@ final class WebSocketHost: @unchecked Sendable {
         if peer.queued + 2 + WebSocketFrame.maxControlPayload <= limits.maxQueuedBytes {
             try? peer.wire.queue(WebSocketFrame.close(code, reason: reason))
         }
-        peer.phase = .closing
+        peer.machine.closing()
         ended.append((peer.id, .closedByHost(code)))
     }
 
@@ -256,7 +241,7 @@ final class WebSocketHost: @unchecked Sendable {
             log(peer, "dropped: \(peer.queued) bytes wait for it, over the limit of \(limits.maxQueuedBytes); too slow a reader")
             return drop(peer, .closedByHost(.policyViolation), tell: true)
         }
-        if peer.queued == 0 { peer.lastProgress = clock.now }
+        peer.machine.queued(now: clock.now, wasEmpty: peer.queued == 0)
         if !peer.isPending {
             peer.isPending = true
             pending.append(peer)
@@ -283,39 +268,36 @@ final class WebSocketHost: @unchecked Sendable {
     private func write(_ peer: Peer) {
         if peer.queued > 0 {
             switch peer.wire.flush() {
-            case .done: peer.lastProgress = clock.now
+            case .done: peer.machine.progressed(now: clock.now)
             case .partial(let progressed):
-                if progressed { peer.lastProgress = clock.now }
+                if progressed { peer.machine.progressed(now: clock.now) }
                 return
             case .failed: return drop(peer, .lost, tell: peer.isOpen)
             }
         }
-        if peer.queued == 0, case .closing = peer.phase {
-            peer.wire.shutdownWrite()
-            peer.phase = .lingering(until: clock.now + limits.lingerTimeout)
-        }
+        if peer.queued == 0, case .halfClose = peer.machine.queueEmptied(now: clock.now) { peer.wire.shutdownWrite() }
     }
 
     private func checkTimes(_ peer: Peer) {
         let now = clock.now
         guard peers[peer.id] === peer, now >= deadline(of: peer) else { return }
-        switch peer.phase {
-            case .lingering: drop(peer, .lost, tell: false)
-            case .open where peer.queued > 0 && now >= peer.lastProgress + limits.sendTimeout:
-                log(peer, "dropped: it took nothing of \(peer.queued) waiting bytes for \(limits.sendTimeout)")
-                drop(peer, .closedByHost(.policyViolation), tell: true)
-            case .open:
-                log(peer, "lost: nothing heard for \(limits.silenceLimit)")
-                drop(peer, .lost, tell: true)
-            case .closing:
-                drop(peer, .lost, tell: false)
+        switch peer.machine.deadlinePassed(now: now, queued: peer.queued > 0) {
+        case .wait, .halfClose: break
+        case .end(.tooSlow):
+            log(peer, "dropped: it took nothing of \(peer.queued) waiting bytes for \(limits.sendTimeout)")
+            drop(peer, .closedByHost(.policyViolation), tell: true)
+        case .end(.silent):
+            log(peer, "lost: nothing heard for \(limits.silenceLimit)")
+            drop(peer, .lost, tell: true)
+        case .end(.closingOver):
+            drop(peer, .lost, tell: false)
         }
     }
 
     /// Ends the connection at once; `tell` says whether the service has yet to hear of it.
     private func drop(_ peer: Peer, _ end: WebSocketEnd, tell: Bool) {
         guard peers.removeValue(forKey: peer.id) != nil else { return }
-        peer.phase = .closing
+        peer.machine.ended()
         if let registration = peer.registration { loop.deregister(registration) }
         peer.registration = nil
         if let (held, _) = peer.timer { loop.cancel(held) }
