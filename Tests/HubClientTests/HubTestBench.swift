@@ -1,5 +1,5 @@
 import AccessToken
-import ChannelHub
+import HubServer
 import Foundation
 import HubClient
 import HubProtocol
@@ -16,7 +16,7 @@ final class ServedHub {
     let tls: TLSContext?
 
     /// With `tls`, the hub is wss://.
-    init(port: UInt16 = 0, limits: WebSocketLimits = ChannelHub.endpointLimits, tls: TLSContext? = nil) throws {
+    init(port: UInt16 = 0, limits: WebSocketLimits = HubServer.endpointLimits, tls: TLSContext? = nil) throws {
         self.limits = limits
         self.tls = tls
         server = try Self.serve(port: port, limits: limits, tls: tls)
@@ -33,7 +33,7 @@ final class ServedHub {
     }
 
     private static func serve(port: UInt16, limits: WebSocketLimits, tls: TLSContext?) throws -> TokenServer {
-        let hub = ChannelHub(.init(appID: TestCredentials.appID, appCertificate: TestCredentials.certificate,
+        let hub = HubServer(.init(appID: TestCredentials.appID, appCertificate: TestCredentials.certificate,
                                    unixTime: { Date().timeIntervalSince1970 }))
         var config = TokenServerConfig(port: port, appID: TestCredentials.appID, appCertificate: TestCredentials.certificate)
         config.webSocket = WebSocketEndpoint(path: "/hub", service: hub, limits: limits)
