@@ -150,8 +150,12 @@ final class HTTPServer: Sendable {
                 }
                 if let refusal = admit(client, from: address) {
                     let busy = HTTPResponse.error(503, refusal, headers: [("Retry-After", "1")])
-                    client.makeNonBlocking()
-                    _ = client.sendSome(busy.serialized(keepAlive: false), from: 0)
+                    // Over https a plain answer would read as a broken handshake, and a handshake per refusal is
+                    // what an overloaded server cannot afford: the connection is closed unanswered.
+                    if tls == nil {
+                        client.makeNonBlocking()
+                        _ = client.sendSome(busy.serialized(keepAlive: false), from: 0)
+                    }
                     log?(nil, busy, .zero)
                     client.close()
                     continue
