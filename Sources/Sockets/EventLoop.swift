@@ -166,7 +166,7 @@ public final class EventLoop: @unchecked Sendable {
         let clock = ContinuousClock()
         var ready = [epoll_event](repeating: epoll_event(), count: 256)
         while true {
-            for job in mailbox.takeNew() { job() }
+            for job in mailbox.take() { job() }
             if stopping.load(ordering: .acquiring) { break }
             runDueTimers(clock.now)
             for hook in turnHooks { hook() }
@@ -182,6 +182,7 @@ public final class EventLoop: @unchecked Sendable {
             for index in 0..<Int(count) {
                 let event = ready[index]
                 let id = event.data.u64
+                if id == 0 { mailbox.clearWake() }  // the items are taken at the top of the next turn
                 guard id != 0, let entry = entries[id] else { continue }
                 let flags = event.events
                 entry.handler(Readiness(

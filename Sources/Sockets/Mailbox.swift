@@ -46,9 +46,19 @@ public final class Mailbox<Item: Sendable>: Sendable {
 
     /// Clears the wake-up and returns the items handed over since the last call.
     public func takeNew() -> [Item] {
+        clearWake()
+        return take()
+    }
+
+    /// Reads the wake-up's count away (the loop saw the eventfd readable).
+    public func clearWake() {
         var count: UInt64 = 0
         _ = read(wakeFD, &count, 8)
-        return inbox.withLock { inbox in
+    }
+
+    /// The items handed over since the last call, without touching the wake-up.
+    public func take() -> [Item] {
+        inbox.withLock { inbox in
             defer { inbox.items.removeAll() }
             return inbox.items
         }
