@@ -1,8 +1,8 @@
 // libFuzzer entry point for the TLS record path of the token client: what a hostile https:// server sends after
 // tokencall's ClientHello.
 //
-// Built by Scripts/fuzz.sh together with Sources/TokenClient/TLSSession.swift into one module named TokenClient, so
-// the internal `TLSSession` is reachable. It is not part of the Swift package.
+// Built by Scripts/fuzz.sh together with Sources/TLS/TLSSession.swift into one module named TLS (the session
+// alone, without Wire and Sockets). It is not part of the Swift package.
 //
 // Byte 0 seeds how the rest arrives (Fuzz/Arrivals.swift); the rest is the server's side of the connection, after
 // which it closes. A finding is a crash, or one of these broken (each a trap with its reason):

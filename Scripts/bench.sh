@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `make bench`: times our AccessToken2 build and parse+verify against Agora's Python reference
-# (PyPI agoraiotools), then the token server under load (Scripts/bench-server.sh), the call screen beside cmatrix
+# (PyPI agoraiotools), then the token server under load (Scripts/bench-server.sh; over https beside nginx with the
+# same certificate, Scripts/bench-https.sh), the call screen beside cmatrix
 # (Scripts/bench-screen.sh), the channel hub under `tokencall load` (Scripts/bench-hub.sh) and an https:// token
 # request through join's transport (Scripts/bench-tls.sh), and writes every
 # figure, its target and whether it was met to .build/bench/results.json.
@@ -48,6 +49,8 @@ tokens() {
 part tokens tokens
 echo "== token server" >&2
 part "token server" Scripts/bench-server.sh
+echo "== token server over https" >&2
+part "https token server" Scripts/bench-https.sh
 echo "== call screen" >&2
 part "call screen" Scripts/bench-screen.sh
 echo "== hub" >&2

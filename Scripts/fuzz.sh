@@ -14,7 +14,7 @@
 #                                         (Fuzz/HubClientFuzzer.swift + Sources/HubClient/HubInbound.swift)
 #   recording  a recording file, Recording.read (Fuzz/RecordingFuzzer.swift + Sources/Recording/*.swift)
 #   httpresponse  the token client's answer reader (Fuzz/HTTPResponseFuzzer.swift + Sources/TokenClient/HTTPResponseReader.swift)
-#   tls    what an https:// server sends after the ClientHello (Fuzz/TLSFuzzer.swift + Sources/TokenClient/TLSSession.swift)
+#   tls    what an https:// server sends after the ClientHello (Fuzz/TLSFuzzer.swift + Sources/TLS/TLSSession.swift)
 #
 #   Scripts/fuzz.sh [seconds] [target...]   (or: make fuzz FUZZ_SECONDS=300)
 #
@@ -161,8 +161,8 @@ httpresponse_imports=(PrintableText Timers)
 # Past the 16 KiB head limit.
 httpresponse_options=(-dict=Fuzz/httpresponse.dict -max_len=20000)
 
-tls_sources=(Fuzz/TLSFuzzer.swift Fuzz/Arrivals.swift Sources/TokenClient/TLSSession.swift)
-tls_module=TokenClient
+tls_sources=(Fuzz/TLSFuzzer.swift Fuzz/Arrivals.swift Sources/TLS/TLSSession.swift)
+tls_module=TLS
 tls_flags=(-I Sources/CCrypto -I "$root/modules" -L "$root/modules" -lPrintableText -lssl -lcrypto)
 tls_inputs=(Sources/CCrypto/* Sources/PrintableText/*.swift)
 tls_imports=(PrintableText)

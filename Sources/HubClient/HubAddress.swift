@@ -5,29 +5,28 @@ public struct HubAddressError: Error, Equatable, Sendable, CustomStringConvertib
     public let description: String
 }
 
-/// Where a hub listens: `ws://HOST:PORT/PATH[?QUERY]` (`Docs/hub-protocol.md`).
+/// Where a hub listens: `ws://HOST:PORT/PATH[?QUERY]`, or `wss://` for the same over TLS (`Docs/hub-protocol.md`).
 public struct HubAddress: Equatable, Sendable, CustomStringConvertible {
     /// A name, an IPv4 address, or an IPv6 address without its brackets.
     public let host: String
     public let port: UInt16
     /// The path and query the handshake asks for, such as `/hub?channel=standup`.
     public let target: String
+    /// wss://: the connection is TLS, the hub's certificate checked.
+    public let isSecure: Bool
 
-    public static let defaultPort: UInt16 = 80
-    static let form = "ws://HOST:PORT/PATH, such as ws://127.0.0.1:8082/hub"
+    static let form = "ws://HOST:PORT/PATH or wss://HOST:PORT/PATH, such as ws://127.0.0.1:8082/hub"
 
-    /// Reads an address as a person writes it; `wss://` is refused (no TLS here), and so is anything not of the form.
+    /// Reads an address as a person writes it; anything not of the form is refused. Without a port, ws:// is on 80
+    /// and wss:// on 443.
     public init(parsing text: String) throws(HubAddressError) {
         func refuse(_ why: String) -> HubAddressError {
             HubAddressError(description: "hub address \(text.urlWithoutCredentials.jsonQuoted): \(why)")
         }
         let lower = text.lowercased()
-        if lower.hasPrefix("wss://") {
-            throw refuse("a hub link over TLS (wss://) is not built yet (token requests speak https://, the hub only ws://); put the hub on ws:// on your LAN, "
-                         + "or behind a proxy that ends TLS and forwards ws:// to it")
-        }
-        guard lower.hasPrefix("ws://") else { throw refuse("a hub address is \(Self.form)") }
-        let rest = text.dropFirst("ws://".count)
+        let isSecure = lower.hasPrefix("wss://")
+        guard isSecure || lower.hasPrefix("ws://") else { throw refuse("a hub address is \(Self.form)") }
+        let rest = text.dropFirst(isSecure ? "wss://".count : "ws://".count)
         guard let slash = rest.firstIndex(of: "/") else {
             throw refuse("the path is missing; add the hub's path, as in \(Self.form)")
         }
@@ -55,18 +54,18 @@ public struct HubAddress: Equatable, Sendable, CustomStringConvertible {
                 throw refuse("\(String(hostPart).jsonQuoted) is not a host name or an IPv4 address")
             }
         }
-        var port = Self.defaultPort
+        var port: UInt16 = isSecure ? 443 : 80
         if let portPart {
             guard portPart.count <= 5, portPart.allSatisfy({ $0.isASCII && $0.isNumber }), let number = UInt16(portPart), number > 0 else {
                 throw refuse("the port must be a number 1...65535, not \(String(portPart).jsonQuoted)")
             }
             port = number
         }
-        (host, self.port, self.target) = (String(hostPart), port, target)
+        (host, self.port, self.target, self.isSecure) = (String(hostPart), port, target, isSecure)
     }
 
     /// The `Host` header's value: the host (an IPv6 address in brackets) and the port.
     var hostHeader: String { (host.contains(":") ? "[\(host)]" : host) + ":\(port)" }
 
-    public var description: String { "ws://\(hostHeader)\(target)" }
+    public var description: String { "\(isSecure ? "wss" : "ws")://\(hostHeader)\(target)" }
 }

@@ -1,10 +1,8 @@
 import HubProtocol
 import PrintableText
 import Sockets
+import TLS
 import WebSocket
-#if canImport(Glibc)
-import Glibc
-#endif
 
 // What the loop's thread does with a connection; nothing here runs on any other thread.
 extension HubConnection {
@@ -16,13 +14,11 @@ extension HubConnection {
         return true
     }
 
-    /// The socket and the poll events it waits for; nil while there is none, or while silent.
-    var pollInterest: (Int32, Int16)? {
-        guard !silent else { return nil }
+    /// The wire the loop waits on; nil while there is none.
+    private var currentWire: Wire? {
         switch phase {
-        case .handshaking(let wire, _, _), .open(let wire):
-            return (wire.socket.fd, Int16(POLLIN) | (wire.queued > 0 ? Int16(POLLOUT) : 0))
-        default: return nil
+        case .handshaking(let wire, _, _), .open(let wire): wire
+        default: nil
         }
     }
 
@@ -35,6 +31,43 @@ extension HubConnection {
         case .waiting(let until): return until
         default: return nil
         }
+    }
+
+    /// After every event: the socket registered with what it waits for (nothing while silent), the next deadline armed.
+    func settle() {
+        let loop = core.loop
+        let fd = currentWire?.link.socket.fd
+        if let registration, fd != registeredFD {
+            loop.deregister(registration)
+            self.registration = nil
+        }
+        if let wire = currentWire, registration == nil {
+            registeredFD = wire.link.socket.fd
+            interest = .read
+            registration = loop.register(wire.link.socket.fd, for: .read) { [self] readiness in
+                ready(readiness)
+                settle()
+            }
+        }
+        if let registration, let wire = currentWire {
+            let wanted: EventLoop.Interest = silent ? [] : wire.queued > 0 ? [.read, .write] : .read
+            if wanted != interest {
+                interest = wanted
+                loop.change(registration, to: wanted)
+            }
+        }
+        guard let due = nextDeadline else {
+            if let (held, _) = timer { loop.cancel(held) }
+            timer = nil
+            return
+        }
+        if let (_, armed) = timer, armed <= due { return }
+        if let (held, _) = timer { loop.cancel(held) }
+        timer = (loop.schedule(at: due) { [self] in
+            timer = nil
+            checkTimes(core.clock.now)
+            settle()
+        }, due)
     }
 
     func checkTimes(_ now: ContinuousClock.Instant) {
@@ -56,13 +89,10 @@ extension HubConnection {
         }
     }
 
-    func ready(_ revents: Int16, scratch: inout [UInt8]) {
-        switch phase {
-        case .handshaking(let wire, _, _), .open(let wire):
-            if revents & Int16(POLLOUT) != 0 { write(wire) }
-            read(wire, scratch: &scratch)
-        default: break
-        }
+    func ready(_ readiness: EventLoop.Readiness) {
+        guard !silent, let wire = currentWire else { return }
+        if readiness.writable { write(wire) }
+        if readiness.readable { read(wire) }
     }
 
     /// Queues a frame: a request always (while connected), a video frame only when nothing waits to go.
@@ -94,14 +124,23 @@ extension HubConnection {
     func closeForGood() {
         switch phase {
         case .open(let wire):
-            wire.output += WebSocketFrame.close(.normal, reason: "", mask: Self.mask())
+            try? wire.link.queue(WebSocketFrame.close(.normal, reason: "", mask: Self.mask()))
             write(wire, reportingFailure: false)
-            wire.socket.close()
-        case .handshaking(let wire, _, _): wire.socket.close()
         default: break
         }
+        release()
         phase = .closed
         events = nil
+    }
+
+    /// Off the loop and closed: the socket, its registration, its deadline.
+    private func release() {
+        if let registration { core.loop.deregister(registration) }
+        registration = nil
+        registeredFD = nil
+        if let (held, _) = timer { core.loop.cancel(held) }
+        timer = nil
+        currentWire?.link.socket.close()
     }
 
     func connectFinished(attempt: Int, _ result: Result<Socket, SocketError>) {
@@ -113,11 +152,32 @@ extension HubConnection {
         case .failure(let error): lost("cannot connect to \(address): \(error.reason)")
         case .success(let socket):
             let key = WebSocketHandshake.randomKey()
-            let wire = Wire(socket: socket, now: core.clock.now)
-            wire.output = WebSocketHandshake.clientRequest(target: address.target, host: address.hostHeader, key: key)
+            var session: TLSSession?
+            if address.isSecure {
+                do {
+                    session = try TLSSession(context: try TLSContext.shared(trust), host: address.host)
+                } catch {
+                    socket.close()
+                    return lost("cannot open a TLS connection to \(address): \(error)")
+                }
+            }
+            let wire = Wire(TLS.Wire(socket, tls: session), now: core.clock.now)
             phase = .handshaking(wire, key: key, deadline: deadline)
+            do {
+                if session != nil {
+                    try wire.link.start()
+                } else {
+                    try wire.link.queue(upgradeRequest(key: key))
+                }
+            } catch {
+                return lost("cannot open a TLS connection to \(address): \(error)")
+            }
             if !silent { write(wire) }
         }
+    }
+
+    private func upgradeRequest(key: String) -> [UInt8] {
+        WebSocketHandshake.clientRequest(target: address.target, host: address.hostHeader, key: key)
     }
 
     // MARK: -
@@ -136,16 +196,17 @@ extension HubConnection {
         guard wire.queued + frame.count <= Self.maxQueuedBytes else {
             return lost("\(address) took none of the \(wire.queued) bytes waiting for it")
         }
-        wire.output += frame
+        do {
+            try wire.link.queue(frame)
+        } catch {
+            return lost("the TLS connection to \(address) broke: \(error)")
+        }
         if !silent { write(wire) }
     }
 
     /// The connection is gone: says why (as the hub sent it; printers escape) and plans the next try.
     private func lost(_ reason: String) {
-        switch phase {
-        case .handshaking(let wire, _, _), .open(let wire): wire.socket.close()
-        default: break
-        }
+        release()
         let wait = timing.backoff(after: failures, fraction: Double.random(in: 0.5...1))
         failures += 1
         phase = .waiting(until: core.clock.now + wait)
@@ -154,27 +215,14 @@ extension HubConnection {
 
     /// Closes with `code` because the hub broke the protocol, then reports the loss.
     private func fail(_ wire: Wire, _ code: WebSocketCloseCode, _ reason: String) {
-        wire.output += WebSocketFrame.close(code, reason: reason, mask: Self.mask())
+        try? wire.link.queue(WebSocketFrame.close(code, reason: reason, mask: Self.mask()))
         write(wire, reportingFailure: false)
         lost("\(address) broke the protocol, closed with \(code.rawValue): \(reason)")
     }
 
     /// Sends what the socket takes now; a broken connection is lost unless the caller is ending it anyway.
     private func write(_ wire: Wire, reportingFailure: Bool = true) {
-        guard wire.queued > 0 else { return }
-        switch wire.socket.sendSome(wire.output, from: wire.sent) {
-        case .sent(let count):
-            wire.sent += count
-            if wire.sent == wire.output.count {
-                wire.output.removeAll(keepingCapacity: true)
-                wire.sent = 0
-            } else if wire.sent > wire.output.count / 2 {
-                wire.output.removeFirst(wire.sent)
-                wire.sent = 0
-            }
-        case .full: break
-        case .failed: if reportingFailure, isCurrent(wire) { lost("the connection to \(address) broke") }
-        }
+        if case .failed = wire.link.flush(), reportingFailure, isCurrent(wire) { lost("the connection to \(address) broke") }
     }
 
     private func isCurrent(_ wire: Wire) -> Bool {
@@ -184,16 +232,33 @@ extension HubConnection {
         }
     }
 
-    private func read(_ wire: Wire, scratch: inout [UInt8]) {
+    private func read(_ wire: Wire) {
         guard isCurrent(wire) else { return }
-        var received: [UInt8] = []
-        switch wire.socket.receive(appendingTo: &received, scratch: &scratch) {
-        case .nothingYet: return
-        case .closed:
+        var received: [UInt8]
+        switch wire.link.receive(scratch: &core.scratch) {
+        case .nothing:
+            if wire.queued > 0 { write(wire) }  // handshake bytes to answer
+            return
+        case .refused(let failure):
+            return lost("cannot open a TLS connection to \(address): \(failure)")
+        case .ended(let bytes) where bytes.isEmpty:
             guard case .handshaking = phase else { return lost("\(address) closed the connection without a close frame") }
             let sent = wire.head.isEmpty ? "" : " (it sent \(String(decoding: wire.head.prefix(80), as: UTF8.self).jsonQuoted))"
             return lost("\(address) closed the connection before answering the WebSocket handshake\(sent)")
-        case .received: wire.lastHeard = core.clock.now
+        case .ended(let bytes), .data(let bytes):
+            received = bytes
+            wire.lastHeard = core.clock.now
+        case .secured(let bytes):
+            guard case .handshaking(_, let key, _) = phase else { return }
+            do {
+                try wire.link.queue(upgradeRequest(key: key))
+            } catch {
+                return lost("cannot open a TLS connection to \(address): \(error)")
+            }
+            write(wire)
+            guard isCurrent(wire), !bytes.isEmpty else { return }
+            received = bytes
+            wire.lastHeard = core.clock.now
         }
         switch phase {
         case .handshaking(_, let key, _):
@@ -231,7 +296,7 @@ extension HubConnection {
             case .broken(let code, let reason):
                 return fail(wire, code, reason)
             case .closed(let code, let reason):
-                wire.output += WebSocketFrame.close(code == .noStatus ? .normal : code, reason: "", mask: Self.mask())
+                try? wire.link.queue(WebSocketFrame.close(code == .noStatus ? .normal : code, reason: "", mask: Self.mask()))
                 write(wire, reportingFailure: false)
                 let said = code == .noStatus ? "without a code" : "with \(code.rawValue)" + (reason.isEmpty ? "" : ": \(reason)")
                 return lost("\(address) closed the connection \(said)")

@@ -1,13 +1,16 @@
 import HubProtocol
 import Sockets
+import TLS
 import WebSocket
 
-/// A client's WebSocket connection to a hub (`Docs/hub-protocol.md`), on a `HubClientLoop`: it connects, keeps the
+/// A client's WebSocket connection to a hub (`Docs/hub-protocol.md`), ws:// or wss://, on a `HubClientLoop`: it connects, keeps the
 /// connection alive with pings, takes a hub silent past the protocol's limit for gone, and reconnects by itself
 /// after a drop.
 public final class HubConnection: HubLink, @unchecked Sendable {
     public let address: HubAddress
     let timing: HubTiming
+    /// For wss://, what the hub's certificate is checked against.
+    let trust: TLSTrust
     private let loop: HubClientLoop
     var core: LoopCore { loop.core }
 
@@ -28,22 +31,20 @@ public final class HubConnection: HubLink, @unchecked Sendable {
         case closed
     }
 
-    /// One TCP connection's bytes both ways.
+    /// One TCP connection's bytes both ways (through TLS for wss://), and what the protocol keeps about it.
     final class Wire {
-        let socket: Socket
-        var output: [UInt8] = []
-        var sent = 0
+        let link: TLS.Wire
         var head: [UInt8] = []
         var inbound = HubInbound()
         var lastHeard: ContinuousClock.Instant
         var nextPing: ContinuousClock.Instant
 
-        init(socket: Socket, now: ContinuousClock.Instant) {
-            self.socket = socket
+        init(_ link: TLS.Wire, now: ContinuousClock.Instant) {
+            self.link = link
             (lastHeard, nextPing) = (now, now)
         }
 
-        var queued: Int { output.count - sent }
+        var queued: Int { link.queued }
     }
 
     var phase = Phase.idle
@@ -51,12 +52,19 @@ public final class HubConnection: HubLink, @unchecked Sendable {
     var failures = 0
     var attempts = 0
     var events: (@Sendable (HubLinkEvent) -> Void)?
+    /// The socket's registration on the loop, what it waits for, and the deadline armed.
+    var registration: EventLoop.Registration?
+    var registeredFD: Int32?
+    var interest: EventLoop.Interest = .read
+    var timer: (EventLoop.Timer, ContinuousClock.Instant)?
 
-    /// A connection to `address`, served by `loop`; nothing happens until `open`.
-    public init(address: HubAddress, loop: HubClientLoop, timing: HubTiming = .standard) {
+    /// A connection to `address`, served by `loop`; nothing happens until `open`. A wss:// hub's certificate is
+    /// checked against `trust`.
+    public init(address: HubAddress, loop: HubClientLoop, timing: HubTiming = .standard, trust: TLSTrust = .system) {
         self.address = address
         self.loop = loop
         self.timing = timing
+        self.trust = trust
     }
 
     public func open(events: @escaping @Sendable (HubLinkEvent) -> Void) { core.hand(.open(self, events)) }

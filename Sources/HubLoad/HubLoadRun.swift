@@ -1,16 +1,18 @@
 import HubClient
 import HubProtocol
 import Synchronization
+import TLS
 
 /// N headless clients on one loop (raw hub connections, not engines): each fetches its token, joins channel
 /// k mod M, renews on `tokenPrivilegeWillExpire`, and sends flat video frames whose first two cells carry when
 /// they were sent, so each receiver measures the fan-out's latency on the process's one clock.
 public enum HubLoadRun {
-    public static func run(_ plan: LoadPlan, hub: HubAddress, loop: HubClientLoop) async -> LoadFigures {
+    /// A wss:// hub's certificate is checked against `trust`.
+    public static func run(_ plan: LoadPlan, hub: HubAddress, loop: HubClientLoop, trust: TLSTrust = .system) async -> LoadFigures {
         let tally = LoadTally(names: [Measure.tokenFetch, Measure.join, Measure.renewal, Measure.fanOut])
         let epoch = ContinuousClock.now
         let end = epoch + plan.duration
-        let clients = (0..<plan.clients).map { LoadClient(index: $0, plan: plan, connection: HubConnection(address: hub, loop: loop),
+        let clients = (0..<plan.clients).map { LoadClient(index: $0, plan: plan, connection: HubConnection(address: hub, loop: loop, trust: trust),
                                                           tally: tally, epoch: epoch) }
         await withTaskGroup(of: Void.self) { group in
             for client in clients { group.addTask { await client.start(until: end) } }

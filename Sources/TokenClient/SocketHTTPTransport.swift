@@ -4,6 +4,7 @@ import FoundationNetworking
 #endif
 import PrintableText
 import Sockets
+import TLS
 import Timers
 
 /// HTTP/1.1 of our own for http:// and https:// URLs (FoundationNetworking would trap on some answers, #5285): one

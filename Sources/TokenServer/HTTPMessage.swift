@@ -1,5 +1,6 @@
 import Foundation
 import Sockets
+import TLS
 
 /// One response; every one is JSON and `Cache-Control: no-store`.
 public struct HTTPResponse: Sendable {
@@ -97,8 +98,9 @@ public struct HTTPResponse: Sendable {
     }
 }
 
-/// Takes a connection over from the HTTP server after a 101: its socket, the bytes that arrived after the request,
-/// the client's address, and what to call (once) instead of closing the socket, so the server's count stays true.
+/// Takes a connection over from the HTTP server after a 101: its wire (the socket, and its TLS session on https), the
+/// bytes that arrived after the request, the client's address, and what to call (once) instead of closing the socket,
+/// so the server's count stays true.
 struct Takeover: Sendable {
-    let adopt: @Sendable (_ socket: Socket, _ leftover: [UInt8], _ address: String, _ close: @escaping @Sendable () -> Void) -> Void
+    let adopt: @Sendable (_ wire: Wire, _ leftover: [UInt8], _ address: String, _ close: @escaping @Sendable () -> Void) -> Void
 }

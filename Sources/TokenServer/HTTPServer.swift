@@ -1,23 +1,25 @@
 import Foundation
 import Sockets
 import Synchronization
+import TLS
 #if canImport(Glibc)
 import Glibc
-import Timers
 #endif
 
-/// An HTTP/1.1 server on plain sockets: one thread accepts, and a few worker threads (one per core) serve the
-/// connections, each its own share, with poll(2) and non-blocking sockets. Blocking calls never touch Swift's
-/// cooperative pool, a slow client holds up nobody, and no more threads compete for the cores than there are
-/// cores. The number of connections is bounded and every read and write has a deadline. The handler runs on the
-/// worker thread, between the other connections' requests, so it must compute and not wait (the token routes do).
+/// An HTTP/1.1 server (https with a `TLSContext`) on event loops, one per core: the first also accepts, and hands each
+/// connection to the loops in turn, where an `HTTPConnectionMachine` says what to do with it and the loop does it.
+/// Blocking calls never touch Swift's cooperative pool, a slow client holds up nobody, and no more threads compete
+/// for the cores than there are cores. The number of connections is bounded and every read and write has a deadline.
+/// The handler runs on the loop's thread, between the other connections' requests, so it must compute and not wait
+/// (the token routes do).
 final class HTTPServer: Sendable {
     struct Limits: Sendable {
         /// Lowered at start to what the open-file limit leaves room for (`FileLimit`).
         var maxConnections = 256
         /// One client address may hold this many of them; a client opening more gets 503 like any over the limit.
         var maxConnectionsPerAddress = 64
-        /// A request must arrive whole within this long of its first byte.
+        /// A request must arrive whole within this long of its first byte (a TLS handshake within this long of the
+        /// connection).
         var requestDeadline: Duration = .seconds(10)
         /// A kept-alive connection with no request for this long is closed.
         var idleTimeout: Duration = .seconds(30)
@@ -29,8 +31,12 @@ final class HTTPServer: Sendable {
         /// client still sends for up to this long before closing: closing with unread bytes would reset the
         /// connection and could destroy the answer before the client reads it.
         var lingerTimeout: Duration = .seconds(2)
-        /// Threads serving connections; 0 for one per active core.
+        /// Loops serving connections; 0 for one per active core.
         var workers = 0
+
+        var times: HTTPConnectionMachine.Times {
+            .init(requestDeadline: requestDeadline, idleTimeout: idleTimeout, sendTimeout: sendTimeout, lingerTimeout: lingerTimeout)
+        }
     }
 
     typealias Handler = @Sendable (HTTPRequest) -> HTTPResponse
@@ -53,15 +59,17 @@ final class HTTPServer: Sendable {
     private let limits: Limits
     private let handler: Handler
     private let log: Logger?
+    private let tls: TLSContext?
     private let state = Mutex(State())
-    /// `state.stopping`, readable without the lock: workers look at it on every request.
+    /// `state.stopping`, readable without the lock: loops look at it on every request.
     private let stopping = Atomic(false)
     /// Connections with a request under way: read in part or whole, or answered but not yet sent.
     private let busy = Atomic(0)
-    private let acceptorDone = Atomic(false)
+    private let loops: [EventLoop]
     private let workers: [Worker]
 
-    init(host: String, port: UInt16, limits: Limits = Limits(), log: Logger?, handler: @escaping Handler) throws(SocketError) {
+    init(host: String, port: UInt16, limits: Limits = Limits(), tls: TLSContext? = nil, log: Logger?,
+         handler: @escaping Handler) throws(SocketError) {
         signal(SIGPIPE, SIG_IGN)
         (listener, self.host, self.port) = try Socket.listen(host: host, port: port)
         openFileLimit = FileLimit.raiseSoftLimit(toFit: limits.maxConnections)
@@ -70,28 +78,26 @@ final class HTTPServer: Sendable {
         self.limits = limits
         self.handler = handler
         self.log = log
+        self.tls = tls
         let count = limits.workers > 0 ? limits.workers : min(max(ProcessInfo.processInfo.activeProcessorCount, 1), 16)
-        var workers: [Worker] = []
-        for _ in 0..<count {
+        var loops: [EventLoop] = []
+        for index in 0..<count {
             do {
-                workers.append(try Worker())
+                loops.append(try EventLoop(name: "http-\(index)"))
             } catch {
+                for loop in loops { loop.stop() }
                 listener.close()
                 throw error
             }
         }
-        self.workers = workers
-        for (index, worker) in workers.enumerated() {
-            let thread = Thread { [self] in run(worker) }
-            thread.name = "http-worker-\(index)"
-            thread.start()
-        }
-        let thread = Thread { [self] in acceptLoop() }
-        thread.name = "http-accept"
-        thread.start()
+        self.loops = loops
+        workers = loops.map { Worker(loop: $0) }
+        listener.makeNonBlocking()
+        let acceptor = loops[0]
+        acceptor.execute { [self] in startAccepting(on: acceptor) }
     }
 
-    /// Stops accepting, lets requests under way finish (up to the drain timeout), closes the rest.
+    /// Stops accepting, lets requests under way finish (up to the drain timeout), closes the rest and ends the loops.
     func stop() {
         let alreadyStopping = state.withLock { state in
             defer { state.stopping = true }
@@ -100,20 +106,15 @@ final class HTTPServer: Sendable {
         }
         guard !alreadyStopping else { return }
         listener.shutdownBoth()
-        // Idle connections are closed at once; the workers need not wait out their poll.
-        for worker in workers { worker.wake() }
+        for worker in workers { worker.loop.execute { [self] in worker.stopping(self) } }
         let clock = ContinuousClock()
         let deadline = clock.now + limits.drainTimeout
-        while clock.now < deadline,
-              !(busy.load(ordering: .sequentiallyConsistent) == 0 && acceptorDone.load(ordering: .sequentiallyConsistent)) {
+        while clock.now < deadline, busy.load(ordering: .sequentiallyConsistent) > 0 {
             Thread.sleep(forTimeInterval: 0.005)
         }
-        // Under the lock, so that no descriptor is shut down after its worker closed it (and it was reused).
-        state.withLock { state in
-            for fd in state.open.keys { shutdown(fd, Int32(SHUT_RDWR)) }
-        }
-        while clock.now < deadline + .milliseconds(500), !(state.withLock { $0.open.isEmpty }) {
-            Thread.sleep(forTimeInterval: 0.005)
+        for worker in workers {
+            worker.loop.execute { [self] in worker.closeAll(self) }
+            worker.loop.stop()
         }
         listener.close()
     }
@@ -126,34 +127,50 @@ final class HTTPServer: Sendable {
 
     private var isStopping: Bool { stopping.load(ordering: .relaxed) }
 
-    private func acceptLoop() {
-        defer {
-            acceptorDone.store(true, ordering: .sequentiallyConsistent)
-            for worker in workers { worker.wake() }
-        }
+    // MARK: Accepting (on the first loop)
+
+    private func startAccepting(on loop: EventLoop) {
         var next = 0
-        while !isStopping {
-            // Stopping shuts the listener down, which wakes this poll; the timeout is only a safety net.
-            guard listener.waitReadable(milliseconds: 1000), !isStopping else { continue }
-            let client: Socket, address: String
-            switch listener.accept() {
-            case .client(let socket, let from): (client, address) = (socket, from)
-            case .none: continue
-            case .outOfDescriptors:
-                // The waiting client keeps the listener readable: polling it again at once would spin.
-                Thread.sleep(forTimeInterval: 0.1)
-                continue
+        var registration: EventLoop.Registration?
+        func acceptWaiting() {
+            for _ in 0..<64 where !isStopping {
+                let client: Socket, address: String
+                switch listener.accept() {
+                case .client(let socket, let from): (client, address) = (socket, from)
+                case .none: return
+                case .outOfDescriptors:
+                    // The waiting client keeps the listener readable: waiting on it again at once would spin.
+                    if let held = registration { loop.deregister(held) }
+                    registration = nil
+                    loop.schedule(at: .now + .milliseconds(100)) {
+                        guard !self.isStopping else { return }
+                        registration = loop.register(self.listener.fd, for: .read) { _ in acceptWaiting() }
+                    }
+                    return
+                }
+                if let refusal = admit(client, from: address) {
+                    let busy = HTTPResponse.error(503, refusal, headers: [("Retry-After", "1")])
+                    // Over https a plain answer would read as a broken handshake, and a handshake per refusal is
+                    // what an overloaded server cannot afford: the connection is closed unanswered.
+                    if tls == nil {
+                        client.makeNonBlocking()
+                        _ = client.sendSome(busy.serialized(keepAlive: false), from: 0)
+                    }
+                    log?(nil, busy, .zero)
+                    client.close()
+                    continue
+                }
+                let worker = workers[next]
+                next = (next + 1) % workers.count
+                if !worker.loop.execute({ [self] in worker.adopt(client, server: self) }) { forget(client) }
             }
-            if let refusal = admit(client, from: address) {
-                let busy = HTTPResponse.error(503, refusal, headers: [("Retry-After", "1")])
-                client.send(busy.serialized(keepAlive: false))
-                log?(nil, busy, .zero)
-                client.close()
-                continue
+            if isStopping, let held = registration {
+                loop.deregister(held)
+                registration = nil
             }
-            workers[next].hand(client)
-            next = (next + 1) % workers.count
         }
+        registration = loop.register(listener.fd, for: .read) { _ in acceptWaiting() }
+        loop.whenStopping { if let held = registration { loop.deregister(held) } }
     }
 
     /// Counts the connection in; the reason when it is over a limit.
@@ -173,232 +190,8 @@ final class HTTPServer: Sendable {
         }
     }
 
-    // MARK: Workers
-
-    /// What the acceptor shares with one worker thread: new connections.
-    private typealias Worker = Mailbox<Socket>
-
-    /// One connection, owned by the worker thread that serves it.
-    private final class Connection {
-        let socket: Socket
-        /// Received bytes not yet used.
-        var buffer: [UInt8] = []
-        /// When the request under way started arriving; nil between requests.
-        var requestStarted: ContinuousClock.Instant?
-        /// An answer not yet sent in full, and how much of it was.
-        var output: [UInt8] = []
-        var sent = 0
-        /// When the client last took some of `output`.
-        var lastProgress: ContinuousClock.Instant
-        /// Since when the connection has had nothing to do.
-        var idleSince: ContinuousClock.Instant
-        /// Close once `output` is sent.
-        var closeAfterSending = false
-        /// Sending is over; what arrives is dropped until the client closes or this instant passes.
-        var lingersUntil: ContinuousClock.Instant?
-        var closed = false
-        /// Whether this connection is counted in `busy`.
-        var countedBusy = false
-        /// Who has the connection once `output` (a 101) is sent.
-        var takeover: Takeover?
-
-        init(_ socket: Socket, now: ContinuousClock.Instant) {
-            self.socket = socket
-            lastProgress = now
-            idleSince = now
-        }
-
-        var isSending: Bool { sent < output.count }
-        var isBusy: Bool { requestStarted != nil || isSending }
-    }
-
-    private func run(_ worker: Worker) {
-        let clock = ContinuousClock()
-        var connections: [Connection] = []
-        // Entry 0 is the wake pipe; entry i + 1 is connections[i].
-        var polled = [pollfd(fd: worker.wakeRead, events: Int16(POLLIN), revents: 0)]
-        var scratch = [UInt8](repeating: 0, count: Socket.receiveSize)
-        while true {
-            for (index, connection) in connections.enumerated() {
-                polled[index + 1].events = Int16(connection.isSending ? POLLOUT : POLLIN)
-                polled[index + 1].revents = 0
-            }
-            polled[0].revents = 0
-            let ready = poll(&polled, nfds_t(polled.count), pollTimeout(connections, clock: clock))
-            if ready > 0 {
-                for (index, connection) in connections.enumerated() where polled[index + 1].revents != 0 {
-                    service(connection, scratch: &scratch, clock: clock)
-                }
-            }
-            for socket in ready > 0 && polled[0].revents != 0 ? worker.takeNew() : [] {
-                socket.makeNonBlocking()
-                connections.append(Connection(socket, now: clock.now))
-                polled.append(pollfd(fd: socket.fd, events: Int16(POLLIN), revents: 0))
-            }
-            let now = clock.now
-            for connection in connections where !connection.closed {
-                checkTimes(connection, now: now, clock: clock)
-            }
-            if connections.contains(where: \.closed) {
-                var index = 0
-                while index < connections.count {
-                    if connections[index].closed {
-                        connections.swapAt(index, connections.count - 1)
-                        polled.swapAt(index + 1, polled.count - 1)
-                        connections.removeLast()
-                        polled.removeLast()
-                    } else {
-                        index += 1
-                    }
-                }
-            }
-            if connections.isEmpty, isStopping, acceptorDone.load(ordering: .sequentiallyConsistent), !worker.hasNew {
-                return
-            }
-        }
-    }
-
-    /// How long a worker may sleep in poll: until its connections' first deadline, or until woken when it has none
-    /// (an idle server wakes up for nothing).
-    private func pollTimeout(_ connections: [Connection], clock: ContinuousClock) -> Int32 {
-        guard !connections.isEmpty else { return -1 }
-        guard !isStopping else { return 100 }
-        let now = clock.now
-        var next = now + .seconds(1)
-        for connection in connections where !connection.closed { next = min(next, deadline(of: connection)) }
-        return Int32(clamping: max(0, (next - now).wholeMilliseconds + 1))
-    }
-
-    /// Acts on what poll reported for one connection (readable, writable, closed or failed: each shows in the
-    /// receive or the send it makes).
-    private func service(_ connection: Connection, scratch: inout [UInt8], clock: ContinuousClock) {
-        if connection.lingersUntil != nil {
-            connection.buffer.removeAll(keepingCapacity: true)
-            if case .closed = connection.socket.receive(appendingTo: &connection.buffer, scratch: &scratch) { close(connection) }
-            connection.buffer.removeAll(keepingCapacity: true)
-            return
-        } else if connection.isSending {
-            send(connection, clock: clock)
-        } else {
-            switch connection.socket.receive(appendingTo: &connection.buffer, scratch: &scratch) {
-            case .received: break
-            case .nothingYet: return
-            case .closed: return close(connection)
-            }
-        }
-        answerWhatArrived(connection, clock: clock)
-    }
-
-    /// Answers each whole request in the buffer, in order, until one is incomplete or an answer cannot be sent at once.
-    private func answerWhatArrived(_ connection: Connection, clock: ContinuousClock) {
-        while !connection.closed, !connection.isSending, !connection.buffer.isEmpty {
-            if connection.requestStarted == nil {
-                connection.requestStarted = clock.now
-                updateBusy(connection)
-            }
-            let started = connection.requestStarted!
-            switch RequestReader.read(connection.buffer) {
-            case .incomplete:
-                return
-            case .refuse(let refusal):
-                respond(.error(refusal.status, refusal.message), on: connection, for: nil, started: started, keepAlive: false,
-                        clock: clock)
-            case .request(let request, let consumed):
-                if consumed == connection.buffer.count {
-                    connection.buffer.removeAll(keepingCapacity: true)
-                } else {
-                    connection.buffer.removeFirst(consumed)
-                }
-                let keepAlive = request.keepAlive && !isStopping
-                respond(handler(request), on: connection, for: request, started: started, keepAlive: keepAlive, clock: clock)
-            }
-        }
-        if !connection.closed, !connection.isBusy { connection.idleSince = clock.now }
-    }
-
-    private func respond(_ response: HTTPResponse, on connection: Connection, for request: HTTPRequest?,
-                         started: ContinuousClock.Instant, keepAlive: Bool, clock: ContinuousClock) {
-        log?(request, response, clock.now - started)
-        connection.requestStarted = nil
-        connection.output = response.serialized(keepAlive: keepAlive, withBody: request?.method != "HEAD")
-        connection.sent = 0
-        connection.lastProgress = clock.now
-        connection.closeAfterSending = !keepAlive
-        connection.takeover = response.takeover
-        send(connection, clock: clock)
-    }
-
-    /// Sends what the socket takes of the answer; closes the connection when it is done and should close.
-    private func send(_ connection: Connection, clock: ContinuousClock) {
-        switch connection.socket.sendSome(connection.output, from: connection.sent) {
-        case .sent(let count):
-            connection.sent += count
-            connection.lastProgress = clock.now
-        case .full:
-            break
-        case .failed:
-            return close(connection)
-        }
-        if connection.isSending {
-            updateBusy(connection)
-            return
-        }
-        connection.output.removeAll(keepingCapacity: true)
-        connection.sent = 0
-        if let takeover = connection.takeover { return handOver(connection, to: takeover) }
-        if connection.closeAfterSending { return linger(connection, clock: clock) }
-        updateBusy(connection)
-    }
-
-    /// Enforces the request deadline, the send timeout, the idle timeout and stopping.
-    private func checkTimes(_ connection: Connection, now: ContinuousClock.Instant, clock: ContinuousClock) {
-        let idle = connection.lingersUntil == nil && !connection.isBusy
-        guard now >= deadline(of: connection) || (idle && isStopping) else { return }
-        if connection.lingersUntil == nil, !connection.isSending, let started = connection.requestStarted {
-            respond(.error(408, "the request did not arrive whole within \(limits.requestDeadline)"), on: connection,
-                    for: nil, started: started, keepAlive: false, clock: clock)
-        } else {
-            close(connection)
-        }
-    }
-
-    /// When the connection's current wait runs out: lingering, an answer the client does not take, a request not
-    /// arriving whole, or idleness.
-    private func deadline(of connection: Connection) -> ContinuousClock.Instant {
-        if let lingersUntil = connection.lingersUntil { return lingersUntil }
-        if connection.isSending { return connection.lastProgress + limits.sendTimeout }
-        if let started = connection.requestStarted { return started + limits.requestDeadline }
-        return connection.idleSince + limits.idleTimeout
-    }
-
-    private func updateBusy(_ connection: Connection) {
-        let isBusy = connection.isBusy && !connection.closed
-        guard isBusy != connection.countedBusy else { return }
-        connection.countedBusy = isBusy
-        if isBusy { busy.add(1, ordering: .sequentiallyConsistent) } else { busy.subtract(1, ordering: .sequentiallyConsistent) }
-    }
-
-    /// Half-closes after the last answer: the client reads it and then the end of the stream, even if it is still
-    /// sending.
-    private func linger(_ connection: Connection, clock: ContinuousClock) {
-        connection.requestStarted = nil
-        updateBusy(connection)
-        // While stopping too: stop() ends lingering connections with its final shutdown, after the answers are out.
-        guard limits.lingerTimeout > .zero else { return close(connection) }
-        shutdown(connection.socket.fd, Int32(SHUT_WR))
-        connection.buffer.removeAll()
-        connection.lingersUntil = clock.now + limits.lingerTimeout
-    }
-
-    private func close(_ connection: Connection) {
-        guard !connection.closed else { return }
-        connection.closed = true
-        updateBusy(connection)
-        forget(connection.socket)
-    }
-
     /// Uncounts the socket and closes it.
-    private func forget(_ socket: Socket) {
+    fileprivate func forget(_ socket: Socket) {
         state.withLock { state in
             guard let address = state.open.removeValue(forKey: socket.fd) else { return }
             let held = state.perAddress[address, default: 1] - 1
@@ -407,12 +200,200 @@ final class HTTPServer: Sendable {
         socket.close()
     }
 
-    /// Leaves the connection to `takeover` (after its 101 is sent); it stays counted until the new owner closes it.
-    private func handOver(_ connection: Connection, to takeover: Takeover) {
-        connection.closed = true
-        updateBusy(connection)
-        let socket = connection.socket
-        let address = state.withLock { $0.open[socket.fd] } ?? "?"
-        takeover.adopt(socket, connection.buffer, address, { [self] in forget(socket) })
+    fileprivate func address(of socket: Socket) -> String { state.withLock { $0.open[socket.fd] } ?? "?" }
+
+    // MARK: Serving (on each loop)
+
+    /// One loop's connections; touched only on its thread.
+    private final class Worker: @unchecked Sendable {
+        let loop: EventLoop
+        var connections: [ObjectIdentifier: Connection] = [:]
+        var scratch = [UInt8](repeating: 0, count: Socket.receiveSize)
+
+        init(loop: EventLoop) { self.loop = loop }
+
+        func adopt(_ socket: Socket, server: HTTPServer) {
+            guard !loop.isStopping else { return server.forget(socket) }  // handed over as the loop ended
+            socket.makeNonBlocking()
+            let session: TLSSession?
+            if let context = server.tls {
+                do {
+                    session = try TLSSession(serving: context)
+                } catch {
+                    return server.forget(socket)
+                }
+            } else {
+                session = nil
+            }
+            let connection = Connection(Wire(socket, tls: session), worker: self, server: server)
+            connections[ObjectIdentifier(connection)] = connection
+            connection.begin()
+        }
+
+        func stopping(_ server: HTTPServer) {
+            for connection in Array(connections.values) {
+                if let action = connection.machine.stopping() { connection.perform(action) }
+            }
+        }
+
+        func closeAll(_ server: HTTPServer) {
+            for connection in Array(connections.values) { connection.close() }
+        }
+    }
+
+    /// One connection: the machine that decides and the wire it decides about.
+    private final class Connection {
+        var machine: HTTPConnectionMachine
+        let wire: Wire
+        unowned let worker: Worker
+        let server: HTTPServer
+        var registration: EventLoop.Registration?
+        var interest: EventLoop.Interest = .read
+        /// The deadline armed on the loop, and when it is; an earlier one replaces it, a later one waits for it.
+        var timer: (EventLoop.Timer, ContinuousClock.Instant)?
+        var countedBusy = false
+        var lingering = false
+
+        init(_ wire: Wire, worker: Worker, server: HTTPServer) {
+            self.wire = wire
+            self.worker = worker
+            self.server = server
+            machine = HTTPConnectionMachine(now: .now, times: server.limits.times, handshaking: wire.isTLS)
+        }
+
+        var loop: EventLoop { worker.loop }
+
+        func begin() {
+            registration = loop.register(wire.socket.fd, for: .read) { [self] readiness in ready(readiness) }
+            perform(machine.start())
+        }
+
+        func ready(_ readiness: EventLoop.Readiness) {
+            if readiness.writable, wire.queued > 0 {
+                guard flushed() else { return }
+            }
+            guard readiness.readable, registration != nil else { return }
+            let arrival = wire.receive(scratch: &worker.scratch)
+            if lingering {
+                if case .ended = arrival { close() } else if case .refused = arrival { close() }
+                return
+            }
+            switch arrival {
+            case .nothing:
+                if wire.queued > 0 { _ = flushed() } else { updateInterest(.read) }  // handshake bytes to answer
+            case .data(let bytes):
+                perform(machine.received(bytes, now: .now))
+            case .secured(let bytes):
+                var action = machine.handshakeFinished(now: .now)
+                if !bytes.isEmpty, case .wait = action { action = machine.received(bytes, now: .now) }
+                perform(action)
+            case .ended:
+                perform(machine.peerClosed())
+            case .refused:
+                _ = wire.flush()  // the alert, if the socket takes it
+                perform(machine.peerClosed())
+            }
+        }
+
+        /// Sends what the socket takes; false when the connection closed meanwhile.
+        private func flushed() -> Bool {
+            switch wire.flush() {
+            case .failed:
+                perform(machine.peerClosed())
+                return false
+            case .done:
+                if case .sending = machine.phase { perform(machine.sent(allOut: true, progressed: true, now: .now)) } else { updateInterest(.read) }
+            case .partial(let progressed):
+                if case .sending = machine.phase { perform(machine.sent(allOut: false, progressed: progressed, now: .now)) }
+                else { updateInterest([.read, .write]) }
+            }
+            return registration != nil
+        }
+
+        func perform(_ first: HTTPConnectionMachine.Action) {
+            var action = first
+            while registration != nil {
+                switch action {
+                case .serve(let request, let started):
+                    let response = server.handler(request)
+                    server.log?(request, response, .now - started)
+                    action = machine.respond(response, to: request, keepAlive: request.keepAlive && !server.isStopping, now: .now)
+                case .refuse(let response, let started):
+                    server.log?(nil, response, .now - started)
+                    action = machine.respond(response, to: nil, keepAlive: false, now: .now)
+                case .send(let bytes):
+                    do {
+                        try wire.queue(bytes)
+                    } catch {
+                        action = machine.peerClosed()
+                        continue
+                    }
+                    updateBusy()
+                    switch wire.flush() {
+                    case .failed: action = machine.peerClosed()
+                    case .done: action = machine.sent(allOut: true, progressed: true, now: .now)
+                    case .partial(let progressed): action = machine.sent(allOut: false, progressed: progressed, now: .now)
+                    }
+                case .wait(let waiting, let until):
+                    updateInterest(waiting == .write || wire.queued > 0 ? [.read, .write] : .read)
+                    arm(until)
+                    updateBusy()
+                    return
+                case .linger(let until):
+                    updateBusy()
+                    lingering = true
+                    wire.shutdownWrite()
+                    updateInterest(.read)
+                    arm(until)
+                    return
+                case .close:
+                    return close()
+                case .handOver(let takeover, let leftover):
+                    release()
+                    let socket = wire.socket
+                    let server = server
+                    takeover.adopt(wire, leftover, server.address(of: socket), { server.forget(socket) })
+                    return
+                }
+            }
+        }
+
+        private func updateInterest(_ wanted: EventLoop.Interest) {
+            guard let registration, wanted != interest else { return }
+            interest = wanted
+            loop.change(registration, to: wanted)
+        }
+
+        private func arm(_ deadline: ContinuousClock.Instant) {
+            if let (_, armed) = timer, armed <= deadline { return }
+            if let (held, _) = timer { loop.cancel(held) }
+            timer = (loop.schedule(at: deadline) { [self] in
+                timer = nil
+                perform(machine.deadlinePassed(now: .now))
+            }, deadline)
+        }
+
+        private func updateBusy() {
+            let isBusy = machine.isBusy && registration != nil
+            guard isBusy != countedBusy else { return }
+            countedBusy = isBusy
+            if isBusy { server.busy.add(1, ordering: .sequentiallyConsistent) } else { server.busy.subtract(1, ordering: .sequentiallyConsistent) }
+        }
+
+        /// Leaves the loop: no more readiness or deadlines, not counted busy.
+        private func release() {
+            if let registration { loop.deregister(registration) }
+            registration = nil
+            if let (held, _) = timer { loop.cancel(held) }
+            timer = nil
+            updateBusy()
+            worker.connections[ObjectIdentifier(self)] = nil
+        }
+
+        func close() {
+            guard registration != nil else { return }
+            release()
+            server.forget(wire.socket)
+        }
     }
 }

@@ -2,6 +2,7 @@ import AccessToken
 import Foundation
 import Sockets
 import PrintableText
+import TLS
 
 private extension String {
     func leftPadded(to width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
@@ -44,7 +45,7 @@ public final class TokenServer: Sendable {
         }
         webSocketHost = host
         do {
-            http = try HTTPServer(host: config.host, port: config.port, limits: limits, log: log, handler: handler)
+            http = try HTTPServer(host: config.host, port: config.port, limits: limits, tls: config.tls, log: log, handler: handler)
         } catch {
             host?.stop()
             throw error
@@ -60,25 +61,25 @@ public final class TokenServer: Sendable {
     /// The base URL a client on this machine uses, e.g. `http://127.0.0.1:8082` (loopback when listening on every
     /// interface).
     public var url: URL {
-        URL(string: Self.url(host: Self.wildcardLoopback[http.host] ?? http.host, port: port))!
+        URL(string: Self.url(host: Self.wildcardLoopback[http.host] ?? http.host, port: port, tls: config.tls != nil))!
     }
 
     /// Where it listens, for people: the URL, and for a wildcard address what that means and the URL to use here,
     /// e.g. `http://0.0.0.0:8082 (every IPv4 interface; on this machine http://127.0.0.1:8082)`.
-    public var listening: String { Self.listening(host: http.host, port: port) }
+    public var listening: String { Self.listening(host: http.host, port: port, tls: config.tls != nil) }
 
-    static func listening(host: String, port: UInt16) -> String {
-        let address = url(host: host, port: port)
+    static func listening(host: String, port: UInt16, tls: Bool = false) -> String {
+        let address = url(host: host, port: port, tls: tls)
         guard let loopback = wildcardLoopback[host] else { return address }
         let interfaces = host == "::" ? "every interface" : "every IPv4 interface"
-        return "\(address) (\(interfaces); on this machine \(url(host: loopback, port: port)))"
+        return "\(address) (\(interfaces); on this machine \(url(host: loopback, port: port, tls: tls)))"
     }
 
     /// The loopback address that reaches a server listening on a wildcard address.
     private static let wildcardLoopback = ["0.0.0.0": "127.0.0.1", "::": "::1"]
 
-    private static func url(host: String, port: UInt16) -> String {
-        "http://\(host.contains(":") ? "[\(host)]" : host):\(port)"
+    private static func url(host: String, port: UInt16, tls: Bool) -> String {
+        "\(tls ? "https" : "http")://\(host.contains(":") ? "[\(host)]" : host):\(port)"
     }
 
     /// `text` with spaces and what is unsafe to print (controls, bidi overrides, line separators) written as %-escapes

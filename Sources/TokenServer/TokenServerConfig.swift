@@ -1,3 +1,4 @@
+import TLS
 /// How `tokencall serve` (or an embedded server) runs.
 public struct TokenServerConfig: Sendable {
     public var host: String
@@ -23,6 +24,9 @@ public struct TokenServerConfig: Sendable {
     public var log: (@Sendable (String) -> Void)?
     /// The mistakes its tokens make on purpose (`--misconfigure`), shared by restarts; nil when it never makes any.
     public var mistakes: TokenMistakes?
+    /// With a server context (`TLSContext(certificateFile:keyFile:)`), it serves https and its WebSocket endpoint as
+    /// wss on the same port; nil for plain http.
+    public var tls: TLSContext?
     /// A WebSocket service the server also runs, at its own path (the hub at `/hub`); nil for none.
     public var webSocket: WebSocketEndpoint?
     /// Unix time now; tokens are issued at this time.

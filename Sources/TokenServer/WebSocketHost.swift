@@ -1,17 +1,18 @@
 import Foundation
 import Sockets
 import Synchronization
+import TLS
 import WebSocket
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// Runs the WebSocket connections the HTTP server hands over after a 101, on one poll(2) thread of their own, for
-/// one service. Every client has a bounded send queue: one that does not read is dropped, never waited for, so it
+/// Runs the WebSocket connections the HTTP server hands over after a 101, on an event loop of their own, for one
+/// service. Every client has a bounded send queue: one that does not read is dropped, never waited for, so it
 /// stalls nobody. Frames are read as they arrive and checked before they are kept (`WebSocketReader`).
 final class WebSocketHost: @unchecked Sendable {
     private struct Adopted: Sendable {
-        let socket: Socket
+        let wire: Wire
         let leftover: [UInt8]
         let address: String
         let query: [String: String]
@@ -22,25 +23,27 @@ final class WebSocketHost: @unchecked Sendable {
     private let service: any WebSocketService
     private let limits: WebSocketLimits
     private let serverLog: (@Sendable (String) -> Void)?
-    private let mailbox: Mailbox<Adopted>
+    private let loop: EventLoop
     private let stopping = Atomic(false)
-    private let finished = Atomic(false)
-    // The rest belongs to the host's thread.
+    // The rest belongs to the loop's thread.
     private var peers: [WebSocketClientID: Peer] = [:]
     private var nextID: UInt64 = 0
     /// Connections that ended, for the service to hear of once its callback under way has returned.
     private var ended: [(WebSocketClientID, WebSocketEnd)] = []
     private let clock = ContinuousClock()
+    private var scratch = [UInt8](repeating: 0, count: Socket.receiveSize)
+    /// The service's next planned tick, armed on the loop.
+    private var serviceTimer: (EventLoop.Timer, ContinuousClock.Instant)?
+    /// Peers queued frames since the last flush.
+    private var pending: [Peer] = []
 
     init(path: String, service: any WebSocketService, limits: WebSocketLimits, log: (@Sendable (String) -> Void)?) throws(SocketError) {
         self.path = path
         self.service = service
         self.limits = limits
         serverLog = log
-        mailbox = try Mailbox()
-        let thread = Thread { [self] in run() }
-        thread.name = "websocket-host"
-        thread.start()
+        loop = try EventLoop(name: "websocket-host")
+        loop.execute { [self] in start() }
     }
 
     /// The answer to a request on the endpoint: 101 and the connection is this host's, or 400/426 saying why not.
@@ -53,133 +56,144 @@ final class WebSocketHost: @unchecked Sendable {
         case .success(let accept):
             return .switchingProtocols(
                 headers: [("Upgrade", "websocket"), ("Connection", "Upgrade"), ("Sec-WebSocket-Accept", accept)],
-                to: Takeover { [self] socket, leftover, address, close in
-                    mailbox.hand(Adopted(socket: socket, leftover: leftover, address: address, query: request.query, close: close))
+                to: Takeover { [self] wire, leftover, address, close in
+                    let adopted = Adopted(wire: wire, leftover: leftover, address: address, query: request.query, close: close)
+                    let taken = loop.execute { [self] in
+                        guard !stopping.load(ordering: .sequentiallyConsistent) else { return adopted.close() }
+                        adopt(adopted)
+                        afterEvent()
+                    }
+                    if !taken { adopted.close() }
                 })
         }
     }
 
-    /// Closes every connection (1001) and ends the thread; waits up to a second for it.
+    /// Closes every connection (1001) and ends the loop's thread.
     func stop() {
         stopping.store(true, ordering: .sequentiallyConsistent)
-        mailbox.wake()
-        let deadline = clock.now + .seconds(1)
-        while !finished.load(ordering: .sequentiallyConsistent), clock.now < deadline { Thread.sleep(forTimeInterval: 0.005) }
+        loop.execute { [self] in closeEverything() }
+        loop.stop()
     }
 
     // MARK: The host's thread
 
     private final class Peer {
-        enum Phase {
-            case open
-            /// A close frame is queued (or there was no room for one); once the queue is out, the host half-closes.
-            case closing
-            /// Half-closed: waiting for the client to close its end, until `until`.
-            case lingering(until: ContinuousClock.Instant)
-        }
-
         let id: WebSocketClientID
-        let socket: Socket
+        let wire: Wire
         let address: String
         let release: @Sendable () -> Void
         var reader: WebSocketReader
-        var output: [UInt8] = []
-        var sent = 0
-        var phase = Phase.open
-        /// When its last whole frame (a message or a control frame) arrived.
-        var lastHeard: ContinuousClock.Instant
-        /// When the client last took some of `output`, or when output began waiting.
-        var lastProgress: ContinuousClock.Instant
+        var machine: WebSocketPeerMachine
+        var registration: EventLoop.Registration?
+        var interest: EventLoop.Interest = .read
+        /// The deadline armed on the loop; an earlier one replaces it, a later one waits for it.
+        var timer: (EventLoop.Timer, ContinuousClock.Instant)?
+        /// In the host's `pending`.
+        var isPending = false
 
-        init(_ adopted: Adopted, id: WebSocketClientID, maxMessageBytes: Int, now: ContinuousClock.Instant) {
+        init(_ adopted: Adopted, id: WebSocketClientID, limits: WebSocketLimits, now: ContinuousClock.Instant) {
             self.id = id
-            socket = adopted.socket
+            wire = adopted.wire
             address = adopted.address
             release = adopted.close
-            reader = WebSocketReader(role: .server, maxMessageBytes: maxMessageBytes)
-            lastHeard = now
-            lastProgress = now
+            reader = WebSocketReader(role: .server, maxMessageBytes: limits.maxMessageBytes)
+            machine = WebSocketPeerMachine(now: now, limits: limits)
         }
 
-        var queued: Int { output.count - sent }
-        var isOpen: Bool { if case .open = phase { true } else { false } }
+        var queued: Int { wire.queued }
+        var isOpen: Bool { machine.isOpen }
     }
 
-    private func run() {
-        service.start(outlet: Outlet(host: self), wake: { [mailbox] in mailbox.wake() })
-        var scratch = [UInt8](repeating: 0, count: Socket.receiveSize)
-        var order: [Peer] = []
-        var polled: [pollfd] = []
-        while !stopping.load(ordering: .sequentiallyConsistent) {
-            let serviceWait = service.tick()
-            tellEnded()
-            flush()
-            order = Array(peers.values)
-            polled = [pollfd(fd: mailbox.wakeRead, events: Int16(POLLIN), revents: 0)]
-            for peer in order {
-                polled.append(pollfd(fd: peer.socket.fd, events: Int16(POLLIN) | (peer.queued > 0 ? Int16(POLLOUT) : 0), revents: 0))
-            }
-            let ready = poll(&polled, nfds_t(polled.count), timeout(serviceWait, order))
-            if ready > 0 {
-                for (index, peer) in order.enumerated() where polled[index + 1].revents != 0 && peers[peer.id] === peer {
-                    if polled[index + 1].revents & Int16(POLLOUT) != 0 { write(peer) }
-                    if peers[peer.id] === peer { read(peer, scratch: &scratch) }
-                    tellEnded()
-                }
-                if polled[0].revents != 0 {
-                    for adopted in mailbox.takeNew() {
-                        adopt(adopted)
-                        tellEnded()
-                    }
-                }
-            }
-            checkTimes()
-            tellEnded()
+    private func start() {
+        service.start(outlet: Outlet(host: self), wake: { [loop] in loop.wake() })
+        loop.eachTurn { [self] in afterEvent() }  // the cycle ends with the loop, which drops its hooks
+    }
+
+    /// What follows every event: the service's tick, the ends it has yet to hear of, and the queues flushed.
+    private func afterEvent() {
+        let serviceWait = service.tick()
+        tellEnded()
+        flush()
+        tellEnded()
+        if let serviceWait {
+            let due = clock.now + serviceWait
+            if let (_, armed) = serviceTimer, armed <= due { return }
+            if let (held, _) = serviceTimer { loop.cancel(held) }
+            serviceTimer = (loop.schedule(at: due) { [self] in serviceTimer = nil }, due)
         }
-        for adopted in mailbox.takeNew() { adopted.socket.close(); adopted.close() }
+    }
+
+    private func closeEverything() {
         for peer in Array(peers.values) {
-            if peer.isOpen { peer.output += WebSocketFrame.close(.goingAway, reason: "the server is stopping") }
-            write(peer)
+            if peer.isOpen { try? peer.wire.queue(WebSocketFrame.close(.goingAway, reason: "the server is stopping")) }
+            _ = peer.wire.flush()
             drop(peer, .closedByHost(.goingAway), tell: peer.isOpen)
         }
         tellEnded()
-        finished.store(true, ordering: .sequentiallyConsistent)
     }
 
-    private func timeout(_ serviceWait: Duration?, _ order: [Peer]) -> Int32 {
-        let now = clock.now
-        var next = now + .seconds(1)
-        if let serviceWait { next = min(next, now + serviceWait) }
-        for peer in order { next = min(next, deadline(of: peer)) }
-        return Int32(clamping: max(0, (next - now).wholeMilliseconds + 1))
+    private func ready(_ peer: Peer, _ readiness: EventLoop.Readiness) {
+        guard peers[peer.id] === peer else { return }
+        if readiness.writable { write(peer) }
+        if readiness.readable, peers[peer.id] === peer { read(peer) }
+        tellEnded()
+        settle(peer)
+    }
+
+    /// Waits for what the peer's state needs, and arms its deadline.
+    private func settle(_ peer: Peer) {
+        guard peers[peer.id] === peer, let registration = peer.registration else { return }
+        let wanted: EventLoop.Interest = peer.queued > 0 ? [.read, .write] : .read
+        if wanted != peer.interest {
+            peer.interest = wanted
+            loop.change(registration, to: wanted)
+        }
+        let due = deadline(of: peer)
+        if let (_, armed) = peer.timer, armed <= due { return }
+        if let (held, _) = peer.timer { loop.cancel(held) }
+        peer.timer = (loop.schedule(at: due) { [self, peer] in
+            peer.timer = nil
+            checkTimes(peer)
+            tellEnded()
+            settle(peer)
+        }, due)
     }
 
     private func deadline(of peer: Peer) -> ContinuousClock.Instant {
-        if case .lingering(let until) = peer.phase { return until }
-        let silence = peer.lastHeard + limits.silenceLimit
-        return peer.queued > 0 ? min(silence, peer.lastProgress + limits.sendTimeout) : silence
+        peer.machine.deadline(queued: peer.queued > 0)
     }
 
     private func adopt(_ adopted: Adopted) {
         nextID += 1
-        let peer = Peer(adopted, id: WebSocketClientID(nextID), maxMessageBytes: limits.maxMessageBytes, now: clock.now)
-        adopted.socket.makeNonBlocking()
+        let peer = Peer(adopted, id: WebSocketClientID(nextID), limits: limits, now: clock.now)
         peers[peer.id] = peer
+        peer.registration = loop.register(peer.wire.socket.fd, for: .read) { [self, peer] readiness in
+            ready(peer, readiness)
+        }
         service.opened(peer.id, address: peer.address, query: adopted.query)
         peer.reader.append(adopted.leftover)
         handleFrames(peer)
+        tellEnded()
+        settle(peer)
     }
 
-    private func read(_ peer: Peer, scratch: inout [UInt8]) {
-        var received: [UInt8] = []
-        switch peer.socket.receive(appendingTo: &received, scratch: &scratch) {
-        case .nothingYet: return
-        case .closed:
+    private func read(_ peer: Peer) {
+        switch peer.wire.receive(scratch: &scratch) {
+        case .nothing: return
+        case .ended(let bytes):
+            if peer.isOpen, !bytes.isEmpty {
+                peer.reader.append(bytes)
+                handleFrames(peer)
+            }
+            guard peers[peer.id] === peer else { return }
             if peer.isOpen { log(peer, "lost: the connection closed without a close frame") }
             return drop(peer, .lost, tell: peer.isOpen)
-        case .received:
+        case .refused(let failure):
+            if peer.isOpen { log(peer, "lost: \(failure)") }
+            return drop(peer, .lost, tell: peer.isOpen)
+        case .data(let bytes), .secured(let bytes):
             guard peer.isOpen else { return }  // closing: what still arrives is dropped
-            peer.reader.append(received)
+            peer.reader.append(bytes)
             handleFrames(peer)
         }
     }
@@ -196,7 +210,7 @@ final class WebSocketHost: @unchecked Sendable {
             guard let event else { return }
             // Heard from only when a message or a control frame is whole: bytes that trickle in and never finish one keep
             // nobody in.
-            peer.lastHeard = clock.now
+            peer.machine.heard(now: clock.now)
             switch event {
             case .ping(let payload): enqueue(WebSocketFrame.encode(.pong, payload), to: peer)
             case .pong: break
@@ -204,7 +218,7 @@ final class WebSocketHost: @unchecked Sendable {
             case .binary(let bytes): service.received(.binary(bytes), from: peer.id)
             case .close(let code, _):
                 enqueue(WebSocketFrame.close(code == .noStatus ? .normal : code, reason: ""), to: peer)
-                peer.phase = .closing
+                peer.machine.closing()
                 ended.append((peer.id, .closedByClient(code)))
             }
         }
@@ -215,9 +229,9 @@ final class WebSocketHost: @unchecked Sendable {
         guard peer.isOpen else { return }
         // A client too slow for its queue would not read the close frame either.
         if peer.queued + 2 + WebSocketFrame.maxControlPayload <= limits.maxQueuedBytes {
-            peer.output += WebSocketFrame.close(code, reason: reason)
+            try? peer.wire.queue(WebSocketFrame.close(code, reason: reason))
         }
-        peer.phase = .closing
+        peer.machine.closing()
         ended.append((peer.id, .closedByHost(code)))
     }
 
@@ -227,60 +241,67 @@ final class WebSocketHost: @unchecked Sendable {
             log(peer, "dropped: \(peer.queued) bytes wait for it, over the limit of \(limits.maxQueuedBytes); too slow a reader")
             return drop(peer, .closedByHost(.policyViolation), tell: true)
         }
-        if peer.queued == 0 { peer.lastProgress = clock.now }
-        if peer.sent > 0, peer.sent == peer.output.count {
-            peer.output.removeAll(keepingCapacity: true)
-            peer.sent = 0
+        peer.machine.queued(now: clock.now, wasEmpty: peer.queued == 0)
+        if !peer.isPending {
+            peer.isPending = true
+            pending.append(peer)
         }
-        peer.output += frame
+        do {
+            try peer.wire.queue(frame)
+        } catch {
+            drop(peer, .lost, tell: true)
+        }
     }
 
-    /// Sends what every client's socket takes now.
+    /// Sends what the socket takes now of every client that was queued something this turn.
     private func flush() {
-        for peer in Array(peers.values) where peer.queued > 0 { write(peer) }
+        let queued = pending
+        pending.removeAll(keepingCapacity: true)
+        for peer in queued {
+            peer.isPending = false
+            guard peers[peer.id] === peer else { continue }
+            write(peer)
+            settle(peer)
+        }
     }
 
     private func write(_ peer: Peer) {
         if peer.queued > 0 {
-            switch peer.socket.sendSome(peer.output, from: peer.sent) {
-            case .sent(let count):
-                peer.sent += count
-                peer.lastProgress = clock.now
-                if peer.sent > 64 * 1024, peer.sent * 2 > peer.output.count {
-                    peer.output.removeFirst(peer.sent)
-                    peer.sent = 0
-                }
-            case .full: return
+            switch peer.wire.flush() {
+            case .done: peer.machine.progressed(now: clock.now)
+            case .partial(let progressed):
+                if progressed { peer.machine.progressed(now: clock.now) }
+                return
             case .failed: return drop(peer, .lost, tell: peer.isOpen)
             }
         }
-        if peer.queued == 0, case .closing = peer.phase {
-            shutdown(peer.socket.fd, Int32(SHUT_WR))
-            peer.phase = .lingering(until: clock.now + limits.lingerTimeout)
-        }
+        if peer.queued == 0, case .halfClose = peer.machine.queueEmptied(now: clock.now) { peer.wire.shutdownWrite() }
     }
 
-    private func checkTimes() {
+    private func checkTimes(_ peer: Peer) {
         let now = clock.now
-        for peer in Array(peers.values) where now >= deadline(of: peer) {
-            switch peer.phase {
-            case .lingering: drop(peer, .lost, tell: false)
-            case .open where peer.queued > 0 && now >= peer.lastProgress + limits.sendTimeout:
-                log(peer, "dropped: it took nothing of \(peer.queued) waiting bytes for \(limits.sendTimeout)")
-                drop(peer, .closedByHost(.policyViolation), tell: true)
-            case .open:
-                log(peer, "lost: nothing heard for \(limits.silenceLimit)")
-                drop(peer, .lost, tell: true)
-            case .closing:
-                drop(peer, .lost, tell: false)
-            }
+        guard peers[peer.id] === peer, now >= deadline(of: peer) else { return }
+        switch peer.machine.deadlinePassed(now: now, queued: peer.queued > 0) {
+        case .wait, .halfClose: break
+        case .end(.tooSlow):
+            log(peer, "dropped: it took nothing of \(peer.queued) waiting bytes for \(limits.sendTimeout)")
+            drop(peer, .closedByHost(.policyViolation), tell: true)
+        case .end(.silent):
+            log(peer, "lost: nothing heard for \(limits.silenceLimit)")
+            drop(peer, .lost, tell: true)
+        case .end(.closingOver):
+            drop(peer, .lost, tell: false)
         }
     }
 
     /// Ends the connection at once; `tell` says whether the service has yet to hear of it.
     private func drop(_ peer: Peer, _ end: WebSocketEnd, tell: Bool) {
         guard peers.removeValue(forKey: peer.id) != nil else { return }
-        peer.phase = .closing
+        peer.machine.ended()
+        if let registration = peer.registration { loop.deregister(registration) }
+        peer.registration = nil
+        if let (held, _) = peer.timer { loop.cancel(held) }
+        peer.timer = nil
         peer.release()
         if tell { ended.append((peer.id, end)) }
     }

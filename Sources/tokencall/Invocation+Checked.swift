@@ -1,3 +1,4 @@
+import TLS
 import AccessToken
 import Arguments
 import Foundation

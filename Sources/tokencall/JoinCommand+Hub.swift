@@ -1,6 +1,7 @@
 import Arguments
 import CallSession
 import HubClient
+import TLS
 import Timers
 
 /// `join --hub`: the channel is a hub's, and the other people in it are remote users.
@@ -11,7 +12,8 @@ extension JoinCommand {
     }
 
     static let hubOption = hubOption(
-        help: "join the channel on this hub, ws://HOST:PORT/hub of tokencall serve: the people there are remote users")
+        help: "join the channel on this hub, ws://HOST:PORT/hub of tokencall serve (wss:// when it serves TLS, its certificate "
+            + "checked like an https:// token server's): the people there are remote users")
 
     /// The hub `--hub` names, checked; nil when it names none.
     static func hubAddress(_ args: Invocation) throws(UsageError) -> HubAddress? {
@@ -31,7 +33,8 @@ extension JoinCommand {
                              + "APP_CERTIFICATE, as tokencall serve reads them), so that the hub takes its tokens; "
                              + "or give --token-url of the hub's own token server")
         }
-        config.hub = CallSession.Hub(address: address.description, link: HubConnection(address: address, loop: loop))
+        config.hub = CallSession.Hub(address: address.description,
+                                     link: HubConnection(address: address, loop: loop, trust: try args.trust()))
     }
 
     /// The loop a hub call's connection runs on, when `--hub` is given; `.failure` after saying why it cannot start.

@@ -1,3 +1,4 @@
+import TLS
 import AccessToken
 import Arguments
 import CallScreen
@@ -27,7 +28,7 @@ enum JoinCommand {
         .value("expires-field", "PATH", help: "where it holds the lifetime in seconds or the unix expiry time (default expiresIn)"),
         .value("auth-bearer", "CRED", help: "your credential for the token server, sent as Authorization: Bearer",
                environment: ["TOKENCALL_AUTH_BEARER"]),
-        .value("ca-file", "FILE", help: "trust the CA certificates in this PEM file for an https:// token server, instead of the "
+        .value("ca-file", "FILE", help: "trust the CA certificates in this PEM file for an https:// token server and a wss:// hub, instead of the "
                + "system's (which SSL_CERT_FILE can name)"),
         originOption,
         .value("request-timeout", "SECONDS", help: "overall deadline of one token request, "

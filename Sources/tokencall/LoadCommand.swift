@@ -51,7 +51,7 @@ enum LoadCommand {
                 print("tokencall load: \(plan.clients) clients in \(plan.channels) channels on \(hub) for \(plan.duration.components.seconds) s, "
                       + "\(plan.framesPerSecond) video frame\(plan.framesPerSecond == 1 ? "" : "s") a second each")
             }
-            figures = await HubLoadRun.run(plan, hub: hub, loop: loop)
+            figures = await HubLoadRun.run(plan, hub: hub, loop: loop, trust: try args.trust())
         } else {
             if !args.has("json") { print("tokencall load: \(plan.clients) clients fetching at once, then renewing at once") }
             figures = await TokenStampede.run(plan)

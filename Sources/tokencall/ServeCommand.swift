@@ -3,6 +3,7 @@ import Arguments
 import HubServer
 import Dispatch
 import Foundation
+import TLS
 import TokenServer
 
 /// `tokencall serve`: the token server, until SIGINT or SIGTERM.
@@ -22,6 +23,9 @@ enum ServeCommand {
             .value("max-connections", "N", help: "connections served at once; more get 503", default: "256"),
             .value("max-connections-per-address", "N", help: "connections one client address may hold; more get 503",
                    default: "64"),
+            .value("tls-cert", "FILE", help: "serve https and the hub as wss on the same port, with this PEM certificate "
+                   + "(the server's first, then its chain); needs --tls-key"),
+            .value("tls-key", "FILE", help: "the PEM private key of --tls-cert, unencrypted"),
             MisconfigureOption.option,
             .flag("quiet", help: "no line per request"),
         ],
@@ -53,6 +57,7 @@ enum ServeCommand {
             requiredBearer: args.string("require-bearer"), corsOrigins: origins, maxConnections: maxConnections,
             log: log)
         config.maxConnectionsPerAddress = perAddress
+        config.tls = try tlsContext(args)
         let mistake = try MisconfigureOption.read(args)
         config.mistakes = mistake.map(TokenMistakes.init)
         config.webSocket = WebSocketEndpoint(path: "/hub", service: HubServer(.init(
@@ -73,7 +78,7 @@ enum ServeCommand {
                       + (config.requiredBearer == nil ? "" : ", bearer required")
                       + (origins.isEmpty ? "" : ", CORS for \(origins.joined(separator: ", "))")
                       + (mistake.map { ", then \($0.summary) to each caller on purpose (--misconfigure \($0.rawValue))" } ?? "")
-                      + "; channel hub at /hub (WebSocket)")
+                      + "; channel hub at /hub (\(config.tls == nil ? "WebSocket" : "WebSocket over TLS, wss://"))")
         if server.maxConnections < maxConnections {
             Console.error("tokencall serve: serving at most \(server.maxConnections) connections, not \(maxConnections): the process "
                           + "may open \(server.openFileLimit) files (ulimit -n); raise that limit to serve more")
@@ -82,5 +87,20 @@ enum ServeCommand {
         Console.error("tokencall serve: stopping")
         server.stop()
         return ExitCode.ok
+    }
+
+    /// `--tls-cert` and `--tls-key`, read now: the server's TLS context, nil without them.
+    static func tlsContext(_ args: Invocation) throws(UsageError) -> TLSContext? {
+        switch (args.string("tls-cert"), args.string("tls-key")) {
+        case (nil, nil): return nil
+        case (_?, nil): throw args.error("--tls-cert needs --tls-key, the certificate's private key")
+        case (nil, _?): throw args.error("--tls-key needs --tls-cert, the certificate it is the key of")
+        case (let certificate?, let key?):
+            do throws(TLSFailure) {
+                return try TLSContext(certificateFile: certificate, keyFile: key)
+            } catch {
+                throw args.error("--tls-cert/--tls-key: \(error)")
+            }
+        }
     }
 }

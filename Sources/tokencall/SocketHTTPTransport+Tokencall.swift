@@ -1,3 +1,4 @@
+import TLS
 import TokenClient
 
 extension SocketHTTPTransport {

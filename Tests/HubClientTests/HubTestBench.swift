@@ -5,6 +5,7 @@ import HubClient
 import HubProtocol
 import Synchronization
 import TestSupport
+import TLS
 import TokenServer
 
 /// A `tokencall serve`-style server with the hub on 127.0.0.1, on real time, that can be stopped and started
@@ -12,27 +13,31 @@ import TokenServer
 final class ServedHub {
     private(set) var server: TokenServer
     let limits: WebSocketLimits
+    let tls: TLSContext?
 
-    init(port: UInt16 = 0, limits: WebSocketLimits = HubServer.endpointLimits) throws {
+    /// With `tls`, the hub is wss://.
+    init(port: UInt16 = 0, limits: WebSocketLimits = HubServer.endpointLimits, tls: TLSContext? = nil) throws {
         self.limits = limits
-        server = try Self.serve(port: port, limits: limits)
+        self.tls = tls
+        server = try Self.serve(port: port, limits: limits, tls: tls)
     }
 
     deinit { server.stop() }
 
-    var address: HubAddress { try! HubAddress(parsing: "ws://127.0.0.1:\(server.port)/hub") }
+    var address: HubAddress { try! HubAddress(parsing: "\(tls == nil ? "ws" : "wss")://127.0.0.1:\(server.port)/hub") }
 
     func restart() throws {
         let port = server.port
         server.stop()
-        server = try Self.serve(port: port, limits: limits)
+        server = try Self.serve(port: port, limits: limits, tls: tls)
     }
 
-    private static func serve(port: UInt16, limits: WebSocketLimits) throws -> TokenServer {
+    private static func serve(port: UInt16, limits: WebSocketLimits, tls: TLSContext?) throws -> TokenServer {
         let hub = HubServer(.init(appID: TestCredentials.appID, appCertificate: TestCredentials.certificate,
                                    unixTime: { Date().timeIntervalSince1970 }))
         var config = TokenServerConfig(port: port, appID: TestCredentials.appID, appCertificate: TestCredentials.certificate)
         config.webSocket = WebSocketEndpoint(path: "/hub", service: hub, limits: limits)
+        config.tls = tls
         return try TokenServer(config)
     }
 
@@ -74,8 +79,8 @@ extension HubLinkEvent {
 }
 
 /// A connection opened on its own loop, its events logged.
-func openConnection(_ address: HubAddress, timing: HubTiming = .fast) throws -> (HubConnection, EventLog) {
-    let connection = HubConnection(address: address, loop: try HubClientLoop(), timing: timing)
+func openConnection(_ address: HubAddress, timing: HubTiming = .fast, trust: TLSTrust = .system) throws -> (HubConnection, EventLog) {
+    let connection = HubConnection(address: address, loop: try HubClientLoop(), timing: timing, trust: trust)
     let log = EventLog()
     connection.open(events: log.handler)
     return (connection, log)

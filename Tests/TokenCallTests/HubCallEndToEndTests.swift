@@ -86,7 +86,7 @@ import Testing
 /// `join --hub`'s usage errors: each says what is wrong and what to do, before anything runs.
 @Suite struct JoinHubOptionTests {
     @Test(arguments: [
-        (["--hub", "wss://127.0.0.1:8082/hub"], "a hub link over TLS (wss://) is not built yet"),
+        (["--hub", "wss://127.0.0.1:8082"], "the path is missing"),
         (["--hub", "127.0.0.1:8082"], "a hub address is ws://HOST:PORT/PATH"),
         (["--hub", "ws://127.0.0.1:8082/hub", "--app-id", TestCredentials.appID, "--app-certificate", TestCredentials.certificate,
           "--speed", "60"], "--speed cannot run with --hub"),
@@ -99,8 +99,8 @@ import Testing
     }
 
     @Test func theHubComesFromTheEnvironmentToo() throws {
-        let result = try TokenCallProcess.run(["join", "--headless", "--duration", "1"], environment: ["TOKENCALL_HUB": "wss://hub/"])
+        let result = try TokenCallProcess.run(["join", "--headless", "--duration", "1"], environment: ["TOKENCALL_HUB": "wss://hub"])
         #expect(result.status == 64)
-        #expect(result.stderr.contains("a hub link over TLS (wss://) is not built yet"), "\(result.stderr)")
+        #expect(result.stderr.contains("TOKENCALL_HUB") && result.stderr.contains("the path is missing"), "\(result.stderr)")
     }
 }

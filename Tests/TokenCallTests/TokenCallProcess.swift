@@ -51,7 +51,7 @@ struct TokenCallProcess {
                                              environment: ["APP_ID": appID, "APP_CERTIFICATE": certificate, "PATH": "/usr/bin:/bin"],
                                              openFiles: openFiles)
         let seen = read(stderr, until: "\n")
-        let address = try #require(seen.split(separator: " ").first { $0.hasPrefix("http://") })
+        let address = try #require(seen.split(separator: " ").first { $0.hasPrefix("http://") || $0.hasPrefix("https://") })
         return (process, stderr, try #require(URL(string: String(address))), seen)
     }
 

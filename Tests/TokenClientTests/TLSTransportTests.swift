@@ -1,3 +1,4 @@
+import TLS
 import CCrypto
 import Foundation
 #if canImport(FoundationNetworking)

@@ -50,12 +50,16 @@ public enum TLSFailure: Error, Equatable, Sendable, CustomStringConvertible {
     }
 }
 
-/// An OpenSSL client context: the trust and the TLS ≥ 1.2 floor, made once and shared by every session.
-final class TLSContext: @unchecked Sendable {
+/// An OpenSSL context: for a client the trust, for a server its certificate and key; the TLS ≥ 1.2 floor either way.
+/// Made once and shared by every session.
+public final class TLSContext: @unchecked Sendable {
     // SSL_CTX is safe to share between threads once set up, and nothing changes it after `init`.
     let context: OpaquePointer
+    let isServer: Bool
 
-    init(trust: TLSTrust) throws(TLSFailure) {
+    /// A client's context, trusting `trust`.
+    public init(trust: TLSTrust) throws(TLSFailure) {
+        isServer = false
         guard let context = SSL_CTX_new(TLS_client_method()) else { throw .setup("OpenSSL cannot make a TLS context") }
         self.context = context
         guard tc_tls_min_version_1_2(context) == 1 else { throw .setup("OpenSSL cannot require TLS 1.2") }
@@ -71,12 +75,48 @@ final class TLSContext: @unchecked Sendable {
         }
     }
 
+    /// A server's context: the certificate chain (PEM, the server's own first) and its private key (PEM), both read
+    /// now; each problem with the files in words.
+    public init(certificateFile: String, keyFile: String) throws(TLSFailure) {
+        isServer = true
+        for (path, what, option) in [(certificateFile, "certificate", "--tls-cert"), (keyFile, "private key", "--tls-key")] {
+            let shown = path.escapedForPrinting
+            guard access(path, F_OK) == 0 else { throw .setup("the \(what) file \(shown) does not exist; give \(option) a PEM file") }
+            guard access(path, R_OK) == 0, let file = fopen(path, "r") else {
+                throw .setup("the \(what) file \(shown) cannot be read (\(String(cString: strerror(errno)))); check its permissions")
+            }
+            fclose(file)
+        }
+        guard let context = SSL_CTX_new(TLS_server_method()) else { throw .setup("OpenSSL cannot make a TLS context") }
+        self.context = context
+        guard tc_tls_min_version_1_2(context) == 1 else { throw .setup("OpenSSL cannot require TLS 1.2") }
+        ERR_clear_error()
+        guard SSL_CTX_use_certificate_chain_file(context, certificateFile) == 1 else {
+            ERR_clear_error()
+            throw .setup("the certificate file \(certificateFile.escapedForPrinting) holds no PEM certificate; give --tls-cert the server's certificate (then its chain) in PEM")
+        }
+        guard SSL_CTX_use_PrivateKey_file(context, keyFile, SSL_FILETYPE_PEM) == 1 else {
+            let mismatch = tc_err_reason(ERR_peek_last_error()) == X509_R_KEY_VALUES_MISMATCH
+            ERR_clear_error()
+            if mismatch { throw Self.mismatch(certificateFile, keyFile) }
+            throw .setup("the private key file \(keyFile.escapedForPrinting) holds no PEM private key (or it is encrypted); give --tls-key the certificate's key in PEM, unencrypted")
+        }
+        guard SSL_CTX_check_private_key(context) == 1 else {
+            ERR_clear_error()
+            throw Self.mismatch(certificateFile, keyFile)
+        }
+    }
+
+    private static func mismatch(_ certificateFile: String, _ keyFile: String) -> TLSFailure {
+        .setup("the private key in \(keyFile.escapedForPrinting) does not match the certificate in \(certificateFile.escapedForPrinting); give the key the certificate was made for")
+    }
+
     deinit { SSL_CTX_free(context) }
 
     /// One context per trust, made on first use.
     private static let made = Mutex<[TLSTrust: Result<TLSContext, TLSFailure>]>([:])
 
-    static func shared(_ trust: TLSTrust) throws(TLSFailure) -> TLSContext {
+    public static func shared(_ trust: TLSTrust) throws(TLSFailure) -> TLSContext {
         try made.withLock { made in
             if let known = made[trust] { return known }
             let result = Result { () throws(TLSFailure) in try TLSContext(trust: trust) }
@@ -88,9 +128,9 @@ final class TLSContext: @unchecked Sendable {
 
 extension TLSTrust: Hashable {}
 
-/// A TLS client session over two memory BIOs, without I/O: the caller feeds it the ciphertext the socket received and
-/// sends what it has to send, so the handshake runs under the same deadline and poll loop as any read.
-final class TLSSession {
+/// A TLS session (a client's or a server's) over two memory BIOs, without I/O: the caller feeds it the ciphertext the
+/// socket received and sends what it has to send, so the handshake runs under the same deadline and loop as any read.
+public final class TLSSession {
     private let ssl: OpaquePointer
     private let incoming: OpaquePointer
     private let outgoing: OpaquePointer
@@ -98,8 +138,8 @@ final class TLSSession {
     private let host: String
     private var peerEnded = false
 
-    /// A session for `host` (a name: SNI and name check; an IP address: address check).
-    init(context: TLSContext, host: String) throws(TLSFailure) {
+    /// A client's session for `host` (a name: SNI and name check; an IP address: address check).
+    public init(context: TLSContext, host: String) throws(TLSFailure) {
         refusal.initialize(to: tc_tls_refusal(error: 0, cert: nil))
         guard let ssl = SSL_new(context.context), let incoming = BIO_new(BIO_s_mem()), let outgoing = BIO_new(BIO_s_mem()) else {
             refusal.deallocate()
@@ -121,6 +161,22 @@ final class TLSSession {
         }
     }
 
+    /// A server's session for one client.
+    public init(serving context: TLSContext) throws(TLSFailure) {
+        refusal.initialize(to: tc_tls_refusal(error: 0, cert: nil))
+        guard let ssl = SSL_new(context.context), let incoming = BIO_new(BIO_s_mem()), let outgoing = BIO_new(BIO_s_mem()) else {
+            refusal.deallocate()
+            throw .setup("OpenSSL cannot start a TLS session")
+        }
+        self.ssl = ssl
+        self.incoming = incoming
+        self.outgoing = outgoing
+        host = ""
+        BIO_ctrl(incoming, BIO_C_SET_BUF_MEM_EOF_RETURN, -1, nil)
+        SSL_set_bio(ssl, incoming, outgoing)
+        SSL_set_accept_state(ssl)
+    }
+
     deinit {
         SSL_free(ssl)
         if let cert = refusal.pointee.cert { X509_free(cert) }
@@ -133,19 +189,19 @@ final class TLSSession {
     }
 
     /// Takes ciphertext the socket received.
-    func received(_ bytes: ArraySlice<UInt8>) {
+    public func received(_ bytes: ArraySlice<UInt8>) {
         guard !bytes.isEmpty else { return }
         _ = bytes.withUnsafeBytes { BIO_write(incoming, $0.baseAddress, Int32(clamping: $0.count)) }
     }
 
     /// The socket's peer closed its side: reads past what arrived end instead of waiting.
-    func receivedEnd() {
+    public func receivedEnd() {
         peerEnded = true
         BIO_ctrl(incoming, BIO_C_SET_BUF_MEM_EOF_RETURN, 0, nil)
     }
 
     /// The ciphertext waiting to be sent, taken.
-    func takeOutgoing() -> [UInt8] {
+    public func takeOutgoing() -> [UInt8] {
         let count = Int(tc_bio_pending(outgoing))
         guard count > 0 else { return [] }
         var bytes = [UInt8](repeating: 0, count: count)
@@ -154,7 +210,7 @@ final class TLSSession {
     }
 
     /// Runs the handshake as far as what arrived allows: true once it is done.
-    func handshake() throws(TLSFailure) -> Bool {
+    public func handshake() throws(TLSFailure) -> Bool {
         ERR_clear_error()
         let result = SSL_do_handshake(ssl)
         if result == 1 { return true }
@@ -163,7 +219,7 @@ final class TLSSession {
     }
 
     /// Encrypts `plaintext` into the outgoing ciphertext (after the handshake).
-    func write(_ plaintext: [UInt8]) throws(TLSFailure) {
+    public func write(_ plaintext: [UInt8]) throws(TLSFailure) {
         var offset = 0
         while offset < plaintext.count {
             ERR_clear_error()
@@ -176,9 +232,16 @@ final class TLSSession {
         }
     }
 
+    /// Queues a close_notify: nothing more is sent.
+    public func close() {
+        ERR_clear_error()
+        _ = SSL_shutdown(ssl)
+        ERR_clear_error()
+    }
+
     /// Appends the plaintext that the ciphertext so far holds to `plaintext`; true once the server has ended the
     /// stream (a close_notify, or a closed connection).
-    func read(into plaintext: inout [UInt8]) throws(TLSFailure) -> Bool {
+    public func read(into plaintext: inout [UInt8]) throws(TLSFailure) -> Bool {
         var scratch = [UInt8](repeating: 0, count: 16 * 1024)
         while true {
             ERR_clear_error()

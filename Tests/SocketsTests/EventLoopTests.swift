@@ -1,0 +1,87 @@
+import Foundation
+import Sockets
+import Synchronization
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The one loop: work handed from other threads runs on it in order, deadlines run in deadline order, a socket's
+/// readiness reaches its handler, and stop joins its thread.
+@Suite struct EventLoopTests {
+    final class Seen: Sendable {
+        let items = Mutex<[String]>([])
+        let done = DispatchSemaphore(value: 0)
+        func add(_ item: String) { items.withLock { $0.append(item) } }
+        var all: [String] { items.withLock { $0 } }
+    }
+
+    @Test func workHandedFromOtherThreadsRunsOnTheLoopInOrder() {
+        let loop = try! EventLoop(name: "test-order")
+        defer { loop.stop() }
+        let seen = Seen()
+        for index in 0..<100 { loop.execute { seen.add("\(index)\(loop.inLoop ? "" : " off the loop")") } }
+        loop.execute { seen.done.signal() }
+        #expect(seen.done.wait(timeout: .now() + 10) == .success)
+        #expect(seen.all == (0..<100).map { "\($0)" })
+        #expect(!loop.inLoop)
+    }
+
+    @Test func deadlinesRunInTheirOrderAndACancelledOneNever() {
+        let loop = try! EventLoop(name: "test-timers")
+        defer { loop.stop() }
+        let seen = Seen()
+        let start = ContinuousClock.now
+        loop.execute {
+            loop.schedule(at: start + .milliseconds(120)) { seen.add("third"); seen.done.signal() }
+            loop.schedule(at: start + .milliseconds(40)) { seen.add("first") }
+            let cancelled = loop.schedule(at: start + .milliseconds(60)) { seen.add("cancelled") }
+            loop.schedule(at: start + .milliseconds(80)) { seen.add("second") }
+            loop.cancel(cancelled)
+        }
+        #expect(seen.done.wait(timeout: .now() + 10) == .success)
+        #expect(seen.all == ["first", "second", "third"])
+        #expect(ContinuousClock.now - start >= .milliseconds(120), "not before its deadline")
+    }
+
+    @Test func aSocketsReadinessReachesItsHandlerUntilItIsDeregistered() throws {
+        let loop = try EventLoop(name: "test-ready")
+        defer { loop.stop() }
+        var ends: [Int32] = [0, 0]
+        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &ends) == 0)
+        defer { close(ends[0]); close(ends[1]) }
+        let near = Socket(fd: ends[0]), far = Socket(fd: ends[1])
+        near.makeNonBlocking()
+        let seen = Seen()
+        loop.execute {
+            nonisolated(unsafe) var registration: EventLoop.Registration?
+            var scratch = [UInt8](repeating: 0, count: 64)
+            registration = loop.register(near.fd, for: .read) { readiness in
+                var bytes: [UInt8] = []
+                _ = near.receive(appendingTo: &bytes, scratch: &scratch)
+                seen.add(String(decoding: bytes, as: UTF8.self))
+                if bytes.contains(UInt8(ascii: "!")), let held = registration {
+                    loop.deregister(held)
+                    seen.done.signal()
+                }
+            }
+        }
+        #expect(far.send(Array("hi!".utf8)))
+        #expect(seen.done.wait(timeout: .now() + 10) == .success)
+        #expect(far.send(Array("unheard".utf8)))
+        Thread.sleep(forTimeInterval: 0.1)
+        #expect(seen.all == ["hi!"])
+    }
+
+    @Test func stopRunsWhatWasHandedBeforeThenItsHooksJoinsTheThreadAndRefusesMore() {
+        let loop = try! EventLoop(name: "test-stop")
+        let seen = Seen()
+        loop.execute { loop.whenStopping { seen.add("hook") } }
+        loop.execute { seen.add("before") }
+        loop.stop()
+        #expect(seen.all == ["before", "hook"], "all done when stop returns: the thread was joined")
+        #expect(!loop.execute { seen.add("after") })
+        Thread.sleep(forTimeInterval: 0.05)
+        #expect(seen.all == ["before", "hook"])
+    }
+}

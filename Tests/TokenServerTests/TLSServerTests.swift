@@ -1,0 +1,171 @@
+import Foundation
+import Sockets
+import TestSupport
+import Testing
+import TLS
+import TokenServer
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A blocking TLS client over loopback for the server's tests: the handshake, then bytes both ways, each wait
+/// bounded so that a failing test ends.
+final class TLSTestClient {
+    let wire: Wire
+    private var scratch = [UInt8](repeating: 0, count: Socket.receiveSize)
+    private var plaintext: [UInt8] = []
+
+    init(port: UInt16, caFile: String) throws {
+        let socket = try Socket.connect(host: "127.0.0.1", port: port, until: .now + .seconds(5))
+        let session = try TLSSession(context: try TLSContext.shared(.file(caFile)), host: "127.0.0.1")
+        wire = Wire(socket, tls: session)
+        try wire.start()
+        let deadline = ContinuousClock.now + .seconds(10)
+        while wire.isHandshaking {
+            _ = wire.flush()
+            guard ContinuousClock.now < deadline else { throw TLSFailure.setup("the handshake took over 10 s") }
+            _ = wire.socket.waitReadable(milliseconds: 100)
+            switch wire.receive(scratch: &scratch) {
+            case .refused(let failure): throw failure
+            case .ended: throw TLSFailure.handshakeRefused("closed")
+            case .data(let bytes), .secured(let bytes): plaintext += bytes
+            case .nothing: break
+            }
+        }
+        _ = wire.flush()
+    }
+
+    deinit { wire.socket.close() }
+
+    /// Sends a GET and reads one answer; its status and body, nil when the server closed or said nothing in 10 s.
+    func get(_ path: String, close: Bool = false) throws -> (status: Int, body: String)? {
+        try wire.queue(Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\(close ? "Connection: close\r\n" : "")\r\n".utf8))
+        while wire.queued > 0 {
+            guard case .partial = wire.flush() else { break }
+            _ = wire.socket.waitWritable(milliseconds: 100)
+        }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline {
+            if let end = plaintext.firstRange(of: Array("\r\n\r\n".utf8)) {
+                let head = String(decoding: plaintext[..<end.lowerBound], as: UTF8.self)
+                let length = head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }
+                    .flatMap { Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) } ?? 0
+                if plaintext.count >= end.upperBound + length {
+                    let status = Int(head.split(separator: " ")[1]) ?? 0
+                    let body = String(decoding: plaintext[end.upperBound..<(end.upperBound + length)], as: UTF8.self)
+                    plaintext.removeFirst(end.upperBound + length)
+                    return (status, body)
+                }
+            }
+            _ = wire.socket.waitReadable(milliseconds: 100)
+            switch wire.receive(scratch: &scratch) {
+            case .data(let bytes), .secured(let bytes): plaintext += bytes
+            case .ended(let bytes):
+                plaintext += bytes
+                if plaintext.isEmpty { return nil }
+            case .refused: return nil
+            case .nothing: break
+            }
+        }
+        return nil
+    }
+}
+
+/// Whether the server closed `fd` within `limit` (it reads to the end, dropping what the server sends first).
+func closedByServer(_ fd: Int32, within limit: Duration) -> Bool {
+    let deadline = ContinuousClock.now + limit
+    var byte = [UInt8](repeating: 0, count: 4096)
+    while ContinuousClock.now < deadline {
+        var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        guard poll(&entry, 1, 50) > 0 else { continue }
+        if recv(fd, &byte, byte.count, 0) <= 0 { return true }
+    }
+    return false
+}
+
+@Suite(.serialized) struct TLSServerTests {
+    static let certificates = Result { try TestCertificates.make() }
+
+    static func serve(requestDeadline: Duration = .seconds(10)) throws -> (TokenServer, TestCertificates) {
+        let certificates = try certificates.get()
+        var config = TokenServerConfig(port: 0, appID: TestCredentials.appID, appCertificate: TestCredentials.certificate)
+        config.tls = try TLSContext(certificateFile: certificates.good.certificate, keyFile: certificates.good.key)
+        config.requestDeadline = requestDeadline
+        return (try TokenServer(config), certificates)
+    }
+
+    @Test func itServesHTTPSAndKeepsTheConnectionAlive() throws {
+        let (server, certificates) = try Self.serve()
+        defer { server.stop() }
+        #expect(server.url.absoluteString.hasPrefix("https://127.0.0.1:"))
+        let client = try TLSTestClient(port: server.port, caFile: certificates.caFile)
+        for _ in 0..<3 {
+            let answer = try client.get("/ping")
+            #expect(answer?.status == 200 && answer?.body == #"{"message":"pong"}"#)
+        }
+        #expect(try client.get("/ping", close: true)?.status == 200)
+        #expect(closedByServer(client.wire.socket.fd, within: .seconds(5)))
+    }
+
+    @Test func aClientThatOpensTLSAndGoesSilentIsClosedAtTheDeadlineWhileOthersAreServed() throws {
+        let (server, certificates) = try Self.serve(requestDeadline: .milliseconds(600))
+        defer { server.stop() }
+        // One sends nothing at all; another sends its ClientHello and never answers the server's.
+        let mute = try Socket.connect(host: "127.0.0.1", port: server.port, until: .now + .seconds(5))
+        defer { mute.close() }
+        let hello = Wire(try Socket.connect(host: "127.0.0.1", port: server.port, until: .now + .seconds(5)),
+                         tls: try TLSSession(context: try TLSContext.shared(.file(certificates.caFile)), host: "127.0.0.1"))
+        defer { hello.socket.close() }
+        try hello.start()
+        _ = hello.flush()
+        let started = ContinuousClock.now
+        let other = try TLSTestClient(port: server.port, caFile: certificates.caFile)
+        #expect(try other.get("/ping")?.status == 200)
+        #expect(ContinuousClock.now - started < .milliseconds(500), "served while two handshakes hang")
+        #expect(closedByServer(mute.fd, within: .seconds(5)))
+        #expect(closedByServer(hello.socket.fd, within: .seconds(5)))
+        #expect(ContinuousClock.now - started >= .milliseconds(550), "kept until the deadline, not refused at once")
+        #expect(try TLSTestClient(port: server.port, caFile: certificates.caFile).get("/ping")?.status == 200)
+    }
+
+    @Test(arguments: [
+        Array("GET /ping HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8),
+        [UInt8](repeating: 0x16, count: 3) + [UInt8](repeating: 0xFF, count: 600),
+    ])
+    func garbageInsteadOfAClientHelloClosesThatConnectionAndTheServerServesOn(_ garbage: [UInt8]) throws {
+        let (server, certificates) = try Self.serve()
+        defer { server.stop() }
+        let socket = try Socket.connect(host: "127.0.0.1", port: server.port, until: .now + .seconds(5))
+        defer { socket.close() }
+        #expect(socket.send(garbage))
+        #expect(closedByServer(socket.fd, within: .seconds(5)))
+        #expect(try TLSTestClient(port: server.port, caFile: certificates.caFile).get("/ping")?.status == 200)
+        #expect(server.port > 0)
+    }
+
+    @Test func certificateFilesAreCheckedAtStartWithWordsForEachProblem() throws {
+        let certificates = try Self.certificates.get()
+        func failure(_ certificate: String, _ key: String) -> String {
+            do {
+                _ = try TLSContext(certificateFile: certificate, keyFile: key)
+                return "accepted"
+            } catch {
+                return error.description
+            }
+        }
+        let missing = certificates.directory + "/none.pem"
+        #expect(failure(missing, certificates.good.key).contains("the certificate file \(missing) does not exist"))
+        #expect(failure(certificates.good.certificate, missing).contains("the private key file \(missing) does not exist"))
+        #expect(failure(certificates.good.key, certificates.good.key).contains("holds no PEM certificate"))
+        #expect(failure(certificates.good.certificate, certificates.good.certificate).contains("holds no PEM private key"))
+        #expect(failure(certificates.good.certificate, certificates.otherName.key)
+            .contains("the private key in \(certificates.otherName.key) does not match the certificate in \(certificates.good.certificate)"))
+        if geteuid() != 0 {  // root reads any file
+            let locked = certificates.directory + "/locked.key"
+            try FileManager.default.copyItem(atPath: certificates.good.key, toPath: locked)
+            chmod(locked, 0)
+            #expect(failure(certificates.good.certificate, locked).contains("cannot be read"))
+        }
+        #expect(failure(certificates.good.certificate, certificates.good.key) == "accepted")
+    }
+}
