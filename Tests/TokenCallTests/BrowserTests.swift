@@ -190,6 +190,18 @@ final class WholeOutput: @unchecked Sendable {
         #expect(elsewhere.first { $0.name == "join-failed" }?.args.first as? String == "WS_ERR", "\(elsewhere.map { "\($0.name) \($0.args)" })")
         #expect(elsewhere.contains { $0.name == "probe-closed" } && !elsewhere.contains { $0.name == "probe-open" })
         #expect(!watcherSaw.contains(#""uid": 24"#))
+
+        // The ES module through an import map: it joins, and refuses what the SDK refuses with the SDK's codes.
+        let module = events(seen["module"] as? [String: Any])
+        func outcome(_ name: String) -> Any? { module.first { $0.name == name }?.args.first }
+        #expect((outcome("loaded") as? String)?.hasPrefix("4.") == true, "\(module.map { "\($0.name) \($0.args)" })\n\(console)")
+        #expect(outcome("empty-token") as? String == "INVALID_PARAMS")
+        #expect(outcome("joined") as? Int == 25)
+        #expect(outcome("second-join") as? String == "INVALID_OPERATION")
+        #expect(outcome("rtc-role") as? String == "INVALID_OPERATION")
+        #expect(outcome("bad-renewal") as? String == "UNEXPECTED_RESPONSE")
+        #expect(outcome("left") as? String == "DISCONNECTED")
+        #expect(watcherSaw.contains(#""event": "didOfflineOfUid", "uid": 25, "reason": "quit""#), "the terminal did not see the module's page leave")
     }
 }
 

@@ -8,6 +8,7 @@ wait for the tokens' end:
   expiring  the same page with renewal off, uid 22
   foreign   the same page with a token for another channel, uid 23
   elsewhere guide.html from an origin not allowed (--elsewhere-port), uid 24, with a good token and a bare WebSocket
+  module    module.html from the allowed origin, uid 25: the ES module through an import map, and what the SDK refuses
 After --seconds it prints one JSON object of what each page saw, and exits 0; a page that cannot be driven is exit 1.
 """
 import argparse
@@ -111,6 +112,8 @@ def main():
         "expiring": guide(args.guide_port, uid=22, renew=0, **common),
         "foreign": guide(args.guide_port, uid=23, token=fetch_token(args.server, 23, "another-channel"), **common),
         "elsewhere": guide(args.elsewhere_port, uid=24, probe=1, token=fetch_token(args.server, 24, args.tokens), **common),
+        "module": guide(args.guide_port, uid=25, token=fetch_token(args.server, 25, args.tokens), **common)
+        .replace("/guide.html", "/module.html"),
     }
     harness = "<!doctype html><body style='margin:0'>" + "".join(
         f"<iframe name='{name}' src='{url}' allow='camera; microphone' width='640' height='480'></iframe>"
@@ -155,7 +158,7 @@ def main():
         last = driver.execute_script(READ_MEET)
         driver.switch_to.default_content()
         result["meet"] = dict(meet or last, log=last["log"], state=last["state"])
-        for name in ["renewing", "expiring", "foreign", "elsewhere"]:
+        for name in ["renewing", "expiring", "foreign", "elsewhere", "module"]:
             driver.switch_to.frame(name)
             result[name] = driver.execute_script(
                 "return {events: window.events || [], state: window.client ? window.client.connectionState : null,"
