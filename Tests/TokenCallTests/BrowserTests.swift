@@ -99,8 +99,8 @@ final class WholeOutput: @unchecked Sendable {
                  "--token-url", "http://127.0.0.1:\(port)/fetch_rtc_token"] + extra, environment: ["PATH": "/usr/bin:/bin"])
             return (process, WholeOutput(out), WholeOutput(err))
         }
-        // The terminal in "meet" draws its screen when its 25 s are over, while the page is still there.
-        let (meeter, _, meeterErr) = try join(channel: "meet", uid: 1, ["--duration", "25", "--screenshot", picture.path,
+        // The terminal in "meet" draws its screen when its 35 s are over, while the page is still there (46 s).
+        let (meeter, _, meeterErr) = try join(channel: "meet", uid: 1, ["--duration", "35", "--screenshot", picture.path,
                                                                          "--record", record.path])
         let (watcher, watcherOut, _) = try join(channel: "tokens", uid: 2, ["--duration", "90", "--json"])
         defer { if watcher.isRunning { watcher.terminate() } }
