@@ -1,3 +1,4 @@
+import AccessToken
 @testable import CallScreen
 import ChannelEngine
 import Foundation
@@ -114,6 +115,13 @@ final class WholeOutput: @unchecked Sendable {
         (browser.standardOutput, browser.standardError) = (browserOut, browserErr)
         try browser.run()
         let (output, errors) = (WholeOutput(browserOut), WholeOutput(browserErr))
+        // A client that joins "tokens" and then says nothing: after the hub's 20 s of silence the pages see it time out.
+        let silent = try WebSocketTestClient.open(port: UInt16(port), path: "/hub?channel=tokens")
+        let silentToken = try AccessToken2.buildRTC(appID: TestCredentials.appID, appCertificate: TestCredentials.certificate,
+                                                    channel: "tokens", user: .uid(30), role: .publisher, tokenExpire: 600,
+                                                    privilegeExpire: 600)
+        silent.send(text: #"{"type":"join","channel":"tokens","uid":30,"token":"\#(silentToken)"}"#)
+        #expect(try silent.nextText()?.contains(#""type":"joined""#) == true)
         let pid = browser.processIdentifier
         DispatchQueue.global().asyncAfter(deadline: .now() + 120) { kill(pid, SIGKILL) }
         browser.waitUntilExit()
@@ -160,6 +168,10 @@ final class WholeOutput: @unchecked Sendable {
             #expect((8_000...12_500).contains(later - earlier), "a renewal \(Int(later - earlier)) ms after the one before")
         }
         #expect((seen["renewing"] as? [String: Any])?["state"] as? String == "CONNECTED")
+        #expect(renewing.contains { $0.name == "user-joined" && $0.args.first as? Int == 30 })
+        #expect(renewing.contains { $0.name == "user-left" && $0.args.first as? Int == 30 && $0.args.last as? String == "ServerTimeOut" },
+                "the silent client did not time out: \(renewing.map { "\($0.name) \($0.args)" })")
+        withExtendedLifetime(silent) {}
         #expect(!renewing.contains { $0.name == "token-privilege-did-expire" })
 
         // With renewal off: did-expire and DISCONNECTED/TOKEN_EXPIRE at the token's end, and the terminal sees it go.
