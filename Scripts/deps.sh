@@ -3,7 +3,8 @@
 set -euo pipefail
 
 # openssl: the command the TLS tests and Scripts/bench-tls.sh make test certificates with.
-packages=(libncurses-dev libssl-dev openssl zlib1g-dev tmux libxml2)
+# chromium, chromium-driver, python3-selenium: the browser tests (Tests/TokenCallTests/BrowserTests.swift).
+packages=(libncurses-dev libssl-dev openssl zlib1g-dev tmux libxml2 chromium chromium-driver python3-selenium)
 missing=()
 for package in "${packages[@]}"; do
     if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then

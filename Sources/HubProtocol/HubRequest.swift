@@ -28,6 +28,8 @@ public enum HubRequest: Equatable, Sendable {
     case renew(token: String)
     case setRole(AgoraClientRole)
     case leave
+    /// Nothing to do: a browser cannot send WebSocket pings, so it sends this to show it is there.
+    case ping
 }
 
 /// A message that is not one of the hub's, and what is wrong with it.
@@ -59,8 +61,10 @@ extension HubRequest {
             self = .setRole(role)
         case "leave":
             self = .leave
+        case "ping":
+            self = .ping
         case let other:
-            throw HubProtocolError("no request of type \"\(other.prefix(40))\"; the types are join, renew, setRole and leave")
+            throw HubProtocolError("no request of type \"\(other.prefix(40))\"; the types are join, renew, setRole, leave and ping")
         }
     }
 }
@@ -80,6 +84,7 @@ extension HubRequest {
         case .renew(let token): object = ["type": "renew", "token": token]
         case .setRole(let role): object = ["type": "setRole", "role": role.name]
         case .leave: object = ["type": "leave"]
+        case .ping: object = ["type": "ping"]
         }
         return HubJSON.text(object)
     }

@@ -132,6 +132,8 @@ public final class HubServer: WebSocketService, @unchecked Sendable {
                 guard let member else { return send(.error("not in a channel; nothing to leave"), to: client) }
                 remove(client, member, peersHear: .quit)
                 send(stateChanged(.disconnected, .reasonLeaveChannel), to: client)
+            case .ping:
+                break  // heard, which is all it is for
             }
         }
     }

@@ -29,6 +29,14 @@ public enum Loopback {
         return fd
     }
 
+    /// A port of 127.0.0.1 free a moment ago, for a server a test tells another of before it starts (another may take it
+    /// first, rarely); nil when none can be had.
+    public static func freePort() -> UInt16? {
+        guard let (fd, port) = listen(backlog: 1) else { return nil }
+        close(fd)
+        return port
+    }
+
     /// A socket listening on a free port of 127.0.0.1, and the port; nil when none can be had.
     static func listen(backlog: Int32) -> (fd: Int32, port: UInt16)? {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

@@ -2,11 +2,12 @@ import Foundation
 import Sockets
 import TLS
 
-/// One response; every one is JSON and `Cache-Control: no-store`.
+/// One response, `Cache-Control: no-store`: JSON, or one of the server's assets (`TokenServerConfig.assets`).
 public struct HTTPResponse: Sendable {
     public var status: Int
     public var headers: [(name: String, value: String)]
     public var body: [UInt8]
+    public var contentType = "application/json"
     /// Who takes the connection over once this answer is sent (a 101); nil for an ordinary answer.
     var takeover: Takeover?
 
@@ -62,7 +63,7 @@ public struct HTTPResponse: Sendable {
             bytes.append(contentsOf: "\r\n".utf8)
             return bytes
         }
-        if !body.isEmpty || status != 204 { bytes.append(contentsOf: "Content-Type: application/json\r\n".utf8) }
+        if !body.isEmpty || status != 204 { bytes.append(contentsOf: "Content-Type: \(contentType)\r\n".utf8) }
         bytes.append(contentsOf: "Cache-Control: no-store\r\nContent-Length: ".utf8)
         PlainJSON.appendDecimal(body.count, to: &bytes)
         bytes.append(contentsOf: (keepAlive ? "\r\nConnection: keep-alive\r\n" : "\r\nConnection: close\r\n").utf8)
@@ -84,6 +85,7 @@ public struct HTTPResponse: Sendable {
         case 204: "No Content"
         case 400: "Bad Request"
         case 401: "Unauthorized"
+        case 403: "Forbidden"
         case 404: "Not Found"
         case 405: "Method Not Allowed"
         case 408: "Request Timeout"

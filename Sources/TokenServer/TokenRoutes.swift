@@ -21,6 +21,12 @@ struct TokenRoutes: Sendable {
     }
 
     private func route(_ request: HTTPRequest) -> HTTPResponse {
+        if let asset = config.assets[request.path] {
+            guard allows(request, "GET") else { return notAllowed(request, "GET") }
+            var response = HTTPResponse(status: 200, headers: [("X-Content-Type-Options", "nosniff")], body: asset.body)
+            response.contentType = asset.contentType
+            return response
+        }
         let segments = request.path.split(separator: "/", omittingEmptySubsequences: true)
         let allowed: String
         let issue: (HTTPRequest) throws(BadRequest) -> HTTPResponse
@@ -67,6 +73,19 @@ struct TokenRoutes: Sendable {
         guard let origin = request.header("Origin") else { return nil }
         if config.corsOrigins.contains("*") { return "*" }
         return config.corsOrigins.contains(origin) ? origin : nil
+    }
+
+    /// A 403 for a browser's WebSocket from a page whose origin is neither this server's own (its `Host`, over
+    /// http or https) nor one `corsOrigins` allows: a page elsewhere must not ride its user's credentials into the
+    /// hub. A client that is not a browser sends no `Origin` and is let through.
+    func refusal(ofWebSocketFrom request: HTTPRequest) -> HTTPResponse? {
+        guard let origin = request.header("Origin") else { return nil }
+        if config.corsOrigins.contains("*") || config.corsOrigins.contains(origin) { return nil }
+        if let host = request.header("Host")?.lowercased(), ["http://\(host)", "https://\(host)"].contains(origin.lowercased()) {
+            return nil
+        }
+        return .error(403, "a page from \(TokenServer.printable(String(origin.prefix(200)))) may not open \(request.path): "
+                      + "only pages of this server and origins --cors-origin names may")
     }
 
     private func checkBearer(_ request: HTTPRequest) -> HTTPResponse? {

@@ -40,7 +40,10 @@ public final class TokenServer: Sendable {
         var host: WebSocketHost?
         if let endpoint = config.webSocket {
             let webSocket = try WebSocketHost(path: endpoint.path, service: endpoint.service, limits: endpoint.limits, log: config.log)
-            handler = { request in request.path == webSocket.path ? webSocket.upgrade(request) : routes.handle(request) }
+            handler = { request in
+                guard request.path == webSocket.path else { return routes.handle(request) }
+                return routes.refusal(ofWebSocketFrom: request) ?? webSocket.upgrade(request)
+            }
             host = webSocket
         }
         webSocketHost = host

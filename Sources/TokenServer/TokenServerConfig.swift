@@ -29,6 +29,8 @@ public struct TokenServerConfig: Sendable {
     public var tls: TLSContext?
     /// A WebSocket service the server also runs, at its own path (the hub at `/hub`); nil for none.
     public var webSocket: WebSocketEndpoint?
+    /// Files it serves to GET and HEAD by path (the web SDK and page at `/`); empty for none.
+    public var assets: [String: WebAsset] = [:]
     /// Unix time now; tokens are issued at this time.
     public var unixTime: @Sendable () -> UInt32
 
@@ -64,5 +66,17 @@ public struct WebSocketEndpoint: Sendable {
         self.path = path
         self.service = service
         self.limits = limits
+    }
+}
+
+/// A file the server hands out as it is, such as a script or a page.
+public struct WebAsset: Sendable {
+    /// Its `Content-Type`, such as `text/javascript; charset=utf-8`.
+    public var contentType: String
+    public var body: [UInt8]
+
+    public init(contentType: String, body: [UInt8]) {
+        self.contentType = contentType
+        self.body = body
     }
 }

@@ -5,6 +5,7 @@ import Dispatch
 import Foundation
 import TLS
 import TokenServer
+import WebClient
 
 /// `tokencall serve`: the token server, until SIGINT or SIGTERM.
 enum ServeCommand {
@@ -34,7 +35,9 @@ enum ServeCommand {
                    POST /getToken {"tokenType":"rtc","channel","role","uid","expire"} -> {"token"};
                    GET /rtc/{channel}/{role}/{uid|userAccount}/{uid}/?expiry=N -> {"rtcToken"};
                    GET /ping -> {"message":"pong"};
-                   GET /hub (WebSocket) -> the channel hub (Docs/hub-protocol.md).
+                   GET /hub (WebSocket) -> the channel hub (Docs/hub-protocol.md);
+                   GET / -> a page that joins the hub; GET /AgoraRTC_N.js, /agora-rtc-sdk-ng.js -> the Web SDK's
+                   shape for your own pages (Docs/web.md).
         """,
         run: run
     )
@@ -58,6 +61,9 @@ enum ServeCommand {
             log: log)
         config.maxConnectionsPerAddress = perAddress
         config.tls = try tlsContext(args)
+        for file in WebAssets.files(appID: config.appID) {
+            config.assets[file.path] = WebAsset(contentType: file.contentType, body: Array(file.text.utf8))
+        }
         let mistake = try MisconfigureOption.read(args)
         config.mistakes = mistake.map(TokenMistakes.init)
         config.webSocket = WebSocketEndpoint(path: "/hub", service: HubServer(.init(
@@ -79,6 +85,8 @@ enum ServeCommand {
                       + (origins.isEmpty ? "" : ", CORS for \(origins.joined(separator: ", "))")
                       + (mistake.map { ", then \($0.summary) to each caller on purpose (--misconfigure \($0.rawValue))" } ?? "")
                       + "; channel hub at /hub (\(config.tls == nil ? "WebSocket" : "WebSocket over TLS, wss://"))")
+        Console.error("tokencall serve: web page at \(server.url.absoluteString)/ — your own pages load \(server.url.absoluteString)"
+                      + "\(WebAssets.classicPath) (Docs/web.md)")
         if server.maxConnections < maxConnections {
             Console.error("tokencall serve: serving at most \(server.maxConnections) connections, not \(maxConnections): the process "
                           + "may open \(server.openFileLimit) files (ulimit -n); raise that limit to serve more")

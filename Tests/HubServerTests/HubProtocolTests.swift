@@ -8,6 +8,7 @@ import Testing
         .renew(token: "007eJx"),
         .setRole(.broadcaster),
         .leave,
+        .ping,
     ])
     func whatAClientWritesTheHubReadsAsTheSameRequest(_ request: HubRequest) throws {
         #expect(try HubRequest(json: request.json) == request)

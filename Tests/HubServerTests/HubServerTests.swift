@@ -21,6 +21,21 @@ import WebSocket
         #expect(hub.outlet.take(alice) == [["type": .string("userJoined"), "uid": .integer(2)]])
     }
 
+    /// A browser cannot send WebSocket pings: its `ping` request shows it is there and is answered with nothing, in a
+    /// channel or out of one, while the others hear nothing of it.
+    @Test func aPingIsAnsweredWithNothingInOrOutOfAChannel() {
+        let hub = HubFixture()
+        let alice = hub.connect(), bob = hub.connect()
+        hub.say(bob, #"{"type":"ping"}"#)
+        #expect(hub.outlet.take(bob).isEmpty)
+        hub.join(alice, uid: 1)
+        hub.join(bob, uid: 2)
+        _ = (hub.outlet.take(alice), hub.outlet.take(bob))
+        hub.say(bob, #"{"type":"ping"}"#)
+        #expect(hub.outlet.take(bob).isEmpty)
+        #expect(hub.outlet.take(alice).isEmpty)
+    }
+
     @Test func aTokenForAnotherChannelNeverGetsInAndLearnsNothing() {
         let hub = HubFixture()
         let member = hub.connect(), intruder = hub.connect(), later = hub.connect()
