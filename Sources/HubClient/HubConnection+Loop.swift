@@ -41,14 +41,14 @@ extension HubConnection {
         guard !silent else { return }
         switch phase {
         case .connecting(_, let deadline) where now >= deadline:
-            lost("cannot connect to \(address) within \(timing.connectTimeout)")
+            lost("cannot connect to \(dialing) within \(timing.connectTimeout)")
         case .handshaking(_, _, let deadline) where now >= deadline:
-            lost("\(address) did not finish the WebSocket handshake within \(timing.connectTimeout)")
+            lost("\(dialing) did not finish the WebSocket handshake within \(timing.connectTimeout)")
         case .open(let wire) where now >= wire.lastHeard + timing.silenceLimit:
-            lost("nothing heard from \(address) for \(timing.silenceLimit); the hub is taken for gone")
+            lost("nothing heard from \(dialing) for \(timing.silenceLimit); the hub is taken for gone")
         case .open(let wire) where now >= wire.nextPing:
             wire.nextPing = now + timing.pingInterval
-            failures = 0  // open a whole ping interval: the connection works
+            (failures, redirects) = (0, 0)  // open a whole ping interval: the connection works
             queue(WebSocketFrame.encode(.ping, [], mask: Self.mask()), on: wire)
         case .waiting(let until) where now >= until:
             startConnecting()
@@ -110,11 +110,11 @@ extension HubConnection {
             return
         }
         switch result {
-        case .failure(let error): lost("cannot connect to \(address): \(error.reason)")
+        case .failure(let error): lost("cannot connect to \(dialing): \(error.reason)")
         case .success(let socket):
             let key = WebSocketHandshake.randomKey()
             let wire = Wire(socket: socket, now: core.clock.now)
-            wire.output = WebSocketHandshake.clientRequest(target: address.target, host: address.hostHeader, key: key)
+            wire.output = WebSocketHandshake.clientRequest(target: dialing.target, host: dialing.hostHeader, key: key)
             phase = .handshaking(wire, key: key, deadline: deadline)
             if !silent { write(wire) }
         }
@@ -134,20 +134,22 @@ extension HubConnection {
     /// Only the last frame, a close, is queued without this check.
     private func queue(_ frame: [UInt8], on wire: Wire) {
         guard wire.queued + frame.count <= Self.maxQueuedBytes else {
-            return lost("\(address) took none of the \(wire.queued) bytes waiting for it")
+            return lost("\(dialing) took none of the \(wire.queued) bytes waiting for it")
         }
         wire.output += frame
         if !silent { write(wire) }
     }
 
     /// The connection is gone: says why (as the hub sent it; printers escape) and plans the next try.
-    private func lost(_ reason: String) {
+    private func lost(_ reason: String, promptly: Bool = false) {
         switch phase {
         case .handshaking(let wire, _, _), .open(let wire): wire.socket.close()
         default: break
         }
-        let wait = timing.backoff(after: failures, fraction: Double.random(in: 0.5...1))
+        let wait = promptly ? timing.promptReconnect * Double.random(in: 0...1)
+            : timing.backoff(after: failures, fraction: Double.random(in: 0.5...1))
         failures += 1
+        redirect = nil
         phase = .waiting(until: core.clock.now + wait)
         deliver(.lost(reason: reason))
     }
@@ -156,7 +158,7 @@ extension HubConnection {
     private func fail(_ wire: Wire, _ code: WebSocketCloseCode, _ reason: String) {
         wire.output += WebSocketFrame.close(code, reason: reason, mask: Self.mask())
         write(wire, reportingFailure: false)
-        lost("\(address) broke the protocol, closed with \(code.rawValue): \(reason)")
+        lost("\(dialing) broke the protocol, closed with \(code.rawValue): \(reason)")
     }
 
     /// Sends what the socket takes now; a broken connection is lost unless the caller is ending it anyway.
@@ -173,7 +175,7 @@ extension HubConnection {
                 wire.sent = 0
             }
         case .full: break
-        case .failed: if reportingFailure, isCurrent(wire) { lost("the connection to \(address) broke") }
+        case .failed: if reportingFailure, isCurrent(wire) { lost("the connection to \(dialing) broke") }
         }
     }
 
@@ -190,9 +192,9 @@ extension HubConnection {
         switch wire.socket.receive(appendingTo: &received, scratch: &scratch) {
         case .nothingYet: return
         case .closed:
-            guard case .handshaking = phase else { return lost("\(address) closed the connection without a close frame") }
+            guard case .handshaking = phase else { return lost("\(dialing) closed the connection without a close frame") }
             let sent = wire.head.isEmpty ? "" : " (it sent \(String(decoding: wire.head.prefix(80), as: UTF8.self).jsonQuoted))"
-            return lost("\(address) closed the connection before answering the WebSocket handshake\(sent)")
+            return lost("\(dialing) closed the connection before answering the WebSocket handshake\(sent)")
         case .received: wire.lastHeard = core.clock.now
         }
         switch phase {
@@ -200,12 +202,12 @@ extension HubConnection {
             wire.head += received
             let end = wire.head.firstRange(of: [13, 10, 13, 10])
             guard (end?.lowerBound ?? wire.head.count) <= WebSocketHandshake.maxAnswerHeadBytes else {
-                return lost("\(address) answered the handshake with a head over \(WebSocketHandshake.maxAnswerHeadBytes) bytes")
+                return lost("\(dialing) answered the handshake with a head over \(WebSocketHandshake.maxAnswerHeadBytes) bytes")
             }
             guard let end else { return }
             if case .failure(let refusal) = WebSocketHandshake.checkAnswer(Array(wire.head[..<end.lowerBound]), key: key) {
-                return lost("\(address) refused the WebSocket handshake: it answered \(String(refusal.statusLine.prefix(200)).jsonQuoted) "
-                            + "(\(refusal.problem)); is \(address.target) the hub's path on a tokencall serve?")
+                return lost("\(dialing) refused the WebSocket handshake: it answered \(String(refusal.statusLine.prefix(200)).jsonQuoted) "
+                            + "(\(refusal.problem)); is \(dialing.target) the hub's path on a tokencall serve?")
             }
             wire.inbound.append(wire.head[end.upperBound...])
             wire.head = []
@@ -219,11 +221,23 @@ extension HubConnection {
         readFrames(wire)
     }
 
+    /// The hub says the channel lives on another hub: the next try goes there at once, with this address's query
+    /// (a few times in a row at most; then back to `address` after the usual backoff).
+    private func follow(redirect reason: String, from: HubAddress, _ said: String) {
+        let owner = try? HubAddress(parsing: reason)
+        guard let owner, redirects < Self.maxRedirects else {
+            return lost("\(from) closed the connection \(said)" + (owner == nil ? " (not an address to follow)" : " (too many redirects in a row)"))
+        }
+        lost("\(from) closed the connection \(said): the channel lives on \(owner)", promptly: true)
+        redirects += 1
+        redirect = address.redirected(to: owner)
+    }
+
     private func readFrames(_ wire: Wire) {
         while case .open(let current) = phase, current === wire, let step = wire.inbound.next() {
             switch step {
             case .deliver(let event):
-                if case .notice = event { failures = 0 }  // the hub speaks the protocol: the connection works
+                if case .notice = event { (failures, redirects) = (0, 0) }  // the hub speaks the protocol: the connection works
                 deliver(event)
             case .pong(let payload):
                 queue(WebSocketFrame.encode(.pong, payload, mask: Self.mask()), on: wire)
@@ -234,7 +248,10 @@ extension HubConnection {
                 wire.output += WebSocketFrame.close(code == .noStatus ? .normal : code, reason: "", mask: Self.mask())
                 write(wire, reportingFailure: false)
                 let said = code == .noStatus ? "without a code" : "with \(code.rawValue)" + (reason.isEmpty ? "" : ": \(reason)")
-                return lost("\(address) closed the connection \(said)")
+                let from = dialing
+                if code.rawValue == HubCloseCode.redirect { return follow(redirect: reason, from: from, said) }
+                // A hub that is stopping asks its clients to go elsewhere now (the balancer picks another hub).
+                return lost("\(from) closed the connection \(said)", promptly: code == .goingAway)
             }
         }
     }

@@ -49,6 +49,14 @@ public final class HubConnection: HubLink, @unchecked Sendable {
     var phase = Phase.idle
     var silent = false
     var failures = 0
+    /// Where the next try goes instead of `address`: the owner a hub redirected to (`HubCloseCode.redirect`), for one
+    /// try; and how many redirects came in a row without a connection that worked.
+    var redirect: HubAddress?
+    var redirects = 0
+    /// The address the current or next try connects to.
+    var dialing: HubAddress { redirect ?? address }
+    /// Redirects followed in a row at most; past them the next try goes to `address` after the usual backoff.
+    static let maxRedirects = 3
     var attempts = 0
     var events: (@Sendable (HubLinkEvent) -> Void)?
 

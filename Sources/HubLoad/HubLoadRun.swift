@@ -10,7 +10,7 @@ public enum HubLoadRun {
         let tally = LoadTally(names: [Measure.tokenFetch, Measure.join, Measure.renewal, Measure.fanOut])
         let epoch = ContinuousClock.now
         let end = epoch + plan.duration
-        let clients = (0..<plan.clients).map { LoadClient(index: $0, plan: plan, connection: HubConnection(address: hub, loop: loop),
+        let clients = (0..<plan.clients).map { LoadClient(index: $0, plan: plan, connection: HubConnection(address: hub.routed(to: plan.channel(of: $0)), loop: loop),
                                                           tally: tally, epoch: epoch) }
         await withTaskGroup(of: Void.self) { group in
             for client in clients { group.addTask { await client.start(until: end) } }

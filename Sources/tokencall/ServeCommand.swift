@@ -3,6 +3,7 @@ import Arguments
 import ChannelHub
 import Dispatch
 import Foundation
+import RedisClient
 import TokenServer
 
 /// `tokencall serve`: the token server, until SIGINT or SIGTERM.
@@ -22,6 +23,10 @@ enum ServeCommand {
             .value("max-connections", "N", help: "connections served at once; more get 503", default: "256"),
             .value("max-connections-per-address", "N", help: "connections one client address may hold; more get 503",
                    default: "64"),
+            .value("redis", "URL", help: "keep one owner per channel across hubs in this Redis (redis://HOST:PORT[/DB]); "
+                   + "a join for a channel another hub holds is redirected there (Docs/deploy.md)", environment: ["TOKENCALL_REDIS"]),
+            .value("advertise", "URL", help: "with --redis: this hub's address as clients reach it, ws://HOST:PORT/hub "
+                   + "(default: the address it listens on)"),
             MisconfigureOption.option,
             .flag("quiet", help: "no line per request"),
         ],
@@ -55,9 +60,14 @@ enum ServeCommand {
         config.maxConnectionsPerAddress = perAddress
         let mistake = try MisconfigureOption.read(args)
         config.mistakes = mistake.map(TokenMistakes.init)
-        config.webSocket = WebSocketEndpoint(path: "/hub", service: ChannelHub(.init(
-            appID: config.appID, appCertificate: config.appCertificate, unixTime: { Date().timeIntervalSince1970 })),
-            limits: ChannelHub.endpointLimits)
+        var hubConfig = ChannelHub.Configuration(appID: config.appID, appCertificate: config.appCertificate,
+                                                 unixTime: { Date().timeIntervalSince1970 })
+        let redis = try redisAddress(args)
+        if args.has("advertise"), redis == nil { throw args.error("--advertise names this hub for --redis; give --redis too, or drop it") }
+        // The hub's lease store is made once the port is known (the advertised address holds it).
+        let leases = LateLeases()
+        if redis != nil { hubConfig.leases = leases }
+        config.webSocket = WebSocketEndpoint(path: "/hub", service: ChannelHub(hubConfig), limits: ChannelHub.endpointLimits)
         // Before the server starts and says so: a SIGTERM sent right after the announcement must not be lost.
         let waitForStop = StopSignals.waiter()
         let server: TokenServer
@@ -68,6 +78,15 @@ enum ServeCommand {
         } catch {
             Console.error("tokencall serve: \(error); pick another address (such as 127.0.0.1, or 0.0.0.0 for all) or port with --host/--port")
             return ExitCode.failure
+        }
+        if let redis {
+            let advertised: String
+            do throws(UsageError) { advertised = try advertise(args, port: server.port) } catch {
+                server.stop()
+                throw error
+            }
+            leases.store = RedisLeases(redis: redis, hubAddress: advertised)
+            Console.error("tokencall serve: channels owned through \(redis) as \(advertised)")
         }
         Console.error("tokencall serve: listening on \(server.listening) — tokens for App ID \(config.appID), \(lifetime) s each"
                       + (config.requiredBearer == nil ? "" : ", bearer required")
@@ -83,4 +102,41 @@ enum ServeCommand {
         server.stop()
         return ExitCode.ok
     }
+
+    static func redisAddress(_ args: Invocation) throws(UsageError) -> RedisAddress? {
+        guard let text = args.string("redis") else { return nil }
+        do throws(RedisError) { return try RedisAddress(parsing: text) } catch { throw args.error("--redis: \(error)") }
+    }
+
+    /// The address clients reach this hub at: `--advertise`, or where it listens (not a wildcard address).
+    static func advertise(_ args: Invocation, port: UInt16) throws(UsageError) -> String {
+        let host = args.string("host") ?? "127.0.0.1"
+        let text = args.string("advertise") ?? "ws://\(host.contains(":") ? "[\(host)]" : host):\(port)/hub"
+        guard text.hasPrefix("ws://"), text.utf8.count <= 120, !text.contains("?"), !text.contains("@"),
+              text.dropFirst(5).contains("/") else {
+            throw args.error("--advertise must be ws://HOST:PORT/PATH, without a query, at most 120 bytes (it travels in a close frame)")
+        }
+        if text.hasPrefix("ws://0.0.0.0:") || text.hasPrefix("ws://[::]:") {
+            throw args.error("listening on all addresses, the hub cannot tell the others where it is: give --advertise ws://HOST:PORT/hub")
+        }
+        return text
+    }
+}
+
+/// The hub's leases, handed over once the server listens (the advertised address holds the port); until then there
+/// are no joins to claim for.
+final class LateLeases: ChannelLeases, @unchecked Sendable {
+    private let lock = NSLock()
+    private var _store: RedisLeases?
+    var store: RedisLeases? {
+        get { lock.withLock { _store } }
+        set { lock.withLock { _store = newValue } }
+    }
+
+    var leaseDuration: Duration { store?.leaseDuration ?? .seconds(3) }
+    func claim(_ channel: String) -> ChannelClaim { store?.claim(channel) ?? .unknown("the hub is starting") }
+    func renew(_ channels: [String]) -> Result<[String], LeaseStoreError> {
+        store?.renew(channels) ?? .failure(LeaseStoreError("the hub is starting"))
+    }
+    func release(_ channels: [String]) { store?.release(channels) }
 }
