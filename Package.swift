@@ -64,6 +64,7 @@ let package = Package(
                     exclude: ["Snapshots"]),
         .testTarget(name: "TokenDoctorTests", dependencies: ["TokenDoctor", "TokenClient", "TokenServer", "AccessToken", "TestSupport"]),
         .testTarget(name: "TokenCallTests", dependencies: ["tokencall", "AccessToken", "CallScreen", "ChannelEngine", "HubProtocol", "WebSocket",
+                                                   "JSON", "RedisClient", "Sockets",
                                                    "TestSupport"]),
     ]
 )

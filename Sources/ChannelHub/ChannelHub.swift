@@ -233,6 +233,7 @@ public final class ChannelHub: WebSocketService, @unchecked Sendable {
             accountsByUid[uid] = account
         }
         deadlinesChanged = true
+        log(client, "joined \(join.channel.escapedForPrinting) as uid \(uid)")
         send(.joined(channel: join.channel, uid: uid, role: join.role, expiresAt: member.expiresAt,
                      users: present.map(\.peer).sorted { $0.uid < $1.uid }), to: client)
         if member.role == .broadcaster { send(.userJoined(member.peer), toOthersIn: member.channel, except: client) }

@@ -229,6 +229,7 @@ extension HubConnection {
             return lost("\(from) closed the connection \(said)" + (owner == nil ? " (not an address to follow)" : " (too many redirects in a row)"))
         }
         lost("\(from) closed the connection \(said): the channel lives on \(owner)", promptly: true)
+        failures -= 1  // a hub that redirects works; only a try that fails counts
         redirects += 1
         redirect = address.redirected(to: owner)
     }
