@@ -1,6 +1,6 @@
 import AccessToken
 import Arguments
-import ChannelHub
+import HubServer
 import Dispatch
 import Foundation
 import RedisClient
@@ -60,14 +60,14 @@ enum ServeCommand {
         config.maxConnectionsPerAddress = perAddress
         let mistake = try MisconfigureOption.read(args)
         config.mistakes = mistake.map(TokenMistakes.init)
-        var hubConfig = ChannelHub.Configuration(appID: config.appID, appCertificate: config.appCertificate,
+        var hubConfig = HubServer.Configuration(appID: config.appID, appCertificate: config.appCertificate,
                                                  unixTime: { Date().timeIntervalSince1970 })
         let redis = try redisAddress(args)
         if args.has("advertise"), redis == nil { throw args.error("--advertise names this hub for --redis; give --redis too, or drop it") }
         // The hub's lease store is made once the port is known (the advertised address holds it).
         let leases = LateLeases()
         if redis != nil { hubConfig.leases = leases }
-        config.webSocket = WebSocketEndpoint(path: "/hub", service: ChannelHub(hubConfig), limits: ChannelHub.endpointLimits)
+        config.webSocket = WebSocketEndpoint(path: "/hub", service: HubServer(hubConfig), limits: HubServer.endpointLimits)
         // Before the server starts and says so: a SIGTERM sent right after the announcement must not be lost.
         let waitForStop = StopSignals.waiter()
         let server: TokenServer

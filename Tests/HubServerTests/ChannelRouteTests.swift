@@ -1,4 +1,4 @@
-@testable import ChannelHub
+@testable import HubServer
 import TestSupport
 import Testing
 import TokenServer

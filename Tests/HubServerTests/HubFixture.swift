@@ -1,5 +1,5 @@
 import AccessToken
-import ChannelHub
+import HubServer
 import HubProtocol
 import JSON
 import Synchronization
@@ -53,16 +53,16 @@ final class RecordingOutlet: WebSocketOutlet {
 final class HubFixture {
     let time: HandTime
     let outlet = RecordingOutlet()
-    let hub: ChannelHub
+    let hub: HubServer
     private var lastID: UInt64 = 0
 
     /// A hub on `time` (hubs that share a store of leases share a time), with `leases` when given.
     init(time: HandTime = HandTime(), leases: (any ChannelLeases)? = nil) {
         self.time = time
-        var config = ChannelHub.Configuration(appID: TestCredentials.appID, appCertificate: TestCredentials.certificate,
+        var config = HubServer.Configuration(appID: TestCredentials.appID, appCertificate: TestCredentials.certificate,
                                               unixTime: { time.now })
         config.leases = leases
-        hub = ChannelHub(config)
+        hub = HubServer(config)
         hub.start(outlet: outlet, wake: {})
     }
 

@@ -1,4 +1,4 @@
-import ChannelHub
+import HubServer
 import Synchronization
 import Testing
 import TokenServer
