@@ -209,6 +209,7 @@ extension HubConnection {
                 return lost("\(dialing) refused the WebSocket handshake: it answered \(String(refusal.statusLine.prefix(200)).jsonQuoted) "
                             + "(\(refusal.problem)); is \(dialing.target) the hub's path on a tokencall serve?")
             }
+            hubName = Self.hubName(inAnswer: wire.head[..<end.lowerBound]) ?? "\(dialing.host):\(dialing.port)"
             wire.inbound.append(wire.head[end.upperBound...])
             wire.head = []
             wire.nextPing = core.clock.now + timing.pingInterval
@@ -232,6 +233,17 @@ extension HubConnection {
         failures -= 1  // a hub that redirects works; only a try that fails counts
         redirects += 1
         redirect = address.redirected(to: owner)
+    }
+
+    /// The `X-Tokencall-Hub` header of a handshake's answer: at most 64 bytes of letters, digits and `-._:`; nil otherwise.
+    static func hubName(inAnswer head: ArraySlice<UInt8>) -> String? {
+        for line in String(decoding: head, as: UTF8.self).split(separator: "\r\n") where line.lowercased().hasPrefix("x-tokencall-hub:") {
+            let value = line.dropFirst("x-tokencall-hub:".count).trimmingCharacters(in: .whitespaces)
+            guard !value.isEmpty, value.utf8.count <= 64,
+                  value.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-._:".contains($0)) }) else { return nil }
+            return value
+        }
+        return nil
     }
 
     private func readFrames(_ wire: Wire) {

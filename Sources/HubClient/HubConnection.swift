@@ -55,6 +55,9 @@ public final class HubConnection: HubLink, @unchecked Sendable {
     var redirects = 0
     /// The address the current or next try connects to.
     var dialing: HubAddress { redirect ?? address }
+    /// The hub the open connection reached, as the answer to its handshake named it (`X-Tokencall-Hub`, which
+    /// `Deploy/haproxy.cfg` sets to the server's name), else the address dialed; read on the loop's thread (in `events`).
+    public internal(set) var hubName: String?
     /// Redirects followed in a row at most; past them the next try goes to `address` after the usual backoff.
     static let maxRedirects = 3
     var attempts = 0

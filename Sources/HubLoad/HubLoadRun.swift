@@ -110,7 +110,7 @@ final class LoadClient: @unchecked Sendable {
     private func handle(_ notice: HubNotice) {
         switch notice {
         case .joined:
-            if let joinSentAt { tally.record(Measure.join, .now - joinSentAt) }
+            if let joinSentAt { tally.recordJoin(.now - joinSentAt, on: connection.hubName) }
             joined.store(true, ordering: .relaxed)
             everJoined.store(true, ordering: .relaxed)
         case .connectionStateChanged(_, let reason, _):

@@ -33,6 +33,15 @@ struct ScaleOutTests {
                 members.append(client)
             }
         }
+        // `tokencall load` through the balancer: its clients' channels spread over the hubs, its figures by hub.
+        let load = try TokenCallProcess.run(["load", "--hub", "ws://127.0.0.1:\(farm.proxyPort)/hub",
+                                             "--token-url", "http://127.0.0.1:\(farm.proxyPort)/fetch_rtc_token",
+                                             "--clients", "24", "--channels", "12", "--duration", "3", "--json"], limit: .seconds(60))
+        let figures = try #require(JSONValue.parse(Array(load.stdout.utf8))?.object, "\(load.stdout)\n\(load.stderr)")
+        guard case .object(let byHub)? = figures["joinsByHub"] else { Issue.record("no joinsByHub: \(load.stdout)"); return }
+        #expect(Set(byHub.keys).isSubset(of: ["hub1", "hub2", "hub3"]) && byHub.count >= 2, "\(byHub.keys)")
+        let joins = byHub.values.compactMap { value -> Int64? in if case .integer(let count)? = value.object?["count"] { count } else { nil } }
+        #expect(joins.reduce(0, +) == 24, "\(load.stdout)")
         // The token routes go round to every hub.
         let (data, _) = try Self.get("http://127.0.0.1:\(farm.proxyPort)/ping")
         #expect(String(decoding: data, as: UTF8.self).contains("pong"))
