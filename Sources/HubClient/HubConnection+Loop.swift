@@ -264,7 +264,9 @@ extension HubConnection {
                 let from = dialing
                 if code.rawValue == HubCloseCode.redirect { return follow(redirect: reason, from: from, said) }
                 // A hub that is stopping asks its clients to go elsewhere now (the balancer picks another hub).
-                return lost("\(from) closed the connection \(said)", promptly: code == .goingAway)
+                // Only after a connection that worked: a hub that answers and says 1001 at once is tried ever more
+                // slowly, like one that closes at once.
+                return lost("\(from) closed the connection \(said)", promptly: code == .goingAway && failures == 0)
             }
         }
     }
