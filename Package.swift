@@ -61,7 +61,7 @@ let package = Package(
         .testTarget(name: "TokenClientTests", dependencies: ["TokenClient", "Sockets", "TokenServer", "AccessToken", "TestSupport"]),
         .testTarget(name: "RecordingTests", dependencies: ["Recording", "CallSession", "ChannelEngine", "AccessToken", "OutputFiles"]),
         .testTarget(name: "CallSessionTests", dependencies: ["CallSession", "HubProtocol", "Timers", "CallScreen", "OutputFiles", "Recording", "ChannelEngine", "TokenClient", "TokenServer", "TestSupport"]),
-        .testTarget(name: "CallScreenTests", dependencies: ["CallScreen", "CallSession", "ChannelEngine", "OutputFiles", "SeededRandom", "TestSupport", "TokenClient"],
+        .testTarget(name: "CallScreenTests", dependencies: ["CallScreen", "CallSession", "AccessToken", "ChannelEngine", "OutputFiles", "SeededRandom", "TestSupport", "TokenClient"],
                     exclude: ["Snapshots"]),
         .testTarget(name: "TokenDoctorTests", dependencies: ["TokenDoctor", "TokenClient", "TokenServer", "AccessToken", "TestSupport"]),
         .testTarget(name: "TokenCallTests", dependencies: ["tokencall", "AccessToken", "CallScreen", "ChannelEngine", "HubProtocol", "WebSocket",
