@@ -25,6 +25,7 @@ let package = Package(
         .target(name: "ChannelEngine", dependencies: ["AgoraVocabulary", "AccessToken", "HubProtocol", "JSON", "Timers", "SeededRandom"]),
         .target(name: "JSON"),
         .target(name: "Sockets", dependencies: ["CLinux"]),
+        .target(name: "RedisClient", dependencies: ["PrintableText", "Sockets"]),
         .target(name: "WebSocket", dependencies: ["CCrypto"]),
         .target(name: "TLS", dependencies: ["CCrypto", "PrintableText", "Sockets"]),
         .target(name: "HubProtocol", dependencies: ["AgoraVocabulary", "AccessToken", "JSON"]),
@@ -32,14 +33,14 @@ let package = Package(
         .target(name: "HubLoad", dependencies: ["HubClient", "HubProtocol", "TLS", "TokenClient", "PrintableText"]),
         .target(name: "TokenServer", dependencies: ["AccessToken", "JSON", "PrintableText", "Sockets", "TLS", "Timers", "WebSocket"]),
         .target(name: "TokenClient", dependencies: ["AccessToken", "JSON", "PrintableText", "Sockets", "TLS", "Timers"]),
-        .target(name: "HubServer", dependencies: ["AgoraVocabulary", "HubProtocol", "TokenServer", "AccessToken", "PrintableText", "WebSocket"]),
+        .target(name: "HubServer", dependencies: ["AgoraVocabulary", "HubProtocol", "TokenServer", "AccessToken", "PrintableText", "RedisClient", "WebSocket"]),
         .target(name: "CallSession", dependencies: ["ChannelEngine", "HubProtocol", "TokenClient", "AccessToken", "Timers", "PrintableText"]),
         .target(name: "Recording", dependencies: ["CallSession", "ChannelEngine", "AccessToken", "JSON", "OutputFiles", "PrintableText", "Timers"]),
         .target(name: "CallScreen", dependencies: ["CallSession", "ChannelEngine", "AccessToken", "CNcurses", "OutputFiles", "PrintableText", "Timers", "TokenClient"]),
         .target(name: "TokenDoctor", dependencies: ["TokenClient", "AccessToken", "Timers", "PrintableText"]),
         .target(name: "WebClient", dependencies: ["HubProtocol"]),
         .target(name: "TestSupport", dependencies: ["CCrypto", "HubProtocol", "Timers", "WebSocket"]),
-        .executableTarget(name: "tokencall", dependencies: ["AccessToken", "Arguments", "TokenServer", "HubServer", "TokenDoctor", "CallSession", "CallScreen", "ChannelEngine", "TokenClient", "PrintableText", "Recording", "Timers", "HubClient", "HubLoad", "HubProtocol", "OutputFiles", "TLS", "WebClient"]),
+        .executableTarget(name: "tokencall", dependencies: ["AccessToken", "Arguments", "TokenServer", "HubServer", "TokenDoctor", "CallSession", "CallScreen", "ChannelEngine", "TokenClient", "PrintableText", "Recording", "Timers", "HubClient", "HubLoad", "HubProtocol", "OutputFiles", "TLS", "WebClient", "RedisClient"]),
 
 
         .executableTarget(
@@ -55,6 +56,7 @@ let package = Package(
         .testTarget(name: "WebSocketTests", dependencies: ["WebSocket", "SeededRandom"]),
         .testTarget(name: "HubServerTests", dependencies: ["HubServer", "AgoraVocabulary", "HubProtocol", "TokenServer", "AccessToken", "JSON", "WebSocket", "TestSupport"]),
         .testTarget(name: "HubClientTests", dependencies: ["HubClient", "HubLoad", "TokenClient", "HubServer", "HubProtocol", "TokenServer", "AccessToken", "TestSupport", "Sockets", "TLS"]),
+        .testTarget(name: "RedisClientTests", dependencies: ["RedisClient", "Sockets", "TestSupport"]),
         .testTarget(name: "JSONTests", dependencies: ["JSON", "SeededRandom"]),
         .testTarget(name: "PrintableTextTests", dependencies: ["PrintableText"]),
         .testTarget(name: "OutputFilesTests", dependencies: ["OutputFiles", "TestSupport"]),
@@ -67,6 +69,7 @@ let package = Package(
                     exclude: ["Snapshots"]),
         .testTarget(name: "TokenDoctorTests", dependencies: ["TokenDoctor", "TokenClient", "TokenServer", "AccessToken", "TestSupport"]),
         .testTarget(name: "TokenCallTests", dependencies: ["tokencall", "AccessToken", "CallScreen", "ChannelEngine", "HubProtocol", "WebSocket",
+                                                   "JSON", "RedisClient", "Sockets",
                                                    "TestSupport"], exclude: ["Browser"]),
     ]
 )

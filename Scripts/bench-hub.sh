@@ -5,9 +5,14 @@
 # server's CPU over the run (utime + stime from /proc/PID/stat) and peak memory (VmHWM from /proc/PID/status) in
 # .build/bench/results.json. No reference exists for a hub, so the entries carry a value and a unit and no ratio;
 # the one target is no error and no lost connection (exit 3 when missed, after recording; 1 when the run fails).
+# Then Tsung (Debian's tsung, Benchmarks/tsung/hub.xml: the same traffic, a token over HTTP, the hub's WebSocket,
+# join, video, renewal) loads the same server with the same clients and channels, and its figures are recorded beside
+# ours (hub_tsung_*): joins/s, join mean and max (Tsung keeps no percentiles; its max bounds the p99) and errors.
 #
 #   Scripts/bench-hub.sh                                          # what `make bench` runs
 #   BENCH_HUB_CLIENTS=200 BENCH_HUB_SECONDS=12 Scripts/bench-hub.sh   # a quicker look
+#   BENCH_HUB_BINARY=.build/debug/tokencall BENCH_HUB_CLIENTS=20 BENCH_HUB_SECONDS=12 Scripts/bench-hub.sh
+#                                                                 # the script's smoke test: no release build, no figures
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -35,9 +40,15 @@ if [ "$(ulimit -n)" != unlimited ] && [ "$(ulimit -n)" -lt "$files" ]; then
     ulimit -n "$files" 2>/dev/null || die "the open-file limit is $(ulimit -n) and cannot be raised to $files (hard limit $(ulimit -Hn)); raise it, or set BENCH_HUB_CLIENTS lower"
 fi
 
-say "building tokencall (release)"
-swift build -c release --product tokencall >&2
-tokencall=.build/release/tokencall
+if [ -n "${BENCH_HUB_BINARY:-}" ]; then
+    tokencall=$BENCH_HUB_BINARY
+else
+    say "building tokencall (release)"
+    swift build -c release --product tokencall >&2
+    tokencall=.build/release/tokencall
+fi
+command -v tsung >/dev/null || die "tsung is not installed (Debian's tsung: make deps)"
+[ "$seconds" -ge 12 ] || die "BENCH_HUB_SECONDS must be at least 12 with Tsung: its clients renew at the warning, $((lifetime - 30)) s in"
 
 rm -rf "$work"
 mkdir -p "$work"
@@ -70,6 +81,20 @@ timeout -k 5 $((seconds + 120)) "$tokencall" load --hub "ws://127.0.0.1:$port/hu
 elapsed_ms=$(( ($(date +%s%N) - started) / 1000000 ))
 cpu=$(( $(cpu_ticks "$server") - cpu_before ))
 rss=$(peak_rss_kb "$server")
+
+# Tsung against the same server: the clients arrive over 5 s, renew at the warning (30 s before the 40 s token's
+# end) and leave when the run's seconds are up.
+arrival=5
+warn_after=$((lifetime - 30))
+say "tsung: $clients clients in $channels channels for $seconds s"
+sed -e "s/@@CLIENTS@@/$clients/g; s/@@PORT@@/$port/g; s/@@ARRIVAL@@/$arrival/g; s/@@CHANNELS@@/$channels/g" \
+    -e "s/@@RATE@@/$(( (clients + arrival - 1) / arrival ))/g; s/@@LIFETIME@@/$lifetime/g; s/@@WARN_AFTER@@/$warn_after/g" \
+    -e "s/@@AFTER_RENEW@@/$((seconds - warn_after))/g" Benchmarks/tsung/hub.xml >"$work/tsung.xml"
+tsung_status=0
+timeout -k 5 $((seconds + arrival + 120)) tsung -f "$work/tsung.xml" -l "$work/tsung" -n start >"$work/tsung.out" 2>&1 || tsung_status=$?
+[ "$tsung_status" -eq 0 ] || die "tsung ended with status $tsung_status; see $work/tsung.out"
+tsung_log=$(ls "$work"/tsung/*/tsung.log 2>/dev/null | head -n 1)
+[ -n "$tsung_log" ] || die "tsung wrote no tsung.log; see $work/tsung.out"
 stop_server "$server"
 server=""
 # 1 is a run with errors, which is recorded; anything else is a run that did not finish.
@@ -77,12 +102,29 @@ server=""
 
 status=0
 python3 - "$work/load.json" "$results" "$clients" "$channels" "$seconds" "$elapsed_ms" "$cpu" "$(getconf CLK_TCK)" "$rss" \
-    <<'PY' || status=$?
+    "$tsung_log" "$arrival" <<'PY' || status=$?
 import json, sys
 
 load_path, results_path = sys.argv[1], sys.argv[2]
 clients, channels, seconds = (int(value) for value in sys.argv[3:6])
 elapsed, cpu_ticks, hz, rss_kb = int(sys.argv[6]) / 1000, int(sys.argv[7]), int(sys.argv[8]), int(sys.argv[9])
+tsung_log, arrival = sys.argv[10], int(sys.argv[11])
+
+# Tsung's log: "stats: NAME count mean stddev max min meanfull countfull" every 10 s, the last line of a name holding
+# the whole run (meanfull, countfull); counters ("stats: error_x n total") hold the run's total last.
+tsung = {}
+with open(tsung_log) as file:
+    for line in file:
+        parts = line.split()
+        if len(parts) >= 3 and parts[0] == "stats:":
+            tsung[parts[1]] = parts[2:]
+def tsung_transaction(name):
+    fields = tsung.get(name)
+    if not fields or len(fields) < 7:
+        return None
+    return {"count": int(fields[6]), "meanMs": round(float(fields[5]), 2), "maxMs": round(float(fields[3]), 2)}
+tsung_join = tsung_transaction("tr_join")
+tsung_errors = sum(int(fields[-1]) for name, fields in tsung.items() if name.startswith("error") or name == "nomatch")
 try:
     with open(load_path) as file:
         load = json.load(file)
@@ -110,6 +152,18 @@ print(f"hub: {clients} clients in {channels} channels for {seconds} s, 1 video f
 print(f"{'name':<28}{'value':>12}  unit")
 rows = {}
 for name, value, unit in figures:
+    rows[name] = {"value": value, "unit": unit}
+    print(f"{name:<28}{'-' if value is None else value:>12}  {unit}")
+joins = load["join"]["count"] if load.get("join") else 0
+tsung_rows = [
+    ("hub_join_rate", round(joins / seconds, 1), "joins/s (tokencall load, all clients at once)"),
+    ("hub_tsung_join_rate", round(tsung_join["count"] / arrival, 1) if tsung_join else None,
+     f"joins/s (Tsung, arriving over {arrival} s)"),
+    ("hub_tsung_join_mean_ms", tsung_join["meanMs"] if tsung_join else None, "ms"),
+    ("hub_tsung_join_max_ms", tsung_join["maxMs"] if tsung_join else None, "ms (Tsung keeps no p99: its max bounds it)"),
+    ("hub_tsung_errors", tsung_errors, "errors and unmatched answers (Tsung)"),
+]
+for name, value, unit in tsung_rows:
     rows[name] = {"value": value, "unit": unit}
     print(f"{name:<28}{'-' if value is None else value:>12}  {unit}")
 ok = errors == 0 and load["connectionsLost"] == 0

@@ -4,7 +4,10 @@ set -euo pipefail
 
 # openssl: the command the TLS tests and Scripts/bench-tls.sh make test certificates with.
 # chromium, chromium-driver, python3-selenium: the browser tests (Tests/TokenCallTests/BrowserTests.swift).
-packages=(libncurses-dev libssl-dev openssl zlib1g-dev tmux libxml2 chromium chromium-driver python3-selenium)
+# haproxy, redis-server: the scale-out tests (Tests/TokenCallTests/ScaleOutTests.swift) run Deploy/haproxy.cfg in front
+# of three hubs sharing one Redis. tsung: Scripts/bench-hub.sh's independent load (Benchmarks/tsung/hub.xml).
+packages=(libncurses-dev libssl-dev openssl zlib1g-dev tmux libxml2 chromium chromium-driver python3-selenium haproxy
+          redis-server tsung)
 missing=()
 for package in "${packages[@]}"; do
     if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then

@@ -15,6 +15,7 @@
 #   recording  a recording file, Recording.read (Fuzz/RecordingFuzzer.swift + Sources/Recording/*.swift)
 #   httpresponse  the token client's answer reader (Fuzz/HTTPResponseFuzzer.swift + Sources/TokenClient/HTTPResponseReader.swift)
 #   tls    what an https:// server sends after the ClientHello (Fuzz/TLSFuzzer.swift + Sources/TLS/TLSSession.swift)
+#   resp   what a hostile Redis sends the hub's channel leases (Fuzz/RESPFuzzer.swift + Sources/RedisClient/RESP*.swift)
 #
 #   Scripts/fuzz.sh [seconds] [target...]   (or: make fuzz FUZZ_SECONDS=300)
 #
@@ -25,7 +26,7 @@ set -euo pipefail
 
 cd "$(dirname "$0")/.."
 
-all_targets=(token http json pasted template websocket hub hubclient recording httpresponse tls)
+all_targets=(token http json pasted template websocket hub hubclient recording httpresponse tls resp)
 seconds="${1:-60}"
 if ! [[ "$seconds" =~ ^[0-9]+$ ]] || [ "$seconds" -eq 0 ]; then
     echo "usage: Scripts/fuzz.sh [seconds] [target ...] (targets: ${all_targets[*]})   (seconds: a whole number above 0, default 60)" >&2
@@ -151,6 +152,13 @@ hubclient_inputs=(Sources/HubProtocol/*.swift Sources/AgoraVocabulary/*.swift So
                   Sources/JSON/*.swift Sources/PrintableText/*.swift Sources/CCrypto/* Sources/CZlib/*)
 # Room for a joined listing a few hundred users, and a frame past the 4096-byte limit.
 hubclient_options=(-dict=Fuzz/hubclient.dict -max_len=16384)
+
+resp_sources=(Fuzz/RESPFuzzer.swift Sources/RedisClient/RESPReader.swift Sources/RedisClient/RESPValue.swift)
+resp_module=RedisClient
+resp_flags=()
+resp_inputs=()
+resp_imports=()
+resp_options=(-max_len=4096)
 
 httpresponse_sources=(Fuzz/HTTPResponseFuzzer.swift Fuzz/Arrivals.swift Sources/TokenClient/HTTPResponseReader.swift
                       Sources/TokenClient/TokenClientError.swift)
@@ -368,6 +376,16 @@ hub_seeds() {
 # The hostile hub's harness: byte 0 picks the split; then messages, each a kind byte (0 text, 1 binary, 2 ping, 3 text
 # in fragments, 4 close, else raw bytes) and a two-byte length (Fuzz/HubClientFuzzer.swift). Every notice a hub sends,
 # the issue's frame that does not add up, good and oversized frames, and a few the client must refuse.
+# The RESP harness: byte 0 picks the split (0 all at once, 1...8 bytes a piece); the rest is what Redis answers the
+# leases: SET NX GET's null or holder, OK, EVAL's integers, errors, a pipelined array.
+resp_seeds() {
+    local seeds=$1
+    seed "$seeds" set-taken '\x00$-1\r\n$22\r\nws://127.0.0.1:8082/hub\r\n'
+    seed "$seeds" pipelined '\x03:1\r\n:0\r\n+OK\r\n-ERR unknown command\r\n'
+    seed "$seeds" nested '\x01*2\r\n*1\r\n$3\r\nabc\r\n*-1\r\n'
+    seed "$seeds" broken '\x05$5\r\nabc\r\n:99999999999999999999\r\n'
+}
+
 hubclient_seeds() {
     local seeds=$1
     # message KIND TEXT: the kind, TEXT's length in two bytes, TEXT (printf %b escapes allowed in TEXT)

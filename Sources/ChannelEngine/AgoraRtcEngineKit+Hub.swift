@@ -179,8 +179,14 @@ extension AgoraRtcEngineKit {
             }) { $1 }
             joined(main, uid: UInt(uid), role: role, expiresAt: expiresAt, users: users)
         case .userJoined(let peer):
-            guard let hub, main.isInChannel, UInt(peer.uid) != main.connection.localUid,
-                  !hub.peers.contains(UInt(peer.uid)) else { return }
+            guard let hub, main.isInChannel, UInt(peer.uid) != main.connection.localUid else { return }
+            if let giveUp = hub.away.removeValue(forKey: UInt(peer.uid)) {
+                // Back within the grace: nothing to tell the app, as Agora tells nothing of a peer back within 20 s.
+                timers.cancel(giveUp)
+                hub.accounts[UInt(peer.uid)] = peer.account
+                return
+            }
+            guard !hub.peers.contains(UInt(peer.uid)) else { return }
             guard hub.peers.count < Self.hubUserLimit else { return pastUserLimit(on: main) }
             hub.peers.append(UInt(peer.uid))
             hub.accounts[UInt(peer.uid)] = peer.account
@@ -188,6 +194,12 @@ extension AgoraRtcEngineKit {
         case .userOffline(let uid, let reason):
             let uid = UInt(uid)
             guard let hub, hub.peers.contains(uid) else { return }
+            if reason == .dropped {
+                // The peer's link broke: it may be back (on this hub or another) before Agora would have given it up.
+                if hub.away[uid] == nil { keepAway(uid, on: main) }
+                return
+            }
+            timers.cancel(hub.away.removeValue(forKey: uid))
             hub.peers.remove(uid)
             hub.frames[uid] = nil
             hub.accounts[uid] = nil
@@ -234,10 +246,20 @@ extension AgoraRtcEngineKit {
         main.role = hubRole
         main.pendingToken = nil
         hub.standing = .joined
+        let before = hub.peers
         hub.peers = []
         var named = users.lazy.map { UInt($0.uid) }.filter { $0 != uid }.makeIterator()
         while hub.peers.count < Self.hubUserLimit, let peer = named.next() { hub.peers.append(peer) }
         let pastLimit = named.contains { !hub.peers.contains($0) }
+        for peer in hub.peers { timers.cancel(hub.away.removeValue(forKey: peer)) }
+        if state == .reconnecting {
+            // Back after the link broke, perhaps on another hub, before the others: those not named yet are kept
+            // for the grace rather than seen to leave and come back.
+            for peer in before where !hub.peers.contains(peer) && main.announced.contains(peer) && hub.peers.count < Self.hubUserLimit {
+                hub.peers.append(peer)
+                if hub.away[peer] == nil { keepAway(peer, on: main) }
+            }
+        }
         if let token { take(token, expiringAt: expiresAt, on: main) }
         switch state {
         case .reconnecting:
@@ -260,6 +282,26 @@ extension AgoraRtcEngineKit {
         if pastLimit { pastUserLimit(on: main) }
         if role != main.role { requestRole(role, on: main) }
         sendVideo(on: main)
+    }
+
+    /// Keeps a peer the hub no longer names announced for `HubSilence.limit`; not back by then, it is offline
+    /// (`dropped`), as Agora gives up a user after 20 s without its packets.
+    private func keepAway(_ uid: UInt, on main: Channel) {
+        hub?.away[uid] = timers.schedule(after: HubSilence.limit) { [weak self, weak main] in
+            guard let self, let main else { return }
+            self.fire {
+                guard let hub = self.hub, hub.away.removeValue(forKey: uid) != nil, hub.peers.contains(uid) else { return }
+                hub.peers.remove(uid)
+                hub.frames[uid] = nil
+                hub.accounts[uid] = nil
+                self.timers.cancel(hub.freezeTimers.removeValue(forKey: uid))
+                if main.announced.contains(uid), main.state == .connected {
+                    self.announceOffline(uid, reason: .dropped, on: main)
+                } else {
+                    self.syncRemoteUsers(of: main)
+                }
+            }
+        }
     }
 
     /// The hub named more users than `hubUserLimit`: those past it are not announced (said once per stay).

@@ -53,6 +53,9 @@ final class HubState {
     var dropping = false
     /// The accounts of those of them who joined with one, for `didUserInfoUpdated`.
     var accounts: [UInt: String] = [:]
+    /// Peers the hub stopped naming without their leaving (dropped, or missing after the link broke and came back),
+    /// kept announced for `HubSilence.limit` in case they are back: the timer that gives them up.
+    var away: [UInt: TimerQueue.ID] = [:]
     /// The latest frame of each peer, and when it came on the engine's clock.
     var frames: [UInt: (frame: HubVideoFrame, at: Duration)] = [:]
     var freezeTimers: [UInt: TimerQueue.ID] = [:]
@@ -66,6 +69,8 @@ final class HubState {
     /// Forgets the channel: its people, their video, and the timers that follow them.
     func forgetChannel(timers: TimerQueue) {
         timers.cancel(freezeTimers.values)
+        timers.cancel(away.values)
+        away = [:]
         timers.cancel(videoTimer)
         freezeTimers = [:]
         videoTimer = nil

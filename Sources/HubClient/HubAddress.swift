@@ -64,6 +64,31 @@ public struct HubAddress: Equatable, Sendable, CustomStringConvertible {
         (host, self.port, self.target, self.isSecure) = (String(hostPart), port, target, isSecure)
     }
 
+    /// The characters a channel name may hold to travel as `?channel=NAME` unescaped, as a balancer hashes it and the
+    /// hub refuses it escaped (`Docs/hub-protocol.md`, "Connecting").
+    static let routable = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~!$(),;:@".unicodeScalars)
+
+    /// This address with `channel=NAME` added to its query, so a balancer routes by it; unchanged when the query names
+    /// a channel already, or when the name holds a character a URL would have to escape.
+    public func routed(to channel: String) -> HubAddress {
+        let query = target.split(separator: "?", maxSplits: 1).dropFirst().first ?? ""
+        guard !channel.isEmpty, channel.unicodeScalars.allSatisfy(Self.routable.contains),
+              !query.split(separator: "&").contains(where: { $0 == "channel" || $0.hasPrefix("channel=") }) else { return self }
+        let joined = target.contains("?") ? (target.hasSuffix("?") || target.hasSuffix("&") ? "" : "&") : "?"
+        return HubAddress(host: host, port: port, target: target + joined + "channel=" + channel, isSecure: isSecure)
+    }
+
+    /// The owner's scheme, host, port and path with this address's query: where a redirected client connects.
+    public func redirected(to owner: HubAddress) -> HubAddress {
+        let path = owner.target.prefix { $0 != "?" }
+        let query = target.firstIndex(of: "?").map { String(target[$0...]) } ?? ""
+        return HubAddress(host: owner.host, port: owner.port, target: path + query, isSecure: owner.isSecure)
+    }
+
+    private init(host: String, port: UInt16, target: String, isSecure: Bool) {
+        (self.host, self.port, self.target, self.isSecure) = (host, port, target, isSecure)
+    }
+
     /// The `Host` header's value: the host (an IPv6 address in brackets) and the port.
     var hostHeader: String { (host.contains(":") ? "[\(host)]" : host) + ":\(port)" }
 

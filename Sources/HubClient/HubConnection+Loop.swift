@@ -74,14 +74,14 @@ extension HubConnection {
         guard !silent else { return }
         switch phase {
         case .connecting(_, let deadline) where now >= deadline:
-            lost("cannot connect to \(address) within \(timing.connectTimeout)")
+            lost("cannot connect to \(dialing) within \(timing.connectTimeout)")
         case .handshaking(_, _, let deadline) where now >= deadline:
-            lost("\(address) did not finish the WebSocket handshake within \(timing.connectTimeout)")
+            lost("\(dialing) did not finish the WebSocket handshake within \(timing.connectTimeout)")
         case .open(let wire) where now >= wire.lastHeard + timing.silenceLimit:
-            lost("nothing heard from \(address) for \(timing.silenceLimit); the hub is taken for gone")
+            lost("nothing heard from \(dialing) for \(timing.silenceLimit); the hub is taken for gone")
         case .open(let wire) where now >= wire.nextPing:
             wire.nextPing = now + timing.pingInterval
-            failures = 0  // open a whole ping interval: the connection works
+            (failures, redirects) = (0, 0)  // open a whole ping interval: the connection works
             queue(WebSocketFrame.encode(.ping, [], mask: Self.mask()), on: wire)
         case .waiting(let until) where now >= until:
             startConnecting()
@@ -149,16 +149,16 @@ extension HubConnection {
             return
         }
         switch result {
-        case .failure(let error): lost("cannot connect to \(address): \(error.reason)")
+        case .failure(let error): lost("cannot connect to \(dialing): \(error.reason)")
         case .success(let socket):
             let key = WebSocketHandshake.randomKey()
             var session: TLSSession?
-            if address.isSecure {
+            if dialing.isSecure {
                 do {
-                    session = try TLSSession(context: try TLSContext.shared(trust), host: address.host)
+                    session = try TLSSession(context: try TLSContext.shared(trust), host: dialing.host)
                 } catch {
                     socket.close()
-                    return lost("cannot open a TLS connection to \(address): \(error)")
+                    return lost("cannot open a TLS connection to \(dialing): \(error)")
                 }
             }
             let wire = Wire(TLS.Wire(socket, tls: session), now: core.clock.now)
@@ -170,14 +170,14 @@ extension HubConnection {
                     try wire.link.queue(upgradeRequest(key: key))
                 }
             } catch {
-                return lost("cannot open a TLS connection to \(address): \(error)")
+                return lost("cannot open a TLS connection to \(dialing): \(error)")
             }
             if !silent { write(wire) }
         }
     }
 
     private func upgradeRequest(key: String) -> [UInt8] {
-        WebSocketHandshake.clientRequest(target: address.target, host: address.hostHeader, key: key)
+        WebSocketHandshake.clientRequest(target: dialing.target, host: dialing.hostHeader, key: key)
     }
 
     // MARK: -
@@ -194,21 +194,23 @@ extension HubConnection {
     /// Only the last frame, a close, is queued without this check.
     private func queue(_ frame: [UInt8], on wire: Wire) {
         guard wire.queued + frame.count <= Self.maxQueuedBytes else {
-            return lost("\(address) took none of the \(wire.queued) bytes waiting for it")
+            return lost("\(dialing) took none of the \(wire.queued) bytes waiting for it")
         }
         do {
             try wire.link.queue(frame)
         } catch {
-            return lost("the TLS connection to \(address) broke: \(error)")
+            return lost("the TLS connection to \(dialing) broke: \(error)")
         }
         if !silent { write(wire) }
     }
 
     /// The connection is gone: says why (as the hub sent it; printers escape) and plans the next try.
-    private func lost(_ reason: String) {
+    private func lost(_ reason: String, promptly: Bool = false) {
         release()
-        let wait = timing.backoff(after: failures, fraction: Double.random(in: 0.5...1))
+        let wait = promptly ? timing.promptReconnect * Double.random(in: 0...1)
+            : timing.backoff(after: failures, fraction: Double.random(in: 0.5...1))
         failures += 1
+        redirect = nil
         phase = .waiting(until: core.clock.now + wait)
         deliver(.lost(reason: reason))
     }
@@ -217,12 +219,12 @@ extension HubConnection {
     private func fail(_ wire: Wire, _ code: WebSocketCloseCode, _ reason: String) {
         try? wire.link.queue(WebSocketFrame.close(code, reason: reason, mask: Self.mask()))
         write(wire, reportingFailure: false)
-        lost("\(address) broke the protocol, closed with \(code.rawValue): \(reason)")
+        lost("\(dialing) broke the protocol, closed with \(code.rawValue): \(reason)")
     }
 
     /// Sends what the socket takes now; a broken connection is lost unless the caller is ending it anyway.
     private func write(_ wire: Wire, reportingFailure: Bool = true) {
-        if case .failed = wire.link.flush(), reportingFailure, isCurrent(wire) { lost("the connection to \(address) broke") }
+        if case .failed = wire.link.flush(), reportingFailure, isCurrent(wire) { lost("the connection to \(dialing) broke") }
     }
 
     private func isCurrent(_ wire: Wire) -> Bool {
@@ -240,11 +242,11 @@ extension HubConnection {
             if wire.queued > 0 { write(wire) }  // handshake bytes to answer
             return
         case .refused(let failure):
-            return lost("cannot open a TLS connection to \(address): \(failure)")
+            return lost("cannot open a TLS connection to \(dialing): \(failure)")
         case .ended(let bytes) where bytes.isEmpty:
-            guard case .handshaking = phase else { return lost("\(address) closed the connection without a close frame") }
+            guard case .handshaking = phase else { return lost("\(dialing) closed the connection without a close frame") }
             let sent = wire.head.isEmpty ? "" : " (it sent \(String(decoding: wire.head.prefix(80), as: UTF8.self).jsonQuoted))"
-            return lost("\(address) closed the connection before answering the WebSocket handshake\(sent)")
+            return lost("\(dialing) closed the connection before answering the WebSocket handshake\(sent)")
         case .ended(let bytes), .data(let bytes):
             received = bytes
             wire.lastHeard = core.clock.now
@@ -253,7 +255,7 @@ extension HubConnection {
             do {
                 try wire.link.queue(upgradeRequest(key: key))
             } catch {
-                return lost("cannot open a TLS connection to \(address): \(error)")
+                return lost("cannot open a TLS connection to \(dialing): \(error)")
             }
             write(wire)
             guard isCurrent(wire), !bytes.isEmpty else { return }
@@ -265,13 +267,14 @@ extension HubConnection {
             wire.head += received
             let end = wire.head.firstRange(of: [13, 10, 13, 10])
             guard (end?.lowerBound ?? wire.head.count) <= WebSocketHandshake.maxAnswerHeadBytes else {
-                return lost("\(address) answered the handshake with a head over \(WebSocketHandshake.maxAnswerHeadBytes) bytes")
+                return lost("\(dialing) answered the handshake with a head over \(WebSocketHandshake.maxAnswerHeadBytes) bytes")
             }
             guard let end else { return }
             if case .failure(let refusal) = WebSocketHandshake.checkAnswer(Array(wire.head[..<end.lowerBound]), key: key) {
-                return lost("\(address) refused the WebSocket handshake: it answered \(String(refusal.statusLine.prefix(200)).jsonQuoted) "
-                            + "(\(refusal.problem)); is \(address.target) the hub's path on a tokencall serve?")
+                return lost("\(dialing) refused the WebSocket handshake: it answered \(String(refusal.statusLine.prefix(200)).jsonQuoted) "
+                            + "(\(refusal.problem)); is \(dialing.target) the hub's path on a tokencall serve?")
             }
+            hubName = Self.hubName(inAnswer: wire.head[..<end.lowerBound]) ?? "\(dialing.host):\(dialing.port)"
             wire.inbound.append(wire.head[end.upperBound...])
             wire.head = []
             wire.nextPing = core.clock.now + timing.pingInterval
@@ -284,11 +287,35 @@ extension HubConnection {
         readFrames(wire)
     }
 
+    /// The hub says the channel lives on another hub: the next try goes there at once, with this address's query
+    /// (a few times in a row at most; then back to `address` after the usual backoff).
+    private func follow(redirect reason: String, from: HubAddress, _ said: String) {
+        let owner = try? HubAddress(parsing: reason)
+        guard let owner, redirects < Self.maxRedirects else {
+            return lost("\(from) closed the connection \(said)" + (owner == nil ? " (not an address to follow)" : " (too many redirects in a row)"))
+        }
+        lost("\(from) closed the connection \(said): the channel lives on \(owner)", promptly: true)
+        failures -= 1  // a hub that redirects works; only a try that fails counts
+        redirects += 1
+        redirect = address.redirected(to: owner)
+    }
+
+    /// The `X-Tokencall-Hub` header of a handshake's answer: at most 64 bytes of letters, digits and `-._:`; nil otherwise.
+    static func hubName(inAnswer head: ArraySlice<UInt8>) -> String? {
+        for line in String(decoding: head, as: UTF8.self).split(separator: "\r\n") where line.lowercased().hasPrefix("x-tokencall-hub:") {
+            let value = line.dropFirst("x-tokencall-hub:".count).trimmingCharacters(in: .whitespaces)
+            guard !value.isEmpty, value.utf8.count <= 64,
+                  value.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-._:".contains($0)) }) else { return nil }
+            return value
+        }
+        return nil
+    }
+
     private func readFrames(_ wire: Wire) {
         while case .open(let current) = phase, current === wire, let step = wire.inbound.next() {
             switch step {
             case .deliver(let event):
-                if case .notice = event { failures = 0 }  // the hub speaks the protocol: the connection works
+                if case .notice = event { (failures, redirects) = (0, 0) }  // the hub speaks the protocol: the connection works
                 deliver(event)
             case .pong(let payload):
                 queue(WebSocketFrame.encode(.pong, payload, mask: Self.mask()), on: wire)
@@ -299,7 +326,12 @@ extension HubConnection {
                 try? wire.link.queue(WebSocketFrame.close(code == .noStatus ? .normal : code, reason: "", mask: Self.mask()))
                 write(wire, reportingFailure: false)
                 let said = code == .noStatus ? "without a code" : "with \(code.rawValue)" + (reason.isEmpty ? "" : ": \(reason)")
-                return lost("\(address) closed the connection \(said)")
+                let from = dialing
+                if code.rawValue == HubCloseCode.redirect { return follow(redirect: reason, from: from, said) }
+                // A hub that is stopping asks its clients to go elsewhere now (the balancer picks another hub).
+                // Only after a connection that worked: a hub that answers and says 1001 at once is tried ever more
+                // slowly, like one that closes at once.
+                return lost("\(from) closed the connection \(said)", promptly: code == .goingAway && failures == 0)
             }
         }
     }

@@ -50,6 +50,17 @@ public final class HubConnection: HubLink, @unchecked Sendable {
     var phase = Phase.idle
     var silent = false
     var failures = 0
+    /// Where the next try goes instead of `address`: the owner a hub redirected to (`HubCloseCode.redirect`), for one
+    /// try; and how many redirects came in a row without a connection that worked.
+    var redirect: HubAddress?
+    var redirects = 0
+    /// The address the current or next try connects to.
+    var dialing: HubAddress { redirect ?? address }
+    /// The hub the open connection reached, as the answer to its handshake named it (`X-Tokencall-Hub`, which
+    /// `Deploy/haproxy.cfg` sets to the server's name), else the address dialed; read on the loop's thread (in `events`).
+    public internal(set) var hubName: String?
+    /// Redirects followed in a row at most; past them the next try goes to `address` after the usual backoff.
+    static let maxRedirects = 3
     var attempts = 0
     var events: (@Sendable (HubLinkEvent) -> Void)?
     /// The socket's registration on the loop, what it waits for, and the deadline armed.

@@ -12,6 +12,8 @@ public struct HubTiming: Sendable {
     /// drawn between half of it and all of it, so clients dropped together do not come back together.
     public var firstBackoff: Duration = .milliseconds(500)
     public var longestBackoff: Duration = .seconds(8)
+    /// After a hub's close with 1001 (it is stopping), the next try comes within this long, drawn from all of it.
+    public var promptReconnect: Duration = .milliseconds(50)
 
     public init() {}
 

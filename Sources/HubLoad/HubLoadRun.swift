@@ -12,7 +12,7 @@ public enum HubLoadRun {
         let tally = LoadTally(names: [Measure.tokenFetch, Measure.join, Measure.renewal, Measure.fanOut])
         let epoch = ContinuousClock.now
         let end = epoch + plan.duration
-        let clients = (0..<plan.clients).map { LoadClient(index: $0, plan: plan, connection: HubConnection(address: hub, loop: loop, trust: trust),
+        let clients = (0..<plan.clients).map { LoadClient(index: $0, plan: plan, connection: HubConnection(address: hub.routed(to: plan.channel(of: $0)), loop: loop, trust: trust),
                                                           tally: tally, epoch: epoch) }
         await withTaskGroup(of: Void.self) { group in
             for client in clients { group.addTask { await client.start(until: end) } }
@@ -112,7 +112,7 @@ final class LoadClient: @unchecked Sendable {
     private func handle(_ notice: HubNotice) {
         switch notice {
         case .joined:
-            if let joinSentAt { tally.record(Measure.join, .now - joinSentAt) }
+            if let joinSentAt { tally.recordJoin(.now - joinSentAt, on: connection.hubName) }
             joined.store(true, ordering: .relaxed)
             everJoined.store(true, ordering: .relaxed)
         case .connectionStateChanged(_, let reason, _):

@@ -25,6 +25,9 @@ public struct LoadFigures: Sendable {
     /// Errors by kind ("join refused: invalidToken"), each with how many.
     public let errors: [String: Int]
     public let connectionsLost: Int
+    /// The join latency by the hub each client joined on (`HubConnection.hubName`), by name; empty when no join was
+    /// answered.
+    public var joinsByHub: [(hub: String, latency: Latency?)] = []
 
     /// Lines for a person: one per latency, then the errors and losses.
     public var text: String {
@@ -34,18 +37,30 @@ public struct LoadFigures: Sendable {
             let figures = latency.map { "\($0.count) samples  p50 \(Self.milliseconds($0.p50)) ms  p99 \(Self.milliseconds($0.p99)) ms" }
             return name.padding(toLength: width, withPad: " ", startingAt: 0) + (figures ?? "none")
         }
+        if joinsByHub.count > 1 {
+            for (hub, latency) in joinsByHub {
+                let figures = latency.map { "\($0.count) joins  p50 \(Self.milliseconds($0.p50)) ms  p99 \(Self.milliseconds($0.p99)) ms" }
+                lines.append("  on hub \(hub.escapedForPrinting): " + (figures ?? "none"))
+            }
+        }
         lines.append("errors: " + (errors.isEmpty ? "none"
             : errors.sorted { $0.key < $1.key }.map { "\($0.key.escapedForPrinting) ×\($0.value)" }.joined(separator: ", ")))
         lines.append("connections lost: \(connectionsLost)")
         return lines.joined(separator: "\n")
     }
 
-    /// One JSON object: `{"<name>": {"count", "p50Ms", "p99Ms"} or null, ..., "errors": {...}, "connectionsLost"}`.
+    /// One JSON object: `{"<name>": {"count", "p50Ms", "p99Ms"} or null, ..., "errors": {...}, "connectionsLost"}`, and
+    /// `"joinsByHub": {"<hub>": {"count", "p50Ms", "p99Ms"}}` once a join was answered.
     public var json: String {
         var object: [String: Any] = ["errors": errors, "connectionsLost": connectionsLost]
         for (name, latency) in latencies {
             object[name] = latency.map { ["count": $0.count, "p50Ms": Self.milliseconds($0.p50), "p99Ms": Self.milliseconds($0.p99)] }
                 ?? NSNull()
+        }
+        if !joinsByHub.isEmpty {
+            object["joinsByHub"] = Dictionary(uniqueKeysWithValues: joinsByHub.map { hub, latency in
+                (hub, latency.map { ["count": $0.count, "p50Ms": Self.milliseconds($0.p50), "p99Ms": Self.milliseconds($0.p99)] } as Any? ?? NSNull())
+            })
         }
         let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
         return data.map { String(decoding: $0, as: UTF8.self) } ?? "{}"
@@ -73,6 +88,7 @@ final class LoadTally: Sendable {
         var samples: [String: [Duration]] = [:]
         var errors: [String: Int] = [:]
         var lost = 0
+        var joinsByHub: [String: [Duration]] = [:]
     }
 
     private let state = Mutex(State())
@@ -85,10 +101,25 @@ final class LoadTally: Sendable {
     func error(_ kind: String) { state.withLock { $0.errors[kind, default: 0] += 1 } }
     func lost() { state.withLock { $0.lost += 1 } }
 
+    /// The most hubs told apart; joins on others count under "other hubs".
+    static let maxHubs = 64
+
+    /// A join's latency, also under the hub it was answered by.
+    func recordJoin(_ latency: Duration, on hub: String?) {
+        state.withLock { state in
+            state.samples[Measure.join, default: []].append(latency)
+            let name = hub ?? "unknown"
+            let key = state.joinsByHub[name] != nil || state.joinsByHub.count < Self.maxHubs ? name : "other hubs"
+            state.joinsByHub[key, default: []].append(latency)
+        }
+    }
+
     var figures: LoadFigures {
         state.withLock { state in
-            LoadFigures(latencies: names.map { ($0, LoadFigures.Latency(state.samples[$0] ?? [])) }, errors: state.errors,
-                        connectionsLost: state.lost)
+            var figures = LoadFigures(latencies: names.map { ($0, LoadFigures.Latency(state.samples[$0] ?? [])) }, errors: state.errors,
+                                      connectionsLost: state.lost)
+            figures.joinsByHub = state.joinsByHub.sorted { $0.key < $1.key }.map { ($0.key, LoadFigures.Latency($0.value)) }
+            return figures
         }
     }
 }

@@ -20,6 +20,16 @@ public enum HubSilence {
     public static let limit: Duration = .seconds(20)
 }
 
+/// The hub's own WebSocket close codes (`Docs/hub-protocol.md`, "Limits and close codes"), beside RFC 6455's 1001
+/// for a hub that is stopping (reconnect at once).
+public enum HubCloseCode {
+    /// The channel lives on another hub: the close reason is that hub's address, `ws://HOST:PORT/PATH`, to connect to
+    /// at once with the same query.
+    public static let redirect: UInt16 = 4302
+    /// The hub cannot tell who owns the channel now (its store of leases did not answer): try again after a while.
+    public static let ownershipUnknown: UInt16 = 4503
+}
+
 /// A client's connection to a hub (`Docs/hub-protocol.md`): requests and video out, events in. The engine's seam to
 /// the hub — `HubClient` makes real ones over TCP, tests make their own. Its methods return without calling `events`,
 /// so the engine calls them under the lock its events take.

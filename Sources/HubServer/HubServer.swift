@@ -23,6 +23,8 @@ public final class HubServer: WebSocketService, @unchecked Sendable {
         /// A connection out of any channel this long is closed (1008): a client without a valid token holds no
         /// connection for long.
         public var outsideLimit: Duration = .seconds(60)
+        /// One owner per channel across hubs (`serve --redis`); nil: this hub serves every channel asked of it.
+        public var leases: (any ChannelLeases)?
 
         public init(appID: String, appCertificate: String, unixTime: @escaping @Sendable () -> Double) {
             self.appID = appID
@@ -88,6 +90,10 @@ public final class HubServer: WebSocketService, @unchecked Sendable {
     /// The earliest token deadline (warning or end), unix seconds; nil when there is none; stale after a change.
     private var nextDeadline: Double?
     private var deadlinesChanged = false
+    /// The channels whose lease this hub holds (with `leases` only), and when it next renews them and last did.
+    private var held: Set<String> = []
+    private var nextRenewal: Double?
+    private var lastRenewed: Double = 0
 
     public init(_ config: Configuration) {
         self.config = config
@@ -103,7 +109,14 @@ public final class HubServer: WebSocketService, @unchecked Sendable {
         self.wake = wake
     }
 
+    /// Refuses a URL whose channel a balancer and the hub could read differently (`ChannelRoute`).
+    public func admit(_ request: HTTPRequest) -> String? {
+        if case .failure(let refusal) = ChannelRoute.read(target: request.target) { return refusal.message }
+        return nil
+    }
+
     public func opened(_ client: WebSocketClientID, address: String, query: [String: String]) {
+        // Admitted, so the one `channel` parameter decodes to itself.
         connections[client] = Connection(route: query["channel"], now: config.unixTime())
         deadlinesChanged = true
     }
@@ -148,7 +161,18 @@ public final class HubServer: WebSocketService, @unchecked Sendable {
     public func tick() -> Duration? {
         let now = config.unixTime()
         if deadlinesChanged || nextDeadline.map({ now >= $0 }) == true { fireDue(now) }
-        return nextDeadline.map { .milliseconds(Int64((($0 - now) * 1000).rounded(.up))) }
+        if let due = nextRenewal, now >= due { renewLeases(now) }
+        let next = [nextDeadline, nextRenewal].compactMap { $0 }.min()
+        return next.map { .milliseconds(Int64((($0 - now) * 1000).rounded(.up))) }
+    }
+
+    /// Gives back every lease before the host closes the connections with 1001, so that their clients, reconnecting at
+    /// once, find their channels free on whichever hub the balancer picks.
+    public func stopping() {
+        guard let leases = config.leases, !held.isEmpty else { return }
+        leases.release(Array(held))
+        outlet?.log("hub gave back \(held.count) channel leases: stopping")
+        held = []
     }
 
     // MARK: Requests
@@ -183,6 +207,7 @@ public final class HubServer: WebSocketService, @unchecked Sendable {
         case .success(nil):
             return  // not reached: with the hub's certificate, the check refuses a missing token
         }
+        guard claim(join.channel, for: client) else { return }
         let (uid, account) = assignUid(join.user, in: join.channel)
         if let earlier = channels[join.channel]?[uid], let holder = connections[earlier]?.member {
             // One uid, two users (an integer uid asked for that an account holds here, or the other way round): the
@@ -205,6 +230,7 @@ public final class HubServer: WebSocketService, @unchecked Sendable {
             accountsByUid[uid] = account
         }
         deadlinesChanged = true
+        log(client, "joined \(join.channel.escapedForPrinting) as uid \(uid)")
         send(.joined(channel: join.channel, uid: uid, role: join.role, expiresAt: member.expiresAt,
                      users: present.map(\.peer).sorted { $0.uid < $1.uid }), to: client)
         if member.role == .broadcaster { send(.userJoined(member.peer), toOthersIn: member.channel, except: client) }
@@ -288,13 +314,76 @@ public final class HubServer: WebSocketService, @unchecked Sendable {
         }
     }
 
+    // MARK: Ownership
+
+    /// Whether the channel is this hub's to serve: always without leases; with them, when it holds the channel's lease
+    /// or takes it now. Otherwise the connection is closed with the hub's redirect (4302, the owner's address) or, the
+    /// store not answering, 4503: never a second copy of a channel another hub serves.
+    private func claim(_ channel: String, for client: WebSocketClientID) -> Bool {
+        guard let leases = config.leases, !held.contains(channel) else { return true }
+        switch leases.claim(channel) {
+        case .ours:
+            held.insert(channel)
+            if nextRenewal == nil {
+                lastRenewed = config.unixTime()
+                nextRenewal = lastRenewed + renewEvery(leases)
+            }
+            return true
+        case .elsewhere(let owner):
+            log(client, "redirected: channel \(channel.escapedForPrinting) lives on \(owner.escapedForPrinting)")
+            outlet?.close(client, code: WebSocketCloseCode(rawValue: HubCloseCode.redirect), reason: owner)
+            return false
+        case .unknown(let why):
+            log(client, "closed \(HubCloseCode.ownershipUnknown): cannot tell who owns \(channel.escapedForPrinting): \(why.escapedForPrinting)")
+            outlet?.close(client, code: WebSocketCloseCode(rawValue: HubCloseCode.ownershipUnknown),
+                          reason: "the hub cannot tell which hub owns the channel now; try again later")
+            return false
+        }
+    }
+
+    private func renewEvery(_ leases: any ChannelLeases) -> Double {
+        let (seconds, attoseconds) = leases.leaseDuration.components
+        return (Double(seconds) + Double(attoseconds) / 1e18) / 3
+    }
+
+    /// Renews the held leases; a channel found to be another's, or every channel once the store has not answered for a
+    /// lease's whole life (another hub may hold them by now), is given up: its clients are closed with 1001 and
+    /// reconnect at once to wherever it lives now.
+    private func renewLeases(_ now: Double) {
+        guard let leases = config.leases else { return }
+        guard !held.isEmpty else { nextRenewal = nil; return }
+        nextRenewal = now + renewEvery(leases)
+        let lost: [String]
+        switch leases.renew(Array(held)) {
+        case .success(let channels):
+            lastRenewed = now
+            lost = channels
+        case .failure(let error):
+            guard now - lastRenewed >= renewEvery(leases) * 3 else {
+                outlet?.log("hub could not renew its channel leases: \(error.description.escapedForPrinting)")
+                return
+            }
+            lost = Array(held)
+        }
+        for channel in lost {
+            held.remove(channel)
+            outlet?.log("hub lost the lease of \(channel.escapedForPrinting): its clients go where it lives now")
+            for client in (channels[channel] ?? [:]).values {
+                outlet?.close(client, code: .goingAway, reason: "the channel moved to another hub; connect again")
+            }
+        }
+    }
+
     // MARK: Membership and time
 
     /// Takes the member out of its channel; the others hear it went offline for `reason` if they could see it.
     private func remove(_ client: WebSocketClientID, _ member: Member, peersHear reason: AgoraUserOfflineReason) {
         connections[client]?.phase = .outside(since: config.unixTime())
         channels[member.channel]?[member.uid] = nil
-        if channels[member.channel]?.isEmpty == true { channels[member.channel] = nil }
+        if channels[member.channel]?.isEmpty == true {
+            channels[member.channel] = nil
+            if let leases = config.leases, held.remove(member.channel) != nil { leases.release([member.channel]) }
+        }
         if let account = member.account, let use = accounts[account] {
             if use.members > 1 {
                 accounts[account]?.members -= 1

@@ -29,8 +29,10 @@ public final class WebSocketTestClient: @unchecked Sendable {
         let key = Data((0..<16).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
         let head = try client.handshake("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
                                         + "Sec-WebSocket-Key: \(key)\r\nSec-WebSocket-Version: 13\r\n\r\n")
-        guard head.hasPrefix("HTTP/1.1 101 "),
-              head.contains("Sec-WebSocket-Accept: \(WebSocketHandshake.acceptValue(forKey: key))\r\n") else {
+        // Header names in any case: a proxy in front (HAProxy) may write them in lower case.
+        let accept = head.split(separator: "\r\n").first { $0.lowercased().hasPrefix("sec-websocket-accept:") }
+            .map { $0.dropFirst("sec-websocket-accept:".count).trimmingCharacters(in: .whitespaces) }
+        guard head.hasPrefix("HTTP/1.1 101 "), accept == WebSocketHandshake.acceptValue(forKey: key) else {
             throw Failure(description: "the handshake was answered with \(head)")
         }
         return client

@@ -7,6 +7,8 @@ public struct HTTPRequest: Sendable {
     public var path: String
     /// Query parameters, percent-decoded; the last of a repeated name wins.
     public var query: [String: String]
+    /// The request target exactly as sent (path and query, escapes undecoded): what a balancer in front reads.
+    public var target: String
     public var version: String
     public var headers: [(name: String, value: String)]
     public var body: [UInt8]
@@ -69,7 +71,7 @@ enum RequestReader {
         }
         let (path, query) = splitTarget(head.target)
         guard let path else { return .refuse(Refusal(400, "the request path has a malformed %-escape; write % as %25")) }
-        var request = HTTPRequest(method: head.method, path: path, query: query, version: head.version,
+        var request = HTTPRequest(method: head.method, path: path, query: query, target: head.target, version: head.version,
                                   headers: head.headers, body: [])
         let length: Int
         switch bodyLength(request) {

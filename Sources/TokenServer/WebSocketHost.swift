@@ -49,6 +49,7 @@ final class WebSocketHost: @unchecked Sendable {
     /// The answer to a request on the endpoint: 101 and the connection is this host's, or 400/426 saying why not.
     func upgrade(_ request: HTTPRequest) -> HTTPResponse {
         guard !stopping.load(ordering: .relaxed) else { return .error(503, "the server is stopping") }
+        if let refusal = service.admit(request) { return .error(400, refusal) }
         switch WebSocketHandshake.accept(method: request.method, version: request.version, header: request.header) {
         case .failure(let refusal):
             return .error(refusal.status, refusal.message,
@@ -124,6 +125,7 @@ final class WebSocketHost: @unchecked Sendable {
     }
 
     private func closeEverything() {
+        service.stopping()
         for peer in Array(peers.values) {
             if peer.isOpen { try? peer.wire.queue(WebSocketFrame.close(.goingAway, reason: "the server is stopping")) }
             _ = peer.wire.flush()

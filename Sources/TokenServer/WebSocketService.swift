@@ -32,6 +32,11 @@ public protocol WebSocketOutlet: AnyObject {
 /// What runs behind a WebSocket endpoint. The host calls it from its one thread, never two calls at once, so a
 /// service keeps its state without locks.
 public protocol WebSocketService: AnyObject, Sendable {
+    /// Whether a request for the endpoint may become a connection: nil to let it, or why not (answered 400). Called
+    /// on the server's threads, not the host's: it reads the request alone.
+    func admit(_ request: HTTPRequest) -> String?
+    /// The host is stopping: the service's last word before every connection is closed with 1001.
+    func stopping()
     /// The host starts; `wake` makes it call `tick` soon, from any thread.
     func start(outlet: any WebSocketOutlet, wake: @escaping @Sendable () -> Void)
     /// A client connected from `address`, with the query of the URL it asked for.
@@ -41,6 +46,11 @@ public protocol WebSocketService: AnyObject, Sendable {
     func closed(_ client: WebSocketClientID, _ end: WebSocketEnd)
     /// Does what is due now; returns how long until it next has something to do, nil for nothing planned.
     func tick() -> Duration?
+}
+
+public extension WebSocketService {
+    func admit(_ request: HTTPRequest) -> String? { nil }
+    func stopping() {}
 }
 
 /// A whole data message.

@@ -33,8 +33,9 @@ extension JoinCommand {
                              + "APP_CERTIFICATE, as tokencall serve reads them), so that the hub takes its tokens; "
                              + "or give --token-url of the hub's own token server")
         }
+        let routed = address.routed(to: config.channel)
         config.hub = CallSession.Hub(address: address.description,
-                                     link: HubConnection(address: address, loop: loop, trust: try args.trust()))
+                                     link: HubConnection(address: routed, loop: loop, trust: try args.trust()))
     }
 
     /// The loop a hub call's connection runs on, when `--hub` is given; `.failure` after saying why it cannot start.

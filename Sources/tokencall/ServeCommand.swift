@@ -4,6 +4,7 @@ import HubServer
 import Dispatch
 import Foundation
 import TLS
+import RedisClient
 import TokenServer
 import WebClient
 
@@ -27,6 +28,10 @@ enum ServeCommand {
             .value("tls-cert", "FILE", help: "serve https and the hub as wss on the same port, with this PEM certificate "
                    + "(the server's first, then its chain); needs --tls-key"),
             .value("tls-key", "FILE", help: "the PEM private key of --tls-cert, unencrypted"),
+            .value("redis", "URL", help: "keep one owner per channel across hubs in this Redis (redis://HOST:PORT[/DB]); "
+                   + "a join for a channel another hub holds is redirected there (Docs/deploy.md)", environment: ["TOKENCALL_REDIS"]),
+            .value("advertise", "URL", help: "with --redis: this hub's address as clients reach it, ws://HOST:PORT/hub "
+                   + "(default: the address it listens on)"),
             MisconfigureOption.option,
             .flag("quiet", help: "no line per request"),
         ],
@@ -66,9 +71,14 @@ enum ServeCommand {
         }
         let mistake = try MisconfigureOption.read(args)
         config.mistakes = mistake.map(TokenMistakes.init)
-        config.webSocket = WebSocketEndpoint(path: "/hub", service: HubServer(.init(
-            appID: config.appID, appCertificate: config.appCertificate, unixTime: { Date().timeIntervalSince1970 })),
-            limits: HubServer.endpointLimits)
+        var hubConfig = HubServer.Configuration(appID: config.appID, appCertificate: config.appCertificate,
+                                                 unixTime: { Date().timeIntervalSince1970 })
+        let redis = try redisAddress(args)
+        if args.has("advertise"), redis == nil { throw args.error("--advertise names this hub for --redis; give --redis too, or drop it") }
+        // The hub's lease store is made once the port is known (the advertised address holds it).
+        let leases = LateLeases()
+        if redis != nil { hubConfig.leases = leases }
+        config.webSocket = WebSocketEndpoint(path: "/hub", service: HubServer(hubConfig), limits: HubServer.endpointLimits)
         // Before the server starts and says so: a SIGTERM sent right after the announcement must not be lost.
         let waitForStop = StopSignals.waiter()
         let server: TokenServer
@@ -79,6 +89,15 @@ enum ServeCommand {
         } catch {
             Console.error("tokencall serve: \(error); pick another address (such as 127.0.0.1, or 0.0.0.0 for all) or port with --host/--port")
             return ExitCode.failure
+        }
+        if let redis {
+            let advertised: String
+            do throws(UsageError) { advertised = try advertise(args, port: server.port) } catch {
+                server.stop()
+                throw error
+            }
+            leases.store = RedisLeases(redis: redis, hubAddress: advertised)
+            Console.error("tokencall serve: channels owned through \(redis) as \(advertised)")
         }
         Console.error("tokencall serve: listening on \(server.listening) — tokens for App ID \(config.appID), \(lifetime) s each"
                       + (config.requiredBearer == nil ? "" : ", bearer required")
@@ -111,4 +130,43 @@ enum ServeCommand {
             }
         }
     }
+    static func redisAddress(_ args: Invocation) throws(UsageError) -> RedisAddress? {
+        guard let text = args.string("redis") else { return nil }
+        do throws(RedisError) { return try RedisAddress(parsing: text) } catch { throw args.error("--redis: \(error)") }
+    }
+
+    /// The address clients reach this hub at: `--advertise`, or where it listens (not a wildcard address).
+    static func advertise(_ args: Invocation, port: UInt16) throws(UsageError) -> String {
+        let host = args.string("host") ?? "127.0.0.1"
+        let scheme = args.string("tls-cert") == nil ? "ws://" : "wss://"
+        let text = args.string("advertise") ?? "\(scheme)\(host.contains(":") ? "[\(host)]" : host):\(port)/hub"
+        let given = text.hasPrefix("wss://") ? "wss://" : "ws://"
+        guard text.hasPrefix(given), text.utf8.count <= 120, !text.contains("?"), !text.contains("@"),
+              text.dropFirst(given.count).contains("/") else {
+            throw args.error("--advertise must be ws://HOST:PORT/PATH (wss:// with --tls-cert), without a query, at most 120 "
+                             + "bytes (it travels in a close frame)")
+        }
+        if text.hasPrefix("\(given)0.0.0.0:") || text.hasPrefix("\(given)[::]:") {
+            throw args.error("listening on all addresses, the hub cannot tell the others where it is: give --advertise ws://HOST:PORT/hub")
+        }
+        return text
+    }
+}
+
+/// The hub's leases, handed over once the server listens (the advertised address holds the port); until then there
+/// are no joins to claim for.
+final class LateLeases: ChannelLeases, @unchecked Sendable {
+    private let lock = NSLock()
+    private var _store: RedisLeases?
+    var store: RedisLeases? {
+        get { lock.withLock { _store } }
+        set { lock.withLock { _store = newValue } }
+    }
+
+    var leaseDuration: Duration { store?.leaseDuration ?? .seconds(3) }
+    func claim(_ channel: String) -> ChannelClaim { store?.claim(channel) ?? .unknown("the hub is starting") }
+    func renew(_ channels: [String]) -> Result<[String], LeaseStoreError> {
+        store?.renew(channels) ?? .failure(LeaseStoreError("the hub is starting"))
+    }
+    func release(_ channels: [String]) { store?.release(channels) }
 }

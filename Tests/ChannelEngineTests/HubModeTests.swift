@@ -229,9 +229,11 @@ struct HubHarness {
 
         hub.link.inject(.userOffline(uid: 9, reason: AgoraUserOfflineReason.dropped))
         await hub.h.settle()
+        #expect(hub.recorder.count("didOfflineOfUid") == 0, "a dropped peer may be back within 20 s")
+        await hub.h.advance(20)
         #expect(hub.recorder.events.suffix(2) == [
             .didOfflineOfUid(9, reason: .dropped),
-            .remoteVideoStateChanged(uid: 9, state: .stopped, reason: .remoteOffline, elapsed: 1600),
+            .remoteVideoStateChanged(uid: 9, state: .stopped, reason: .remoteOffline, elapsed: 21600),
         ])
         #expect(hub.engine.receivedVideo(forUid: 9) == nil)
         hub.link.inject(.video(hub.frame(from: 9)))
@@ -360,6 +362,38 @@ struct HubHarness {
         #expect(hub.engine.remoteUids == [7])
         await hub.h.advance(1)
         #expect(hub.link.frames.count > sent)
+    }
+
+    @Test func aPeerDroppedAndBackWithinTwentySecondsIsNeverSeenToLeave() async {
+        let hub = HubHarness()
+        await hub.join(users: [7])
+        hub.link.inject(.userOffline(uid: 7, reason: .dropped))
+        await hub.h.advance(5)
+        hub.link.inject(.userJoined(HubPeer(uid: 7, account: nil)))
+        await hub.h.advance(30)
+        #expect(hub.recorder.count("didOfflineOfUid") == 0)
+        #expect(hub.recorder.count("didJoinedOfUid") == 1)
+        #expect(hub.engine.remoteUids == [7])
+    }
+
+    @Test func backAfterTheLinkBrokeAPeerNotThereYetIsKeptForTwentySeconds() async {
+        let hub = HubHarness()
+        await hub.join(users: [7, 8])
+        // The hub died; the engine is back first on another hub, where 7 arrives 3 s later and 8 never does.
+        hub.link.inject(.lost(reason: "closed with 1001: the server is stopping"))
+        hub.link.inject(.connected)
+        await hub.h.settle()
+        hub.link.inject(hub.joined(users: []))
+        await hub.h.settle()
+        #expect(hub.recorder.count("didRejoinChannel") == 1)
+        await hub.h.advance(3)
+        hub.link.inject(.userJoined(HubPeer(uid: 7, account: nil)))
+        await hub.h.advance(16.5)
+        #expect(hub.recorder.count("didOfflineOfUid") == 0)
+        #expect(hub.recorder.count("didJoinedOfUid") == 2)
+        await hub.h.advance(1)
+        #expect(hub.recorder.events.filter { $0.name == "didOfflineOfUid" } == [.didOfflineOfUid(8, reason: .dropped)])
+        #expect(hub.engine.remoteUids == [7])
     }
 
     @Test func droppedByTheHubTheEngineJoinsAgainAndRejoins() async {

@@ -72,6 +72,30 @@ import WebSocket
         #expect(log.next()?.notice.map { if case .joined = $0 { true } else { false } } == true)
     }
 
+    @Test func aHubThatStopsSaysSoWith1001AndTheClientTriesAgainAtOnce() throws {
+        let hub = try ServedHub()
+        let (client, log) = try openConnection(hub.address, timing: .standard)
+        defer { client.close() }
+        #expect(log.next() == .connected)
+        hub.stop()
+        let goodbye = log.next()?.lostReason
+        let said = ContinuousClock.now
+        #expect(goodbye?.contains("closed the connection with 1001") == true, "\(goodbye ?? "nothing")")
+        // Nobody listens now: the next try is refused, within the prompt reconnect's 50 ms rather than the usual
+        // backoff's 250-500 ms.
+        #expect(log.next()?.lostReason?.contains("cannot connect") == true)
+        #expect(ContinuousClock.now - said < .milliseconds(200))
+    }
+
+    @Test func aRedirectIsFollowedAtOnceWithTheSameQueryAndOnlyForOneTry() throws {
+        let owner = try ServedHub()
+        let address = try HubAddress(parsing: "ws://127.0.0.1:1/hub?channel=room")
+        #expect(address.redirected(to: owner.address).description == "ws://127.0.0.1:\(owner.server.port)/hub?channel=room")
+        #expect(address.routed(to: "other") == address, "a URL naming its channel keeps it")
+        #expect(try HubAddress(parsing: "ws://h:1/hub").routed(to: "a b").target == "/hub", "a name a URL would escape is not routed")
+        #expect(try HubAddress(parsing: "ws://h:1/hub?x=1").routed(to: "standup").target == "/hub?x=1&channel=standup")
+    }
+
     @Test func silentPastTheHubsLimitIsDroppedForTheOthersAndReconnectsWhenRestored() throws {
         let hub = try ServedHub(limits: WebSocketLimits(silenceLimit: .milliseconds(300)))
         var timing = HubTiming.fast

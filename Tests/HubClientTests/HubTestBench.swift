@@ -26,6 +26,8 @@ final class ServedHub {
 
     var address: HubAddress { try! HubAddress(parsing: "\(tls == nil ? "ws" : "wss")://127.0.0.1:\(server.port)/hub") }
 
+    func stop() { server.stop() }
+
     func restart() throws {
         let port = server.port
         server.stop()

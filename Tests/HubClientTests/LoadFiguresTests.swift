@@ -1,3 +1,4 @@
+@testable import HubClient
 @testable import HubLoad
 import HubProtocol
 import Testing
@@ -39,5 +40,30 @@ import TokenClient
         let lines = tally.figures.text.split(separator: "\n")
         #expect(lines.contains("renewalStampede  1 samples  p50 20.0 ms  p99 20.0 ms"), "\(lines)")
         #expect(lines.first?.hasPrefix(Measure.tokenFetch + "  ") == true && lines.first?.hasSuffix("none") == true)
+    }
+}
+
+@Suite struct LoadFiguresByHubTests {
+    @Test func joinsAreCountedByTheHubThatAnsweredThemAndHubNamesAreEscaped() throws {
+        let tally = LoadTally(names: [Measure.join])
+        tally.recordJoin(.milliseconds(10), on: "hub1")
+        tally.recordJoin(.milliseconds(30), on: "hub2")
+        tally.recordJoin(.milliseconds(20), on: "hub1")
+        let figures = tally.figures
+        #expect(figures.joinsByHub.map(\.hub) == ["hub1", "hub2"])
+        #expect(figures.joinsByHub.first?.latency?.count == 2)
+        #expect(figures.latencies.first?.latency?.count == 3)
+        #expect(figures.text.contains("on hub hub2: 1 joins"))
+        #expect(figures.json.contains(#""joinsByHub":{"hub1":{"count":2"#))
+    }
+
+    @Test func aHandshakeAnswerNamesItsHubOnlyInTheLettersAllowed() {
+        func name(_ header: String) -> String? {
+            HubConnection.hubName(inAnswer: Array("HTTP/1.1 101 Switching Protocols\r\n\(header)".utf8)[...])
+        }
+        #expect(name("x-tokencall-hub: hub2") == "hub2")
+        #expect(name("X-Tokencall-Hub: \u{1b}[2Jhub") == nil)
+        #expect(name("X-Tokencall-Hub: " + String(repeating: "h", count: 65)) == nil)
+        #expect(name("Upgrade: websocket") == nil)
     }
 }

@@ -19,6 +19,7 @@ final class RecordingOutlet: WebSocketOutlet {
     private(set) var texts: [WebSocketClientID: [[String: JSONValue]]] = [:]
     private(set) var binaries: [WebSocketClientID: [[UInt8]]] = [:]
     private(set) var closes: [WebSocketClientID: WebSocketCloseCode] = [:]
+    private(set) var closeReasons: [WebSocketClientID: String] = [:]
     private(set) var lines: [String] = []
 
     func send(text: String, to clients: some Sequence<WebSocketClientID>) {
@@ -30,7 +31,10 @@ final class RecordingOutlet: WebSocketOutlet {
         for client in clients { binaries[client, default: []].append(binary) }
     }
 
-    func close(_ client: WebSocketClientID, code: WebSocketCloseCode, reason: String) { closes[client] = code }
+    func close(_ client: WebSocketClientID, code: WebSocketCloseCode, reason: String) {
+        closes[client] = code
+        closeReasons[client] = reason
+    }
     func log(_ line: String) { lines.append(line) }
 
     /// The messages sent to `client` since the last call.
@@ -47,14 +51,18 @@ final class RecordingOutlet: WebSocketOutlet {
 
 /// A hub driven as its host drives it, on a time the test moves.
 final class HubFixture {
-    let time = HandTime()
+    let time: HandTime
     let outlet = RecordingOutlet()
     let hub: HubServer
     private var lastID: UInt64 = 0
 
-    init() {
-        let time = self.time
-        hub = HubServer(.init(appID: TestCredentials.appID, appCertificate: TestCredentials.certificate, unixTime: { time.now }))
+    /// A hub on `time` (hubs that share a store of leases share a time), with `leases` when given.
+    init(time: HandTime = HandTime(), leases: (any ChannelLeases)? = nil) {
+        self.time = time
+        var config = HubServer.Configuration(appID: TestCredentials.appID, appCertificate: TestCredentials.certificate,
+                                              unixTime: { time.now })
+        config.leases = leases
+        hub = HubServer(config)
         hub.start(outlet: outlet, wake: {})
     }
 

@@ -1,0 +1,29 @@
+/// Who holds a channel, as the store of leases says.
+public enum ChannelClaim: Equatable, Sendable {
+    /// This hub holds it (it took it now, or held it already).
+    case ours
+    /// Another live hub holds it: its address (`ws://HOST:PORT/PATH`), where the channel's clients go.
+    case elsewhere(String)
+    /// The store did not answer; why.
+    case unknown(String)
+}
+
+/// One owner per channel across hubs (`serve --redis`): a lease a hub takes when a channel's first user joins,
+/// renews while anyone is in it, and gives back when the channel empties or the hub stops. A dead hub's leases lapse
+/// by themselves. Called on the hub's thread only, each call bounded by the store's deadline.
+public protocol ChannelLeases: AnyObject, Sendable {
+    /// How long a lease lives unrenewed; the hub renews at a third of it.
+    var leaseDuration: Duration { get }
+    /// Takes the channel for this hub, or renews it when it is this hub's; or says who has it.
+    func claim(_ channel: String) -> ChannelClaim
+    /// Renews the channels; returns those that are no longer this hub's, or why the store did not answer.
+    func renew(_ channels: [String]) -> Result<[String], LeaseStoreError>
+    /// Gives the channels back (best effort: a lease not given back lapses).
+    func release(_ channels: [String])
+}
+
+/// Why the store of leases did not answer.
+public struct LeaseStoreError: Error, Equatable, Sendable, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}

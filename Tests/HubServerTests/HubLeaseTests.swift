@@ -1,0 +1,137 @@
+import HubServer
+import Synchronization
+import Testing
+import TokenServer
+import WebSocket
+
+/// A store of leases in memory, shared by hubs on one hand-moved time, as Redis is by hubs on one network.
+final class MemoryLeaseStore: Sendable {
+    struct Lease { var owner: String; var until: Double }
+    let time: HandTime
+    let leases = Mutex<[String: Lease]>([:])
+    let answering = Mutex(true)
+    init(time: HandTime) { self.time = time }
+
+    func owner(of channel: String) -> String? {
+        leases.withLock { table in table[channel].flatMap { $0.until > time.now ? $0.owner : nil } }
+    }
+
+    /// The leases of one hub, at `address`.
+    final class Leases: ChannelLeases, Sendable {
+        let store: MemoryLeaseStore
+        let address: String
+        let leaseDuration: Duration = .seconds(3)
+        init(_ store: MemoryLeaseStore, address: String) { (self.store, self.address) = (store, address) }
+
+        func claim(_ channel: String) -> ChannelClaim {
+            guard store.answering.withLock({ $0 }) else { return .unknown("no answer") }
+            let now = store.time.now
+            return store.leases.withLock { table in
+                if let lease = table[channel], lease.until > now, lease.owner != address { return .elsewhere(lease.owner) }
+                table[channel] = Lease(owner: address, until: now + 3)
+                return .ours
+            }
+        }
+
+        func renew(_ channels: [String]) -> Result<[String], LeaseStoreError> {
+            guard store.answering.withLock({ $0 }) else { return .failure(LeaseStoreError("no answer")) }
+            let now = store.time.now
+            return .success(store.leases.withLock { table in
+                channels.filter { channel in
+                    guard let lease = table[channel], lease.owner == address, lease.until > now else { return true }
+                    table[channel]?.until = now + 3
+                    return false
+                }
+            })
+        }
+
+        func release(_ channels: [String]) {
+            store.leases.withLock { table in for channel in channels where table[channel]?.owner == address { table[channel] = nil } }
+        }
+    }
+}
+
+@Suite struct HubLeaseTests {
+    let time = HandTime()
+    let store: MemoryLeaseStore
+    let a: HubFixture, b: HubFixture
+
+    init() {
+        store = MemoryLeaseStore(time: time)
+        a = HubFixture(time: time, leases: MemoryLeaseStore.Leases(store, address: "ws://127.0.0.1:1/hub"))
+        b = HubFixture(time: time, leases: MemoryLeaseStore.Leases(store, address: "ws://127.0.0.1:2/hub"))
+    }
+
+    private func advanceBoth(by seconds: Double, step: Double = 0.25) {
+        for _ in 0..<Int(seconds / step) {
+            time.advance(by: step)
+            _ = a.hub.tick()
+            _ = b.hub.tick()
+        }
+    }
+
+    @Test func aJoinForAChannelAnotherLiveHubHoldsIsRedirectedThereAndNeverServed() {
+        let first = a.connect()
+        a.join(first, uid: 1)
+        #expect(a.outlet.take(first).first?.type == "joined")
+        advanceBoth(by: 10)  // renewed all along
+        let second = b.connect()
+        b.join(second, uid: 2)
+        #expect(b.outlet.take(second).isEmpty, "no joined, no presence from a second copy of the channel")
+        #expect(b.outlet.closes[second] == WebSocketCloseCode(rawValue: 4302))
+        #expect(b.outlet.closeReasons[second] == "ws://127.0.0.1:1/hub")
+        #expect(a.outlet.take(first).isEmpty, "the first sees nobody join elsewhere")
+        #expect(store.owner(of: "room") == "ws://127.0.0.1:1/hub")
+    }
+
+    @Test func aDeadHubsLeaseLapsesWithinItsLifeAndTheNextHubTakesTheChannel() {
+        let first = a.connect()
+        a.join(first, uid: 1)
+        // Hub a dies: nobody ticks it any more.
+        time.advance(by: 2.5)
+        let early = b.connect()
+        b.join(early, uid: 1)
+        #expect(b.outlet.closes[early] == WebSocketCloseCode(rawValue: 4302))
+        time.advance(by: 0.6)
+        let late = b.connect()
+        b.join(late, uid: 1)
+        #expect(b.outlet.take(late).first?.type == "joined")
+        #expect(store.owner(of: "room") == "ws://127.0.0.1:2/hub")
+    }
+
+    @Test func aChannelThatEmptiesIsGivenBackAndAStoppingHubGivesBackAll() {
+        let one = a.connect(), two = a.connect()
+        a.join(one, uid: 1)
+        a.join(two, channel: "other", uid: 2)
+        a.say(one, #"{"type":"leave"}"#)
+        #expect(store.owner(of: "room") == nil)
+        #expect(store.owner(of: "other") == "ws://127.0.0.1:1/hub")
+        a.hub.stopping()
+        #expect(store.owner(of: "other") == nil)
+        let moved = b.connect()
+        b.join(moved, channel: "other", uid: 2)
+        #expect(b.outlet.take(moved).first?.type == "joined")
+    }
+
+    @Test func aStoreThatDoesNotAnswerClosesWith4503AndALeaseLostClosesItsClientsWith1001() {
+        store.answering.withLock { $0 = false }
+        let refused = a.connect()
+        a.join(refused, uid: 1)
+        #expect(a.outlet.closes[refused] == WebSocketCloseCode(rawValue: 4503))
+        store.answering.withLock { $0 = true }
+        let member = a.connect()
+        a.join(member, uid: 1)
+        #expect(a.outlet.take(member).first?.type == "joined")
+        // Another hub took the channel meanwhile (a's renewals did not reach the store): a gives it up.
+        store.leases.withLock { $0["room"] = .init(owner: "ws://127.0.0.1:2/hub", until: time.now + 3) }
+        advanceBoth(by: 1.25)
+        #expect(a.outlet.closes[member] == .goingAway)
+    }
+
+    @Test func withoutLeasesEveryChannelIsServedAsBefore() {
+        let hub = HubFixture(time: time)
+        let client = hub.connect()
+        hub.join(client, uid: 1)
+        #expect(hub.outlet.take(client).first?.type == "joined")
+    }
+}
