@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fuzzes with libFuzzer + AddressSanitizer, each target for $1 seconds (default 60):
 #   token  the AccessToken parsers        (Fuzz/TokenFuzzer.swift + Sources/AccessToken/*.swift)
-#   http   the token server's RequestReader (Fuzz/HTTPFuzzer.swift + Sources/TokenServer/RequestReader.swift)
+#   http   HTTP1's request parser, the server's direction (Fuzz/HTTPFuzzer.swift + Sources/HTTP1)
 #   json   JSONValue.parse                (Fuzz/JSONFuzzer.swift + Sources/JSON/*.swift)
 #   pasted a pasted token, PastedToken      (Fuzz/PastedTokenFuzzer.swift + Sources/TokenClient/PastedToken.swift)
 #   template  --token-request templates and --token-field paths
@@ -12,7 +12,7 @@
 #   hubclient  a hostile hub: what a client reads from its hub, notices and video frames on the wire
 #                                         (Fuzz/HubClientFuzzer.swift + Sources/HubClient/HubInbound.swift)
 #   recording  a recording file, Recording.read (Fuzz/RecordingFuzzer.swift + Sources/Recording/*.swift)
-#   httpresponse  the token client's answer reader (Fuzz/HTTPResponseFuzzer.swift + Sources/TokenClient/HTTPResponseReader.swift)
+#   httpresponse  HTTP1's response parser, the client's direction (Fuzz/HTTPResponseFuzzer.swift + Sources/HTTP1)
 #   tls    what an https:// server sends after the ClientHello (Fuzz/TLSFuzzer.swift + Sources/TokenClient/TLSSession.swift)
 #
 #   Scripts/fuzz.sh [seconds] [target...]   (or: make fuzz FUZZ_SECONDS=300)
@@ -61,11 +61,11 @@ token_inputs=(Sources/CCrypto/* Sources/CZlib/* Sources/PrintableText/*.swift)
 token_imports=(PrintableText)
 token_options=(-dict=Fuzz/tokens.dict -max_len=4096)
 
-http_sources=(Fuzz/HTTPFuzzer.swift Fuzz/Arrivals.swift Sources/TokenServer/RequestReader.swift)
-http_module=TokenServer
-http_flags=()
-http_inputs=()
-http_imports=()
+http_sources=(Fuzz/HTTPFuzzer.swift Fuzz/Arrivals.swift Sources/HTTP1/*.swift)
+http_module=HTTP1
+http_flags=(-I "$root/modules" -L "$root/modules" -lPrintableText)
+http_inputs=(Sources/PrintableText/*.swift)
+http_imports=(PrintableText)
 # Past 8 KiB, so that heads over the limit (431) are reached.
 http_options=(-dict=Fuzz/http.dict -max_len=12288)
 
@@ -144,12 +144,11 @@ hubclient_inputs=(Sources/HubProtocol/*.swift Sources/WebSocket/*.swift Sources/
 # Room for a joined listing a few hundred users, and a frame past the 4096-byte limit.
 hubclient_options=(-dict=Fuzz/hubclient.dict -max_len=16384)
 
-httpresponse_sources=(Fuzz/HTTPResponseFuzzer.swift Fuzz/Arrivals.swift Sources/TokenClient/HTTPResponseReader.swift
-                      Sources/TokenClient/TokenClientError.swift)
-httpresponse_module=TokenClient
-httpresponse_flags=(-I "$root/modules" -L "$root/modules" -lPrintableText -lTimers)
-httpresponse_inputs=(Sources/PrintableText/*.swift Sources/Timers/*.swift)
-httpresponse_imports=(PrintableText Timers)
+httpresponse_sources=(Fuzz/HTTPResponseFuzzer.swift Fuzz/Arrivals.swift Sources/HTTP1/*.swift)
+httpresponse_module=HTTP1
+httpresponse_flags=(-I "$root/modules" -L "$root/modules" -lPrintableText)
+httpresponse_inputs=(Sources/PrintableText/*.swift)
+httpresponse_imports=(PrintableText)
 # Past the 16 KiB head limit.
 httpresponse_options=(-dict=Fuzz/httpresponse.dict -max_len=20000)
 

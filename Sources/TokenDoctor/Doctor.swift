@@ -1,9 +1,7 @@
 import AccessToken
 import Foundation
+import HTTP1
 import Timers
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import TokenClient
 
 /// Checks a token server for the mistakes users meet most, through the requests a client of its shape sends.
@@ -65,7 +63,7 @@ public struct Doctor: Sendable {
     }
 
     /// The request a client of this shape sends for what was asked; throws when the shape cannot carry it.
-    public func tokenRequest() throws(TokenClientError) -> URLRequest {
+    public func tokenRequest() throws(TokenClientError) -> HTTPRequest {
         try provider.httpRequest(for: setup.request)
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import HTTP1
 import Sockets
 import Synchronization
 #if canImport(Glibc)
@@ -183,6 +184,8 @@ final class HTTPServer: Sendable {
         let socket: Socket
         /// Received bytes not yet used.
         var buffer: [UInt8] = []
+        /// The request being read: its head and body so far.
+        var requests = RequestParser()
         /// When the request under way started arriving; nil between requests.
         var requestStarted: ContinuousClock.Instant?
         /// An answer not yet sent in full, and how much of it was.
@@ -297,10 +300,11 @@ final class HTTPServer: Sendable {
                 updateBusy(connection)
             }
             let started = connection.requestStarted!
-            switch RequestReader.read(connection.buffer) {
-            case .incomplete:
+            switch connection.requests.read(connection.buffer) {
+            case .needMore:
+                connection.buffer.removeAll(keepingCapacity: true)
                 return
-            case .refuse(let refusal):
+            case .refused(let refusal):
                 respond(.error(refusal.status, refusal.message), on: connection, for: nil, started: started, keepAlive: false,
                         clock: clock)
             case .request(let request, let consumed):
