@@ -57,6 +57,37 @@ public struct SocketHTTPTransport: HTTPTransport {
     }
 }
 
+/// What the TLS handshake with a server showed.
+public struct TLSFacts: Sendable, Equatable {
+    /// The version agreed, as OpenSSL names it (`TLSv1.3`).
+    public let version: String
+    public let certificate: TLSCertificate?
+}
+
+/// What `tokencall doctor` asks of a transport besides requests: the TLS handshake alone, and one exchange whose
+/// redirect is not followed (to see where plain http:// sends a client).
+public protocol ServerProbe: Sendable {
+    /// Connects to `url`'s host and port and runs the TLS handshake within `limit`: what it showed; a refused one
+    /// throws its `TLSFailure`, anything else a `TokenClientError`.
+    func tlsFacts(of url: URL, within limit: Duration) async throws -> TLSFacts
+    /// One exchange, its redirect (if any) not followed.
+    func sendOnce(_ request: HTTPRequest, bodyLimit: Int) async throws -> HTTPReply
+}
+
+extension SocketHTTPTransport: ServerProbe {
+    public func tlsFacts(of url: URL, within limit: Duration) async throws -> TLSFacts {
+        let plan = try Plan(HTTPRequest(url: url), userAgent: userAgent, trust: trust)
+        let deadline = ContinuousClock.now + limit
+        return try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(with: Result { try plan.facts(deadline: deadline, limit: limit) }) }
+        }
+    }
+
+    public func sendOnce(_ request: HTTPRequest, bodyLimit: Int) async throws -> HTTPReply {
+        try await exchange(request, bodyLimit: bodyLimit, deadline: ContinuousClock.now + limit).reply
+    }
+}
+
 /// A request as bytes, and where to send them.
 private struct Plan: Sendable {
     let url: URL
@@ -138,8 +169,9 @@ private struct Plan: Sendable {
 
         var arrived: [UInt8] = []
         var scratch = [UInt8](repeating: 0, count: Socket.receiveSize)
-        let tls = try context.map { context in try Self.secured(socket, context: context, host: host, arrived: &arrived, scratch: &scratch,
-                                                              send: sendAll, wait: nextWait) }
+        let tls = try context.map { context in
+            try Self.tls { try Self.secured(socket, context: context, host: host, arrived: &arrived, scratch: &scratch, send: sendAll, wait: nextWait) }
+        }
         if let tls {
             try Self.tls { try tls.write(bytes) }
             try sendAll(tls.takeOutgoing())
@@ -170,11 +202,44 @@ private struct Plan: Sendable {
         }
     }
 
-    /// A TLS session on `socket` whose handshake is done, run by the exchange's waits (so under its deadline).
+    /// Connects and runs the TLS handshake alone, before `deadline`: what it showed, or the `TLSFailure` as it is.
+    func facts(deadline: ContinuousClock.Instant, limit: Duration) throws -> TLSFacts {
+        guard let trust else { throw TokenClientError.unsendable("\(url.absoluteString.urlWithoutCredentials.escapedForPrinting) is not an https:// URL") }
+        func nextWait() throws -> Int32 {
+            let left = deadline - ContinuousClock.now
+            guard left > .zero else { throw TokenClientError.timeout(limit) }
+            return Int32(clamping: min(left, SocketHTTPTransport.slice).wholeMilliseconds + 1)
+        }
+        let context = try TLSContext.shared(trust)
+        let socket: Socket
+        do {
+            socket = try Socket.connect(host: host, port: port, until: deadline, abandoned: { false }, slice: SocketHTTPTransport.slice)
+        } catch {
+            throw TokenClientError.transport(Self.words(error))
+        }
+        defer { socket.close() }
+        func sendAll(_ bytes: [UInt8]) throws {
+            var sent = 0
+            while sent < bytes.count {
+                switch socket.sendSome(bytes, from: sent) {
+                case .sent(let count): sent += count
+                case .full: _ = socket.waitWritable(milliseconds: try nextWait())
+                case .failed: throw TLSFailure.handshakeRefused("the server closed the connection during the handshake")
+                }
+            }
+        }
+        var arrived: [UInt8] = []
+        var scratch = [UInt8](repeating: 0, count: Socket.receiveSize)
+        let session = try Self.secured(socket, context: context, host: host, arrived: &arrived, scratch: &scratch, send: sendAll, wait: nextWait)
+        return TLSFacts(version: session.version, certificate: session.peerCertificate)
+    }
+
+    /// A TLS session on `socket` whose handshake is done, run by the exchange's waits (so under its deadline); a
+    /// `TLSFailure` as it is.
     private static func secured(_ socket: Socket, context: TLSContext, host: String, arrived: inout [UInt8], scratch: inout [UInt8],
                                 send: ([UInt8]) throws -> Void, wait: () throws -> Int32) throws -> TLSSession {
-        let session = try tls { try TLSSession(context: context, host: host) }
-        while try !tls({ try session.handshake() }) {
+        let session = try TLSSession(context: context, host: host)
+        while try !session.handshake() {
             try send(session.takeOutgoing())
             guard socket.waitReadable(milliseconds: try wait()) else { continue }
             arrived.removeAll(keepingCapacity: true)

@@ -23,10 +23,12 @@ public struct Doctor: Sendable {
         public var timeout: Duration
         /// A p99 above this fails the latency check: a renewal waits on it.
         public var slowestP99: Duration
+        /// For an https:// URL, where plain http:// is asked whether it redirects; nil for the URL's host on port 80.
+        public var plainURL: URL?
 
         public init(url: URL, shape: HTTPTokenProvider.Shape, request: TokenRequest, appCertificate: String? = nil,
                     bearer: String? = nil, origin: String? = nil, requestedLifetime: UInt32 = 3600, timeout: Duration = .seconds(10),
-                    slowestP99: Duration = .milliseconds(Doctor.slowestP99Milliseconds)) {
+                    slowestP99: Duration = .milliseconds(Doctor.slowestP99Milliseconds), plainURL: URL? = nil) {
             self.url = url
             self.shape = shape
             self.request = request
@@ -36,6 +38,7 @@ public struct Doctor: Sendable {
             self.requestedLifetime = requestedLifetime
             self.timeout = timeout
             self.slowestP99 = slowestP99
+            self.plainURL = plainURL
         }
     }
 
@@ -67,21 +70,22 @@ public struct Doctor: Sendable {
         try provider.httpRequest(for: setup.request)
     }
 
-    /// Runs every check that applies, in `Check.Name` order. Without a first answer only `reachable` is reported;
-    /// without a token in it, the checks of its token are left out.
+    /// Runs every check that applies, in `Check.Name` order. Without a first answer only `reachable` (and for https://
+    /// the TLS checks) is reported; without a token in it, the checks of its token are left out.
     public func run() async -> [Check] {
         guard let request = try? tokenRequest() else {
             return [.failed(.reachable, "the request shape cannot carry \(setup.request.user)", fix: "choose another --token-request")]
         }
+        let tls = await tlsChecks()
         let reply: Reply
         switch await send(request) {
         case .failure(let failure):
-            return [.failed(.reachable, failure.words, fix: "check the URL and that the server runs; the other checks need an answer")]
+            return [.failed(.reachable, failure.words, fix: "check the URL and that the server runs; the other checks need an answer")] + tls
         case .success(let first):
             reply = first
         }
         let receivedAt = unixTime()
-        var checks: [Check] = [.passed(.reachable, "HTTP \(reply.status) in \(reply.elapsed.millisecondsText)")]
+        var checks: [Check] = [.passed(.reachable, "HTTP \(reply.status) in \(reply.elapsed.millisecondsText)")] + tls
         var first: AgoraToken?
         switch readToken(reply) {
         case .failed(let failed):
