@@ -2,7 +2,7 @@
 // what a hub could send.
 //
 // Built by Scripts/fuzz.sh together with Sources/HubClient/HubInbound.swift into one module named HubClient, with
-// HubProtocol, WebSocket and JSON as instrumented libraries. It is not part of the Swift package.
+// HubProtocol, AgoraVocabulary, AccessToken, WebSocket and JSON as instrumented libraries. It is not part of the Swift package.
 //
 // Byte 0 picks how the wire's bytes arrive (whole, or chunks seeded by it, as in the WebSocket harness). The rest is
 // messages, each a kind byte and a two-byte big-endian length, then that many bytes: kind 0 a text frame (a notice),

@@ -1,9 +1,10 @@
 // libFuzzer entry point for the hub's request reader and its clients' notice reader.
 //
 // Built by Scripts/fuzz.sh together with Sources/HubProtocol/*.swift into one module named HubProtocol (with
-// Sources/JSON as an instrumented library). It is not part of the Swift package. The input is a text frame's
-// bytes: `HubRequest(json:)` must return a request or an error for anything, and a request, written again with
-// `json`, must read back as itself (what the client sends is what the hub reads). The same bytes as a video frame:
+// Sources/JSON, AccessToken and AgoraVocabulary as instrumented libraries). It is not part of the Swift package.
+// The input is a text frame's bytes: `HubRequest(json:)` must return a request or an error for anything, and a
+// request, written again with `json`, must read back as itself (what the client sends is what the hub reads).
+// The same bytes as a video frame:
 // the hub's check (`HubVideoFrame.check`) passes exactly what a client reads; stamped, such a frame keeps its length
 // and reads back as the same frame with the new uid; encoded again, it reads back as itself. `HubNotice(json:)`
 // reads the same text as a client would: a notice, written again with `json`, must read back as itself (what the

@@ -8,7 +8,8 @@
 #                                         (Fuzz/TemplateFuzzer.swift + Sources/TokenClient/{RequestTemplate,FieldPath}.swift)
 #   websocket  the WebSocket frame reader (Fuzz/WebSocketFuzzer.swift + Sources/WebSocket/*.swift)
 #   hub    the hub's requests, notices, video frames and addresses
-#                                         (Fuzz/HubFuzzer.swift + Sources/HubProtocol/*.swift + Sources/HubClient/HubAddress.swift)
+#                                         (Fuzz/HubFuzzer.swift + Sources/HubProtocol/*.swift + Sources/HubClient/HubAddress.swift,
+#                                          on AgoraVocabulary's types)
 #   hubclient  a hostile hub: what a client reads from its hub, notices and video frames on the wire
 #                                         (Fuzz/HubClientFuzzer.swift + Sources/HubClient/HubInbound.swift)
 #   recording  a recording file, Recording.read (Fuzz/RecordingFuzzer.swift + Sources/Recording/*.swift)
@@ -91,23 +92,26 @@ PrintableText_import_flags=()
 OutputFiles_import_flags=()
 JSON_import_flags=()
 Sockets_import_flags=()
-HubProtocol_import_flags=(-I "$root/modules")
+HubProtocol_import_flags=(-I Sources/CCrypto -I Sources/CZlib -I "$root/modules")
 Timers_import_flags=()
 SeededRandom_import_flags=()
+AgoraVocabulary_import_flags=(-I Sources/CCrypto -I Sources/CZlib -I "$root/modules")
 ChannelEngine_import_flags=(-I Sources/CCrypto -I Sources/CZlib -I "$root/modules")
 TokenClient_import_flags=(-I Sources/CCrypto -I Sources/CZlib -I "$root/modules")
 CallSession_import_flags=(-I Sources/CCrypto -I Sources/CZlib -I "$root/modules")
-HubProtocol_import_flags=(-I "$root/modules")
+HubProtocol_import_flags=(-I Sources/CCrypto -I Sources/CZlib -I "$root/modules")
 Sockets_import_flags=()
 WebSocket_import_flags=(-I Sources/CCrypto)
 
 # The recording reader sits on the session's events, so it brings their modules along, in import order.
 recording_sources=(Fuzz/RecordingFuzzer.swift Sources/Recording/*.swift)
 recording_module=Recording
-recording_imports=(PrintableText OutputFiles Timers SeededRandom Sockets JSON HubProtocol AccessToken ChannelEngine TokenClient CallSession)
+recording_imports=(PrintableText OutputFiles Timers SeededRandom Sockets JSON AccessToken AgoraVocabulary HubProtocol ChannelEngine TokenClient
+                   CallSession)
 recording_flags=(-I Sources/CCrypto -I Sources/CZlib -I "$root/modules" -L "$root/modules" -lCallSession -lTokenClient -lChannelEngine
-                 -lAccessToken -lHubProtocol -lJSON -lSockets -lTimers -lSeededRandom -lOutputFiles -lPrintableText -lcrypto -lz)
+                 -lHubProtocol -lAgoraVocabulary -lAccessToken -lJSON -lSockets -lTimers -lSeededRandom -lOutputFiles -lPrintableText -lcrypto -lz)
 recording_inputs=(Sources/CallSession/*.swift Sources/ChannelEngine/*.swift Sources/TokenClient/*.swift Sources/AccessToken/*.swift
+                  Sources/AgoraVocabulary/*.swift
                   Sources/JSON/*.swift Sources/HubProtocol/*.swift Sources/Sockets/*.swift Sources/Timers/*.swift Sources/OutputFiles/*.swift Sources/PrintableText/*.swift)
 # Past the 64 KiB line limit.
 recording_options=(-dict=Fuzz/recording.dict -max_len=70000)
@@ -130,17 +134,21 @@ websocket_options=(-dict=Fuzz/websocket.dict -max_len=4096)
 
 hub_sources=(Fuzz/HubFuzzer.swift Sources/HubProtocol/*.swift Sources/HubClient/HubAddress.swift)
 hub_module=HubProtocol
-hub_flags=(-I "$root/modules" -L "$root/modules" -lJSON -lPrintableText)
-hub_inputs=(Sources/JSON/*.swift Sources/PrintableText/*.swift)
-hub_imports=(JSON PrintableText)
+hub_flags=(-I Sources/CCrypto -I Sources/CZlib -I "$root/modules" -L "$root/modules" -lAgoraVocabulary -lAccessToken -lJSON
+           -lPrintableText -lcrypto -lz)
+hub_inputs=(Sources/JSON/*.swift Sources/PrintableText/*.swift Sources/AccessToken/*.swift Sources/AgoraVocabulary/*.swift
+            Sources/CCrypto/* Sources/CZlib/*)
+hub_imports=(JSON PrintableText AccessToken AgoraVocabulary)
 hub_options=(-dict=Fuzz/hub.dict -max_len=4096)
 
 # A hostile hub: the client's reading of the wire (HubInbound), on the protocol's types and the WebSocket reader.
 hubclient_sources=(Fuzz/HubClientFuzzer.swift Fuzz/Arrivals.swift Sources/HubClient/HubInbound.swift)
 hubclient_module=HubClient
-hubclient_imports=(JSON HubProtocol WebSocket)
-hubclient_flags=(-I Sources/CCrypto -I "$root/modules" -L "$root/modules" -lHubProtocol -lWebSocket -lJSON -lcrypto)
-hubclient_inputs=(Sources/HubProtocol/*.swift Sources/WebSocket/*.swift Sources/JSON/*.swift Sources/CCrypto/*)
+hubclient_imports=(JSON PrintableText AccessToken AgoraVocabulary HubProtocol WebSocket)
+hubclient_flags=(-I Sources/CCrypto -I Sources/CZlib -I "$root/modules" -L "$root/modules" -lHubProtocol -lAgoraVocabulary -lAccessToken
+                 -lWebSocket -lJSON -lPrintableText -lcrypto -lz)
+hubclient_inputs=(Sources/HubProtocol/*.swift Sources/AgoraVocabulary/*.swift Sources/AccessToken/*.swift Sources/WebSocket/*.swift
+                  Sources/JSON/*.swift Sources/PrintableText/*.swift Sources/CCrypto/* Sources/CZlib/*)
 # Room for a joined listing a few hundred users, and a frame past the 4096-byte limit.
 hubclient_options=(-dict=Fuzz/hubclient.dict -max_len=16384)
 

@@ -58,7 +58,7 @@ public struct ScreenState: Sendable, Equatable {
     /// When the current token was accepted (unix), the start of its lifetime bar.
     public var tokenAcceptedAt: Int64?
     /// Seconds before expiry that the engine warns: the countdown turns yellow there.
-    public var willExpireLead = Int64(Simulation.agoraWillExpireLead / .seconds(1))
+    public var willExpireLead = Int64(AgoraTokenTiming.willExpireLead / .seconds(1))
     public var renewMethod: RenewMethod
     public var autoRenew: Bool
     public var lastFetchLatency: Duration?
@@ -173,7 +173,7 @@ public struct ScreenState: Sendable, Equatable {
                 activeSpeaker = nil
                 if state == .failed || why == .reasonLeaveChannel { tokenExpiresAt = nil; tokenAcceptedAt = nil }
             }
-        case .didJoinChannel(_, let joined, _), .didRegisteredLocalUser(_, let joined):
+        case .didJoinChannel(_, let joined, _), .didLocalUserRegistered(_, let joined):
             uid = joined
         case .didJoinedOfUid(let remote, _):
             remotes.removeAll { $0.uid == remote }

@@ -98,7 +98,7 @@ extension CallSession: AgoraRtcEngineDelegate {
     }
 
     public func rtcEngine(_ engine: AgoraRtcEngineKit, didLocalUserRegisteredWithUserId uid: UInt, userAccount: String) {
-        publish(.didRegisteredLocalUser(account: userAccount, uid: uid))
+        publish(.didLocalUserRegistered(account: userAccount, uid: uid))
     }
 
     public func rtcEngine(_ engine: AgoraRtcEngineKit, reportRtcStats stats: AgoraChannelStats) {

@@ -125,7 +125,7 @@ public struct SessionEvent: Sendable, Equatable {
             [("channel", .text(channel)), ("uid", .number(Int64(uid))), ("elapsed", .number(Int64(elapsed)))]
         case .didLeaveChannel(let channel, let uid, _):
             [("channel", .text(channel)), ("uid", .number(Int64(uid)))]
-        case .didRegisteredLocalUser(let account, let uid): [("account", .text(account)), ("uid", .number(Int64(uid)))]
+        case .didLocalUserRegistered(let account, let uid): [("account", .text(account)), ("uid", .number(Int64(uid)))]
         case .connectionStateChanged(let state, let reason): [("state", .text(state.name)), ("reason", .text(reason.name))]
         case .tokenPrivilegeWillExpire: []
         case .requestToken: []

@@ -49,8 +49,6 @@ public struct Simulation: Sendable {
     public var peerChurn: Bool
     /// How long before expiry `tokenPrivilegeWillExpire` fires.
     public var willExpireLead: Duration
-    /// Agora's SDK warns 30 s before a token's privileges end.
-    public static let agoraWillExpireLead: Duration = .seconds(30)
     /// How long the network takes to answer a join.
     public var joinLatency: Duration
     /// A hub that is the network of the main channel: real people, and the authority on tokens
@@ -60,7 +58,7 @@ public struct Simulation: Sendable {
     public init(
         appCertificate: String? = nil, clock: any Clock<Duration> = ContinuousClock(),
         unixTime: @escaping @Sendable () -> Double = Simulation.systemUnixTime, seed: UInt64 = 0,
-        remoteUsers: Int = 2, peerChurn: Bool = true, willExpireLead: Duration = agoraWillExpireLead,
+        remoteUsers: Int = 2, peerChurn: Bool = true, willExpireLead: Duration = AgoraTokenTiming.willExpireLead,
         joinLatency: Duration = .milliseconds(250), hub: (any HubLink)? = nil
     ) {
         self.appCertificate = appCertificate

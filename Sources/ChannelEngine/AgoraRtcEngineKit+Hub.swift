@@ -1,3 +1,4 @@
+import AccessToken
 import HubProtocol
 import Timers
 
@@ -64,8 +65,7 @@ extension AgoraRtcEngineKit {
     /// Asks the hub to let the main connection in with its pending token (or the one it holds), once the link is up.
     func presentJoin(_ channel: Channel) {
         guard let hub, hub.linkState == .connected, networkDownSince == nil else { return }
-        let user: HubUser = channel.account.map(HubUser.account) ?? .uid(UInt32(channel.connection.localUid))
-        let role: HubRole = self.role == .broadcaster ? .broadcaster : .audience
+        let user: RTCUser = channel.account.map(RTCUser.account) ?? .uid(UInt32(channel.connection.localUid))
         hub.link.send(.join(HubJoin(appId: appId, channel: channel.connection.channelId, user: user,
                                     token: channel.pendingToken ?? channel.token ?? "", role: role)))
         hub.standing = .joined
@@ -112,7 +112,7 @@ extension AgoraRtcEngineKit {
     /// Asks the hub for a role; the change is reported when the hub makes it.
     func requestRole(_ role: AgoraClientRole, on channel: Channel) {
         guard let hub, channel.isInChannel, hub.linkState == .connected, networkDownSince == nil else { return }
-        hub.link.send(.setRole(role == .broadcaster ? .broadcaster : .audience))
+        hub.link.send(.setRole(role))
     }
 
     // MARK: Events
@@ -162,7 +162,7 @@ extension AgoraRtcEngineKit {
     /// The hub's answer to `leave`: out of the channel, or an error when it had put us out already.
     private static func answersLeave(_ notice: HubNotice) -> Bool {
         switch notice {
-        case .connectionStateChanged(_, let reason, _): reason.value == AgoraConnectionChangedReason.reasonLeaveChannel.rawValue
+        case .connectionStateChanged(_, let reason, _): reason == .reasonLeaveChannel
         case .error: true
         default: false
         }
@@ -193,10 +193,10 @@ extension AgoraRtcEngineKit {
             hub.accounts[uid] = nil
             timers.cancel(hub.freezeTimers.removeValue(forKey: uid))
             if main.announced.contains(uid), main.state == .connected {
-                announceOffline(uid, reason: AgoraUserOfflineReason(rawValue: reason.value) ?? .quit, on: main)
+                announceOffline(uid, reason: reason, on: main)
             }
         case .clientRoleChanged(_, let new):
-            role = new == .broadcaster ? .broadcaster : .audience
+            role = new
             changeRole(of: main, from: main.role, to: role, confirmed: true)
         case .tokenPrivilegeWillExpire:
             guard let hub, main.isInChannel, let token = main.token, hub.warnedTokens.insert(token).inserted else { return }
@@ -204,7 +204,7 @@ extension AgoraRtcEngineKit {
         case .renewTokenResult(let result, let expiresAt):
             guard let hub, !hub.renewals.isEmpty else { return }
             let (token, path) = hub.renewals.removeFirst()
-            let code = AgoraRenewTokenErrorCode(rawValue: result.value) ?? .failure
+            let code = result
             if code == .success, let expiresAt { take(token, expiringAt: expiresAt, on: main) }
             switch path {
             case .renewToken: emit(.renewTokenResult(token: token, code: code), on: main)
@@ -213,9 +213,7 @@ extension AgoraRtcEngineKit {
             case .updateChannel: break
             }
         case .connectionStateChanged(let state, let reason, let error):
-            removed(main, state: AgoraConnectionState(rawValue: state.value) ?? .failed,
-                    reason: AgoraConnectionChangedReason(rawValue: reason.value) ?? .reasonJoinFailed,
-                    error: error.flatMap { AgoraErrorCode(rawValue: $0.value) })
+            removed(main, state: state, reason: reason, error: error)
         case .error(let message):
             if let hub, hub.standing == .probing, main.state == .reconnecting {
                 // The hub kept us through the silence: it refuses a second join.
@@ -228,12 +226,12 @@ extension AgoraRtcEngineKit {
     }
 
     /// The hub let the main connection in: first join, a rejoin after its token ran out, or after the link broke.
-    private func joined(_ main: Channel, uid: UInt, role hubRole: HubRole, expiresAt: Int64, users: [HubPeer]) {
+    private func joined(_ main: Channel, uid: UInt, role hubRole: AgoraClientRole, expiresAt: Int64, users: [HubPeer]) {
         guard let hub else { return }
         let token = main.pendingToken ?? main.token
         let state = main.state, renewing = main.reason == .reasonRenewToken
         main.connection = ConnectionKey(channelId: main.connection.channelId, localUid: uid)
-        main.role = hubRole == .broadcaster ? .broadcaster : .audience
+        main.role = hubRole
         main.pendingToken = nil
         hub.standing = .joined
         hub.peers = []
@@ -251,7 +249,7 @@ extension AgoraRtcEngineKit {
             if main.joinedAt == nil { main.joinedAt = timers.now }
             if let account = main.account {
                 accounts[account] = uid
-                emit(.didRegisteredLocalUser(account: account, uid: uid), on: main)
+                emit(.didLocalUserRegistered(account: account, uid: uid), on: main)
             }
             emit(.didJoinChannel(channel: main.connection.channelId, uid: uid,
                                  elapsed: elapsedMilliseconds(since: main.joinStartedAt)), on: main)

@@ -7,7 +7,7 @@ extension AgoraRtcEngineKit {
             return -Int32(AgoraErrorCode.invalidArgument.rawValue)
         }
         return call {
-            emit(.didRegisteredLocalUser(account: userAccount, uid: uid(forAccount: userAccount)), on: nil)
+            emit(.didLocalUserRegistered(account: userAccount, uid: uid(forAccount: userAccount)), on: nil)
             return 0
         }
     }

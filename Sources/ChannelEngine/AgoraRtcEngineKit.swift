@@ -354,7 +354,7 @@ public final class AgoraRtcEngineKit: @unchecked Sendable {
             if !rejoining {
                 // A join with a user account registers it, as registerLocalUserAccount does (Agora's docs of both).
                 if let account = channel.account {
-                    emit(.didRegisteredLocalUser(account: account, uid: channel.connection.localUid), on: channel)
+                    emit(.didLocalUserRegistered(account: account, uid: channel.connection.localUid), on: channel)
                 }
                 emit(.didJoinChannel(channel: channel.connection.channelId, uid: channel.connection.localUid,
                                      elapsed: elapsedMilliseconds(since: channel.joinStartedAt)), on: channel)

@@ -16,7 +16,7 @@ public enum AgoraRtcEvent: Sendable, Equatable {
     /// `latency`: the level given with the change (`setClientRole(_:options:)`, or the media options'), nil without one.
     case didClientRoleChanged(old: AgoraClientRole, new: AgoraClientRole, latency: AgoraAudienceLatencyLevelType? = nil)
     /// The SDK 4.x `didLocalUserRegisteredWithUserId`.
-    case didRegisteredLocalUser(account: String, uid: UInt)
+    case didLocalUserRegistered(account: String, uid: UInt)
     case didUserInfoUpdated(uid: UInt, account: String)
     case reportRtcStats(AgoraChannelStats)
     case networkQuality(uid: UInt, tx: AgoraNetworkQuality, rx: AgoraNetworkQuality)
@@ -51,7 +51,7 @@ public enum AgoraRtcEvent: Sendable, Equatable {
         case .firstRemoteVideoFrame: "firstRemoteVideoFrame"
         case .didOccurError: "didOccurError"
         case .didClientRoleChanged: "didClientRoleChanged"
-        case .didRegisteredLocalUser: "didRegisteredLocalUser"
+        case .didLocalUserRegistered: "didLocalUserRegistered"
         case .didUserInfoUpdated: "didUserInfoUpdated"
         case .reportRtcStats: "reportRtcStats"
         case .networkQuality: "networkQuality"
@@ -107,7 +107,7 @@ public enum AgoraRtcEvent: Sendable, Equatable {
                 return options
             }
             delegate.rtcEngine(engine, didClientRoleChanged: old, newRole: new, newRoleOptions: options)
-        case .didRegisteredLocalUser(let account, let uid):
+        case .didLocalUserRegistered(let account, let uid):
             delegate.rtcEngine(engine, didLocalUserRegisteredWithUserId: uid, userAccount: account)
         case .didUserInfoUpdated(let uid, let account):
             let info = AgoraUserInfo()

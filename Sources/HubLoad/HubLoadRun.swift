@@ -124,7 +124,7 @@ final class LoadClient: @unchecked Sendable {
                 connection.send(.renew(token: fresh))
             }
         case .renewTokenResult(let result, _):
-            guard result.value == 0 else { return tally.error("renewal: \(result.name)") }
+            guard result == .success else { return tally.error("renewal: \(result.name)") }
             if let warnedAt { tally.record(Measure.renewal, .now - warnedAt) }
         case .error:
             tally.error("hub error")

@@ -1,3 +1,4 @@
+import AgoraVocabulary
 import JSON
 
 /// A message's members, read with errors that name the field; members it does not ask for are ignored.
@@ -25,13 +26,13 @@ struct Fields {
         members[name] == nil || members[name] == .null ? nil : try string(name)
     }
 
-    func role(_ name: String = "role") throws(HubProtocolError) -> HubRole? {
+    func role(_ name: String = "role") throws(HubProtocolError) -> AgoraClientRole? {
         guard let text = try optionalString(name) else { return nil }
-        guard let role = HubRole(rawValue: text) else { throw HubProtocolError("\(name) must be broadcaster or audience") }
+        guard let role = AgoraClientRole(name: text) else { throw HubProtocolError("\(name) must be broadcaster or audience") }
         return role
     }
 
-    func requiredRole(_ name: String) throws(HubProtocolError) -> HubRole {
+    func requiredRole(_ name: String) throws(HubProtocolError) -> AgoraClientRole {
         guard let role = try role(name) else { throw HubProtocolError("\(name) is missing") }
         return role
     }

@@ -1,8 +1,9 @@
+import AgoraVocabulary
 import JSON
 
 extension HubNotice {
     /// Reads one notice from a text message's JSON as a client receives it; every member is checked and a wrong
-    /// one named, and a `type` that is not one of the hub's is an error.
+    /// one named, and a `type` that is not one of the hub's is an error, as is a code that is not one of Agora's.
     public init(json text: String) throws(HubProtocolError) {
         let notice = try Fields(json: text, of: "a notice")
         switch try notice.string("type") {
@@ -29,7 +30,7 @@ extension HubNotice {
             let expiresAt = notice.members["expiresAt"] == nil ? nil : try notice.unixTime("expiresAt")
             self = .renewTokenResult(try notice.code("result"), expiresAt: expiresAt)
         case "connectionStateChanged":
-            let error = notice.members["error"] == nil ? nil : try notice.code("error")
+            let error: AgoraErrorCode? = notice.members["error"] == nil ? nil : try notice.code("error")
             self = .connectionStateChanged(state: try notice.code("state"), reason: try notice.code("reason"), error: error)
         case "error":
             self = .error(try notice.string("message"))
@@ -46,9 +47,19 @@ extension Fields {
         HubPeer(uid: try uid("uid"), account: try optionalString("account"))
     }
 
-    /// An Agora enum value as two members: `name` (its name) and `nameCode` (its number).
-    fileprivate func code(_ name: String) throws(HubProtocolError) -> HubCode {
-        HubCode(name: try string(name), value: Int(try integer(name + "Code", in: Int64(Int32.min)...Int64(Int32.max))))
+    /// An Agora enum value as two members: `name` (its name) and `nameCode` (its number), which must be one of
+    /// `Code`'s and agree; a value this client does not know is refused, never taken for a near one.
+    fileprivate func code<Code: AgoraCode>(_ name: String) throws(HubProtocolError) -> Code {
+        let number = try integer(name + "Code", in: Int64(Int32.min)...Int64(Int32.max))
+        let text = try string(name)
+        guard let code = Code(rawValue: Int(number)) else {
+            throw HubProtocolError("\(name)Code \(number) is not one of Agora's \(Code.self) values that this client knows "
+                                   + "(\(Code.namesAndNumbers)); the hub and the client disagree on the protocol")
+        }
+        guard code.name == text else {
+            throw HubProtocolError("\(name) \"\(text.prefix(40))\" does not name \(name)Code \(number), which is \(code.name)")
+        }
+        return code
     }
 
     /// Unix seconds, as tokens hold them.

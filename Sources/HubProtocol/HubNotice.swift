@@ -1,14 +1,5 @@
+import AgoraVocabulary
 import Foundation
-
-/// One of Agora's numbered enum values on the wire: its name for people and its number for programs.
-public struct HubCode: Equatable, Sendable {
-    public let name: String
-    public let value: Int
-    public init(name: String, value: Int) {
-        self.name = name
-        self.value = value
-    }
-}
 
 /// Another user in the channel, as the others see them.
 public struct HubPeer: Equatable, Sendable {
@@ -21,18 +12,19 @@ public struct HubPeer: Equatable, Sendable {
     }
 }
 
-/// A text message the hub sends a client (`Docs/hub-protocol.md`); the names are the Agora callbacks they become.
+/// A text message the hub sends a client (`Docs/hub-protocol.md`); the names are the Agora callbacks they become,
+/// and Agora's values travel as `name` and `nameCode` members, read back only when they are one of Agora's.
 public enum HubNotice: Equatable, Sendable {
     /// The join succeeded: the uid (assigned when 0 was asked for), when the token runs out, the broadcasters present.
-    case joined(channel: String, uid: UInt32, role: HubRole, expiresAt: Int64, users: [HubPeer])
+    case joined(channel: String, uid: UInt32, role: AgoraClientRole, expiresAt: Int64, users: [HubPeer])
     case userJoined(HubPeer)
-    case userOffline(uid: UInt32, reason: HubCode)
-    case clientRoleChanged(old: HubRole, new: HubRole)
+    case userOffline(uid: UInt32, reason: AgoraUserOfflineReason)
+    case clientRoleChanged(old: AgoraClientRole, new: AgoraClientRole)
     case tokenPrivilegeWillExpire(expiresAt: Int64)
     /// The answer to `renew`; `expiresAt` is the new token's end when it was taken.
-    case renewTokenResult(HubCode, expiresAt: Int64?)
+    case renewTokenResult(AgoraRenewTokenErrorCode, expiresAt: Int64?)
     /// The client is out of the channel, or was never let in: refused, left, expired, pushed out.
-    case connectionStateChanged(state: HubCode, reason: HubCode, error: HubCode?)
+    case connectionStateChanged(state: AgoraConnectionState, reason: AgoraConnectionChangedReason, error: AgoraErrorCode?)
     /// A request the hub could not read, or cannot do now; the connection stays open.
     case error(String)
 
@@ -41,7 +33,7 @@ public enum HubNotice: Equatable, Sendable {
         var object: [String: Any]
         switch self {
         case .joined(let channel, let uid, let role, let expiresAt, let users):
-            object = ["type": "joined", "channel": channel, "uid": uid, "role": role.rawValue, "expiresAt": expiresAt,
+            object = ["type": "joined", "channel": channel, "uid": uid, "role": role.name, "expiresAt": expiresAt,
                       "users": users.map(Self.fields)]
         case .userJoined(let peer):
             object = Self.fields(peer)
@@ -50,7 +42,7 @@ public enum HubNotice: Equatable, Sendable {
             object = ["type": "userOffline", "uid": uid]
             Self.add(reason, as: "reason", to: &object)
         case .clientRoleChanged(let old, let new):
-            object = ["type": "clientRoleChanged", "oldRole": old.rawValue, "newRole": new.rawValue]
+            object = ["type": "clientRoleChanged", "oldRole": old.name, "newRole": new.name]
         case .tokenPrivilegeWillExpire(let expiresAt):
             object = ["type": "tokenPrivilegeWillExpire", "expiresAt": expiresAt]
         case .renewTokenResult(let code, let expiresAt):
@@ -74,9 +66,9 @@ public enum HubNotice: Equatable, Sendable {
         return object
     }
 
-    private static func add(_ code: HubCode, as name: String, to object: inout [String: Any]) {
+    private static func add(_ code: some AgoraCode, as name: String, to object: inout [String: Any]) {
         object[name] = code.name
-        object[name + "Code"] = code.value
+        object[name + "Code"] = code.rawValue
     }
 }
 

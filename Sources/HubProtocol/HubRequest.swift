@@ -1,27 +1,19 @@
+import AccessToken
+import AgoraVocabulary
 import Foundation
 import JSON
-
-/// A role in the channel, as Agora's `AgoraClientRole` names it.
-public enum HubRole: String, Sendable, CaseIterable {
-    case broadcaster, audience
-}
-
-/// Who joins: a uid (0 for one the hub assigns) or a user account.
-public enum HubUser: Equatable, Sendable {
-    case uid(UInt32)
-    case account(String)
-}
 
 /// What a client asks to join with.
 public struct HubJoin: Equatable, Sendable {
     /// When given, it must be the hub's App ID.
     public var appId: String?
     public var channel: String
-    public var user: HubUser
+    /// Who joins: a uid (0 for one the hub assigns) or a user account.
+    public var user: RTCUser
     public var token: String
-    public var role: HubRole
+    public var role: AgoraClientRole
 
-    public init(appId: String? = nil, channel: String, user: HubUser, token: String, role: HubRole = .broadcaster) {
+    public init(appId: String? = nil, channel: String, user: RTCUser, token: String, role: AgoraClientRole = .broadcaster) {
         self.appId = appId
         self.channel = channel
         self.user = user
@@ -34,7 +26,7 @@ public struct HubJoin: Equatable, Sendable {
 public enum HubRequest: Equatable, Sendable {
     case join(HubJoin)
     case renew(token: String)
-    case setRole(HubRole)
+    case setRole(AgoraClientRole)
     case leave
 }
 
@@ -51,7 +43,7 @@ extension HubRequest {
         let fields = request.members
         switch try request.string("type") {
         case "join":
-            let user: HubUser
+            let user: RTCUser
             switch (fields["uid"], fields["account"]) {
             case (.some, .some): throw HubProtocolError("join takes a uid or an account, not both")
             case (nil, .some): user = .account(try request.string("account"))
@@ -79,14 +71,14 @@ extension HubRequest {
         var object: [String: Any]
         switch self {
         case .join(let join):
-            object = ["type": "join", "channel": join.channel, "token": join.token, "role": join.role.rawValue]
+            object = ["type": "join", "channel": join.channel, "token": join.token, "role": join.role.name]
             switch join.user {
             case .uid(let uid): object["uid"] = uid
             case .account(let account): object["account"] = account
             }
             if let appId = join.appId { object["appId"] = appId }
         case .renew(let token): object = ["type": "renew", "token": token]
-        case .setRole(let role): object = ["type": "setRole", "role": role.rawValue]
+        case .setRole(let role): object = ["type": "setRole", "role": role.name]
         case .leave: object = ["type": "leave"]
         }
         return HubJSON.text(object)

@@ -33,13 +33,19 @@ extension SessionEvent {
     init(recorded bytes: some Collection<UInt8>) throws(LineProblem) {
         let value = try RecordedObject.parse(bytes)
         let object = try RecordedObject(value, what: "the event")
-        let name = try object.text("event")
+        let given = try object.text("event")
+        let name = Self.renamed[given] ?? given
         let members = RecordedObject(members: object.members, what: name)
         self.init(time: try members.seconds("t"), kind: try Self.kind(named: name, members))
-        guard JSONValue.parse(Array(recordedLine.utf8)) == value else {
+        var written = object.members
+        written["event"] = .string(name)
+        guard JSONValue.parse(Array(recordedLine.utf8)) == .object(written) else {
             throw LineProblem("\(name)'s members are not the ones it has, or disagree with each other")
         }
     }
+
+    /// Events recorded under a name they no longer have, by that name: read as the event they are now.
+    static let renamed = ["didRegisteredLocalUser": "didLocalUserRegistered"]
 
     private static func kind(named name: String, _ object: RecordedObject) throws(LineProblem) -> Kind {
         switch name {
@@ -72,7 +78,7 @@ extension SessionEvent {
         case "didJoinChannel": return .didJoinChannel(channel: try object.text("channel"), uid: try uid(), elapsed: try elapsed())
         case "didRejoinChannel": return .didRejoinChannel(channel: try object.text("channel"), uid: try uid(), elapsed: try elapsed())
         case "didLeaveChannel": return .didLeaveChannel(channel: try object.text("channel"), uid: try uid(), stats: try stats(object))
-        case "didRegisteredLocalUser": return .didRegisteredLocalUser(account: try object.text("account"), uid: try uid())
+        case "didLocalUserRegistered": return .didLocalUserRegistered(account: try object.text("account"), uid: try uid())
         case "tokenPrivilegeWillExpire": return .tokenPrivilegeWillExpire(token: "")
         case "requestToken": return .requestToken
         case "renewTokenResult": return .renewTokenResult(token: "", code: try object.choice("code", \AgoraRenewTokenErrorCode.name))

@@ -1,6 +1,6 @@
 import AccessToken
 import Arguments
-import ChannelHub
+import HubServer
 import Dispatch
 import Foundation
 import TokenServer
@@ -55,9 +55,9 @@ enum ServeCommand {
         config.maxConnectionsPerAddress = perAddress
         let mistake = try MisconfigureOption.read(args)
         config.mistakes = mistake.map(TokenMistakes.init)
-        config.webSocket = WebSocketEndpoint(path: "/hub", service: ChannelHub(.init(
+        config.webSocket = WebSocketEndpoint(path: "/hub", service: HubServer(.init(
             appID: config.appID, appCertificate: config.appCertificate, unixTime: { Date().timeIntervalSince1970 })),
-            limits: ChannelHub.endpointLimits)
+            limits: HubServer.endpointLimits)
         // Before the server starts and says so: a SIGTERM sent right after the announcement must not be lost.
         let waitForStop = StopSignals.waiter()
         let server: TokenServer

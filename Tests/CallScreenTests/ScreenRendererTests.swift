@@ -23,7 +23,7 @@ private func state(_ scenario: String) -> ScreenState {
     at(0.004, .engine(.connectionStateChanged(.connecting, reason: .reasonConnecting)))
     if scenario == "connecting" || scenario == "account-connecting" { return state }
     at(0.254, .engine(.connectionStateChanged(.connected, reason: .reasonJoinSuccess)))
-    if account { at(0.254, .engine(.didRegisteredLocalUser(account: "alice", uid: 5_550_123))) }
+    if account { at(0.254, .engine(.didLocalUserRegistered(account: "alice", uid: 5_550_123))) }
     at(0.254, .engine(.didJoinChannel(channel: "test", uid: 5_550_123, elapsed: 250)))
     at(0.254, .engine(.simulatorNotice(.tokenAccepted(expiresAt: Int64(base) + 40, short: false))))
     at(0.6, .engine(.didJoinedOfUid(11_111, elapsed: 600)))

@@ -7,9 +7,9 @@ import Testing
 /// A session whose channel is on a hub (played by a fake link): tokens from the session's server, checked by the hub.
 @MainActor
 @Suite struct HubSessionTests {
-    static let failed = HubCode(name: "failed", value: AgoraConnectionState.failed.rawValue)
-    static let tokenExpired = HubCode(name: "tokenExpired", value: AgoraConnectionChangedReason.reasonTokenExpired.rawValue)
-    static let tokenExpiredError = HubCode(name: "tokenExpired", value: AgoraErrorCode.tokenExpired.rawValue)
+    static let failed = AgoraConnectionState.failed
+    static let tokenExpired = AgoraConnectionChangedReason.reasonTokenExpired
+    static let tokenExpiredError = AgoraErrorCode.tokenExpired
 
     func joined(_ h: SessionHarness) -> HubLinkEvent {
         .notice(.joined(channel: "test", uid: 1_000_000_001, role: .broadcaster, expiresAt: Int64(h.clock.unixTime) + 40, users: []))
@@ -83,7 +83,7 @@ import Testing
         return (link, h, renewal)
     }
 
-    static let renewed = HubCode(name: "success", value: 0)
+    static let renewed = AgoraRenewTokenErrorCode.success
 
     /// The token the session's cache holds, once what the session told it (a task of its own) has arrived.
     func cachedToken(_ h: SessionHarness) async -> String? {
@@ -106,7 +106,7 @@ import Testing
     func aRenewalTheHubRefusesIsNotRenewedAndLeavesTheCache(method: RenewMethod) async throws {
         let (link, h, renewal) = try await renewing(method)
         #expect(await cachedToken(h) == renewal)
-        link.inject(.notice(.renewTokenResult(HubCode(name: "invalidToken", value: 3), expiresAt: nil)))
+        link.inject(.notice(.renewTokenResult(.invalidToken, expiresAt: nil)))
         await h.run(for: 0.5)
         #expect(h.count("tokenRenewed") == 0)
         #expect(h.session.engine?.currentToken != renewal)
@@ -117,7 +117,7 @@ import Testing
         let (link, h) = await joining()
         link.inject(joined(h))
         await h.run(for: 0.5)
-        link.inject(.notice(.connectionStateChanged(state: Self.failed, reason: HubCode(name: "sameUidLogin", value: 19), error: nil)))
+        link.inject(.notice(.connectionStateChanged(state: Self.failed, reason: .sameUidLogin, error: nil)))
         await h.run(for: 0.5)
         let stuck = try #require(h.events.lazy.compactMap { if case .stuck(let reason) = $0.kind { reason } else { nil } }.first)
         #expect(stuck.contains("same uid joined this channel elsewhere"), "\(stuck)")

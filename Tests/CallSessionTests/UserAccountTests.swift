@@ -53,8 +53,8 @@ private func tokenUser(_ h: SessionHarness) -> String? {
         await h.run(for: 1)
         #expect(h.session.engine?.connectionState == .connected)
         #expect(tokenUser(h) == "alice", "the token was fetched for the account")
-        let registered = try #require(h.first("didRegisteredLocalUser"))
-        guard case .engine(.didRegisteredLocalUser(let account, let uid)) = registered.kind else {
+        let registered = try #require(h.first("didLocalUserRegistered"))
+        guard case .engine(.didLocalUserRegistered(let account, let uid)) = registered.kind else {
             Issue.record("not a registration: \(registered)")
             return
         }
@@ -62,8 +62,8 @@ private func tokenUser(_ h: SessionHarness) -> String? {
         #expect(uid != 0)
         #expect(h.session.engine?.connection?.localUid == uid)
         #expect(h.first("didJoinChannel")?.textLine.hasSuffix("didJoinChannel channel=test uid=\(uid) elapsed=250") == true)
-        #expect(registered.textLine.hasSuffix("didRegisteredLocalUser account=alice uid=\(uid)"))
-        #expect(h.names().firstIndex(of: "didRegisteredLocalUser")! < h.names().firstIndex(of: "didJoinChannel")!)
+        #expect(registered.textLine.hasSuffix("didLocalUserRegistered account=alice uid=\(uid)"))
+        #expect(h.names().firstIndex(of: "didLocalUserRegistered")! < h.names().firstIndex(of: "didJoinChannel")!)
     }
 
     @Test(arguments: RenewMethod.allCases)
@@ -92,7 +92,7 @@ private func tokenUser(_ h: SessionHarness) -> String? {
         await h.run(for: 1)
         #expect(server.requests.withLock { $0.map(\.user) } == [.account("alice")])
         #expect(h.events.contains { $0.kind == .engine(.didOccurError(.invalidToken)) })
-        #expect(h.count("didRegisteredLocalUser") == 0, "a refused join registers nothing")
+        #expect(h.count("didLocalUserRegistered") == 0, "a refused join registers nothing")
         let stuck = try #require(h.first("stuck"))
         #expect(stuck.textLine.contains(#"the token was built for the integer uid 42, but you join with the account \"alice\""#),
                 "\(stuck.textLine)")

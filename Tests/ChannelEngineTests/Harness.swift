@@ -79,7 +79,7 @@ final class Recorder: AgoraRtcEngineDelegate {
         record(engine, .didClientRoleChanged(old: oldRole, new: newRole, latency: newRoleOptions?.audienceLatencyLevel))
     }
     func rtcEngine(_ engine: AgoraRtcEngineKit, didLocalUserRegisteredWithUserId uid: UInt, userAccount: String) {
-        record(engine, .didRegisteredLocalUser(account: userAccount, uid: uid))
+        record(engine, .didLocalUserRegistered(account: userAccount, uid: uid))
     }
     func rtcEngine(_ engine: AgoraRtcEngineKit, didUserInfoUpdatedWithUserId uid: UInt, userInfo: AgoraUserInfo) {
         record(engine, .didUserInfoUpdated(uid: userInfo.uid, account: userInfo.userAccount ?? ""))

@@ -24,7 +24,7 @@ import Testing
         #expect(hub.recorder.events.count { $0 == .simulatorNotice(.hubUsersPastLimit(AgoraRtcEngineKit.hubUserLimit)) } == 1)
 
         // Room again once one of them leaves.
-        hub.link.inject(.userOffline(uid: 1000, reason: HubHarness.code(AgoraUserOfflineReason.quit)))
+        hub.link.inject(.userOffline(uid: 1000, reason: AgoraUserOfflineReason.quit))
         hub.link.inject(.userJoined(HubPeer(uid: 9000, account: nil)))
         await hub.h.settle()
         #expect(hub.engine.remoteUids.count == AgoraRtcEngineKit.hubUserLimit)

@@ -44,19 +44,13 @@ struct HubHarness {
         return HubVideoFrame(uid: uid, columns: HubVideoFrame.sentColumns, rows: HubVideoFrame.sentRows, cells: cells)!
     }
 
-    static func code(_ value: AgoraConnectionState) -> HubCode { HubCode(name: value.name, value: value.rawValue) }
-    static func code(_ value: AgoraConnectionChangedReason) -> HubCode { HubCode(name: value.name, value: value.rawValue) }
-    static func code(_ value: AgoraErrorCode) -> HubCode { HubCode(name: value.name, value: value.rawValue) }
-    static func code(_ value: AgoraUserOfflineReason) -> HubCode { HubCode(name: value.name, value: value.rawValue) }
-    static func code(_ value: AgoraRenewTokenErrorCode) -> HubCode { HubCode(name: value.name, value: value.rawValue) }
-
     /// What the hub sends when it refuses a join for `rejection` (Docs/hub-protocol.md's table).
     static func notice(for rejection: TokenRejection) -> HubNotice {
-        .connectionStateChanged(state: code(rejection.state), reason: code(rejection.reason), error: code(rejection.error))
+        .connectionStateChanged(state: rejection.state, reason: rejection.reason, error: rejection.error)
     }
 
-    static let tokenRanOut = HubNotice.connectionStateChanged(state: code(AgoraConnectionState.failed),
-                                                              reason: code(.reasonTokenExpired), error: code(AgoraErrorCode.tokenExpired))
+    static let tokenRanOut = HubNotice.connectionStateChanged(state: .failed,
+                                                              reason: .reasonTokenExpired, error: .tokenExpired)
 }
 
 @MainActor
@@ -102,7 +96,7 @@ struct HubHarness {
         #expect(other.link.joins.last?.user == .account("alice"))
         other.link.inject(other.joined(uid: 1_000_000_002))
         await other.h.settle()
-        #expect(other.recorder.events.contains(.didRegisteredLocalUser(account: "alice", uid: 1_000_000_002)))
+        #expect(other.recorder.events.contains(.didLocalUserRegistered(account: "alice", uid: 1_000_000_002)))
         #expect(other.recorder.events.contains(.didJoinChannel(channel: "test", uid: 1_000_000_002, elapsed: 0)))
     }
 
@@ -121,14 +115,14 @@ struct HubHarness {
         await hub.h.settle()
         #expect(hub.link.requests.last == .renew(token: fresh))
         #expect(hub.recorder.count("renewTokenResult") == 0)
-        hub.link.inject(.renewTokenResult(HubHarness.code(AgoraRenewTokenErrorCode.success), expiresAt: hub.expiresAt + 600))
+        hub.link.inject(.renewTokenResult(AgoraRenewTokenErrorCode.success, expiresAt: hub.expiresAt + 600))
         await hub.h.settle()
         #expect(hub.recorder.events.last == .renewTokenResult(token: fresh, code: .success))
         #expect(hub.engine.currentToken == fresh)
         #expect(hub.engine.tokenExpiresAt == hub.expiresAt + 600)
 
         hub.engine.renewToken("007stale")
-        hub.link.inject(.renewTokenResult(HubHarness.code(AgoraRenewTokenErrorCode.tokenExpired), expiresAt: nil))
+        hub.link.inject(.renewTokenResult(AgoraRenewTokenErrorCode.tokenExpired, expiresAt: nil))
         await hub.h.settle()
         #expect(hub.recorder.events.last == .renewTokenResult(token: "007stale", code: .tokenExpired))
         #expect(hub.engine.currentToken == fresh)
@@ -195,8 +189,8 @@ struct HubHarness {
     @Test func theSameUidElsewherePushesUsOutWithSameUidLogin() async {
         let hub = HubHarness()
         await hub.join(users: [7])
-        hub.link.inject(.connectionStateChanged(state: HubHarness.code(AgoraConnectionState.failed),
-                                                reason: HubHarness.code(.sameUidLogin), error: nil))
+        hub.link.inject(.connectionStateChanged(state: AgoraConnectionState.failed,
+                                                reason: .sameUidLogin, error: nil))
         await hub.h.settle()
         #expect(hub.recorder.states.last == .connectionStateChanged(.failed, reason: .sameUidLogin))
         #expect(hub.recorder.count("didOccurError") == 0)
@@ -233,7 +227,7 @@ struct HubHarness {
         await hub.h.settle()
         #expect(hub.recorder.events.last == .remoteVideoStateChanged(uid: 9, state: .decoding, reason: .recovery, elapsed: 1600))
 
-        hub.link.inject(.userOffline(uid: 9, reason: HubHarness.code(AgoraUserOfflineReason.dropped)))
+        hub.link.inject(.userOffline(uid: 9, reason: AgoraUserOfflineReason.dropped))
         await hub.h.settle()
         #expect(hub.recorder.events.suffix(2) == [
             .didOfflineOfUid(9, reason: .dropped),
@@ -291,8 +285,8 @@ struct HubHarness {
         // What the hub said before answering the leave is about the channel left.
         hub.engine.joinChannel(byToken: hub.h.token(), channelId: "test", uid: 42)
         hub.link.inject(hub.joined(users: [7]))
-        hub.link.inject(.connectionStateChanged(state: HubHarness.code(AgoraConnectionState.disconnected),
-                                                reason: HubHarness.code(.reasonLeaveChannel), error: nil))
+        hub.link.inject(.connectionStateChanged(state: AgoraConnectionState.disconnected,
+                                                reason: .reasonLeaveChannel, error: nil))
         await hub.h.settle()
         #expect(hub.engine.connectionState == .connecting)
         hub.link.inject(hub.joined(users: [7]))
@@ -316,8 +310,8 @@ struct HubHarness {
         #expect(hub.link.requests.suffix(2) == [.leave, .join(HubJoin(appId: TestCredentials.appID, channel: "test",
                                                                          user: .uid(42), token: token))])
         hub.recorder.clear()
-        hub.link.inject(.connectionStateChanged(state: HubHarness.code(AgoraConnectionState.disconnected),
-                                                reason: HubHarness.code(.reasonLeaveChannel), error: nil))
+        hub.link.inject(.connectionStateChanged(state: AgoraConnectionState.disconnected,
+                                                reason: .reasonLeaveChannel, error: nil))
         hub.link.inject(hub.joined(users: [7]))
         await hub.h.settle()
         #expect(hub.engine.connectionState == .connected)

@@ -42,7 +42,7 @@ import WebSocket
         #expect(aliceLog.next() == .video(stamped))
 
         bob.close()
-        #expect(aliceLog.next() == .notice(.userOffline(uid: 2, reason: HubCode(name: "quit", value: 0))))
+        #expect(aliceLog.next() == .notice(.userOffline(uid: 2, reason: .quit)))
     }
 
     @Test func aTokenForAnotherChannelIsRefusedWithAgorasReason() throws {
@@ -52,8 +52,8 @@ import WebSocket
         #expect(log.next() == .connected)
         intruder.send(ServedHub.join(9, channel: "room", token: ServedHub.token(channel: "other", uid: 9)))
         guard case .connectionStateChanged(_, let reason, let error)? = log.next()?.notice else { Issue.record("not refused"); return }
-        #expect(reason == HubCode(name: "invalidToken", value: 8))
-        #expect(error?.value == 110)
+        #expect(reason == .reasonInvalidToken)
+        #expect(error == .invalidToken)
     }
 
     @Test func aHubRestartIsLostThenConnectedAgainOnItsOwn() throws {
@@ -79,7 +79,7 @@ import WebSocket
         defer { quiet.close(); other.close() }
         quiet.setSilent(true)
         // The one still pinging stays; the silent one is dropped, as Agora drops a user without packets.
-        #expect(otherLog.next() == .notice(.userOffline(uid: 1, reason: HubCode(name: "dropped", value: 1))))
+        #expect(otherLog.next() == .notice(.userOffline(uid: 1, reason: .dropped)))
         quiet.setSilent(false)
         var event = quietLog.next()
         while event?.notice != nil { event = quietLog.next() }  // what the hub said before it dropped the connection
@@ -149,7 +149,7 @@ import WebSocket
         // cells, not 32×18. Then a good frame from someone else, and a notice.
         let unreadable: [UInt8] = [HubVideoFrame.version, 0, 0, 0, 7, 32, 18, 10, 0xFF, 0, 0]
         let good = HubVideoFrame(uid: 9, columns: 2, rows: 1, cells: [.init(red: 1, green: 2, blue: 3), .init(red: 4, green: 5, blue: 6)])!
-        let notice = HubNotice.userOffline(uid: 7, reason: HubCode(name: "quit", value: 0))
+        let notice = HubNotice.userOffline(uid: 7, reason: .quit)
         let server = try HostileServer { connection in
             connection.write(Self.opened(Self.key(of: connection)) + WebSocketFrame.encode(.binary, unreadable)
                              + WebSocketFrame.encode(.binary, good.encoded) + WebSocketFrame.encode(.text, Array(notice.json.utf8)))
@@ -189,6 +189,14 @@ import WebSocket
     @Test func aNoticeOfAnUnknownTypeEndsTheConnectionWith1008() throws {
         let reason = try lostReason { key in Self.opened(key) + WebSocketFrame.encode(.text, Array(#"{"type":"hello\u001b"}"#.utf8)) }
         #expect(reason?.contains("closed with 1008: a text message that is not a hub notice: no notice of type \"hello\u{1B}\"") == true)
+    }
+
+    @Test func anAgoraCodeTheClientDoesNotKnowEndsTheConnectionWith1008InsteadOfBecomingAnother() throws {
+        // Reason 7 is none of AgoraUserOfflineReason's; read leniently it would have been a plausible `quit`.
+        let offline = #"{"type":"userOffline","uid":2,"reason":"kicked","reasonCode":7}"#
+        let reason = try lostReason { key in Self.opened(key) + WebSocketFrame.encode(.text, Array(offline.utf8)) }
+        #expect(reason?.contains("closed with 1008: a text message that is not a hub notice: reasonCode 7 is not one of "
+                                 + "Agora's AgoraUserOfflineReason values") == true, "\(reason ?? "no loss")")
     }
 
     @Test func theHubsWordsAreDeliveredAsSentForPrintersToEscapeOnce() throws {

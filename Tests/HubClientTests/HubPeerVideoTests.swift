@@ -18,7 +18,7 @@ import WebSocket
         #expect(events.next() == .notice(.userJoined(HubPeer(uid: 2, account: nil))))
         // The frame: a valid 32×18 header, then one run of 10 cells; sent as a peer would, ten times.
         for _ in 0..<10 { peer.send(binary: [1, 0, 0, 0, 0, 0x20, 0x12, 0x0A, 0xFF, 0, 0]) }
-        #expect(events.next() == .notice(.userOffline(uid: 2, reason: HubCode(name: "dropped", value: 1))))
+        #expect(events.next() == .notice(.userOffline(uid: 2, reason: .dropped)))
         let close = try #require(try peer.closeFrame())
         #expect(close.code == .policyViolation)
         #expect(close.reason == "a video frame's runs hold 10 cells, not its 32×18")

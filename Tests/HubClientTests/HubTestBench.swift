@@ -1,5 +1,5 @@
 import AccessToken
-import ChannelHub
+import HubServer
 import Foundation
 import HubClient
 import HubProtocol
@@ -13,7 +13,7 @@ final class ServedHub {
     private(set) var server: TokenServer
     let limits: WebSocketLimits
 
-    init(port: UInt16 = 0, limits: WebSocketLimits = ChannelHub.endpointLimits) throws {
+    init(port: UInt16 = 0, limits: WebSocketLimits = HubServer.endpointLimits) throws {
         self.limits = limits
         server = try Self.serve(port: port, limits: limits)
     }
@@ -29,7 +29,7 @@ final class ServedHub {
     }
 
     private static func serve(port: UInt16, limits: WebSocketLimits) throws -> TokenServer {
-        let hub = ChannelHub(.init(appID: TestCredentials.appID, appCertificate: TestCredentials.certificate,
+        let hub = HubServer(.init(appID: TestCredentials.appID, appCertificate: TestCredentials.certificate,
                                    unixTime: { Date().timeIntervalSince1970 }))
         var config = TokenServerConfig(port: port, appID: TestCredentials.appID, appCertificate: TestCredentials.certificate)
         config.webSocket = WebSocketEndpoint(path: "/hub", service: hub, limits: limits)

@@ -26,7 +26,7 @@ let everyKind: [SessionEvent.Kind] = {
         .didOccurError(.invalidToken),
         .didClientRoleChanged(old: .broadcaster, new: .audience),
         .didClientRoleChanged(old: .audience, new: .audience, latency: .lowLatency),
-        .didRegisteredLocalUser(account: "alice\u{1b}[31m", uid: 9),
+        .didLocalUserRegistered(account: "alice\u{1b}[31m", uid: 9),
         .reportRtcStats(stats),
         .networkQuality(uid: 0, tx: .vBad, rx: .unknown),
         .reportAudioVolumeIndication(speakers: [AgoraRtcAudioVolumeInfo(uid: 0, volume: 200, vad: 1),
@@ -70,6 +70,17 @@ let everyKind: [SessionEvent.Kind] = {
         let read = try Recording.read(Array((RecordingFixtures.header.line + "\n" + event.recordedLine + "\n").utf8))
         #expect(read.events == [event])
         #expect(read.events.first?.jsonLine == event.jsonLine)
+    }
+
+    @Test func theLocalUsersRegistrationIsRecordedUnderThe4xNameAndReadUnderEither() throws {
+        let event = SessionEvent(time: .seconds(2), kind: .engine(.didLocalUserRegistered(account: "alice", uid: 9)))
+        #expect(event.recordedLine.contains(#""event": "didLocalUserRegistered""#), "\(event.recordedLine)")
+        // A recording made before the rename holds the 3.x name; it reads as the same event, written with the new one.
+        let old = event.recordedLine.replacing("didLocalUserRegistered", with: "didRegisteredLocalUser")
+        for line in [event.recordedLine, old] {
+            let read = try Recording.read(Array((RecordingFixtures.header.line + "\n" + line + "\n").utf8))
+            #expect(read.events == [event], "\(line)")
+        }
     }
 
     @Test func aTokenIsNeverWrittenAndReadsBackEmpty() throws {

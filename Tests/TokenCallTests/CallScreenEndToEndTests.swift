@@ -140,7 +140,7 @@ final class TmuxScreen {
         try #require(tmuxAvailable, "tmux is needed; make deps installs it")
         let screen = try TmuxScreen.tokencall("--account alice --remote-users 1 --seed 6")
         screen.waitFor("● connected")
-        screen.waitFor("didRegisteredLocalUser")
+        screen.waitFor("didLocalUserRegistered")
         let lines = screen.screen.split(separator: "\n")
         let header = try #require(lines.first)
         let uid = try #require(header.split(separator: " │ ").first { $0.hasPrefix("uid ") }?.dropFirst(4), "\(header)")

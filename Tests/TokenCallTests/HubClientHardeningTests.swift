@@ -155,7 +155,7 @@ extension Process {
                 .clientRoleChanged(old: index % 2 == 0 ? .broadcaster : .audience, new: index % 2 == 0 ? .audience : .broadcaster),
                 .tokenPrivilegeWillExpire(expiresAt: 1_900_000_000),
                 .error("flood \(index)"),
-                .userOffline(uid: uid - 1, reason: HubCode(name: "quit", value: 0)),
+                .userOffline(uid: uid - 1, reason: .quit),
             ]
             for notice in notices { bytes += WebSocketFrame.encode(.text, Array(notice.json.utf8)) }
         }

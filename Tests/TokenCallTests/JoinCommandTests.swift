@@ -19,7 +19,7 @@ import Testing
         let result = try TokenCallProcess.run(["join", "--account", "alice", "--headless", "--duration", "2", "--seed", "4"])
         #expect(result.status == 0, "\(result.stderr)")
         let lines = result.stdout.split(separator: "\n").map(String.init)
-        let registered = try #require(lines.first { $0.contains("] didRegisteredLocalUser account=alice uid=") }, "\(result.stdout)")
+        let registered = try #require(lines.first { $0.contains("] didLocalUserRegistered account=alice uid=") }, "\(result.stdout)")
         let uid = try #require(registered.split(separator: "=").last.flatMap { UInt32($0) })
         #expect(uid != 0)
         #expect(lines.contains { $0.contains("] didJoinChannel channel=test uid=\(uid) elapsed=") }, "\(result.stdout)")
@@ -32,7 +32,7 @@ import Testing
         let token = built.stdout.trimmingCharacters(in: .newlines)
         let result = try TokenCallProcess.run(["join", "--token", token, "--headless", "--duration", "1", "--seed", "5"])
         #expect(result.status == 0, "\(result.stdout)")
-        #expect(result.stdout.contains("] didRegisteredLocalUser account=carol uid="), "\(result.stdout)")
+        #expect(result.stdout.contains("] didLocalUserRegistered account=carol uid="), "\(result.stdout)")
         #expect(!result.stdout.contains("will be refused"))
     }
 
@@ -45,7 +45,7 @@ import Testing
                                                "--account", "bob smith", "--app-id", TestCredentials.appID,
                                                "--app-certificate", TestCredentials.certificate], limit: .seconds(30))
         #expect(result.status == 0, "\(result.stdout)")
-        #expect(result.stdout.contains(#"] didRegisteredLocalUser account="bob smith" uid="#), "\(result.stdout)")
+        #expect(result.stdout.contains(#"] didLocalUserRegistered account="bob smith" uid="#), "\(result.stdout)")
         #expect(result.stdout.contains("] connectionStateChanged state=connected reason=joinSuccess"))
     }
 

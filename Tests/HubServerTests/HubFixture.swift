@@ -1,5 +1,5 @@
 import AccessToken
-import ChannelHub
+import HubServer
 import HubProtocol
 import JSON
 import Synchronization
@@ -49,12 +49,12 @@ final class RecordingOutlet: WebSocketOutlet {
 final class HubFixture {
     let time = HandTime()
     let outlet = RecordingOutlet()
-    let hub: ChannelHub
+    let hub: HubServer
     private var lastID: UInt64 = 0
 
     init() {
         let time = self.time
-        hub = ChannelHub(.init(appID: TestCredentials.appID, appCertificate: TestCredentials.certificate, unixTime: { time.now }))
+        hub = HubServer(.init(appID: TestCredentials.appID, appCertificate: TestCredentials.certificate, unixTime: { time.now }))
         hub.start(outlet: outlet, wake: {})
     }
 

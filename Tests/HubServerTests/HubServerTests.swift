@@ -1,5 +1,5 @@
 import AccessToken
-import ChannelHub
+import HubServer
 import HubProtocol
 import JSON
 import TestSupport
@@ -7,7 +7,7 @@ import Testing
 import TokenServer
 import WebSocket
 
-@Suite struct ChannelHubTests {
+@Suite struct HubServerTests {
     @Test func twoClientsJoinOneChannelAndSeeEachOther() {
         let hub = HubFixture()
         let alice = hub.connect(), bob = hub.connect()

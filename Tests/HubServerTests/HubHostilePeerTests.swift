@@ -1,6 +1,6 @@
 import AccessToken
 import Foundation
-@testable import ChannelHub
+@testable import HubServer
 import HubProtocol
 import JSON
 import TestSupport

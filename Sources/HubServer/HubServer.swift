@@ -1,15 +1,15 @@
 import AccessToken
-import ChannelEngine
+import AgoraVocabulary
 import HubProtocol
 import PrintableText
 import TokenServer
 import WebSocket
 
 /// The hub at `tokencall serve`'s `/hub`: channels of real clients, each join and renewal checked with the
-/// engine's rules (`TokenRejection.check`) against the server's App Certificate, presence told to the others,
-/// token life enforced, video forwarded within limits. It runs on its WebSocket host's one thread, which makes every
+/// rules the engine applies too (`TokenRejection.check`, in AgoraVocabulary) against the server's App Certificate,
+/// presence told to the others, token life enforced, video forwarded within limits. It runs on its WebSocket host's one thread, which makes every
 /// call to it, one at a time; that is what makes it safe to share (`@unchecked Sendable`) without locks.
-public final class ChannelHub: WebSocketService, @unchecked Sendable {
+public final class HubServer: WebSocketService, @unchecked Sendable {
     /// The limits of the endpoint a hub is served at: the WebSocket host's, with the protocol's silence limit.
     public static let endpointLimits = WebSocketLimits(silenceLimit: HubSilence.limit)
 
@@ -19,7 +19,7 @@ public final class ChannelHub: WebSocketService, @unchecked Sendable {
         /// Unix time now, in seconds; tests pass a time they move.
         public var unixTime: @Sendable () -> Double
         /// How long before a token's end the client is told (`tokenPrivilegeWillExpire`).
-        public var willExpireLead: Duration = Simulation.agoraWillExpireLead
+        public var willExpireLead: Duration = AgoraTokenTiming.willExpireLead
         /// A connection out of any channel this long is closed (1008): a client without a valid token holds no
         /// connection for long.
         public var outsideLimit: Duration = .seconds(60)
@@ -36,7 +36,7 @@ public final class ChannelHub: WebSocketService, @unchecked Sendable {
         let channel: String
         let uid: UInt32
         let account: String?
-        var role: HubRole
+        var role: AgoraClientRole
         /// When the token's join privilege ends (unix seconds), and whether the client was told it is near.
         var expiresAt: Int64
         var warned = false
@@ -171,13 +171,9 @@ public final class ChannelHub: WebSocketService, @unchecked Sendable {
         }
         if let refusal = refusal(of: join) { return refuse(client, joining: join.channel, refusal) }
         let now = config.unixTime()
-        let rtcUser: RTCUser = switch join.user {
-        case .uid(let uid): .uid(uid)
-        case .account(let account): .account(account)
-        }
         let token: AgoraToken
         switch TokenRejection.check(join.token, appId: config.appID, appCertificate: config.appCertificate, channel: join.channel,
-                                    user: rtcUser, unixNow: now) {
+                                    user: join.user, unixNow: now) {
         case .failure(let rejection):
             return refuse(client, joining: join.channel, rejection)
         case .success(let accepted?):
@@ -191,9 +187,8 @@ public final class ChannelHub: WebSocketService, @unchecked Sendable {
             // one joining is refused, whoever is in stays.
             guard holder.account == account else {
                 log(client, "refused a join of \(join.channel.escapedForPrinting): uid \(uid) is another user's in the channel")
-                return send(.connectionStateChanged(state: code(AgoraConnectionState.failed),
-                                                    reason: code(AgoraConnectionChangedReason.reasonRejectedByServer),
-                                                    error: code(AgoraErrorCode.joinChannelRejected)), to: client)
+                return send(.connectionStateChanged(state: .failed, reason: .reasonRejectedByServer,
+                                                    error: .joinChannelRejected), to: client)
             }
             log(earlier, "pushed out of \(join.channel.escapedForPrinting) by the same user (uid \(uid)) joining again")
             remove(earlier, holder, peersHear: .quit)
@@ -221,11 +216,11 @@ public final class ChannelHub: WebSocketService, @unchecked Sendable {
 
     /// The client is out of the channel, or not let in, for this reason.
     private func notice(for rejection: TokenRejection) -> HubNotice {
-        .connectionStateChanged(state: code(rejection.state), reason: code(rejection.reason), error: code(rejection.error))
+        .connectionStateChanged(state: rejection.state, reason: rejection.reason, error: rejection.error)
     }
 
     private func stateChanged(_ state: AgoraConnectionState, _ reason: AgoraConnectionChangedReason) -> HubNotice {
-        .connectionStateChanged(state: code(state), reason: code(reason), error: nil)
+        .connectionStateChanged(state: state, reason: reason, error: nil)
     }
 
     /// What Agora refuses before it looks at the token: another App ID, a channel name or account it does not accept.
@@ -243,7 +238,7 @@ public final class ChannelHub: WebSocketService, @unchecked Sendable {
 
     /// The uid a join is in the channel as: the one asked for, the account's while it is in a channel, or a new
     /// one for uid 0 or an account in none.
-    private func assignUid(_ user: HubUser, in channel: String) -> (UInt32, String?) {
+    private func assignUid(_ user: RTCUser, in channel: String) -> (UInt32, String?) {
         switch user {
         case .uid(0): (freeUid(in: channel), nil)
         case .uid(let uid): (uid, nil)
@@ -261,23 +256,23 @@ public final class ChannelHub: WebSocketService, @unchecked Sendable {
     }
 
     private func renew(_ token: String, client: WebSocketClientID, _ member: Member?) {
-        guard var member else { return send(.renewTokenResult(code(AgoraRenewTokenErrorCode.failure), expiresAt: nil), to: client) }
+        guard var member else { return send(.renewTokenResult(.failure, expiresAt: nil), to: client) }
         let user: RTCUser = member.account.map(RTCUser.account) ?? .uid(member.uid)
         switch TokenRejection.check(token, appId: config.appID, appCertificate: config.appCertificate, channel: member.channel,
                                     user: user, unixNow: config.unixTime()) {
         case .failure(let rejection):
-            send(.renewTokenResult(code(rejection.renewCode), expiresAt: nil), to: client)
+            send(.renewTokenResult(rejection.renewCode, expiresAt: nil), to: client)
         case .success(let accepted):
             member.expiresAt = accepted?.joinDeadline ?? member.expiresAt
             member.warned = false
             connections[client]?.phase = .inChannel(member)
             deadlinesChanged = true
-            send(.renewTokenResult(code(AgoraRenewTokenErrorCode.success), expiresAt: member.expiresAt), to: client)
+            send(.renewTokenResult(.success, expiresAt: member.expiresAt), to: client)
             fireDue(config.unixTime())
         }
     }
 
-    private func setRole(_ role: HubRole, client: WebSocketClientID, _ member: Member?) {
+    private func setRole(_ role: AgoraClientRole, client: WebSocketClientID, _ member: Member?) {
         guard var member else { return send(.error("not in a channel; send the role with join"), to: client) }
         guard role != member.role else { return }
         let old = member.role
@@ -287,7 +282,7 @@ public final class ChannelHub: WebSocketService, @unchecked Sendable {
         switch role {
         case .broadcaster: send(.userJoined(member.peer), toOthersIn: member.channel, except: client)
         case .audience:
-            send(.userOffline(uid: member.uid, reason: code(AgoraUserOfflineReason.becomeAudience)), toOthersIn: member.channel, except: client)
+            send(.userOffline(uid: member.uid, reason: .becomeAudience), toOthersIn: member.channel, except: client)
         }
     }
 
@@ -308,7 +303,7 @@ public final class ChannelHub: WebSocketService, @unchecked Sendable {
         }
         deadlinesChanged = true
         if member.role == .broadcaster {
-            send(.userOffline(uid: member.uid, reason: code(reason)), toOthersIn: member.channel, except: client)
+            send(.userOffline(uid: member.uid, reason: reason), toOthersIn: member.channel, except: client)
         }
     }
 
@@ -378,19 +373,7 @@ public final class ChannelHub: WebSocketService, @unchecked Sendable {
         outlet?.send(text: notice.json, to: others(in: channel, except: client))
     }
 
-    private func code<Code: RawRepresentable<Int>>(_ value: Code) -> HubCode where Code: AgoraNamed {
-        HubCode(name: value.name, value: value.rawValue)
-    }
-
     private func log(_ client: WebSocketClientID, _ what: String) {
         outlet?.log("hub \(client) \(what)")
     }
 }
-
-/// Agora's enums whose cases have a printing name.
-protocol AgoraNamed { var name: String { get } }
-extension AgoraConnectionState: AgoraNamed {}
-extension AgoraConnectionChangedReason: AgoraNamed {}
-extension AgoraErrorCode: AgoraNamed {}
-extension AgoraRenewTokenErrorCode: AgoraNamed {}
-extension AgoraUserOfflineReason: AgoraNamed {}

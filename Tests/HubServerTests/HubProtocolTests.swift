@@ -14,7 +14,7 @@ import Testing
     }
 
     @Test func noticesAreWrittenWithAgorasNamesAndNumbers() {
-        let offline = HubNotice.userOffline(uid: 7, reason: HubCode(name: "becomeAudience", value: 2))
+        let offline = HubNotice.userOffline(uid: 7, reason: .becomeAudience)
         #expect(offline.json == #"{"reason":"becomeAudience","reasonCode":2,"type":"userOffline","uid":7}"#)
         let joined = HubNotice.joined(channel: "c", uid: 1, role: .broadcaster, expiresAt: 1_800_000_600,
                                       users: [HubPeer(uid: 2, account: "bob")])
@@ -28,14 +28,14 @@ import Testing
                          users: [HubPeer(uid: 2, account: "b\"ob\u{1B}"), HubPeer(uid: 3, account: nil)]),
         .joined(channel: "c", uid: 0, role: .broadcaster, expiresAt: 0, users: []),
         .userJoined(HubPeer(uid: 9, account: nil)),
-        .userOffline(uid: 7, reason: HubCode(name: "dropped", value: 1)),
+        .userOffline(uid: 7, reason: .dropped),
         .clientRoleChanged(old: .broadcaster, new: .audience),
         .tokenPrivilegeWillExpire(expiresAt: 1_800_000_570),
-        .renewTokenResult(HubCode(name: "success", value: 0), expiresAt: 1_800_003_600),
-        .renewTokenResult(HubCode(name: "invalidToken", value: 3), expiresAt: nil),
-        .connectionStateChanged(state: HubCode(name: "failed", value: 5), reason: HubCode(name: "tokenExpired", value: 9),
-                                error: HubCode(name: "tokenExpired", value: 109)),
-        .connectionStateChanged(state: HubCode(name: "disconnected", value: 1), reason: HubCode(name: "leaveChannel", value: 5), error: nil),
+        .renewTokenResult(.success, expiresAt: 1_800_003_600),
+        .renewTokenResult(.invalidToken, expiresAt: nil),
+        .connectionStateChanged(state: .failed, reason: .reasonTokenExpired,
+                                error: .tokenExpired),
+        .connectionStateChanged(state: .disconnected, reason: .reasonLeaveChannel, error: nil),
         .error("join while in a channel"),
     ])
     func whatTheHubWritesAClientReadsAsTheSameNotice(_ notice: HubNotice) throws {
@@ -52,6 +52,17 @@ import Testing
         (#"{"type":"joined","channel":"c","uid":1,"role":"audience","expiresAt":1,"users":[7]}"#, "each of users is an object, not a number"),
         (#"{"type":"joined","channel":"c","uid":1,"role":"audience","expiresAt":1}"#, "users must be an array"),
         (#"{"type":"tokenPrivilegeWillExpire","expiresAt":"soon"}"#, "expiresAt must be a whole number 0...4294967295, not a string"),
+        (#"{"type":"userOffline","uid":1,"reason":"kicked","reasonCode":7}"#,
+         "reasonCode 7 is not one of Agora's AgoraUserOfflineReason values that this client knows (quit (0), dropped (1), becomeAudience (2))"),
+        (#"{"type":"userOffline","uid":1,"reason":"quit","reasonCode":1}"#, #"reason "quit" does not name reasonCode 1, which is dropped"#),
+        (#"{"type":"renewTokenResult","result":"later","resultCode":42}"#, "resultCode 42 is not one of Agora's AgoraRenewTokenErrorCode values"),
+        (#"{"type":"clientRoleChanged","oldRole":"broadcaster","newRole":"host"}"#, "newRole must be broadcaster or audience"),
+        (#"{"type":"connectionStateChanged","state":"gone","stateCode":6,"reason":"lost","reasonCode":16}"#,
+         "stateCode 6 is not one of Agora's AgoraConnectionState values"),
+        (#"{"type":"connectionStateChanged","state":"failed","stateCode":5,"reason":"x","reasonCode":23}"#,
+         "reasonCode 23 is not one of Agora's AgoraConnectionChangedReason values"),
+        (#"{"type":"connectionStateChanged","state":"failed","stateCode":5,"reason":"tokenExpired","reasonCode":9,"error":"x","errorCode":999}"#,
+         "errorCode 999 is not one of Agora's AgoraErrorCode values"),
         (#"[1]"#, "a notice is a JSON object, not an array"),
         ("{", "not JSON"),
     ])

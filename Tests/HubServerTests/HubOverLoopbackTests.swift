@@ -1,5 +1,5 @@
 import AccessToken
-import ChannelHub
+import HubServer
 import HubProtocol
 import JSON
 import Synchronization
@@ -11,17 +11,17 @@ import WebSocket
 /// The hub behind a real server on 127.0.0.1, reached by WebSocket clients; its time moves by hand.
 final class LoopbackHub {
     let fixture = HubFixture()
-    let hub: ChannelHub
+    let hub: HubServer
     let server: TokenServer
     let log = ServerLog()
 
     init() throws {
         let time = fixture.time
-        hub = ChannelHub(.init(appID: TestCredentials.appID, appCertificate: TestCredentials.certificate, unixTime: { time.now }))
+        hub = HubServer(.init(appID: TestCredentials.appID, appCertificate: TestCredentials.certificate, unixTime: { time.now }))
         let log = self.log
         var config = TokenServerConfig(port: 0, appID: TestCredentials.appID, appCertificate: TestCredentials.certificate,
                                        log: { line in log.lines.withLock { $0.append(line) } }, unixTime: { UInt32(time.now) })
-        config.webSocket = WebSocketEndpoint(path: "/hub", service: hub, limits: ChannelHub.endpointLimits)
+        config.webSocket = WebSocketEndpoint(path: "/hub", service: hub, limits: HubServer.endpointLimits)
         server = try TokenServer(config)
     }
 
