@@ -76,16 +76,17 @@ public struct Doctor: Sendable {
         guard let request = try? tokenRequest() else {
             return [.failed(.reachable, "the request shape cannot carry \(setup.request.user)", fix: "choose another --token-request")]
         }
-        let tls = await tlsChecks()
+        // Beside the others: a plain http:// port that drops packets takes the whole deadline to say nothing.
+        async let tls = tlsChecks()
         let reply: Reply
         switch await send(request) {
         case .failure(let failure):
-            return [.failed(.reachable, failure.words, fix: "check the URL and that the server runs; the other checks need an answer")] + tls
+            return [.failed(.reachable, failure.words, fix: "check the URL and that the server runs; the other checks need an answer")] + (await tls)
         case .success(let first):
             reply = first
         }
         let receivedAt = unixTime()
-        var checks: [Check] = [.passed(.reachable, "HTTP \(reply.status) in \(reply.elapsed.millisecondsText)")] + tls
+        var checks: [Check] = [.passed(.reachable, "HTTP \(reply.status) in \(reply.elapsed.millisecondsText)")]
         var first: AgoraToken?
         switch readToken(reply) {
         case .failed(let failed):
@@ -102,6 +103,7 @@ public struct Doctor: Sendable {
         // The stampede comes last, so that no other check's request meets a server busy with it (or rate-limiting us).
         if let renewal = await renewal { checks.append(renewal) }
         checks.append(await stampedeCheck(request))
+        checks += await tls
         let order = Check.Name.allCases
         return checks.sorted { order.firstIndex(of: $0.name)! < order.firstIndex(of: $1.name)! }
     }
