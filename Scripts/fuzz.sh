@@ -91,6 +91,7 @@ AccessToken_import_flags=(-I Sources/CCrypto -I Sources/CZlib -I "$root/modules"
 PrintableText_import_flags=()
 OutputFiles_import_flags=()
 JSON_import_flags=()
+HTTP1_import_flags=(-I "$root/modules")
 Sockets_import_flags=()
 HubProtocol_import_flags=(-I Sources/CCrypto -I Sources/CZlib -I "$root/modules")
 Timers_import_flags=()
@@ -106,12 +107,12 @@ WebSocket_import_flags=(-I Sources/CCrypto)
 # The recording reader sits on the session's events, so it brings their modules along, in import order.
 recording_sources=(Fuzz/RecordingFuzzer.swift Sources/Recording/*.swift)
 recording_module=Recording
-recording_imports=(PrintableText OutputFiles Timers SeededRandom Sockets JSON AccessToken AgoraVocabulary HubProtocol ChannelEngine TokenClient
-                   CallSession)
-recording_flags=(-I Sources/CCrypto -I Sources/CZlib -I "$root/modules" -L "$root/modules" -lCallSession -lTokenClient -lChannelEngine
+recording_imports=(PrintableText OutputFiles Timers SeededRandom Sockets JSON AccessToken AgoraVocabulary HubProtocol ChannelEngine HTTP1
+                   TokenClient CallSession)
+recording_flags=(-I Sources/CCrypto -I Sources/CZlib -I "$root/modules" -L "$root/modules" -lCallSession -lTokenClient -lHTTP1 -lChannelEngine
                  -lHubProtocol -lAgoraVocabulary -lAccessToken -lJSON -lSockets -lTimers -lSeededRandom -lOutputFiles -lPrintableText -lcrypto -lz)
 recording_inputs=(Sources/CallSession/*.swift Sources/ChannelEngine/*.swift Sources/TokenClient/*.swift Sources/AccessToken/*.swift
-                  Sources/AgoraVocabulary/*.swift
+                  Sources/AgoraVocabulary/*.swift Sources/HTTP1/*.swift
                   Sources/JSON/*.swift Sources/HubProtocol/*.swift Sources/Sockets/*.swift Sources/Timers/*.swift Sources/OutputFiles/*.swift Sources/PrintableText/*.swift)
 # Past the 64 KiB line limit.
 recording_options=(-dict=Fuzz/recording.dict -max_len=70000)
