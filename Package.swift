@@ -61,7 +61,7 @@ let package = Package(
         .testTarget(name: "TokenClientTests", dependencies: ["HTTP1", "TokenClient", "Sockets", "TokenServer", "AccessToken", "TestSupport"]),
         .testTarget(name: "RecordingTests", dependencies: ["Recording", "CallSession", "ChannelEngine", "AccessToken", "OutputFiles"]),
         .testTarget(name: "CallSessionTests", dependencies: ["HTTP1", "CallSession", "HubProtocol", "Timers", "CallScreen", "OutputFiles", "Recording", "ChannelEngine", "TokenClient", "TokenServer", "TestSupport"]),
-        .testTarget(name: "CallScreenTests", dependencies: ["CallScreen", "CallSession", "ChannelEngine", "OutputFiles", "SeededRandom", "TestSupport", "TokenClient"],
+        .testTarget(name: "CallScreenTests", dependencies: ["CallScreen", "CallSession", "AccessToken", "ChannelEngine", "OutputFiles", "SeededRandom", "TestSupport", "TokenClient"],
                     exclude: ["Snapshots"]),
         .testTarget(name: "TokenDoctorTests", dependencies: ["HTTP1", "TokenDoctor", "TokenClient", "TokenServer", "AccessToken", "TestSupport"]),
         .testTarget(name: "TokenCallTests", dependencies: ["tokencall", "AccessToken", "CallScreen", "ChannelEngine", "HubProtocol", "WebSocket",

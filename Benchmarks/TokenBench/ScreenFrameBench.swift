@@ -9,8 +9,7 @@ func benchScreenState() -> ScreenState {
                             renewMethod: .renew, autoRenew: true)
     let start: Double = 1_800_000_000
     func at(_ seconds: Double, _ kind: SessionEvent.Kind) {
-        state.now = start + seconds
-        state.apply(SessionEvent(time: .milliseconds(Int64(seconds * 1000)), kind: kind))
+        _ = state.update(.event(SessionEvent(time: .milliseconds(Int64(seconds * 1000)), kind: kind), unixTime: start + seconds))
     }
     at(0, .tokenFetched(latency: .milliseconds(4), expiresAt: Int64(start) + 3600))
     at(0.25, .engine(.connectionStateChanged(.connected, reason: .reasonJoinSuccess)))
@@ -37,7 +36,7 @@ struct ScreenFrameBench {
 
     mutating func frame() {
         time += .milliseconds(40)
-        state.tick(unixTime: start + Double(time.components.seconds), sessionTime: time)
+        _ = state.update(.tick(ScreenTime(unixTime: start + Double(time.components.seconds), sessionTime: time)))
         if chrome?.state != state {
             chrome = (state, ScreenRenderer.chrome(state, width: 200, height: 50, options: options))
         }

@@ -5,6 +5,9 @@ public protocol AgoraCode: RawRepresentable<Int>, CaseIterable, Sendable, Equata
 }
 
 extension AgoraCode {
+    /// The value's Swift name, which is Agora's unless the type says otherwise.
+    public var name: String { String(describing: self) }
+
     /// The value `name` names; nil for a name that is none of this enum's.
     public init?(name: String) {
         guard let value = Self.allCases.first(where: { $0.name == name }) else { return nil }
@@ -20,8 +23,6 @@ extension AgoraCode {
 /// Connection states, with Agora's numbers (`AgoraConnectionState`).
 public enum AgoraConnectionState: Int, AgoraCode {
     case disconnected = 1, connecting = 2, connected = 3, reconnecting = 4, failed = 5
-
-    public var name: String { String(describing: self) }
 }
 
 /// Why the connection state changed (`AgoraConnectionChangedReason`): the iOS header's cases as Swift imports
@@ -60,28 +61,20 @@ public enum AgoraErrorCode: Int, AgoraCode {
     case invalidUserId = 121
     case clientIsBannedByServer = 123
     case invalidUserAccount = 134
-
-    public var name: String { String(describing: self) }
 }
 
 /// The outcome of `renewToken(_:)` (`AgoraRenewTokenErrorCode`, SDK 4.6+).
 public enum AgoraRenewTokenErrorCode: Int, AgoraCode {
     case success = 0, failure = 1, tokenExpired = 2, invalidToken = 3, invalidChannelName = 4
     case inconsistentAppId = 5, canceledByNewRequest = 6
-
-    public var name: String { String(describing: self) }
 }
 
 /// Why a remote user went offline (`AgoraUserOfflineReason`).
 public enum AgoraUserOfflineReason: Int, AgoraCode {
     case quit = 0, dropped = 1, becomeAudience = 2
-
-    public var name: String { String(describing: self) }
 }
 
 /// A user's role in a live broadcast (`AgoraClientRole`).
 public enum AgoraClientRole: Int, AgoraCode {
     case broadcaster = 1, audience = 2
-
-    public var name: String { String(describing: self) }
 }

@@ -1,10 +1,9 @@
-import CNcurses
 import Timers
 
 /// One entry of the key table: the keys and what each does, and how the footer and the help overlay show them.
 struct KeyBinding: Sendable {
-    /// Each key read (a code as `wgetch` returns it), with what it does.
-    let keys: [(key: Int32, command: KeyCommand)]
+    /// Each key read, with what it does.
+    let keys: [(key: Key, command: KeyCommand)]
     /// How the footer writes the keys, and its word for them: `+/-`, `users`; nil when it leaves them out.
     let footer: (keys: String, word: String)?
     /// How the help overlay writes the keys, and its line for them; nil when it leaves them out.
@@ -27,7 +26,7 @@ struct KeyBinding: Sendable {
         KeyBinding("m", .session(.nextRenewMethod), "method", help: "next renew method: renew, update, rejoin"),
         KeyBinding("c", .session(.switchRole), "role", help: "switch role: broadcaster / audience"),
         // `=` is `+` without shift.
-        KeyBinding(keys: [(ascii("+"), .session(.addUser)), (ascii("="), .session(.addUser)), (ascii("-"), .session(.removeUser))],
+        KeyBinding(keys: [(.character("+"), .session(.addUser)), (.character("="), .session(.addUser)), (.character("-"), .session(.removeUser))],
                    footer: ("+/-", "users"), help: ("+ / -", "add / remove a remote user")),
         KeyBinding("i", .session(.toggleNetwork), "net", help: "cut / restore the network"),
         KeyBinding("s", .session(.toggleServer), "server", help: "stop / start the embedded token server"),
@@ -35,19 +34,18 @@ struct KeyBinding: Sendable {
         KeyBinding("p", .paste, "paste", help: "paste the next token (Enter applies it, Esc cancels)"),
         KeyBinding("x", .session(.cycleMistake), "mistake", help: "next mistake on purpose of the embedded server (--misconfigure)"),
         // `,` and `.` are `<` and `>` without shift.
-        KeyBinding(keys: [(ascii("<"), .clock(.slower)), (ascii(","), .clock(.slower)), (ascii(">"), .clock(.faster)),
-                          (ascii("."), .clock(.faster))],
+        KeyBinding(keys: [(.character("<"), .clock(.slower)), (.character(","), .clock(.slower)), (.character(">"), .clock(.faster)),
+                          (.character("."), .clock(.faster))],
                    footer: ("</>", "speed"),
                    help: ("< / >", "halve / double the speed of time (\(ClockPhase.speeds.lowerBound)x to \(ClockPhase.speeds.upperBound)x)"),
                    modes: [.call, .replay]),
-        KeyBinding(keys: [(ascii(" "), .clock(.pause))], footer: ("space", "pause"), help: ("space", "pause / resume time"),
+        KeyBinding(keys: [(.character(" "), .clock(.pause))], footer: ("space", "pause"), help: ("space", "pause / resume time"),
                    modes: [.call, .replay]),
         KeyBinding("?", .help, "help", help: "this help", modes: [.call, .replay]),
-        KeyBinding(keys: [(ascii("q"), .quit), (control("c"), .quit)], footer: ("q", "quit"), help: ("q, Ctrl-C", "quit (a call leaves the channel first)"),
+        KeyBinding(keys: [(.character("q"), .quit), (.control("c"), .quit)], footer: ("q", "quit"), help: ("q, Ctrl-C", "quit (a call leaves the channel first)"),
                    modes: [.call, .replay]),
         KeyBinding("t", .timeline, "timeline", help: "token timeline on/off: each token's life along the call's time",
                    modes: [.call, .replay]),
-        KeyBinding(keys: [(KEY_RESIZE, .resize)], footer: nil, help: nil, modes: [.call, .replay]),
     ]
 
     /// The keys a screen in `mode` reads, in the help overlay's order.
@@ -58,7 +56,7 @@ struct KeyBinding: Sendable {
         keys.allSatisfy { key in
             switch key.command {
             case .session, .paste, .clock: false
-            case .help, .timeline, .quit, .resize, .unknown: true
+            case .help, .timeline, .quit, .unknown: true
             }
         }
     }
@@ -67,11 +65,6 @@ struct KeyBinding: Sendable {
 extension KeyBinding {
     /// One key, shown as itself.
     init(_ key: Unicode.Scalar, _ command: KeyCommand, _ word: String, help line: String, modes: Set<Mode> = [.call]) {
-        self.init(keys: [(Self.ascii(key), command)], footer: (String(key), word), help: (String(key), line), modes: modes)
+        self.init(keys: [(.character(Character(key)), command)], footer: (String(key), word), help: (String(key), line), modes: modes)
     }
-
-    private static func ascii(_ key: Unicode.Scalar) -> Int32 { Int32(UInt8(ascii: key)) }
-
-    /// What a control key sends: the letter with its top three bits cleared (Ctrl-C is ETX).
-    private static func control(_ letter: Unicode.Scalar) -> Int32 { ascii(letter) & 0x1F }
 }

@@ -1,4 +1,3 @@
-import CNcurses
 import TokenClient
 
 /// The one-line field `p` opens to paste the next token: closed, being typed into, or refused with why.
@@ -29,21 +28,21 @@ public enum PasteField: Sendable, Equatable {
 
     /// Takes a key of the open field: printable characters go in (up to `PastedToken.maximumLength`, so no key
     /// quits or renews while pasting), Backspace erases one, Ctrl-U all, Enter submits, Esc closes.
-    public mutating func take(_ key: Int32) -> Outcome {
+    public mutating func take(_ key: Key) -> Outcome {
         guard var text else { return .edited }
         switch key {
-        case 10, 13, KEY_ENTER:
+        case .enter:
             return .submitted(text)
-        case 27:
+        case .escape:
             self = .closed
             return .cancelled
-        case 8, 127, KEY_BACKSPACE:
+        case .backspace:
             if !text.isEmpty { text.removeLast() }
-        case 21:  // Ctrl-U
+        case .control("u"):
             text = ""
-        case 0x20...0x7E:
-            if text.utf8.count < PastedToken.maximumLength { text.unicodeScalars.append(Unicode.Scalar(UInt8(key))) }
-        case _ where key < 0x20 && KeyCommand(key: key) == .quit:
+        case .character(let character):
+            if text.utf8.count < PastedToken.maximumLength { text.append(character) }
+        case .control where KeyCommand(key: key) == .quit:
             return .quit
         default:
             return .edited

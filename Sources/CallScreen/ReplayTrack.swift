@@ -1,8 +1,8 @@
 import CallSession
 import ChannelEngine
 
-/// A recording's events on their way into a `ScreenState`: each applied once the replay's position reaches its time,
-/// at the unix time it happened (the recording's start plus its time), as the live screen applied it.
+/// A recording's events on their way into a `ScreenState`: each taken once the replay's position reaches its time, at
+/// the unix time it happened (the recording's start plus its time), as the live screen took it.
 public struct ReplayTrack: Sendable {
     public let events: [SessionEvent]
     /// Unix time when the recorded call started.
@@ -28,17 +28,15 @@ public struct ReplayTrack: Sendable {
         started + Double(position.components.seconds) + Double(position.components.attoseconds) / 1e18
     }
 
-    /// Applies to `state` every event due by `position`; returns how many.
-    @discardableResult
-    public mutating func play(upTo position: Duration, into state: inout ScreenState) -> Int {
-        let first = next
+    /// Every event due by `position` that is not taken yet, as the messages the live screen had for them.
+    public mutating func take(upTo position: Duration) -> [ScreenMessage] {
+        var messages: [ScreenMessage] = []
         while let time = nextTime, time <= position {
-            state.now = unixTime(at: time)
-            state.apply(events[next])
+            messages.append(.event(events[next], unixTime: unixTime(at: time)))
             follow(events[next])
             next += 1
         }
-        return next - first
+        return messages
     }
 
     /// The video the live screen drew for the users `state` shows, drawn again: the simulator's video is a function of

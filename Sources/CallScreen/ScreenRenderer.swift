@@ -110,9 +110,8 @@ public enum ScreenRenderer {
         switch state.mode {
         case .call where state.clock.isPaused: " \(state.clock.speed)x paused"
         case .call: state.clock.speed > 1 ? " \(state.clock.speed)x" : ""
-        case .replay(let speed, .playing): " replay \(speed)x"
-        case .replay(let speed, .paused): " replay \(speed)x paused"
-        case .replay(_, .ended): " replay ended"
+        case .replay(ended: true): " replay ended"
+        case .replay: " replay \(state.clock.speed)x" + (state.clock.isPaused ? " paused" : "")
         }
     }
 
@@ -232,17 +231,17 @@ public enum ScreenRenderer {
         grid.write(" events " + String(repeating: painter.horizontal, count: max(0, width - 9)), x: x, y: y, style: painter.style(bold: true))
         // The newest entries that fit, each wrapped onto as many lines as it needs: an error's reason is at its end.
         typealias Piece = (text: String, style: CellStyle)
-        let indent = 11, room = height - 1
+        let indent = 9, room = height - 1
         var lines: [[Piece]] = []  // newest first
-        for entry in state.log.reversed() where lines.count < room {
+        for entry in state.log.entries.reversed() where lines.count < room {
             let color: TerminalColor = switch entry.tone {
             case .good: .green
             case .warning: .yellow
             case .bad: .red
             case .normal: .standard
             }
-            let time = SessionEvent.decimal(entry.time)
-            let stamp = String(repeating: " ", count: max(0, 8 - time.count)) + time + "s "
+            let time = callClock(entry.time)
+            let stamp = String(repeating: " ", count: max(0, 7 - time.count)) + time + " "
             let detailStyle = painter.style(foreground: color)
             var detail = Array((entry.detail.isEmpty ? "" : " " + entry.detail).unicodeScalars)
             /// As much of what is left as fits in `room` columns, ending at a space when one is not too far back; a
@@ -303,6 +302,15 @@ public enum ScreenRenderer {
         return (m < 10 ? "0" : "") + "\(m):" + (s < 10 ? "0" : "") + "\(s)"
     }
 
+    /// The call's clock as the log stamps it: `0:09`, `12:30`, `1:02:03`.
+    static func callClock(_ time: Duration) -> String {
+        let seconds = max(0, time.components.seconds)
+        func two(_ n: Int64) -> String { (n < 10 ? "0" : "") + "\(n)" }
+        let hours = seconds / 3600
+        return hours > 0 ? "\(hours):\(two(seconds / 60 % 60)):\(two(seconds % 60))" : "\(seconds / 60):\(two(seconds % 60))"
+    }
+
+    /// A unix time as the wall clock (UTC) reads it: `18:16:01`.
     static func clock(_ unix: Int64) -> String {
         let second = ((unix % 86_400) + 86_400) % 86_400
         return [second / 3600, second / 60 % 60, second % 60].map { ($0 < 10 ? "0" : "") + "\($0)" }.joined(separator: ":")

@@ -2,17 +2,13 @@ import AccessToken
 import CallSession
 import ChannelEngine
 import Timers
+import TokenClient
 
 /// Whether the screen shows a live call or plays a recording back; the keys it offers follow.
 public enum ScreenMode: Sendable, Equatable {
     case call
-    case replay(speed: Int, phase: ReplayPhase)
-
-    public enum ReplayPhase: Sendable, Equatable {
-        case playing, paused
-        /// Every recorded event has been shown; the screen stays until a quit.
-        case ended
-    }
+    /// A recording played back; `ended` once every recorded event has been shown (the screen stays until a quit).
+    case replay(ended: Bool)
 
     var keys: KeyBinding.Mode {
         switch self {
@@ -22,19 +18,12 @@ public enum ScreenMode: Sendable, Equatable {
     }
 }
 
-/// Everything the call screen shows, as a value: updated by session events and the clock, drawn by
-/// `ScreenRenderer`.
+/// Everything the call screen shows, as a value: changed only by `update(_:)` (keys, events, the clocks, the size), drawn
+/// by `ScreenRenderer`.
 public struct ScreenState: Sendable, Equatable {
     /// How a log line is coloured.
     public enum Tone: Sendable, Equatable {
         case normal, good, warning, bad
-    }
-
-    public struct LogEntry: Sendable, Equatable {
-        public var time: Duration
-        public var name: String
-        public var detail: String
-        public var tone: Tone
     }
 
     /// A remote user's tile; `leftAt` is set once it went offline (shown as `left` for a moment).
@@ -45,46 +34,48 @@ public struct ScreenState: Sendable, Equatable {
         public var quality: AgoraNetworkQuality?
     }
 
-    public var channel: String
+    public private(set) var channel: String
     /// The local uid: the one joined with, or the one the engine assigned (0 until it has).
-    public var uid: UInt
+    public private(set) var uid: UInt
     /// The user account the call joins with; nil when it joins with a uid.
-    public var account: String?
-    public var role: AgoraClientRole
-    public var tokenServer: String
-    public var connection: AgoraConnectionState = .disconnected
-    public var reason: AgoraConnectionChangedReason = .reasonLeaveChannel
-    public var tokenExpiresAt: Int64?
+    public private(set) var account: String?
+    public private(set) var role: AgoraClientRole
+    public private(set) var tokenServer: String
+    public private(set) var connection: AgoraConnectionState = .disconnected
+    public private(set) var reason: AgoraConnectionChangedReason = .reasonLeaveChannel
+    public private(set) var tokenExpiresAt: Int64?
     /// When the current token was accepted (unix), the start of its lifetime bar.
-    public var tokenAcceptedAt: Int64?
+    public private(set) var tokenAcceptedAt: Int64?
     /// Seconds before expiry that the engine warns: the countdown turns yellow there.
-    public var willExpireLead = Int64(AgoraTokenTiming.willExpireLead / .seconds(1))
-    public var renewMethod: RenewMethod
-    public var autoRenew: Bool
-    public var lastFetchLatency: Duration?
-    public var fetchCount = 0
-    public var remotes: [RemoteTile] = []
-    public var log: [LogEntry] = []
-    public var showHelp = false
+    public private(set) var willExpireLead = Int64(AgoraTokenTiming.willExpireLead / .seconds(1))
+    public private(set) var renewMethod: RenewMethod
+    public private(set) var autoRenew: Bool
+    public private(set) var lastFetchLatency: Duration?
+    public private(set) var fetchCount = 0
+    public private(set) var remotes: [RemoteTile] = []
+    /// What happened, a line each, as a person reads it (`EventLog`).
+    public private(set) var log = EventLog()
+    public private(set) var showHelp = false
     /// Each token's life along the call's time; drawn in place of the video while `showTimeline` (`t`).
-    public var timeline = TokenTimeline()
-    public var showTimeline = false
+    public private(set) var timeline = TokenTimeline()
+    public private(set) var showTimeline = false
     /// The field `p` opens to paste the next token.
-    public var paste = PasteField.closed
+    public private(set) var paste = PasteField.closed
     /// Whether the session said a token is needed (tokens pasted by hand), until a token is taken.
-    public var tokenNeeded = false
-    public var networkDown = false
+    public private(set) var tokenNeeded = false
+    public private(set) var networkDown = false
     /// The local user's network quality (`networkQuality` for uid 0), and the remote user speaking loudest.
-    public var localQuality: AgoraNetworkQuality?
-    public var activeSpeaker: UInt?
+    public private(set) var localQuality: AgoraNetworkQuality?
+    public private(set) var activeSpeaker: UInt?
     /// The mistake the embedded server's tokens carry on purpose; nil when they are right.
-    public var mistake: TokenMistake?
+    public private(set) var mistake: TokenMistake?
     /// A live call, or a recording played back.
-    public var mode = ScreenMode.call
-    /// How fast the live call's clock runs against real time (`join --speed`, `<` and `>`), or that it is paused (space).
-    public var clock = ClockPhase.running(speed: 1)
+    public private(set) var mode = ScreenMode.call
+    /// How fast the screen's clock (the call's or the replay's) runs against real time (`--speed`, `<` and `>`), or that
+    /// it is paused (space).
+    public private(set) var clock = ClockPhase.running(speed: 1)
     /// The hub the channel is on (`join --hub`); nil without one.
-    public var hub: HubStatus?
+    public private(set) var hub: HubStatus?
 
     /// A hub's address and whether the link to it is up.
     public struct HubStatus: Sendable, Equatable {
@@ -96,23 +87,23 @@ public struct ScreenState: Sendable, Equatable {
             self.link = link
         }
     }
-    /// Unix time now, and time since the session started; moved by the app each frame.
-    public var now: Double = 0
-    public var sessionTime: Duration = .zero
-
-    /// Moves the clocks to these times, in whole seconds: the screen shows time to the second, so a state that
-    /// ticks this way stays equal (and its drawing can be kept) between one second and the next.
-    public mutating func tick(unixTime: Double, sessionTime: Duration) {
-        now = unixTime.rounded(.down)
-        self.sessionTime = .seconds(sessionTime.components.seconds)
-    }
+    /// Unix time now on the call's wall, and time since the session started: moved by each event and tick.
+    public private(set) var now: Double = 0
+    public private(set) var sessionTime: Duration = .zero
+    /// Unix time now on the wall tokens are checked against (`TokenWall`), which a pasted token is read at.
+    public private(set) var tokenNow: Double = 0
+    /// The terminal's size in cells (or the picture's), which the screen is drawn at.
+    public private(set) var size = ScreenSize(width: 80, height: 24)
 
     /// How long a `left` tile stays before the grid reflows.
     public static let leftTileLinger: Duration = .seconds(3)
     static let logLimit = 200
 
     public init(channel: String, uid: UInt, account: String? = nil, role: AgoraClientRole, tokenServer: String, renewMethod: RenewMethod,
-                autoRenew: Bool) {
+                autoRenew: Bool, mode: ScreenMode = .call, clock: ClockPhase = .running(speed: 1), hub: HubStatus? = nil) {
+        self.mode = mode
+        self.clock = clock
+        self.hub = hub
         self.channel = channel
         self.uid = uid
         self.account = account
@@ -123,18 +114,41 @@ public struct ScreenState: Sendable, Equatable {
     }
 
     /// Seconds until the token expires (negative once it has).
-    public var secondsLeft: Int64? { tokenExpiresAt.map { $0 - Int64(now.rounded(.down)) } }
+    public var secondsLeft: Int64? { tokenExpiresAt.map { EventLog.seconds(from: Int64(now.rounded(.down)), to: $0) } }
 
     /// Tiles still shown: present ones, and those that left moments ago.
     public var visibleRemotes: [RemoteTile] {
         remotes.filter { tile in tile.leftAt.map { sessionTime - $0 < Self.leftTileLinger } ?? true }
     }
 
-    public mutating func apply(_ event: SessionEvent) {
-        // The periodic reports change nothing the screen shows: the state stays equal, so its drawing is kept.
-        guard !event.isPeriodic else { return }
+    /// Takes a message, the one way the model changes; returns what the runner is to do for it.
+    public mutating func update(_ message: ScreenMessage) -> [ScreenEffect] {
+        switch message {
+        case .key(let key):
+            return press(key)
+        case .event(let event, let unixTime):
+            // The periodic reports change nothing the screen shows: the state stays equal, so its drawing is kept.
+            guard !event.isPeriodic else { return [] }
+            now = unixTime
+            apply(event)
+        case .tick(let time):
+            // In whole seconds: the screen shows time to the second, so a state that ticks this way stays equal (and
+            // its drawing can be kept) between one second and the next.
+            now = time.unixTime.rounded(.down)
+            tokenNow = time.tokenUnixTime.rounded(.down)
+            sessionTime = .seconds(time.sessionTime.components.seconds)
+            clock = time.clock
+        case .resize(let width, let height):
+            size = ScreenSize(width: width, height: height)
+        case .recordingEnded:
+            if case .replay = mode { mode = .replay(ended: true) }
+        }
+        return []
+    }
+
+    private mutating func apply(_ event: SessionEvent) {
         sessionTime = max(sessionTime, event.time)
-        log(event)
+        log.take(event, tokenExpiresAt: tokenExpiresAt, unixNow: now)
         timeline.apply(event, unixNow: now)
         switch event.kind {
         case .engine(let callback): apply(callback, at: event.time)
@@ -149,17 +163,40 @@ public struct ScreenState: Sendable, Equatable {
         remotes.removeAll { tile in tile.leftAt.map { sessionTime - $0 >= Self.leftTileLinger } ?? false }
     }
 
-    /// Takes a key's command: while the help overlay is up any key but quit and resize only closes it, and `?` opens
-    /// it. Returns what is left for the app to do, nil when nothing is.
-    public mutating func press(_ command: KeyCommand) -> KeyCommand? {
-        if showHelp, command != .quit, command != .resize {
-            showHelp = false
-            return nil
+    /// A key goes into the paste field while it is open, else does what `KeyBinding.all` says; while the help overlay is
+    /// up any key but quit only closes it. A key that does nothing says so in a call's log; a replay's log is the
+    /// recorded call's.
+    private mutating func press(_ key: Key) -> [ScreenEffect] {
+        guard paste == .closed else {
+            switch paste.take(key) {
+            case .submitted(let text):
+                do throws(PastedTokenError) {
+                    let token = try PastedToken(text, unixTime: tokenNow)
+                    paste = .closed
+                    return [.paste(token)]
+                } catch {
+                    paste = .refused(text, why: error.description)
+                    return []
+                }
+            case .quit: return [.quit]
+            case .edited, .cancelled: return []
+            }
         }
-        if command == .help { showHelp = true }
-        if command == .paste { paste = .editing("") }
-        if command == .timeline { showTimeline.toggle() }
-        return command
+        let command = KeyCommand(key: key, in: mode.keys)
+        if showHelp, command != .quit {
+            showHelp = false
+            return []
+        }
+        switch command {
+        case .help: showHelp = true
+        case .paste: paste = .editing("")
+        case .timeline: showTimeline.toggle()
+        case .session(let command): return [.session(command)]
+        case .clock(let change): return [.clock(change)]
+        case .quit: return [.quit]
+        case .unknown(let name): return mode == .call ? [.session(.say("key \(name) does nothing; press ? for the keys"))] : []
+        }
+        return []
     }
 
     private mutating func apply(_ callback: AgoraRtcEvent, at time: Duration) {
@@ -204,44 +241,6 @@ public struct ScreenState: Sendable, Equatable {
             hub?.link = .lost(reason: reason)
         default:
             break
-        }
-    }
-
-    /// Whether the event log shows an event: not what the tiles show (quality, the active speaker, whether video
-    /// plays), so that the log keeps to the token and the connection.
-    static func logs(_ event: SessionEvent) -> Bool {
-        switch event.kind {
-        case .engine(.networkQuality), .engine(.activeSpeaker), .engine(.remoteVideoStateChanged): false
-        default: true
-        }
-    }
-
-    private mutating func log(_ event: SessionEvent) {
-        guard Self.logs(event) else { return }
-        log.append(LogEntry(time: event.time, name: event.name, detail: event.noteText ?? event.detail, tone: Self.tone(of: event)))
-        if log.count > Self.logLimit { log.removeFirst(log.count - Self.logLimit) }
-    }
-
-    static func tone(of event: SessionEvent) -> Tone {
-        switch event.kind {
-        case .tokenRenewed, .tokenFetched, .tokenPasted: return .good
-        case .tokenNeeded: return .warning
-        case .tokenFetchFailed, .stuck, .sessionEnded(failed: true): return .bad
-        case .engine(let callback):
-            switch callback {
-            case .tokenPrivilegeWillExpire: return .warning
-            case .requestToken, .didOccurError: return .bad
-            case .renewTokenResult(_, let code): return code == .success ? .good : .bad
-            case .connectionStateChanged(let state, _):
-                switch state {
-                case .connected: return .good
-                case .failed: return .bad
-                case .reconnecting, .connecting: return .warning
-                case .disconnected: return .normal
-                }
-            default: return .normal
-            }
-        default: return .normal
         }
     }
 }

@@ -100,15 +100,34 @@ public final class TerminalPresenter: @unchecked Sendable {
         _ = poll(&entry, 1, Int32(clamping: max(0, duration.wholeMilliseconds)))
     }
 
-    /// The next key, or nil when none is waiting.
-    public func readKey() -> Int32? {
+    /// The next key, or the terminal's new size (after which the next frame is drawn whole); nil when nothing is waiting.
+    func read() -> ScreenMessage? {
         guard tc_terminal_given_back() == 0 else { return nil }
-        let key = wgetch(tc_stdscr())
-        return key == ERR ? nil : key
+        let code = wgetch(tc_stdscr())
+        guard code != ERR else { return nil }
+        guard code != KEY_RESIZE else {
+            invalidate()
+            let (width, height) = size
+            return .resize(width: width, height: height)
+        }
+        return .key(Self.key(code))
+    }
+
+    /// The key `wgetch` read as `code`: the one place the terminal's key codes are known.
+    static func key(_ code: Int32) -> Key {
+        switch code {
+        case 10, 13, KEY_ENTER: .enter
+        case 27: .escape
+        case 8, 127, KEY_BACKSPACE: .backspace
+        case 0x20...0x7E: .character(Character(Unicode.Scalar(UInt8(code))))
+        // Ctrl and a letter clears the letter's top three bits: Ctrl-C is 3.
+        case 1...26: .control(Character(Unicode.Scalar(UInt8(code) | 0x60)))
+        default: .other(keyname(code).map { String(cString: $0) } ?? "code \(code)")
+        }
     }
 
     /// Forgets what is on screen, so the next frame is drawn whole (after a resize, which ncurses may have redrawn).
-    public func invalidate() {
+    func invalidate() {
         previous = nil
         output.forget()
     }

@@ -80,10 +80,10 @@ public final class CallSession {
     public let configuration: Configuration
     /// Where tokens come from (the first pasted token is dropped once used).
     public internal(set) var tokens: TokenOrigin
-    /// Called with each event, in order, as it happens (the headless printer, the call screen, a recorder, chained):
-    /// nothing is queued for it, so a follower that takes its time slows the delivery of the engine's callbacks, whose
-    /// queue the engine bounds, rather than letting events pile up.
-    public var onEvent: ((SessionEvent) -> Void)?
+    /// Those called with each event, in order, as it happens, in the order they began to observe (a recorder, then the
+    /// headless printer or the call screen): nothing is queued for them, so an observer that takes its time slows the
+    /// delivery of the engine's callbacks, whose queue the engine bounds, rather than letting events pile up.
+    private var observers: [(SessionEvent) -> Void] = []
 
     public private(set) var engine: AgoraRtcEngineKit?
     public internal(set) var renewMethod: RenewMethod
@@ -183,7 +183,12 @@ public final class CallSession {
         return engine
     }
 
-    /// Returns once the session has ended (`sessionEnded` has gone to `onEvent`).
+    /// Calls `observer` with every event from now on, after the observers there already are.
+    public func observe(_ observer: @escaping (SessionEvent) -> Void) {
+        observers.append(observer)
+    }
+
+    /// Returns once the session has ended (`sessionEnded` has gone to every observer).
     public func untilEnded() async {
         guard !ended else { return }
         await withCheckedContinuation { endWaiters.append($0) }
@@ -255,6 +260,6 @@ public final class CallSession {
     func emit(_ kind: SessionEvent.Kind) {
         guard !ended || { if case .sessionEnded = kind { true } else { false } }() else { return }
         let event = SessionEvent(time: timers.now, kind: kind)
-        onEvent?(event)
+        for observer in observers { observer(event) }
     }
 }

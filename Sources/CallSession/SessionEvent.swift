@@ -192,7 +192,10 @@ extension SessionEvent {
     /// that is empty or holds white space of any kind, a quote, a backslash or what is unsafe to print is written as a
     /// JSON string, its white space but the plain space escaped too (`\u00a0`), so that a value cannot pass for more
     /// fields (Docs/events.md).
-    public var detail: String {
+    public var detail: String { Self.detail(of: fields) }
+
+    /// `fields` as `detail` writes them.
+    public static func detail(of fields: [(String, Value)]) -> String {
         fields.compactMap { key, value in
             switch value {
             case .text(let text):

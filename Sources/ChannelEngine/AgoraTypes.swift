@@ -1,10 +1,8 @@
 @_exported import AgoraVocabulary
 
 /// The channel profile (`AgoraChannelProfile`).
-public enum AgoraChannelProfile: Int, Sendable, CaseIterable {
+public enum AgoraChannelProfile: Int, AgoraCode {
     case communication = 0, liveBroadcasting = 1
-
-    public var name: String { String(describing: self) }
 }
 
 /// Extra settings of a role change (`AgoraClientRoleOptions`): the latency level, which `didClientRoleChanged`
@@ -16,10 +14,8 @@ public final class AgoraClientRoleOptions {
 }
 
 /// An audience member's latency level (`AgoraAudienceLatencyLevelType`).
-public enum AgoraAudienceLatencyLevelType: Int, Sendable, CaseIterable {
+public enum AgoraAudienceLatencyLevelType: Int, AgoraCode {
     case lowLatency = 1, ultraLowLatency = 2
-
-    public var name: String { String(describing: self) }
 }
 
 /// A video size in pixels.
@@ -75,70 +71,52 @@ public enum AcceptedCall: String, Sendable, CaseIterable {
 }
 
 /// A user's network quality as `networkQuality` reports it (`AgoraNetworkQuality`): 0 unknown … 6 down.
-public enum AgoraNetworkQuality: Int, Sendable, CaseIterable {
+public enum AgoraNetworkQuality: Int, AgoraCode {
     case unknown = 0, excellent = 1, good = 2, poor = 3, bad = 4, vBad = 5, down = 6
-
-    public var name: String { String(describing: self) }
 }
 
 /// A remote user's video as `remoteVideoStateChangedOfUid` reports it (`AgoraVideoRemoteState`).
-public enum AgoraVideoRemoteState: Int, Sendable, CaseIterable {
+public enum AgoraVideoRemoteState: Int, AgoraCode {
     case stopped = 0, starting = 1, decoding = 2, frozen = 3, failed = 4
-
-    public var name: String { String(describing: self) }
 }
 
 /// Why a remote user's video state changed (`AgoraVideoRemoteReason`); the cases the simulator gives.
-public enum AgoraVideoRemoteReason: Int, Sendable, CaseIterable {
+public enum AgoraVideoRemoteReason: Int, AgoraCode {
     case `internal` = 0, congestion = 1, recovery = 2, remoteOffline = 7
-
-    public var name: String { String(describing: self) }
 }
 
 /// The local audio's state (`AgoraAudioLocalState`), as `localAudioStateChanged` reports it.
-public enum AgoraAudioLocalState: Int, Sendable, CaseIterable {
+public enum AgoraAudioLocalState: Int, AgoraCode {
     case stopped = 0, recording = 1, encoding = 2, failed = 3
-
-    public var name: String { String(describing: self) }
 }
 
 /// Why the local audio's state changed (`AgoraAudioLocalReason`); the simulator's devices never fail, so it gives `.ok`.
-public enum AgoraAudioLocalReason: Int, Sendable, CaseIterable {
+public enum AgoraAudioLocalReason: Int, AgoraCode {
     case ok = 0, failure = 1, deviceNoPermission = 2, deviceBusy = 3, recordFailure = 4, encodeFailure = 5
-
-    public var name: String { String(describing: self) }
 }
 
 /// The local video's state (`AgoraVideoLocalState`), as `localVideoStateChangedOf` reports it.
-public enum AgoraVideoLocalState: Int, Sendable, CaseIterable {
+public enum AgoraVideoLocalState: Int, AgoraCode {
     case stopped = 0, capturing = 1, encoding = 2, failed = 3
-
-    public var name: String { String(describing: self) }
 }
 
 /// Why the local video's state changed (`AgoraLocalVideoStreamReason`); the simulator gives `.ok`.
-public enum AgoraLocalVideoStreamReason: Int, Sendable, CaseIterable {
+public enum AgoraLocalVideoStreamReason: Int, AgoraCode {
     case ok = 0, failure = 1, deviceNoPermission = 2, deviceBusy = 3, captureFailure = 4, codecNotSupport = 5
-
-    public var name: String { String(describing: self) }
 }
 
 /// Where a video comes from (`AgoraVideoSourceType`); the simulator's local video is its camera.
-public enum AgoraVideoSourceType: Int, Sendable, CaseIterable {
+public enum AgoraVideoSourceType: Int, AgoraCode {
     case camera = 0, cameraSecondary = 1, screen = 2, screenSecondary = 3, custom = 4, mediaPlayer = 5
-
-    public var name: String { String(describing: self) }
 }
 
 /// The local network's type (`AgoraNetworkType`), as Swift imports it (`AgoraNetworkType4G` is `.type4G`).
-public enum AgoraNetworkType: Int, Sendable, CaseIterable {
+public enum AgoraNetworkType: Int, AgoraCode {
     case unknown = -1, disconnected = 0, lan = 1, wifi = 2, type2G = 3, type3G = 4, type4G = 5, type5G = 6
-
-    public var name: String { String(describing: self) }
 }
 
 /// Warnings the SDK recovers from by itself (`AgoraWarningCode`), with the header's numbers.
-public enum AgoraWarningCode: Int, Sendable, CaseIterable {
+public enum AgoraWarningCode: Int, AgoraCode {
     case invalidView = 8, initVideo = 16, pending = 20, noAvailableChannel = 103, lookupChannelTimeout = 104
     case lookupChannelRejected = 105, openChannelTimeout = 106, openChannelRejected = 107, switchLiveVideoTimeout = 111
     case setClientRoleTimeout = 118, setClientRoleNotAuthorized = 119, openChannelInvalidTicket = 121
@@ -146,8 +124,6 @@ public enum AgoraWarningCode: Int, Sendable, CaseIterable {
     case admRuntimeRecordingWarning = 1016, admRecordAudioSilence = 1019, admPlaybackMalfunction = 1020
     case admRecordMalfunction = 1021, admInterruption = 1025, admRecordAudioLowlevel = 1031
     case admPlayoutAudioLowlevel = 1032, apmHowling = 1051, admGlitchState = 1052, admImproperSettings = 1053
-
-    public var name: String { String(describing: self) }
 }
 
 /// The regions the SDK may connect to (`AgoraAreaCodeType`, `AgoraRtcEngineConfig.areaCode`); the simulated network

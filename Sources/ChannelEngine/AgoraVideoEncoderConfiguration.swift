@@ -44,15 +44,11 @@ public enum AgoraVideoFrameRate: Int, Sendable, CaseIterable {
 }
 
 /// How the encoded video is oriented (`AgoraVideoOutputOrientationMode`).
-public enum AgoraVideoOutputOrientationMode: Int, Sendable, CaseIterable {
+public enum AgoraVideoOutputOrientationMode: Int, AgoraCode {
     case adaptative = 0, fixedLandscape = 1, fixedPortrait = 2
-
-    public var name: String { String(describing: self) }
 }
 
 /// Whether video is mirrored (`AgoraVideoMirrorMode`).
-public enum AgoraVideoMirrorMode: Int, Sendable, CaseIterable {
+public enum AgoraVideoMirrorMode: Int, AgoraCode {
     case auto = 0, enabled = 1, disabled = 2
-
-    public var name: String { String(describing: self) }
 }

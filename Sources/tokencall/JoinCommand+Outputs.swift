@@ -90,21 +90,21 @@ extension JoinCommand {
     @MainActor
     static func runPicture(_ session: CallSession, into file: OutputFile, width: Int, height: Int, options: RenderOptions,
                            duration: Duration) async -> Int32 {
-        let screen = OffscreenCallScreen(session: session)
+        let screen = CallScreenApp(session: session)
         var grid: CellGrid?
         let finish = { @MainActor in
             guard grid == nil else { return }
-            grid = screen.grid(width: width, height: height, options: options)
+            grid = screen.picture(width: width, height: height, options: options)
             session.stop()
         }
-        session.start()
+        screen.start()
         Console.error("tokencall join: seed \(session.configuration.seed)")
         let signals = StopSignals.onMain(finish)
         let deadline = end(session, after: duration, finish)
         await session.untilEnded()
         signals.forEach { $0.cancel() }
         deadline?.cancel()
-        let picture = grid ?? screen.grid(width: width, height: height, options: options)
+        let picture = grid ?? screen.picture(width: width, height: height, options: options)
         do throws(OutputFile.Failure) {
             try file.write(Array(picture.svg().utf8))
         } catch {

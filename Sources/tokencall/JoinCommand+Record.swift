@@ -8,11 +8,11 @@ import TokenClient
 extension JoinCommand {
     static let recordOption: Option = .value("record", "FILE", help: "write the call's events to FILE (JSON lines) for tokencall replay")
 
-    /// `--record FILE`: a recorder writing into `file`, with the header of `session`, fed every event of it.
+    /// `--record FILE`: a recorder writing into `file`, with the header of `session`, fed every event of it (its first observer).
     @MainActor
     static func recorder(_ args: Invocation, into file: OutputFile, for session: CallSession) -> Recorder {
         let recorder = Recorder(file: file, header: RecordingHeader(options: recordedOptions(args), of: session))
-        session.onEvent = recorder.record
+        session.observe(recorder.record)
         return recorder
     }
 

@@ -235,14 +235,14 @@ enum JoinCommand {
             return ExitCode.usage
         }
         if let file { presenter.cast = cast(into: file, unixTime: config.unixTime()) }
-        let app = CallScreenApp(session: session, presenter: presenter, fps: fps)
+        let app = CallScreenApp(session: session)
         let signals = StopSignals.onMain { app.quit() }
         let deadline = end(session, after: duration.map { .seconds($0) }) { app.quit() }
         defer {
             signals.forEach { $0.cancel() }
             deadline?.cancel()
         }
-        let status = finish(recorder, status: await app.run())
+        let status = finish(recorder, status: await app.run(on: presenter, fps: fps))
         if let failure = presenter.cast?.finish() {
             Console.error("tokencall join: the recording stopped early: \(failure)")
             return ExitCode.failure
@@ -261,9 +261,7 @@ enum JoinCommand {
     static func runHeadless(_ session: CallSession, json: Bool, duration: Duration?) async -> Int32 {
         let config = session.configuration
         var failed = false
-        let earlier = session.onEvent  // a recorder
-        session.onEvent = { event in
-            earlier?(event)
+        session.observe { event in
             printHeadless(event, json: json)
             switch event.kind {
             case .sessionEnded(let wasFailed): failed = wasFailed

@@ -45,12 +45,13 @@ enum ReplayCommand {
         }
         guard let presenter = CallScreenTerminal.presenter(args) else { return ExitCode.usage }
         let call = recording.header.call
+        let clock = ScaledClock(speed: speed, unixTime: recording.header.started)
         let state = ScreenState(channel: call.channel, uid: call.uid, account: call.account, role: call.role, tokenServer: call.tokenServer,
-                                renewMethod: call.renewMethod, autoRenew: call.autoRenew)
-        let app = ReplayScreenApp(track: ReplayTrack(events: recording.events, started: recording.header.started), state: state,
-                                  clock: ScaledClock(speed: speed, unixTime: recording.header.started), presenter: presenter, fps: fps)
+                                renewMethod: call.renewMethod, autoRenew: call.autoRenew, mode: .replay(ended: false), clock: clock.phase)
+        let app = CallScreenApp(replay: ReplayTrack(events: recording.events, started: recording.header.started), state: state,
+                                clock: clock)
         let signals = StopSignals.onMain { app.quit() }
         defer { signals.forEach { $0.cancel() } }
-        return await app.run()
+        return await app.run(on: presenter, fps: fps)
     }
 }

@@ -1,31 +1,29 @@
-import CNcurses
 import Testing
 @testable import CallScreen
-
-/// A key as the terminal reads it.
-private func key(_ scalar: Unicode.Scalar) -> Int32 { Int32(UInt8(ascii: scalar)) }
 
 @Suite struct KeyBindingTests {
     @Test(arguments: [
         ("j", .session(.join)), ("l", .session(.leave)), ("r", .session(.rejoin)), ("n", .session(.renew)),
         ("a", .session(.toggleAutoRenew)), ("m", .session(.nextRenewMethod)), ("c", .session(.switchRole)),
         ("+", .session(.addUser)), ("=", .session(.addUser)), ("-", .session(.removeUser)), ("i", .session(.toggleNetwork)),
-        ("s", .session(.toggleServer)), ("e", .session(.expire)), ("x", .session(.cycleMistake)), ("t", .timeline), ("?", .help), ("q", .quit), ("\u{03}", .quit),
+        ("s", .session(.toggleServer)), ("e", .session(.expire)), ("x", .session(.cycleMistake)), ("t", .timeline), ("?", .help), ("q", .quit),
         ("<", .clock(.slower)), (",", .clock(.slower)), (">", .clock(.faster)), (".", .clock(.faster)), (" ", .clock(.pause)),
-    ] as [(Unicode.Scalar, KeyCommand)])
-    func eachKeyHasItsCommand(scalar: Unicode.Scalar, command: KeyCommand) {
-        #expect(KeyCommand(key: key(scalar)) == command)
+    ] as [(Character, KeyCommand)])
+    func eachKeyHasItsCommand(character: Character, command: KeyCommand) {
+        #expect(KeyCommand(key: .character(character)) == command)
     }
 
-    @Test func aResizeIsNotAKeyOfTheCall() {
-        #expect(KeyCommand(key: KEY_RESIZE) == .resize)
+    @Test func ctrlCQuits() {
+        #expect(KeyCommand(key: .control("c")) == .quit)
+        #expect(KeyCommand(key: .control("c"), in: .replay) == .quit)
     }
 
     @Test func anUnknownKeyIsNamedForTheLog() {
-        #expect(KeyCommand(key: key("z")) == .unknown("'z'"))
-        #expect(KeyCommand(key: key("~")) == .unknown("'~'"))
-        #expect(KeyCommand(key: key("\u{7F}")) == .unknown("code 127"))
-        #expect(KeyCommand(key: KEY_F0 + 1) == .unknown("code \(KEY_F0 + 1)"))
+        #expect(KeyCommand(key: .character("z")) == .unknown("'z'"))
+        #expect(KeyCommand(key: .character("~")) == .unknown("'~'"))
+        #expect(KeyCommand(key: .backspace) == .unknown("Backspace"))
+        #expect(KeyCommand(key: .control("x")) == .unknown("Ctrl-X"))
+        #expect(KeyCommand(key: .other("KEY_F(1)")) == .unknown("KEY_F(1)"))
     }
 
     @Test func noKeyIsBoundTwice() {
@@ -55,19 +53,21 @@ private func key(_ scalar: Unicode.Scalar) -> Int32 { Int32(UInt8(ascii: scalar)
 
     @Test func whileTheHelpIsUpAKeyOnlyClosesItButQuitAndResizePass() {
         var state = ScreenState.sample
-        #expect(state.press(.help) == .help)
+        #expect(state.type("?") == [])
         #expect(state.showHelp)
-        #expect(state.press(.session(.join)) == nil)
+        #expect(state.type("j") == [], "the key only closes the help")
         #expect(!state.showHelp)
-        #expect(state.press(.session(.join)) == .session(.join))
-        _ = state.press(.help)
-        #expect(state.press(.help) == nil, "? closes the help too")
-        _ = state.press(.help)
-        #expect(state.press(.unknown("'x'")) == nil)
-        _ = state.press(.help)
-        #expect(state.press(.resize) == .resize)
+        #expect(state.type("j") == [.session(.join)])
+        state.type("?")
+        #expect(state.type("?") == [], "? closes the help too")
+        #expect(!state.showHelp)
+        state.type("?")
+        #expect(state.type("z") == [])
+        state.type("?")
+        #expect(state.update(.resize(width: 100, height: 30)) == [])
         #expect(state.showHelp)
-        #expect(state.press(.quit) == .quit)
+        #expect(state.size == ScreenSize(width: 100, height: 30))
+        #expect(state.type("q") == [.quit])
     }
 }
 

@@ -1,15 +1,14 @@
-import CNcurses
 import Testing
 import TokenClient
 @testable import CallScreen
 
-private func keys(_ text: String) -> [Int32] { text.unicodeScalars.map { Int32($0.value) } }
+private func keys(_ text: String) -> [Key] { text.map { .character($0) } }
 
 @Suite struct PasteFieldTests {
     @Test func pOpensAnEmptyFieldAndIsInTheHelp() {
         var state = ScreenState.sample
-        #expect(KeyCommand(key: keys("p")[0]) == .paste)
-        #expect(state.press(.paste) == .paste)
+        #expect(KeyCommand(key: .character("p")) == .paste)
+        #expect(state.type("p") == [])
         #expect(state.paste == .editing(""))
         #expect(ScreenRenderer.keyHelp().contains { $0.keys == "p" && $0.line.contains("Esc cancels") })
     }
@@ -22,27 +21,27 @@ private func keys(_ text: String) -> [Int32] { text.unicodeScalars.map { Int32($
 
     @Test func backspaceErasesCtrlUClearsEnterSubmitsEscCancels() {
         var field = PasteField.editing("007ab")
-        #expect(field.take(KEY_BACKSPACE) == .edited)
-        #expect(field.take(127) == .edited)
+        #expect(field.take(.backspace) == .edited)
+        #expect(field.take(.backspace) == .edited)
         #expect(field == .editing("007"))
-        #expect(field.take(13) == .submitted("007"))
-        #expect(field.take(21) == .edited)
+        #expect(field.take(.enter) == .submitted("007"))
+        #expect(field.take(.control("u")) == .edited)
         #expect(field == .editing(""))
-        #expect(field.take(27) == .cancelled)
+        #expect(field.take(.escape) == .cancelled)
         #expect(field == .closed)
     }
 
     @Test func ctrlCStillQuitsAndOtherKeysAreIgnored() {
         var field = PasteField.editing("007")
-        #expect(field.take(KEY_F0 + 1) == .edited)
-        #expect(field.take(KEY_RESIZE) == .edited)
+        #expect(field.take(.other("KEY_F(1)")) == .edited)
+        #expect(field.take(.control("x")) == .edited)
         #expect(field == .editing("007"))
-        #expect(field.take(3) == .quit)
+        #expect(field.take(.control("c")) == .quit)
     }
 
     @Test func typingAfterARefusalStartsEditingAgain() {
         var field = PasteField.refused("Bearer 007", why: "it starts with \"Bearer \"")
-        #expect(field.take(KEY_BACKSPACE) == .edited)
+        #expect(field.take(.backspace) == .edited)
         #expect(field == .editing("Bearer 00"))
     }
 

@@ -9,13 +9,12 @@ import Testing
 private let base: Double = 1_800_000_000
 
 /// A state built the way the app builds it: by applying session events; the `account` scenarios join as "alice".
-private func state(_ scenario: String) -> ScreenState {
+private func state(_ scenario: String, mode: ScreenMode = .call, tokenServer: String = "http://127.0.0.1:43210 (embedded)") -> ScreenState {
     let account = scenario.hasPrefix("account")
     var state = ScreenState(channel: "test", uid: 0, account: account ? "alice" : nil, role: .broadcaster,
-                            tokenServer: "http://127.0.0.1:43210 (embedded)", renewMethod: .renew, autoRenew: true)
+                            tokenServer: tokenServer, renewMethod: .renew, autoRenew: true, mode: mode)
     func at(_ seconds: Double, _ kind: SessionEvent.Kind) {
-        state.now = base + seconds
-        state.apply(SessionEvent(time: .milliseconds(Int64(seconds * 1000)), kind: kind))
+        state.take(SessionEvent(time: .milliseconds(Int64(seconds * 1000)), kind: kind), at: base + seconds)
     }
     at(0, .note("embedded token server on http://127.0.0.1:43210, 40 s tokens"))
     at(0, .tokenFetchStarted(reason: "join"))
@@ -29,14 +28,14 @@ private func state(_ scenario: String) -> ScreenState {
     at(0.6, .engine(.didJoinedOfUid(11_111, elapsed: 600)))
     at(0.9, .engine(.firstRemoteVideoFrame(uid: 11_111, size: VideoSize(width: 640, height: 360), elapsed: 900)))
     at(1.8, .engine(.didJoinedOfUid(22_222, elapsed: 1800)))
-    state.now = base + 5
+    state.tick(unixTime: base + 5)
     if scenario == "connected" || account { return state }
     if scenario == "speaking" {
         at(2, .engine(.networkQuality(uid: 0, tx: .excellent, rx: .good)))
         at(2, .engine(.networkQuality(uid: 11_111, tx: .poor, rx: .unknown)))
         at(2, .engine(.networkQuality(uid: 22_222, tx: .excellent, rx: .excellent)))
         at(3, .engine(.activeSpeaker(uid: 22_222)))
-        state.now = base + 5
+        state.tick(unixTime: base + 5)
         return state
     }
     if scenario == "reconnecting" {
@@ -134,9 +133,9 @@ func assertSnapshot(text: String, _ file: String, sourceLocation: SourceLocation
     @Test func aFastCallShowsItsSpeedInTheHeaderAndAPausedOneSaysSo() throws {
         var s = state("connected")
         #expect(render(s, 120, 40).lines[0].hasPrefix(" tokencall | channel test"))
-        s.clock = .running(speed: 3600)
+        s.tick(unixTime: s.now, clock: .running(speed: 3600))
         #expect(render(s, 120, 40).lines[0].hasPrefix(" tokencall 3600x | channel test"))
-        s.clock = .paused(speed: 1)
+        s.tick(unixTime: s.now, clock: .paused(speed: 1))
         let paused = render(s, 120, 40)
         try assertSnapshot(paused, "call-paused-120x40")
         #expect(paused.lines[0].hasPrefix(" tokencall 1x paused | channel test"))
@@ -144,7 +143,7 @@ func assertSnapshot(text: String, _ file: String, sourceLocation: SourceLocation
 
     @Test func theSpeedKeysOfACallAreInItsHelpEvenOnTheSmallestScreen() {
         var s = state("connected")
-        s.showHelp = true
+        s.type("?")
         let help = render(s, 120, 40).text
         #expect(help.contains("< / >     halve / double the speed of time (1x to 3600x)"))
         #expect(help.contains("space     pause / resume time"))
@@ -156,61 +155,63 @@ func assertSnapshot(text: String, _ file: String, sourceLocation: SourceLocation
     }
 
     @Test func aReplayShowsItsSpeedAndOffersOnlyItsOwnKeys() throws {
-        var s = state("connected")
-        s.mode = .replay(speed: 4, phase: .paused)
+        var s = state("connected", mode: .replay(ended: false))
+        s.tick(unixTime: s.now, clock: .paused(speed: 4))
         let grid = render(s, 120, 40)
         try assertSnapshot(grid, "replay-paused-120x40")
         #expect(grid.lines[0].hasPrefix(" tokencall replay 4x paused | channel test"))
         #expect(grid.lines.last?.trimmingCharacters(in: .whitespaces) == "? help  q quit  t timeline  </> speed  space pause")
-        s.showHelp = true
+        s.type("?")
         let help = render(s, 120, 40).text
         #expect(help.contains("space     pause / resume time"))
         #expect(!help.contains("join the channel") && !help.contains("paste the next token"), "no call keys in a replay")
-        s.mode = .replay(speed: 3600, phase: .ended)
+        _ = s.update(.recordingEnded)
         #expect(render(s, 120, 40).lines[0].hasPrefix(" tokencall replay ended |"))
     }
 
     @Test func theStatusLineShowsTheMistakeOnPurposeUntilItIsPutRight() {
         var s = state("connected")
-        s.apply(SessionEvent(time: .seconds(6), kind: .mistakeChanged(.wrongUid)))
+        s.take(SessionEvent(time: .seconds(6), kind: .mistakeChanged(.wrongUid)))
         let status = render(s, 80, 24).lines[1]
         #expect(status.contains("misconfigure wrong-uid | t 6 s"), "\(status)")
-        #expect(render(s, 200, 60).text.contains("6.000s note misconfigure wrong-uid: the embedded"), "the log says it too")
-        s.apply(SessionEvent(time: .seconds(7), kind: .mistakeChanged(nil)))
+        #expect(render(s, 200, 60).text.contains("0:06 note misconfigure wrong-uid: the embedded"), "the log says it too")
+        s.take(SessionEvent(time: .seconds(7), kind: .mistakeChanged(nil)))
         #expect(!render(s, 80, 24).lines[1].contains("misconfigure"))
     }
 
     @Test func thePasteFieldShowsTheStartAndLengthOfThePasteNeverTheWholeToken() throws {
         var s = state("connected")
         let token = "007eJxTYBA4cO5Vme/frameHhPapLEqwFDk5Fr0x" + String(repeating: "Ab9+", count: 25)
-        s.paste = .editing(token)
+        s.type("p")
+        #expect(s.type(token) == [], "every key goes into the field")
         let grid = render(s, 80, 24)
         try assertSnapshot(grid, "paste-field-80x24")
         #expect(grid.lines[1].contains("paste token: 007eJxT~(140 chars)_  Enter applies  Esc cancels"))
         #expect(!grid.text.contains(token.prefix(12)))
-        s.paste = .refused("Bearer " + token, why: "it starts with \"Bearer \": paste the token alone")
+        s.press(.control("u"))
+        s.type("Bearer " + token)
+        #expect(s.press(.enter) == [], "a refused paste is not handed over")
         #expect(render(s, 80, 24).lines[1].contains("paste token: Bearer ~(147 chars)_  it starts with \"Bearer \""))
     }
 
     @Test func aByHandCallSaysHowLongIsLeftAndWhichKeyPastes() {
-        var s = state("connected")
-        s.tokenServer = "none (tokens pasted by hand)"
-        s.apply(SessionEvent(time: .seconds(10), kind: .tokenNeeded(secondsLeft: 30)))
-        s.now = base + 12
+        var s = state("connected", tokenServer: "none (tokens pasted by hand)")
+        s.take(SessionEvent(time: .seconds(10), kind: .tokenNeeded(secondsLeft: 30)))
+        s.tick(unixTime: base + 12)
         #expect(render(s, 120, 40).lines[1].contains("token needed, 00:28 left: press p to paste the next one"))
-        s.now = base + 41
+        s.tick(unixTime: base + 41)
         #expect(render(s, 120, 40).lines[1].contains("token expired: press p to paste a new one"))
-        s.apply(SessionEvent(time: .seconds(42), kind: .engine(.simulatorNotice(.tokenAccepted(expiresAt: Int64(base) + 600, short: false)))))
+        s.take(SessionEvent(time: .seconds(42), kind: .engine(.simulatorNotice(.tokenAccepted(expiresAt: Int64(base) + 600, short: false)))))
         #expect(!render(s, 120, 40).lines[1].contains("token"))
     }
 
     @Test func tilesReflowAsUsersComeAndGo() {
         var s = state("connected")
         #expect(render(s, 120, 40).text.contains(" uid 22222  live "))
-        s.apply(SessionEvent(time: .seconds(6), kind: .engine(.didOfflineOfUid(22_222, reason: .quit))))
+        s.take(SessionEvent(time: .seconds(6), kind: .engine(.didOfflineOfUid(22_222, reason: .quit))))
         let leaving = render(s, 120, 40).text
         #expect(leaving.contains(" uid 22222  left "), "\(leaving)")
-        s.apply(SessionEvent(time: .seconds(10), kind: .note("later")))
+        s.take(SessionEvent(time: .seconds(10), kind: .note("later")))
         #expect(!render(s, 120, 40).text.contains(" uid 22222 "))
         #expect(ScreenRenderer.tiling(1, width: 100, height: 30) == (1, 1))
         #expect(ScreenRenderer.tiling(3, width: 120, height: 30) == (3, 1))
@@ -219,9 +220,9 @@ func assertSnapshot(text: String, _ file: String, sourceLocation: SourceLocation
 
     @Test func aLabelTooLongForItsTileIsShortenedVisibly() {
         var s = state("connected")
-        s.apply(SessionEvent(time: .seconds(6), kind: .engine(.didJoinChannel(channel: "test", uid: 754_737_879, elapsed: 1))))
+        s.take(SessionEvent(time: .seconds(6), kind: .engine(.didJoinChannel(channel: "test", uid: 754_737_879, elapsed: 1))))
         var random = SplitMix64(seed: 1)
-        for _ in 0..<3 { s.apply(SessionEvent(time: .seconds(6), kind: .engine(.didJoinedOfUid(.random(in: 100_000...999_999, using: &random), elapsed: 1)))) }
+        for _ in 0..<3 { s.take(SessionEvent(time: .seconds(6), kind: .engine(.didJoinedOfUid(.random(in: 100_000...999_999, using: &random), elapsed: 1)))) }
         let top = render(s, 60, 20).lines[2]
         // Either the whole uid or a visibly shortened one; never a shorter number that reads as another uid.
         #expect(top.contains("uid 754737879") || top.contains("~"), "\(top)")
@@ -230,13 +231,13 @@ func assertSnapshot(text: String, _ file: String, sourceLocation: SourceLocation
 
     @Test func anAudienceMemberIsNotPublishing() {
         var s = state("connected")
-        s.apply(SessionEvent(time: .seconds(6), kind: .engine(.didClientRoleChanged(old: .broadcaster, new: .audience))))
+        s.take(SessionEvent(time: .seconds(6), kind: .engine(.didClientRoleChanged(old: .broadcaster, new: .audience))))
         #expect(render(s, 120, 40).text.contains("not publishing"))
     }
 
     @Test func frozenVideoIsMarked() {
         var s = state("connected")
-        s.apply(SessionEvent(time: .seconds(6), kind: .engine(.simulatorNotice(.network(down: true)))))
+        s.take(SessionEvent(time: .seconds(6), kind: .engine(.simulatorNotice(.network(down: true)))))
         #expect(render(s, 120, 40).text.contains(" uid 11111  frozen "))
         #expect(render(state("reconnecting"), 120, 40).text.contains(" uid 11111  reconnecting "))
     }
@@ -257,7 +258,7 @@ func assertSnapshot(text: String, _ file: String, sourceLocation: SourceLocation
 
     @Test func theLifetimeBarMarksTheWillExpirePoint() {
         var s = state("connected")
-        s.now = base + 10.254
+        s.tick(unixTime: base + 10.254)
         let bar = ScreenRenderer.lifetimeBar(s, width: 42, Painter(options: RenderOptions(colors: 0, unicode: false)))
         #expect(bar.count == 42)
         #expect(bar.firstIndex(of: "|").map { bar.distance(from: bar.startIndex, to: $0) } == 1 + 40 * 10 / 40)
@@ -267,9 +268,9 @@ func assertSnapshot(text: String, _ file: String, sourceLocation: SourceLocation
     @Test func theHelpOverlayListsEveryBindingWhileOpen() {
         var s = state("connected")
         let closed = render(s, 80, 24).text
-        s.showHelp = true
+        s.type("?")
         let open = render(s, 80, 24).text
-        #expect(ScreenRenderer.keyHelp().count == KeyBinding.table(.call).count - 1, "every binding but the resize has a help line")
+        #expect(ScreenRenderer.keyHelp().count == KeyBinding.table(.call).count, "every binding has a help line")
         for (keys, line) in ScreenRenderer.keyHelp() {
             #expect(open.contains(" \(keys.padding(toLength: 10, withPad: " ", startingAt: 0))\(line)"))
             #expect(!closed.contains(line))

@@ -11,8 +11,7 @@ private struct Call {
                             renewMethod: .renew, autoRenew: true)
 
     mutating func at(_ seconds: Double, _ kind: SessionEvent.Kind) {
-        state.now = Double(base) + seconds
-        state.apply(SessionEvent(time: .milliseconds(Int64((seconds * 1000).rounded())), kind: kind))
+        state.take(SessionEvent(time: .milliseconds(Int64((seconds * 1000).rounded())), kind: kind), at: Double(base) + seconds)
     }
 
     mutating func state(_ connection: AgoraConnectionState, _ reason: AgoraConnectionChangedReason, at seconds: Double) {
@@ -43,7 +42,7 @@ private struct Call {
     }
 
     mutating func now(_ seconds: Double) {
-        state.tick(unixTime: Double(base) + seconds, sessionTime: .milliseconds(Int64(seconds * 1000)))
+        _ = state.update(.tick(ScreenTime(unixTime: Double(base) + seconds, sessionTime: .milliseconds(Int64(seconds * 1000)))))
     }
 
     var lives: [TokenTimeline.Life] { state.timeline.lives }
@@ -150,13 +149,13 @@ private func render(_ state: ScreenState, _ width: Int, _ height: Int, unicode: 
     @Test(arguments: [(80, 24), (120, 40), (200, 60)])
     func snapshots(size: (Int, Int)) throws {
         var call = eventfulCall()
-        _ = call.state.press(.timeline)
+        call.state.type("t")
         try assertSnapshot(text: render(call.state, size.0, size.1).text + "\n", "timeline-\(size.0)x\(size.1).txt")
     }
 
     @Test func inUnicodeEachEndingHasItsGlyph() throws {
         var call = eventfulCall()
-        _ = call.state.press(.timeline)
+        call.state.type("t")
         let grid = render(call.state, 120, 40, unicode: true)
         try assertSnapshot(text: grid.text + "\n", "timeline-unicode-120x40.txt")
         let rows = grid.lines
@@ -169,7 +168,7 @@ private func render(_ state: ScreenState, _ width: Int, _ height: Int, unicode: 
 
     @Test func coloursSayLiveWarnedAndExpired() {
         var call = eventfulCall()
-        _ = call.state.press(.timeline)
+        call.state.type("t")
         let grid = render(call.state, 120, 40, unicode: true)
         let bars = grid.lines.indices.filter { grid.lines[$0].hasPrefix(" #") }
         /// The colours `character` is drawn in on the tokens' bars.
@@ -183,16 +182,16 @@ private func render(_ state: ScreenState, _ width: Int, _ height: Int, unicode: 
 
     @Test func tTogglesThePanelInPlaceOfTheVideo() {
         var call = eventfulCall()
-        #expect(KeyCommand(key: Int32(UInt8(ascii: "t"))) == .timeline)
+        #expect(KeyCommand(key: .character("t")) == .timeline)
         #expect(!render(call.state, 80, 24).text.contains("token timeline"))
-        #expect(call.state.press(.timeline) == .timeline)
+        #expect(call.state.type("t") == [], "the screen alone changes")
         let shown = render(call.state, 80, 24)
         #expect(shown.text.contains("token timeline (t hides)"))
         #expect(!shown.text.contains("uid 11111"), "no video tiles under it")
         #expect(shown.text.contains("expires in 00:35"), "the token panel stays")
         let smallest = render(call.state, 60, 20).lines
         #expect(smallest.contains { $0.hasPrefix(" #5 ") && $0.contains("live 00:35") }, "the smallest screen still shows the token in use")
-        _ = call.state.press(.timeline)
+        call.state.type("t")
         #expect(!render(call.state, 80, 24).text.contains("token timeline"))
     }
 

@@ -33,7 +33,7 @@ final class SessionHarness {
         adjust(&config)
         local = source == nil && tokens == nil ? LocalTokenServer(lifetime: tokenLifetime, clock: clock) : nil
         session = CallSession(config, tokens: tokens ?? .server(source ?? local!.source, first: nil))
-        session.onEvent = { [weak self] in self?.events.append($0) }
+        session.observe { [weak self] in self?.events.append($0) }
     }
 
     func names() -> [String] { events.map(\.name) }

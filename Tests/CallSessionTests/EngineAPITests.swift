@@ -64,7 +64,7 @@ import Testing
         await h.run(for: 20)
         let engine = try #require(h.session.engine)
         var state = ScreenState(channel: "test", uid: 0, role: .broadcaster, tokenServer: "local", renewMethod: .renew, autoRenew: true)
-        for event in h.events { state.apply(event) }
+        for event in h.events { _ = state.update(.event(event, unixTime: 0)) }
         let qualityUids = Set(h.events.compactMap { if case .engine(.networkQuality(let uid, _, _)) = $0.kind { uid } else { nil } })
         #expect(qualityUids == Set([0] + engine.remoteUids))
         #expect(state.localQuality != nil)
@@ -72,7 +72,7 @@ import Testing
         let speaker = try #require(state.activeSpeaker)
         #expect(engine.remoteUids.contains(speaker))
         #expect(h.count("activeSpeaker") >= 1)
-        let logged = Set(state.log.map(\.name))
+        let logged = Set(state.log.entries.map(\.name))
         for name in ["networkQuality", "activeSpeaker", "reportRtcStats", "reportAudioVolumeIndicationOfSpeakers"] {
             #expect(!logged.contains(name), "\(name) is on the tiles, not in the log")
         }

@@ -4,16 +4,17 @@ import TestSupport
 import Testing
 import Timers
 
-/// The screen `join --screenshot` pictures: a session followed without a terminal, drawn at the moment asked.
+/// The screen `join --screenshot` pictures: the call screen's program following a session without a terminal, drawn at
+/// the moment asked.
 @MainActor
 @Suite struct OffscreenCallScreenTests {
     @Test func itShowsTheCallAsTheScreenWouldAtThatMoment() async throws {
         let h = SessionHarness(clock: ManualClock(unixTime: 1_800_000_000)) { $0.remoteUsers = 2 }
-        let screen = OffscreenCallScreen(session: h.session)
-        h.session.start()
+        let screen = CallScreenApp(session: h.session)
+        screen.start()
         await h.run(for: 12)
         let options = RenderOptions(colors: 256, unicode: true)
-        let grid = screen.grid(width: 120, height: 36, options: options)
+        let grid = screen.picture(width: 120, height: 36, options: options)
         let text = grid.text
         #expect(text.contains("● connected joinSuccess"))
         #expect(text.contains("t 12 s"))
@@ -23,15 +24,15 @@ import Timers
         // Three tiles of video: half blocks in the palette's cube.
         #expect(grid.cells.filter { $0.character == "▀" }.count > 1000)
         // The same session and moment draw the same picture.
-        #expect(screen.grid(width: 120, height: 36, options: options) == grid)
+        #expect(screen.picture(width: 120, height: 36, options: options) == grid)
         await h.run(for: 1)
-        #expect(screen.grid(width: 120, height: 36, options: options).text.contains("t 13 s"))
+        #expect(screen.picture(width: 120, height: 36, options: options).text.contains("t 13 s"))
         await h.stop()
     }
 
     @Test func aFastCallsScreenShowsItsSpeed() {
         let h = SessionHarness { $0.clock = ScaledClock(speed: 3600, base: ManualClock(), unixTime: 0) }
-        let grid = OffscreenCallScreen(session: h.session).grid(width: 120, height: 36, options: RenderOptions(colors: 0, unicode: true))
+        let grid = CallScreenApp(session: h.session).picture(width: 120, height: 36, options: RenderOptions(colors: 0, unicode: true))
         #expect(grid.lines[0].hasPrefix(" tokencall 3600x │ channel test"), "\(grid.lines[0])")
     }
 }

@@ -20,12 +20,9 @@ import Testing
                                 renewMethod: call.renewMethod, autoRenew: call.autoRenew)
         var live = blank
         var liveAfter: [ScreenState] = []  // the live state after each event
-        let collect = h.session.onEvent
-        h.session.onEvent = { event in
-            collect?(event)
-            recorder.record(event)
-            live.now = config.unixTime()
-            live.apply(event)
+        h.session.observe(recorder.record)
+        h.session.observe { event in
+            _ = live.update(.event(event, unixTime: config.unixTime()))
             liveAfter.append(live)
         }
         h.session.start()
@@ -44,12 +41,15 @@ import Testing
         var track = ReplayTrack(events: recording.events, started: recording.header.started)
         var applied = 0
         while let next = track.nextTime {
-            applied += track.play(upTo: next, into: &replayed)
+            for message in track.take(upTo: next) {
+                _ = replayed.update(message)
+                applied += 1
+            }
             #expect(replayed == liveAfter[applied - 1], "after \(applied) events, at \(next)")
         }
         #expect(applied == h.events.count)
         #expect(replayed == live)
         #expect(replayed.tokenAcceptedAt != nil || replayed.connection == .disconnected)
-        #expect(replayed.log.contains { $0.detail == "renew method update" })
+        #expect(replayed.log.entries.contains { $0.detail == "renew method update" })
     }
 }

@@ -27,8 +27,7 @@ import Testing
 
         var state = ScreenState(for: h.session)
         for event in h.events {
-            state.now = base + Double(event.time / .milliseconds(1)) / 1000
-            state.apply(event)
+            _ = state.update(.event(event, unixTime: base + Double(event.time / .milliseconds(1)) / 1000))
         }
         let lives = state.timeline.lives
         #expect(lives.prefix(2).map(\.end?.how) == [.renewed(.renew), .renewed(.renew)], "renewed at 10 s and 20 s")
@@ -45,8 +44,8 @@ import Testing
         #expect(marks.contains { $0.kind == .requestToken })
         #expect(marks.contains { $0.kind == .connection(.failed) })
 
-        _ = state.press(.timeline)
-        state.tick(unixTime: base + Double(h.session.now / .milliseconds(1)) / 1000, sessionTime: h.session.now)
+        _ = state.update(.key(.character("t")))
+        _ = state.update(.tick(ScreenTime(unixTime: base + Double(h.session.now / .milliseconds(1)) / 1000, sessionTime: h.session.now)))
         let text = ScreenRenderer.render(state, width: 120, height: 40, options: RenderOptions(colors: 0, unicode: false),
                                          video: { _ in nil }, at: h.session.now).text
         for label in ["renewed renew", "renewed update", "expired", "renewed rejoin", "live 00:"] {
