@@ -1,15 +1,15 @@
-// libFuzzer entry point for the HTTP request reader.
+// libFuzzer entry point for HTTP1's request parser, the server's direction.
 //
-// Built by Scripts/fuzz.sh together with Sources/TokenServer/RequestReader.swift into one module named
-// TokenServer, so the internal `RequestReader` is reachable. It is not part of the Swift package.
+// Built by Scripts/fuzz.sh together with Sources/HTTP1 into one module named HTTP1, so its internals are
+// reachable. It is not part of the Swift package.
 //
 // Byte 0 picks how the rest arrives: in one piece, or in chunks of pseudo-random sizes (seeded by byte 0)
 // up to 1, 2, 7, 64, 512 or 4096 bytes. The rest is what a client sends on one connection. The harness reads
-// it as the server does: append what arrived, take each whole request off the front, stop at a refusal.
+// it as the server does: hand the parser what arrived, and what a request did not use to the next, stop at a refusal.
 // A finding is a crash, or one of these broken (each a trap with its reason):
 //   - the verdicts (every request, then the refusal or what is left waiting) are the same however the bytes
 //     are split;
-//   - a request uses at least its head's closing CR LF CR LF and no more bytes than have arrived;
+//   - a request uses no more bytes than it was given, and at least its head's closing CR LF CR LF in all;
 //   - an accepted request holds nothing the reader refuses: a method or header name that is not a token, a
 //     control character in a header, Transfer-Encoding, a body that is not Content-Length long or over the limit.
 
@@ -28,42 +28,49 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
 /// What the reader makes of `stream` arriving in pieces of `sizes` bytes: each request it reads, then its refusal or
 /// how many bytes wait for more.
 private func verdicts(of stream: [UInt8], in sizes: [Int]) -> [String] {
-    var buffer: [UInt8] = []
+    var parser = RequestParser()
     var seen: [String] = []
     var offset = 0
+    /// Bytes the parser has taken since the last request ended.
+    var taken = 0
     for size in sizes {
         let end = min(offset + size, stream.count)
-        buffer += stream[offset..<end]
+        var arrived = stream[offset..<end]
         offset = end
-        reading: while !buffer.isEmpty {
-            switch RequestReader.read(buffer) {
-            case .incomplete:
+        reading: while true {
+            switch parser.read(arrived) {
+            case .needMore:
+                taken += arrived.count
                 break reading
-            case .refuse(let refusal):
+            case .refused(let refusal):
                 return seen + ["refused \(refusal.status)"]
             case .request(let request, let consumed):
-                if consumed < 4 || consumed > buffer.count { fatalError("a request used \(consumed) of \(buffer.count) bytes") }
+                if consumed > arrived.count || taken + consumed < 4 {
+                    fatalError("a request used \(consumed) of \(arrived.count) bytes, after \(taken)")
+                }
                 check(request)
                 seen.append(describe(request))
-                buffer.removeFirst(consumed)
+                arrived = arrived.dropFirst(consumed)
+                taken = 0
+                if arrived.isEmpty { break reading }
             }
         }
     }
-    return seen + ["waiting with \(buffer.count) bytes"]
+    return seen + ["waiting with \(taken) bytes"]
 }
 
 private func check(_ request: HTTPRequest) {
-    if request.method.isEmpty || !request.method.utf8.allSatisfy(RequestReader.isTokenByte) {
+    if request.method.isEmpty || !request.method.utf8.allSatisfy(Syntax.isTokenByte) {
         fatalError("accepted the method \(request.method.debugDescription)")
     }
-    for (name, value) in request.headers {
-        if name.isEmpty || !name.utf8.allSatisfy(RequestReader.isTokenByte) { fatalError("accepted the header name \(name.debugDescription)") }
+    for (name, value) in request.fields.map({ ($0.name, $0.value) }) {
+        if name.isEmpty || !name.utf8.allSatisfy(Syntax.isTokenByte) { fatalError("accepted the header name \(name.debugDescription)") }
         if value.utf8.contains(where: { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }) {
             fatalError("accepted a control character in \(value.debugDescription)")
         }
     }
     if request.header("Transfer-Encoding") != nil { fatalError("accepted Transfer-Encoding") }
-    if request.body.count > RequestReader.maxBodyBytes { fatalError("accepted a body of \(request.body.count) bytes") }
+    if request.body.count > RequestParser.maxBodyBytes { fatalError("accepted a body of \(request.body.count) bytes") }
     let length = request.header("Content-Length").map { Int($0) } ?? 0
     if length != request.body.count {
         fatalError("read \(request.body.count) body bytes for Content-Length \(request.header("Content-Length") ?? "none")")
@@ -72,6 +79,6 @@ private func check(_ request: HTTPRequest) {
 
 private func describe(_ request: HTTPRequest) -> String {
     let query = request.query.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
-    let headers = request.headers.map { "\($0.name): \($0.value)" }
+    let headers = request.fields.map { "\($0.name): \($0.value)" }
     return "\(request.method) \(request.path.debugDescription) \(query) \(request.version) \(headers) body \(request.body)"
 }

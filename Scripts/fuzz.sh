@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fuzzes with libFuzzer + AddressSanitizer, each target for $1 seconds (default 60):
 #   token  the AccessToken parsers        (Fuzz/TokenFuzzer.swift + Sources/AccessToken/*.swift)
-#   http   the token server's RequestReader (Fuzz/HTTPFuzzer.swift + Sources/TokenServer/RequestReader.swift)
+#   http   HTTP1's request parser, the server's direction (Fuzz/HTTPFuzzer.swift + Sources/HTTP1)
 #   json   JSONValue.parse                (Fuzz/JSONFuzzer.swift + Sources/JSON/*.swift)
 #   pasted a pasted token, PastedToken      (Fuzz/PastedTokenFuzzer.swift + Sources/TokenClient/PastedToken.swift)
 #   template  --token-request templates and --token-field paths
@@ -13,7 +13,7 @@
 #   hubclient  a hostile hub: what a client reads from its hub, notices and video frames on the wire
 #                                         (Fuzz/HubClientFuzzer.swift + Sources/HubClient/HubInbound.swift)
 #   recording  a recording file, Recording.read (Fuzz/RecordingFuzzer.swift + Sources/Recording/*.swift)
-#   httpresponse  the token client's answer reader (Fuzz/HTTPResponseFuzzer.swift + Sources/TokenClient/HTTPResponseReader.swift)
+#   httpresponse  HTTP1's response parser, the client's direction (Fuzz/HTTPResponseFuzzer.swift + Sources/HTTP1)
 #   tls    what an https:// server sends after the ClientHello (Fuzz/TLSFuzzer.swift + Sources/TLS/TLSSession.swift)
 #   resp   what a hostile Redis sends the hub's channel leases (Fuzz/RESPFuzzer.swift + Sources/RedisClient/RESP*.swift)
 #
@@ -63,11 +63,11 @@ token_inputs=(Sources/CCrypto/* Sources/CZlib/* Sources/PrintableText/*.swift)
 token_imports=(PrintableText)
 token_options=(-dict=Fuzz/tokens.dict -max_len=4096)
 
-http_sources=(Fuzz/HTTPFuzzer.swift Fuzz/Arrivals.swift Sources/TokenServer/RequestReader.swift)
-http_module=TokenServer
-http_flags=()
-http_inputs=()
-http_imports=()
+http_sources=(Fuzz/HTTPFuzzer.swift Fuzz/Arrivals.swift Sources/HTTP1/*.swift)
+http_module=HTTP1
+http_flags=(-I "$root/modules" -L "$root/modules" -lPrintableText)
+http_inputs=(Sources/PrintableText/*.swift)
+http_imports=(PrintableText)
 # Past 8 KiB, so that heads over the limit (431) are reached.
 http_options=(-dict=Fuzz/http.dict -max_len=12288)
 
@@ -92,6 +92,7 @@ AccessToken_import_flags=(-I Sources/CCrypto -I Sources/CZlib -I "$root/modules"
 PrintableText_import_flags=()
 OutputFiles_import_flags=()
 JSON_import_flags=()
+HTTP1_import_flags=(-I "$root/modules")
 Sockets_import_flags=()
 HubProtocol_import_flags=(-I Sources/CCrypto -I Sources/CZlib -I "$root/modules")
 Timers_import_flags=()
@@ -107,12 +108,12 @@ WebSocket_import_flags=(-I Sources/CCrypto)
 # The recording reader sits on the session's events, so it brings their modules along, in import order.
 recording_sources=(Fuzz/RecordingFuzzer.swift Sources/Recording/*.swift)
 recording_module=Recording
-recording_imports=(PrintableText OutputFiles Timers SeededRandom Sockets JSON AccessToken AgoraVocabulary HubProtocol ChannelEngine TokenClient
-                   CallSession)
-recording_flags=(-I Sources/CCrypto -I Sources/CZlib -I "$root/modules" -L "$root/modules" -lCallSession -lTokenClient -lChannelEngine
+recording_imports=(PrintableText OutputFiles Timers SeededRandom Sockets JSON AccessToken AgoraVocabulary HubProtocol ChannelEngine HTTP1
+                   TokenClient CallSession)
+recording_flags=(-I Sources/CCrypto -I Sources/CZlib -I "$root/modules" -L "$root/modules" -lCallSession -lTokenClient -lHTTP1 -lChannelEngine
                  -lHubProtocol -lAgoraVocabulary -lAccessToken -lJSON -lSockets -lTimers -lSeededRandom -lOutputFiles -lPrintableText -lcrypto -lz)
 recording_inputs=(Sources/CallSession/*.swift Sources/ChannelEngine/*.swift Sources/TokenClient/*.swift Sources/AccessToken/*.swift
-                  Sources/AgoraVocabulary/*.swift
+                  Sources/AgoraVocabulary/*.swift Sources/HTTP1/*.swift
                   Sources/JSON/*.swift Sources/HubProtocol/*.swift Sources/Sockets/*.swift Sources/Timers/*.swift Sources/OutputFiles/*.swift Sources/PrintableText/*.swift)
 # Past the 64 KiB line limit.
 recording_options=(-dict=Fuzz/recording.dict -max_len=70000)
@@ -160,12 +161,11 @@ resp_inputs=()
 resp_imports=()
 resp_options=(-max_len=4096)
 
-httpresponse_sources=(Fuzz/HTTPResponseFuzzer.swift Fuzz/Arrivals.swift Sources/TokenClient/HTTPResponseReader.swift
-                      Sources/TokenClient/TokenClientError.swift)
-httpresponse_module=TokenClient
-httpresponse_flags=(-I "$root/modules" -L "$root/modules" -lPrintableText -lTimers)
-httpresponse_inputs=(Sources/PrintableText/*.swift Sources/Timers/*.swift)
-httpresponse_imports=(PrintableText Timers)
+httpresponse_sources=(Fuzz/HTTPResponseFuzzer.swift Fuzz/Arrivals.swift Sources/HTTP1/*.swift)
+httpresponse_module=HTTP1
+httpresponse_flags=(-I "$root/modules" -L "$root/modules" -lPrintableText)
+httpresponse_inputs=(Sources/PrintableText/*.swift)
+httpresponse_imports=(PrintableText)
 # Past the 16 KiB head limit.
 httpresponse_options=(-dict=Fuzz/httpresponse.dict -max_len=20000)
 

@@ -1,7 +1,5 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
+import HTTP1
 import TokenClient
 
 /// The bound on one https:// token request from `join` on loopback, handshake included (issue 21).
@@ -26,8 +24,8 @@ func httpsBench(_ arguments: [String]) async -> Never {
     for round in 0..<220 {
         let start = ContinuousClock.now
         do {
-            let (_, response) = try await transport.send(URLRequest(url: url), bodyLimit: 65536)
-            guard response.statusCode == 200 else { fail("\(url) answered HTTP \(response.statusCode)") }
+            let (reply, _) = try await transport.send(HTTPRequest(url: url), bodyLimit: 65536)
+            guard reply.status == 200 else { fail("\(url) answered HTTP \(reply.status)") }
         } catch {
             fail("the https:// request failed: \(error)")
         }

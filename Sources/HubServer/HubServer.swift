@@ -1,5 +1,6 @@
 import AccessToken
 import AgoraVocabulary
+import HTTP1
 import HubProtocol
 import PrintableText
 import TokenServer

@@ -50,6 +50,18 @@ public enum TLSFailure: Error, Equatable, Sendable, CustomStringConvertible {
     }
 }
 
+/// What a server's certificate says, escaped for printing.
+public struct TLSCertificate: Sendable, Equatable {
+    public let subject: String
+    public let issuer: String
+    /// Its DNS and IP names, comma-separated (its common name when it has none).
+    public let names: String
+    /// The end of its validity, `YYYY-MM-DD HH:MM:SS UTC`.
+    public let notAfter: String
+    /// Seconds from now until `notAfter` (negative once past); nil when OpenSSL cannot tell.
+    public let secondsLeft: Int64?
+}
+
 /// An OpenSSL context: for a client the trust, for a server its certificate and key; the TLS ≥ 1.2 floor either way.
 /// Made once and shared by every session.
 public final class TLSContext: @unchecked Sendable {
@@ -290,12 +302,29 @@ public final class TLSSession {
         throw .handshakeRefused("OpenSSL stopped during \(step) (error \(error))")
     }
 
+    /// After the handshake: the TLS version agreed, as OpenSSL names it (`TLSv1.3`).
+    public var version: String { String(cString: SSL_get_version(ssl)) }
+
+    /// After the handshake: what the server's certificate says, or nil when it sent none.
+    public var peerCertificate: TLSCertificate? {
+        guard let cert = SSL_get1_peer_certificate(ssl) else { return nil }
+        defer { X509_free(cert) }
+        var days: Int32 = 0, seconds: Int32 = 0
+        let left = ASN1_TIME_diff(&days, &seconds, nil, X509_get0_notAfter(cert)) == 1 ? Int64(days) * 86_400 + Int64(seconds) : nil
+        return TLSCertificate(subject: Self.text { tc_x509_subject(cert, $0, Int32($1)) }, issuer: Self.text { tc_x509_issuer(cert, $0, Int32($1)) },
+                              names: Self.text { tc_x509_names(cert, $0, $1) }, notAfter: Self.text { tc_x509_not_after(cert, $0, $1) },
+                              secondsLeft: left)
+    }
+
+    /// What a shim function writes into a buffer, escaped for printing.
+    private static func text(_ fill: (UnsafeMutablePointer<CChar>, Int) -> Void) -> String {
+        var buffer = [CChar](repeating: 0, count: 1024)
+        fill(&buffer, buffer.count)
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self).escapedForPrinting
+    }
+
     private func certificateFailure(_ cert: OpaquePointer, error: Int32) -> TLSFailure {
-        func text(_ fill: (UnsafeMutablePointer<CChar>, Int) -> Void) -> String {
-            var buffer = [CChar](repeating: 0, count: 1024)
-            fill(&buffer, buffer.count)
-            return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self).escapedForPrinting
-        }
+        let text = Self.text
         let subject = text { tc_x509_subject(cert, $0, Int32($1)) }
         switch error {
         case X509_V_ERR_CERT_HAS_EXPIRED:

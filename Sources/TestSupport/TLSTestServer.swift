@@ -21,6 +21,9 @@ public final class TLSTestServer: @unchecked Sendable {
             throw POSIXError(.EINVAL)
         }
         if let maxVersion { _ = tc_tls_max_version(context, maxVersion) }
+        // OpenSSL writes to the socket without MSG_NOSIGNAL (a TLS 1.3 session ticket after the handshake, an answer):
+        // a client that leaves first (the doctor's handshake-only probe) must not end the test process with SIGPIPE.
+        signal(SIGPIPE, SIG_IGN)
         self.context = context
         guard let (listener, port) = Loopback.listen(backlog: 64) else { throw POSIXError(.EADDRNOTAVAIL) }
         self.port = port

@@ -1,13 +1,11 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
+import HTTP1
 import Synchronization
 
 /// A request's outcome and the caller waiting for it: the first outcome wins and resumes the caller exactly once,
 /// whichever comes first, the caller or the outcome; later outcomes (a cancel acted on late) are dropped.
 final class FirstOutcome: Sendable {
-    typealias Answer = (Data, HTTPURLResponse)
+    typealias Answer = (reply: HTTPReply, url: URL)
 
     private struct State {
         var waiting: CheckedContinuation<Answer, any Error>?

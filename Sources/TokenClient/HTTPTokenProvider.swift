@@ -1,9 +1,7 @@
 import AccessToken
 import Foundation
+import HTTP1
 import JSON
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// Fetches tokens over HTTP in the request shape of the server a user runs, and accepts a token only
 /// when it is an Agora token for what was asked and not yet expired.
@@ -47,27 +45,25 @@ public struct HTTPTokenProvider: TokenProvider {
     public func fetchToken(for request: TokenRequest) async throws -> FetchedToken {
         let startedAt = unixTime()
         let sent = try httpRequest(for: request)
-        let (data, response): (Data, HTTPURLResponse)
+        let (reply, url): (HTTPReply, URL)
         do {
-            (data, response) = try await transport.send(sent, bodyLimit: Self.bodyLimit)
+            (reply, url) = try await transport.send(sent, bodyLimit: Self.bodyLimit)
         } catch let error as TokenClientError {
             throw error
-        } catch let error as URLError where error.code == .cancelled {
-            throw CancellationError()
         } catch is CancellationError {
             throw CancellationError()
         } catch {
             throw TokenClientError.transport(Self.words(for: error))
         }
-        var fetched = try accept(data, response, for: request, startedAt: startedAt)
-        if let final = response.url, final.path != sent.url?.path { fetched.redirectedTo = String(final.path.prefix(200)) }
+        var fetched = try accept(reply, for: request, startedAt: startedAt)
+        if url.path != sent.url?.path { fetched.redirectedTo = String(url.path.prefix(200)) }
         return fetched
     }
 
     // MARK: Request
 
     /// The HTTP request this provider sends for `request`, in its shape.
-    public func httpRequest(for request: TokenRequest) throws(TokenClientError) -> URLRequest {
+    public func httpRequest(for request: TokenRequest) throws(TokenClientError) -> HTTPRequest {
         let user: RequestTemplate.Values.User = switch request.user {
         case .uid(let uid): .uid(uid)
         case .account(let account): .account(account)
@@ -87,16 +83,15 @@ public struct HTTPTokenProvider: TokenProvider {
                 components.percentEncodedQuery = [components.percentEncodedQuery, query].compactMap { $0 }.joined(separator: "&")
             }
         }
-        var http = URLRequest(url: components.url!)
-        http.httpMethod = filled.method.rawValue
+        var http = HTTPRequest(method: filled.method.rawValue, url: components.url!)
         if let body = filled.body {
-            http.httpBody = Data(body)
-            http.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            http.body = Array(body)
+            http.fields.append("Content-Type", "application/json")
         }
-        http.setValue("application/json", forHTTPHeaderField: "Accept")
-        http.setValue("no-store", forHTTPHeaderField: "Cache-Control")
-        if let bearer { http.setValue("Bearer \(bearer)", forHTTPHeaderField: "Authorization") }
-        if let origin { http.setValue(origin, forHTTPHeaderField: "Origin") }
+        http.fields.append("Accept", "application/json")
+        http.fields.append("Cache-Control", "no-store")
+        if let bearer { http.fields.append("Authorization", "Bearer \(bearer)") }
+        if let origin { http.fields.append("Origin", origin) }
         return http
     }
 
@@ -116,8 +111,8 @@ public struct HTTPTokenProvider: TokenProvider {
     }
 
     /// Reads the token out of a server's answer: a 2xx JSON object with the token where the shape puts it.
-    public func readAnswer(_ data: Data, _ response: HTTPURLResponse) throws(TokenClientError) -> Answer {
-        let status = response.statusCode
+    public func readAnswer(_ reply: HTTPReply) throws(TokenClientError) -> Answer {
+        let (status, data) = (reply.status, reply.body)
         guard data.count <= Self.bodyLimit else { throw .answerTooLong(bytes: data.count, limit: Self.bodyLimit) }
         let object = JSONValue.parse(data)?.object
         guard (200..<300).contains(status) else {
@@ -127,12 +122,12 @@ public struct HTTPTokenProvider: TokenProvider {
                 throw .originRequired(message: message ?? "")
             case 401, 403:
                 throw .unauthorized(status: status, message: message, sent: sent)
-            case 429, 503: throw .rateLimited(status: status, retryAfter: Self.retryAfter(response))
+            case 429, 503: throw .rateLimited(status: status, retryAfter: Self.retryAfter(reply))
             default: throw .server(status: status, message: message)
             }
         }
         let start = String(decoding: data.prefix(64), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        if start.hasPrefix("<") || response.value(forHTTPHeaderField: "Content-Type")?.contains("html") == true {
+        if start.hasPrefix("<") || reply.header("Content-Type")?.contains("html") == true {
             throw .invalidResponse("it is HTML, not JSON; is the URL the token endpoint?")
         }
         guard let object else { throw .invalidResponse("it is not a JSON object") }
@@ -191,7 +186,7 @@ public struct HTTPTokenProvider: TokenProvider {
 
     /// What a refusal says: a JSON answer's `error` (or `message`) string, or the start of a plain-text body; never a
     /// web page's markup. Bounded; escaped where it is printed.
-    static func errorText(_ data: Data, _ object: [String: JSONValue]?) -> String? {
+    static func errorText(_ data: [UInt8], _ object: [String: JSONValue]?) -> String? {
         let text: String
         if let object {
             guard let said = (object["error"] ?? object["message"])?.string else { return nil }
@@ -214,8 +209,8 @@ public struct HTTPTokenProvider: TokenProvider {
 
     /// Accepts an answer only when it holds an Agora token for what was asked, not yet expired (or, handing over
     /// mistakes, any Agora token, with what is wrong with it).
-    func accept(_ data: Data, _ response: HTTPURLResponse, for request: TokenRequest, startedAt: Double) throws(TokenClientError) -> FetchedToken {
-        let answer = try readAnswer(data, response)
+    func accept(_ reply: HTTPReply, for request: TokenRequest, startedAt: Double) throws(TokenClientError) -> FetchedToken {
+        let answer = try readAnswer(reply)
         let token = answer.token
         let lifetime = min(Self.longestLifetime, answer.expiresIn ?? Self.longestLifetime)
         let parsed: AgoraToken
@@ -242,33 +237,12 @@ public struct HTTPTokenProvider: TokenProvider {
         return fetched
     }
 
-    private static func retryAfter(_ response: HTTPURLResponse) -> Duration? {
-        guard let text = response.value(forHTTPHeaderField: "Retry-After"), let seconds = Int64(text.trimmingCharacters(in: .whitespaces)),
+    private static func retryAfter(_ reply: HTTPReply) -> Duration? {
+        guard let text = reply.header("Retry-After"), let seconds = Int64(text.trimmingCharacters(in: .whitespaces)),
               seconds >= 0 else { return nil }
         return .seconds(seconds)
     }
 
-    /// The codes FoundationNetworking makes of curl's errors (and Darwin's few others), in words.
-    public static func words(for error: any Error) -> String {
-        guard let error = error as? URLError else { return "\(type(of: error))" }
-        switch error.code {
-        case .cannotConnectToHost: return "connection refused"
-        case .cannotFindHost: return "unknown host"
-        case .timedOut: return "timed out"
-        case .networkConnectionLost: return "the connection dropped"
-        case .notConnectedToInternet: return "no network"
-        case .badServerResponse: return "the server closed the connection without an HTTP answer"
-        case .unsupportedURL: return "unsupported URL"
-        case .badURL: return "the URL is malformed"
-        case .httpTooManyRedirects: return "redirect loop"
-        case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate, .serverCertificateNotYetValid,
-             .serverCertificateHasUnknownRoot, .clientCertificateRejected:
-            return "the TLS handshake failed; check the server's certificate"
-        case .unknown:
-            // curl's other failures: most often the connection closing mid-answer, else TLS; curl's own words tell which.
-            let curl = (error.userInfo[NSLocalizedDescriptionKey] as? String ?? "").prefix(120).filter { (" "..."~").contains($0) }
-            return "the connection closed before the whole answer" + (curl.isEmpty ? "" : " (curl: \(curl))")
-        default: return "network error \(error.code.rawValue)"
-        }
-    }
+    /// An error from a transport other than the socket one (a test's), in words.
+    public static func words(for error: any Error) -> String { "\(type(of: error))" }
 }

@@ -1,7 +1,5 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
+import HTTP1
 import PrintableText
 
 /// The redirect rules every transport follows: only to the request's own origin, so its credential is never sent
@@ -12,20 +10,20 @@ enum Redirects {
 
     /// Sends `request` through `exchange` (one request, no redirect followed: the answer, and where it redirects to
     /// if it does), following redirects by these rules.
-    static func follow(_ request: URLRequest,
-                       through exchange: (URLRequest) async throws -> (Data, HTTPURLResponse, URL?)) async throws -> (Data, HTTPURLResponse) {
+    static func follow(_ request: HTTPRequest,
+                       through exchange: (HTTPRequest) async throws -> (HTTPReply, URL, URL?)) async throws -> (reply: HTTPReply, url: URL) {
         let origin = Origin(request.url)
         var hop = request
         for _ in 0...limit {
-            let (data, response, target) = try await exchange(hop)
-            guard let target else { return (data, response) }
+            let (reply, url, target) = try await exchange(hop)
+            guard let target else { return (reply, url) }
             guard Origin(target) == origin else {
                 // The credential is named only when one goes with the request.
-                let credential = request.value(forHTTPHeaderField: "Authorization") == nil ? "" : ", and the --auth-bearer credential,"
-                throw TokenClientError.redirected("HTTP \(response.statusCode) to another origin, \(Origin(target).description.escapedForPrinting); "
+                let credential = request.header("Authorization") == nil ? "" : ", and the --auth-bearer credential,"
+                throw TokenClientError.redirected("HTTP \(reply.status) to another origin, \(Origin(target).description.escapedForPrinting); "
                     + "tokencall sends requests\(credential) only to the token server's own origin")
             }
-            hop = Self.request(following: hop, to: target, status: response.statusCode)
+            hop = Self.request(following: hop, to: target, status: reply.status)
         }
         throw TokenClientError.redirected("more than \(limit) redirects (a redirect loop?)")
     }
@@ -37,13 +35,13 @@ enum Redirects {
     }
 
     /// The request a redirect asks for: 307 and 308 repeat it; the others make a POST a GET without a body (RFC 9110).
-    private static func request(following request: URLRequest, to target: URL, status: Int) -> URLRequest {
+    private static func request(following request: HTTPRequest, to target: URL, status: Int) -> HTTPRequest {
         var next = request
-        next.url = target
-        if status == 303 || (status != 307 && status != 308 && request.httpMethod == "POST") {
-            next.httpMethod = "GET"
-            next.httpBody = nil
-            next.setValue(nil, forHTTPHeaderField: "Content-Type")
+        next.target = target.absoluteString
+        if status == 303 || (status != 307 && status != 308 && request.method == "POST") {
+            next.method = "GET"
+            next.body = []
+            next.fields.set("Content-Type", nil)
         }
         return next
     }

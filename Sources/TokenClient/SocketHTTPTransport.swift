@@ -1,14 +1,12 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
+import HTTP1
 import PrintableText
 import Sockets
 import TLS
 import Timers
 
 /// HTTP/1.1 of our own for http:// and https:// URLs (FoundationNetworking would trap on some answers, #5285): one
-/// request per connection (`Connection: close`), the answer read by `HTTPResponseReader`, redirects by the rules of
+/// request per connection (`Connection: close`), the answer read by HTTP1's `ResponseParser`, redirects by the rules of
 /// `Redirects`. For https:// a `TLSSession` (OpenSSL over memory BIOs) sits between the socket and the HTTP bytes, so
 /// the handshake runs under the exchange's deadline like any read.
 ///
@@ -32,19 +30,16 @@ public struct SocketHTTPTransport: HTTPTransport {
         self.trust = trust
     }
 
-    public func send(_ request: URLRequest, bodyLimit: Int) async throws -> (Data, HTTPURLResponse) {
+    public func send(_ request: HTTPRequest, bodyLimit: Int) async throws -> (reply: HTTPReply, url: URL) {
         let deadline = ContinuousClock.now + limit
         return try await Redirects.follow(request) { hop in
-            let (data, response) = try await exchange(hop, bodyLimit: bodyLimit, deadline: deadline)
-            let target = response.url.flatMap { url in
-                Redirects.target(of: response.statusCode, location: response.value(forHTTPHeaderField: "Location"), from: url)
-            }
-            return (data, response, target)
+            let (reply, url) = try await exchange(hop, bodyLimit: bodyLimit, deadline: deadline)
+            return (reply, url, Redirects.target(of: reply.status, location: reply.header("Location"), from: url))
         }
     }
 
     /// One request and its answer, on a thread of its own; the caller is answered at once when its task is cancelled.
-    private func exchange(_ request: URLRequest, bodyLimit: Int, deadline: ContinuousClock.Instant) async throws -> (Data, HTTPURLResponse) {
+    private func exchange(_ request: HTTPRequest, bodyLimit: Int, deadline: ContinuousClock.Instant) async throws -> (reply: HTTPReply, url: URL) {
         let plan = try Plan(request, userAgent: userAgent, trust: trust)
         let outcome = FirstOutcome()
         let limit = limit
@@ -63,6 +58,37 @@ public struct SocketHTTPTransport: HTTPTransport {
     }
 }
 
+/// What the TLS handshake with a server showed.
+public struct TLSFacts: Sendable, Equatable {
+    /// The version agreed, as OpenSSL names it (`TLSv1.3`).
+    public let version: String
+    public let certificate: TLSCertificate?
+}
+
+/// What `tokencall doctor` asks of a transport besides requests: the TLS handshake alone, and one exchange whose
+/// redirect is not followed (to see where plain http:// sends a client).
+public protocol ServerProbe: Sendable {
+    /// Connects to `url`'s host and port and runs the TLS handshake within `limit`: what it showed; a refused one
+    /// throws its `TLSFailure`, anything else a `TokenClientError`.
+    func tlsFacts(of url: URL, within limit: Duration) async throws -> TLSFacts
+    /// One exchange, its redirect (if any) not followed.
+    func sendOnce(_ request: HTTPRequest, bodyLimit: Int) async throws -> HTTPReply
+}
+
+extension SocketHTTPTransport: ServerProbe {
+    public func tlsFacts(of url: URL, within limit: Duration) async throws -> TLSFacts {
+        let plan = try Plan(HTTPRequest(url: url), userAgent: userAgent, trust: trust)
+        let deadline = ContinuousClock.now + limit
+        return try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(with: Result { try plan.facts(deadline: deadline, limit: limit) }) }
+        }
+    }
+
+    public func sendOnce(_ request: HTTPRequest, bodyLimit: Int) async throws -> HTTPReply {
+        try await exchange(request, bodyLimit: bodyLimit, deadline: ContinuousClock.now + limit).reply
+    }
+}
+
 /// A request as bytes, and where to send them.
 private struct Plan: Sendable {
     let url: URL
@@ -76,46 +102,43 @@ private struct Plan: Sendable {
     /// Headers the transport writes itself, whatever the request says.
     private static let framing: Set<String> = ["host", "connection", "content-length", "transfer-encoding"]
 
-    init(_ request: URLRequest, userAgent: String?, trust: TLSTrust) throws(TokenClientError) {
+    init(_ request: HTTPRequest, userAgent: String?, trust: TLSTrust) throws(TokenClientError) {
         let scheme = request.url?.scheme?.lowercased()
         guard let url = request.url, scheme == "http" || scheme == "https", var host = url.host, !host.isEmpty else {
-            throw .unsendable("\(request.url?.absoluteString.urlWithoutCredentials.escapedForPrinting ?? "no URL") is not an http:// or https:// URL with a host")
+            throw .unsendable("\(request.target.urlWithoutCredentials.escapedForPrinting) is not an http:// or https:// URL with a host")
         }
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         let defaultPort = scheme == "https" ? 443 : 80
         let port = url.port ?? defaultPort
         guard let port = UInt16(exactly: port), port > 0 else { throw .unsendable("the port \(port) is not 1 to 65535") }
-        let method = request.httpMethod ?? "GET"
-        guard !method.isEmpty, method.utf8.allSatisfy(HTTPResponseReader.isTokenByte) else {
+        let method = request.method
+        guard HTTPRequest.isMethod(method) else {
             throw .unsendable("the method \(method.escapedForPrinting) is not an HTTP method")
         }
         let components = URLComponents(url: url, resolvingAgainstBaseURL: true)
         let path = components?.percentEncodedPath ?? ""
         let target = (path.isEmpty ? "/" : path) + (components?.percentEncodedQuery.map { "?\($0)" } ?? "")
         let shownHost = host.contains(":") ? "[\(host)]" : host
-        var lines = ["\(method) \(target) HTTP/1.1", "Host: \(shownHost)" + (port == defaultPort ? "" : ":\(port)"), "Connection: close"]
-        let fields = (request.allHTTPHeaderFields ?? [:]).filter { !Self.framing.contains($0.key.lowercased()) }
-        for (name, value) in fields.sorted(by: { $0.key < $1.key }) {
-            guard !name.isEmpty, name.utf8.allSatisfy(HTTPResponseReader.isTokenByte),
-                  !value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) else {
-                throw .unsendable("the header \(name.escapedForPrinting) cannot be sent: its name is not a token, or its value holds a line break")
+        var fields: HTTPFields = [("Host", shownHost + (port == defaultPort ? "" : ":\(port)")), ("Connection", "close")]
+        for field in request.fields where !Self.framing.contains(field.name.lowercased()) {
+            guard field.isSendable else {
+                throw .unsendable("the header \(field.name.escapedForPrinting) cannot be sent: its name is not a token, or its value holds a line break")
             }
-            lines.append("\(name): \(value)")
+            fields.append(field.name, field.value)
         }
-        if let userAgent, !fields.keys.contains(where: { $0.lowercased() == "user-agent" }) { lines.append("User-Agent: \(userAgent)") }
-        let body = request.httpBody ?? Data()
-        if !body.isEmpty || ["POST", "PUT", "PATCH"].contains(method) { lines.append("Content-Length: \(body.count)") }
+        if let userAgent, !request.fields.contains("User-Agent") { fields.append("User-Agent", userAgent) }
+        if !request.body.isEmpty || ["POST", "PUT", "PATCH"].contains(method) { fields.append("Content-Length", String(request.body.count)) }
         self.url = url
         self.host = host
         self.port = port
         self.method = method
         self.trust = scheme == "https" ? trust : nil
-        bytes = Array((lines.joined(separator: "\r\n") + "\r\n\r\n").utf8) + body
+        bytes = HTTPRequest(method: method, target: target, fields: fields, body: request.body).serialized()
     }
 
     /// Connects, sends and reads the answer, all before `deadline`; gives up (`CancellationError`) once `abandoned`.
     func run(bodyLimit: Int, deadline: ContinuousClock.Instant, limit: Duration,
-             abandoned: () -> Bool) throws -> (Data, HTTPURLResponse) {
+             abandoned: () -> Bool) throws -> (reply: HTTPReply, url: URL) {
         /// Milliseconds of the next wait: a slice, or what is left before the deadline.
         func nextWait() throws -> Int32 {
             if abandoned() { throw CancellationError() }
@@ -147,8 +170,9 @@ private struct Plan: Sendable {
 
         var arrived: [UInt8] = []
         var scratch = [UInt8](repeating: 0, count: Socket.receiveSize)
-        let tls = try context.map { context in try Self.secured(socket, context: context, host: host, arrived: &arrived, scratch: &scratch,
-                                                              send: sendAll, wait: nextWait) }
+        let tls = try context.map { context in
+            try Self.tls { try Self.secured(socket, context: context, host: host, arrived: &arrived, scratch: &scratch, send: sendAll, wait: nextWait) }
+        }
         if let tls {
             try Self.tls { try tls.write(bytes) }
             try sendAll(tls.takeOutgoing())
@@ -156,7 +180,7 @@ private struct Plan: Sendable {
             try sendAll(bytes)
         }
 
-        var reader = HTTPResponseReader(bodyLimit: bodyLimit, method: method)
+        var parser = ResponseParser(bodyLimit: bodyLimit, method: method)
         var plaintext: [UInt8] = []
         while true {
             guard socket.waitReadable(milliseconds: try nextWait()) else { continue }
@@ -169,25 +193,54 @@ private struct Plan: Sendable {
                 ended = try Self.tls { try tls.read(into: &plaintext) }
                 swap(&arrived, &plaintext)
             }
-            var answer = arrived.isEmpty ? nil : try reader.read(arrived[...])
-            if answer == nil, ended { answer = try reader.closed() }
-            guard let answer else { continue }
-            var fields: [String: String] = [:]
-            for field in answer.head.fields where !fields.keys.contains(where: { $0.lowercased() == field.name.lowercased() }) {
-                fields[field.name] = answer.head.value(field.name)
+            var parse = arrived.isEmpty ? .needMore : parser.read(arrived[...])
+            if parse == .needMore, ended { parse = parser.closed() }
+            switch parse {
+            case .needMore: continue
+            case .response(let reply): return (reply, url)
+            case .failed(let failure): throw failure.clientError
             }
-            guard let response = HTTPURLResponse(url: url, statusCode: answer.head.status, httpVersion: "HTTP/1.1", headerFields: fields) else {
-                throw TokenClientError.invalidResponse("HTTP status \(answer.head.status)")
-            }
-            return (Data(answer.body), response)
         }
     }
 
-    /// A TLS session on `socket` whose handshake is done, run by the exchange's waits (so under its deadline).
+    /// Connects and runs the TLS handshake alone, before `deadline`: what it showed, or the `TLSFailure` as it is.
+    func facts(deadline: ContinuousClock.Instant, limit: Duration) throws -> TLSFacts {
+        guard let trust else { throw TokenClientError.unsendable("\(url.absoluteString.urlWithoutCredentials.escapedForPrinting) is not an https:// URL") }
+        func nextWait() throws -> Int32 {
+            let left = deadline - ContinuousClock.now
+            guard left > .zero else { throw TokenClientError.timeout(limit) }
+            return Int32(clamping: min(left, SocketHTTPTransport.slice).wholeMilliseconds + 1)
+        }
+        let context = try TLSContext.shared(trust)
+        let socket: Socket
+        do {
+            socket = try Socket.connect(host: host, port: port, until: deadline, abandoned: { false }, slice: SocketHTTPTransport.slice)
+        } catch {
+            throw TokenClientError.transport(Self.words(error))
+        }
+        defer { socket.close() }
+        func sendAll(_ bytes: [UInt8]) throws {
+            var sent = 0
+            while sent < bytes.count {
+                switch socket.sendSome(bytes, from: sent) {
+                case .sent(let count): sent += count
+                case .full: _ = socket.waitWritable(milliseconds: try nextWait())
+                case .failed: throw TLSFailure.handshakeRefused("the server closed the connection during the handshake")
+                }
+            }
+        }
+        var arrived: [UInt8] = []
+        var scratch = [UInt8](repeating: 0, count: Socket.receiveSize)
+        let session = try Self.secured(socket, context: context, host: host, arrived: &arrived, scratch: &scratch, send: sendAll, wait: nextWait)
+        return TLSFacts(version: session.version, certificate: session.peerCertificate)
+    }
+
+    /// A TLS session on `socket` whose handshake is done, run by the exchange's waits (so under its deadline); a
+    /// `TLSFailure` as it is.
     private static func secured(_ socket: Socket, context: TLSContext, host: String, arrived: inout [UInt8], scratch: inout [UInt8],
                                 send: ([UInt8]) throws -> Void, wait: () throws -> Int32) throws -> TLSSession {
-        let session = try tls { try TLSSession(context: context, host: host) }
-        while try !tls({ try session.handshake() }) {
+        let session = try TLSSession(context: context, host: host)
+        while try !session.handshake() {
             try send(session.takeOutgoing())
             guard socket.waitReadable(milliseconds: try wait()) else { continue }
             arrived.removeAll(keepingCapacity: true)

@@ -2,14 +2,21 @@
 public struct Check: Sendable, Equatable {
     /// The checks, in the order they are printed.
     public enum Name: String, Sendable, CaseIterable {
-        case reachable, latency, ping, answer, token, audience, signature, renewal, lifetime, clock, stampede
+        case reachable
+        case tlsVersion = "tls-version"
+        case tlsChain = "tls-chain"
+        case tlsName = "tls-name"
+        case tlsExpiry = "tls-expiry"
+        case httpsRedirect = "https-redirect"
+        case latency, ping, answer, token, audience, signature, renewal, lifetime, clock, stampede
         case badInput = "bad-input"
         case cors
     }
 
-    /// Passed, with what was seen; or failed, with what was seen and what to do about it.
+    /// Passed, with what was seen; warned (passed, but soon it will not) or failed, with what was seen and what to do.
     public enum Outcome: Sendable, Equatable {
         case passed(String)
+        case warned(String, fix: String)
         case failed(String, fix: String)
     }
 
@@ -23,23 +30,29 @@ public struct Check: Sendable, Equatable {
 
     static func passed(_ name: Name, _ detail: String) -> Check { Check(name, .passed(detail)) }
     static func failed(_ name: Name, _ detail: String, fix: String) -> Check { Check(name, .failed(detail, fix: fix)) }
+    static func warned(_ name: Name, _ detail: String, fix: String) -> Check { Check(name, .warned(detail, fix: fix)) }
 
+    /// Passed, with a warning or without.
     public var ok: Bool {
-        if case .passed = outcome { true } else { false }
+        if case .failed = outcome { false } else { true }
+    }
+
+    public var isWarning: Bool {
+        if case .warned = outcome { true } else { false }
     }
 
     /// What was seen, without what to do.
     var finding: String {
         switch outcome {
-        case .passed(let seen), .failed(let seen, _): seen
+        case .passed(let seen), .warned(let seen, _), .failed(let seen, _): seen
         }
     }
 
-    /// What was seen and, for a failure, what to do: one line of plain words.
+    /// What was seen and, for a warning or a failure, what to do: one line of plain words.
     public var detail: String {
         switch outcome {
         case .passed(let seen): seen
-        case .failed(let seen, let fix): "\(seen) → \(fix)"
+        case .warned(let seen, let fix), .failed(let seen, let fix): "\(seen) → \(fix)"
         }
     }
 }

@@ -1,7 +1,5 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
+import HTTP1
 import TokenClient
 
 extension Doctor {
@@ -10,16 +8,13 @@ extension Doctor {
 
     /// With `--origin`: the preflight a browser app at that origin sends before the shape's request allows the origin,
     /// the method and the headers, and the answer itself allows the origin.
-    func corsCheck(_ request: URLRequest) async -> Check? {
+    func corsCheck(_ request: HTTPRequest) async -> Check? {
         guard let origin = setup.origin, let url = request.url else { return nil }
-        let method = request.httpMethod ?? "GET"
+        let method = request.method
         // What a browser app adds of its own that a preflight must allow (not tokencall's Accept and Cache-Control).
-        let headers: [String] = (request.httpBody == nil ? [] : ["Content-Type"]) + (setup.bearer == nil ? [] : ["Authorization"])
-        var preflight = URLRequest(url: url)
-        preflight.httpMethod = "OPTIONS"
-        preflight.setValue(origin, forHTTPHeaderField: "Origin")
-        preflight.setValue(method, forHTTPHeaderField: "Access-Control-Request-Method")
-        if !headers.isEmpty { preflight.setValue(headers.joined(separator: ", ").lowercased(), forHTTPHeaderField: "Access-Control-Request-Headers") }
+        let headers: [String] = (request.body.isEmpty ? [] : ["Content-Type"]) + (setup.bearer == nil ? [] : ["Authorization"])
+        var preflight = HTTPRequest(method: "OPTIONS", url: url, fields: [("Origin", origin), ("Access-Control-Request-Method", method)])
+        if !headers.isEmpty { preflight.fields.append("Access-Control-Request-Headers", headers.joined(separator: ", ").lowercased()) }
         var findings: [String] = []
         switch await send(preflight) {
         case .failure(let failure):
@@ -67,13 +62,13 @@ extension Doctor {
     }
 
     /// How the server refuses `request` sent without its Origin, when it refuses it for that (a native app sends none).
-    private func refusalWithoutOrigin(_ request: URLRequest) async -> (said: String, toDo: String?)? {
+    private func refusalWithoutOrigin(_ request: HTTPRequest) async -> (said: String, toDo: String?)? {
         var native = request
-        native.setValue(nil, forHTTPHeaderField: "Origin")
+        native.fields.set("Origin", nil)
         guard case .success(let reply) = await send(native) else { return nil }
         let reader = HTTPTokenProvider(url: setup.url, shape: setup.shape, bearer: setup.bearer, transport: transport)
         do throws(TokenClientError) {
-            _ = try reader.readAnswer(reply.data, reply.response)
+            _ = try reader.readAnswer(reply.reply)
             return nil
         } catch {
             guard case .originRequired = error else { return nil }

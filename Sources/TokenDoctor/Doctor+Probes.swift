@@ -1,14 +1,12 @@
 import AccessToken
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
+import HTTP1
 import TokenClient
 
 extension Doctor {
     /// A second token, fetched more than a second after the first, must expire later: a server that computes the expiry
     /// once hands every client the same one, and every call loses its token in the same second. Nil without a first token.
-    func renewalCheck(_ request: URLRequest, first: AgoraToken?) async -> Check? {
+    func renewalCheck(_ request: HTTPRequest, first: AgoraToken?) async -> Check? {
         guard let first else { return nil }
         try? await Task.sleep(for: Self.renewalGap)
         let second: AgoraToken
@@ -27,7 +25,7 @@ extension Doctor {
     }
 
     /// The shape's request `latencyRequests` times in a row: each answered, the p99 within `setup.slowestP99`.
-    func latencyCheck(_ request: URLRequest) async -> Check {
+    func latencyCheck(_ request: HTTPRequest) async -> Check {
         var times: [Duration] = []
         var failures: [String] = []
         for _ in 0..<Self.latencyRequests {
@@ -60,10 +58,9 @@ extension Doctor {
     }
 
     /// `GET /ping` under `serverRoot`.
-    var pingRequest: URLRequest {
-        var request = URLRequest(url: serverRoot.appendingPathComponent("ping"))
-        request.setValue("application/json", forHTTPHeaderField: "Accept")
-        if let origin = setup.origin { request.setValue(origin, forHTTPHeaderField: "Origin") }
+    var pingRequest: HTTPRequest {
+        var request = HTTPRequest(url: serverRoot.appendingPathComponent("ping"), fields: [("Accept", "application/json")])
+        if let origin = setup.origin { request.fields.append("Origin", origin) }
         return request
     }
 
@@ -99,7 +96,7 @@ extension Doctor {
             let other = HTTPTokenProvider(url: root, shape: shape, requestedLifetime: setup.requestedLifetime, bearer: setup.bearer,
                                           origin: setup.origin, transport: transport)
             guard let request = try? other.httpRequest(for: setup.request), case .success(let reply) = await send(request),
-                  (try? other.readAnswer(reply.data, reply.response)) != nil else { continue }
+                  (try? other.readAnswer(reply.reply)) != nil else { continue }
             answering.append(shape.description)
         }
         let fix = answering.isEmpty
@@ -110,7 +107,7 @@ extension Doctor {
     }
 
     /// `stampedeRequests` requests at once, as when every client's token expires in the same second: each gets a token.
-    func stampedeCheck(_ request: URLRequest) async -> Check {
+    func stampedeCheck(_ request: HTTPRequest) async -> Check {
         let outcomes = await withTaskGroup(of: String?.self) { group in
             for _ in 0..<Self.stampedeRequests {
                 group.addTask {
@@ -131,7 +128,7 @@ extension Doctor {
 
     /// Why the server did not accept `request` (answer it 2xx with a token where the shape puts it, sound or not); nil
     /// when it did.
-    func refusal(of request: URLRequest) async -> String? {
+    func refusal(of request: HTTPRequest) async -> String? {
         switch await send(request) {
         case .failure(let failure): return failure.words
         case .success(let reply):
@@ -147,15 +144,15 @@ extension Doctor {
     /// values, which must get a token, so that a server refusing everything (403 or 404 for all) proves nothing. Nil
     /// when the shape can carry neither.
     func badInputCheck() async -> Check? {
-        var probes: [(input: String, good: String, goodRequest: URLRequest, badRequest: URLRequest)] = []
+        var probes: [(input: String, good: String, goodRequest: HTTPRequest, badRequest: HTTPRequest)] = []
         // The shape's request for the largest uid, with that number made one too large wherever the shape put it.
         let largest = String(UInt32.max), tooLarge = String(UInt64(UInt32.max) + 1)
         var high = setup.request
         high.user = .uid(UInt32.max)
         if let good = try? provider.httpRequest(for: high) {
             var bad = good
-            bad.url = good.url.flatMap { URL(string: $0.absoluteString.replacingOccurrences(of: largest, with: tooLarge)) }
-            bad.httpBody = good.httpBody.map { Data(String(decoding: $0, as: UTF8.self).replacingOccurrences(of: largest, with: tooLarge).utf8) }
+            bad.target = good.target.replacingOccurrences(of: largest, with: tooLarge)
+            bad.body = Array(String(decoding: good.body, as: UTF8.self).replacingOccurrences(of: largest, with: tooLarge).utf8)
             probes.append(("uid \(tooLarge)", "uid \(largest)", good, bad))
         }
         var empty = setup.request

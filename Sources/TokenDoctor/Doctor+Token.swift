@@ -1,8 +1,6 @@
 import AccessToken
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
+import HTTP1
 import TokenClient
 
 /// A token as one answer held it.
@@ -31,7 +29,7 @@ extension Doctor {
     func readToken(_ reply: Reply) -> ReadToken {
         let answer: HTTPTokenProvider.Answer
         do throws(TokenClientError) {
-            answer = try provider.readAnswer(reply.data, reply.response)
+            answer = try provider.readAnswer(reply.reply)
         } catch {
             if let refusal = error.refusal {
                 return .failed(.failed(.answer, "\(reply.excerpt): \(refusal.said)",
@@ -51,7 +49,7 @@ extension Doctor {
     }
 
     /// The token one more request gets, or why it got none.
-    func fetchToken(_ request: URLRequest) async -> Result<AgoraToken, NoReply> {
+    func fetchToken(_ request: HTTPRequest) async -> Result<AgoraToken, NoReply> {
         switch await send(request) {
         case .failure(let failure): return .failure(failure)
         case .success(let reply):

@@ -1,9 +1,7 @@
 import AccessToken
 import Foundation
+import HTTP1
 import Timers
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import TokenClient
 
 /// Checks a token server for the mistakes users meet most, through the requests a client of its shape sends.
@@ -25,10 +23,12 @@ public struct Doctor: Sendable {
         public var timeout: Duration
         /// A p99 above this fails the latency check: a renewal waits on it.
         public var slowestP99: Duration
+        /// For an https:// URL, where plain http:// is asked whether it redirects; nil for the URL's host on port 80.
+        public var plainURL: URL?
 
         public init(url: URL, shape: HTTPTokenProvider.Shape, request: TokenRequest, appCertificate: String? = nil,
                     bearer: String? = nil, origin: String? = nil, requestedLifetime: UInt32 = 3600, timeout: Duration = .seconds(10),
-                    slowestP99: Duration = .milliseconds(Doctor.slowestP99Milliseconds)) {
+                    slowestP99: Duration = .milliseconds(Doctor.slowestP99Milliseconds), plainURL: URL? = nil) {
             self.url = url
             self.shape = shape
             self.request = request
@@ -38,6 +38,7 @@ public struct Doctor: Sendable {
             self.requestedLifetime = requestedLifetime
             self.timeout = timeout
             self.slowestP99 = slowestP99
+            self.plainURL = plainURL
         }
     }
 
@@ -65,20 +66,22 @@ public struct Doctor: Sendable {
     }
 
     /// The request a client of this shape sends for what was asked; throws when the shape cannot carry it.
-    public func tokenRequest() throws(TokenClientError) -> URLRequest {
+    public func tokenRequest() throws(TokenClientError) -> HTTPRequest {
         try provider.httpRequest(for: setup.request)
     }
 
-    /// Runs every check that applies, in `Check.Name` order. Without a first answer only `reachable` is reported;
-    /// without a token in it, the checks of its token are left out.
+    /// Runs every check that applies, in `Check.Name` order. Without a first answer only `reachable` (and for https://
+    /// the TLS checks) is reported; without a token in it, the checks of its token are left out.
     public func run() async -> [Check] {
         guard let request = try? tokenRequest() else {
             return [.failed(.reachable, "the request shape cannot carry \(setup.request.user)", fix: "choose another --token-request")]
         }
+        // Beside the others: a plain http:// port that drops packets takes the whole deadline to say nothing.
+        async let tls = tlsChecks()
         let reply: Reply
         switch await send(request) {
         case .failure(let failure):
-            return [.failed(.reachable, failure.words, fix: "check the URL and that the server runs; the other checks need an answer")]
+            return [.failed(.reachable, failure.words, fix: "check the URL and that the server runs; the other checks need an answer")] + (await tls)
         case .success(let first):
             reply = first
         }
@@ -100,6 +103,7 @@ public struct Doctor: Sendable {
         // The stampede comes last, so that no other check's request meets a server busy with it (or rate-limiting us).
         if let renewal = await renewal { checks.append(renewal) }
         checks.append(await stampedeCheck(request))
+        checks += await tls
         let order = Check.Name.allCases
         return checks.sorted { order.firstIndex(of: $0.name)! < order.firstIndex(of: $1.name)! }
     }

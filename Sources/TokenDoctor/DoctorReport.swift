@@ -15,15 +15,18 @@ public struct DoctorReport: Sendable, Encodable {
     /// True when every check passed.
     public var ok: Bool { checks.allSatisfy(\.ok) }
 
-    /// `ok   latency: p50 3 ms, …` or `FAIL lifetime: … → what to do`, one line per check, then a count; escaped for printing.
+    /// `ok   latency: p50 3 ms, …`, `warn tls-expiry: … → what to do` or `FAIL lifetime: … → what to do`, one line per
+    /// check, then a count; escaped for printing.
     public var text: String {
-        let lines = checks.map { ($0.ok ? "ok   " : "FAIL ") + "\($0.name.rawValue): \($0.detail)" }
+        let lines = checks.map { ($0.isWarning ? "warn " : $0.ok ? "ok   " : "FAIL ") + "\($0.name.rawValue): \($0.detail)" }
         let failed = checks.count { !$0.ok }
-        let summary = failed == 0 ? "all \(checks.count) checks passed" : "\(failed) of \(checks.count) checks failed"
+        let warned = checks.count(where: \.isWarning)
+        let warnings = warned == 0 ? "" : ", \(warned) with a warning"
+        let summary = failed == 0 ? "all \(checks.count) checks passed\(warnings)" : "\(failed) of \(checks.count) checks failed\(warnings)"
         return (lines + [summary]).map(\.escapedForPrinting).joined(separator: "\n")
     }
 
-    /// One JSON object, `{"checks": [{"detail", "name", "ok"}], "ok", "url"}`, escaped for printing.
+    /// One JSON object, `{"checks": [{"detail", "name", "ok", "warning"}], "ok", "url"}`, escaped for printing.
     public var json: String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -41,12 +44,13 @@ public struct DoctorReport: Sendable, Encodable {
 }
 
 extension Check: Encodable {
-    private enum Keys: String, CodingKey { case name, ok, detail }
+    private enum Keys: String, CodingKey { case name, ok, warning, detail }
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: Keys.self)
         try container.encode(name.rawValue, forKey: .name)
         try container.encode(ok, forKey: .ok)
+        if isWarning { try container.encode(true, forKey: .warning) }
         try container.encode(detail, forKey: .detail)
     }
 }

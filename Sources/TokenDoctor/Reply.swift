@@ -1,19 +1,17 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
+import HTTP1
 import TokenClient
 
 /// One HTTP answer as the doctor saw it.
 struct Reply: Sendable {
-    let data: Data
-    let response: HTTPURLResponse
+    let reply: HTTPReply
     let elapsed: Duration
 
-    var status: Int { response.statusCode }
+    var status: Int { reply.status }
+    var data: [UInt8] { reply.body }
     var isSuccess: Bool { (200..<300).contains(status) }
 
-    func header(_ name: String) -> String? { response.value(forHTTPHeaderField: name) }
+    func header(_ name: String) -> String? { reply.header(name) }
 
     /// An HTML page, by its type or its first character: what a catch-all route answers to any path.
     var isWebPage: Bool {
@@ -40,15 +38,15 @@ struct NoReply: Error {
 extension Doctor {
     /// Sends `request` with the deadline over the whole exchange, on a connection closed after it: the doctor's
     /// 70-odd requests would otherwise leave as many idle connections held open against the server's per-client limit.
-    func send(_ asked: URLRequest) async -> Result<Reply, NoReply> {
+    func send(_ asked: HTTPRequest) async -> Result<Reply, NoReply> {
         var closing = asked
-        closing.setValue("close", forHTTPHeaderField: "Connection")
+        closing.fields.set("Connection", "close")
         let request = closing
         let started = ContinuousClock.now
         let (transport, timeout) = (transport, setup.timeout)
         do {
-            let answer = try await withThrowingTaskGroup(of: (Data, HTTPURLResponse)?.self) { group in
-                group.addTask { try await transport.send(request, bodyLimit: HTTPTokenProvider.bodyLimit) }
+            let answer = try await withThrowingTaskGroup(of: HTTPReply?.self) { group in
+                group.addTask { try await transport.send(request, bodyLimit: HTTPTokenProvider.bodyLimit).reply }
                 group.addTask {
                     try await Task.sleep(for: timeout)
                     return nil
@@ -57,7 +55,7 @@ extension Doctor {
                 guard case let answer?? = try await group.next() else { throw TokenClientError.timeout(timeout) }
                 return answer
             }
-            return .success(Reply(data: answer.0, response: answer.1, elapsed: ContinuousClock.now - started))
+            return .success(Reply(reply: answer, elapsed: ContinuousClock.now - started))
         } catch let error as TokenClientError {
             return .failure(NoReply(words: error.description))
         } catch {

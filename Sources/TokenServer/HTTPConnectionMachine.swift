@@ -1,3 +1,5 @@
+import HTTP1
+
 /// One HTTP/1.1 server connection as a value: events (bytes arrived, bytes sent, a deadline passed, stopping) change
 /// its phase and return what the loop must do next. It reads no socket and keeps no clock, so every transition is
 /// tested as plain values.
@@ -58,6 +60,8 @@ struct HTTPConnectionMachine {
     private(set) var phase: Phase
     /// Received bytes not yet used.
     private(set) var buffer: [UInt8] = []
+    /// The request being read, from the bytes of `buffer` handed to it.
+    private var requests = RequestParser()
     let times: Times
 
     /// A new connection: waiting for its first request, or first for its TLS handshake.
@@ -187,10 +191,11 @@ struct HTTPConnectionMachine {
         case .receiving(let since): started = since
         default: return waiting()
         }
-        switch RequestReader.read(buffer) {
-        case .incomplete:
+        switch requests.read(buffer) {
+        case .needMore:
+            buffer.removeAll(keepingCapacity: true)  // the parser keeps what it has read
             return waiting()
-        case .refuse(let refusal):
+        case .refused(let refusal):
             buffer = []
             return .refuse(.error(refusal.status, refusal.message), started: started)
         case .request(let request, let consumed):

@@ -1,4 +1,5 @@
 import Foundation
+import HTTP1
 import Sockets
 import TLS
 
@@ -53,13 +54,9 @@ public struct HTTPResponse: Sendable {
     func serialized(keepAlive: Bool, withBody: Bool = true) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(160 + body.count + headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 })
-        bytes.append(contentsOf: "HTTP/1.1 ".utf8)
-        PlainJSON.appendDecimal(status, to: &bytes)
-        bytes.append(UInt8(ascii: " "))
-        bytes.append(contentsOf: Self.reason(status).utf8)
-        bytes.append(contentsOf: "\r\n".utf8)
+        HTTPReply.appendStatusLine(status, to: &bytes)
         guard status != 101 else {
-            for header in headers { bytes.append(contentsOf: "\(header.name): \(header.value)\r\n".utf8) }
+            for header in headers { HTTPReply.appendField(header.name, header.value, to: &bytes) }
             bytes.append(contentsOf: "\r\n".utf8)
             return bytes
         }
@@ -67,36 +64,10 @@ public struct HTTPResponse: Sendable {
         bytes.append(contentsOf: "Cache-Control: no-store\r\nContent-Length: ".utf8)
         PlainJSON.appendDecimal(body.count, to: &bytes)
         bytes.append(contentsOf: (keepAlive ? "\r\nConnection: keep-alive\r\n" : "\r\nConnection: close\r\n").utf8)
-        for header in headers {
-            bytes.append(contentsOf: header.name.utf8)
-            bytes.append(contentsOf: ": ".utf8)
-            bytes.append(contentsOf: header.value.utf8)
-            bytes.append(contentsOf: "\r\n".utf8)
-        }
+        for header in headers { HTTPReply.appendField(header.name, header.value, to: &bytes) }
         bytes.append(contentsOf: "\r\n".utf8)
         if withBody { bytes.append(contentsOf: body) }
         return bytes
-    }
-
-    static func reason(_ status: Int) -> String {
-        switch status {
-        case 101: "Switching Protocols"
-        case 200: "OK"
-        case 204: "No Content"
-        case 400: "Bad Request"
-        case 401: "Unauthorized"
-        case 403: "Forbidden"
-        case 404: "Not Found"
-        case 405: "Method Not Allowed"
-        case 408: "Request Timeout"
-        case 411: "Length Required"
-        case 413: "Content Too Large"
-        case 426: "Upgrade Required"
-        case 431: "Request Header Fields Too Large"
-        case 500: "Internal Server Error"
-        case 503: "Service Unavailable"
-        default: "Status \(status)"
-        }
     }
 }
 

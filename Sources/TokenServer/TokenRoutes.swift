@@ -1,5 +1,6 @@
 import AccessToken
 import Foundation
+import HTTP1
 import JSON
 
 /// The endpoints of the token servers users already run, answering with AccessToken2 tokens.

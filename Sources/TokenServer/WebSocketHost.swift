@@ -1,4 +1,5 @@
 import Foundation
+import HTTP1
 import Sockets
 import Synchronization
 import TLS

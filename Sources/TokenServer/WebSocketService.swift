@@ -1,3 +1,4 @@
+import HTTP1
 import WebSocket
 
 /// One WebSocket connection on a host, for as long as the host runs.

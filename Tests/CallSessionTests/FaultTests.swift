@@ -1,5 +1,6 @@
 import AccessToken
 import Foundation
+import HTTP1
 import Synchronization
 import TestSupport
 import Testing

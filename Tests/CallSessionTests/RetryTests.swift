@@ -1,8 +1,6 @@
 import AccessToken
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
+import HTTP1
 import Synchronization
 import TestSupport
 import Testing
@@ -22,7 +20,7 @@ final class ScriptedTransport: HTTPTransport {
 
     init(unixTime: @escaping @Sendable () -> Double) { self.unixTime = unixTime }
 
-    func send(_ request: URLRequest, bodyLimit: Int) async throws -> (Data, HTTPURLResponse) {
+    func send(_ request: HTTPRequest, bodyLimit: Int) async throws -> (reply: HTTPReply, url: URL) {
         let call = calls.withLock { count -> Int in
             count += 1
             return count
@@ -42,8 +40,7 @@ final class ScriptedTransport: HTTPTransport {
             let token = try serverToken(issuedAt: UInt32(unixTime()), salt: UInt32(call))
             body = #"{"token": "\#(token)"}"#
         }
-        return (Data(body.utf8), HTTPURLResponse(url: request.url!, statusCode: status, httpVersion: "HTTP/1.1",
-                                                 headerFields: ["Content-Type": "application/json"])!)
+        return (HTTPReply(status: status, fields: [("Content-Type", "application/json")], body: Array(body.utf8)), request.url!)
     }
 }
 

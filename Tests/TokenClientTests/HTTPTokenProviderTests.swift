@@ -1,8 +1,6 @@
 import AccessToken
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
+import HTTP1
 import TestSupport
 import Testing
 import TokenServer
@@ -11,7 +9,7 @@ import TokenServer
 private let base = URL(string: "http://127.0.0.1:9")!
 private let now = 1_800_000_000.0
 
-private func provider(_ status: Int, _ body: String, headers: [String: String] = ["Content-Type": "application/json"],
+private func provider(_ status: Int, _ body: String, headers: HTTPFields = [("Content-Type", "application/json")],
                       shape: HTTPTokenProvider.Shape = .fetch) -> HTTPTokenProvider {
     HTTPTokenProvider(url: base, shape: shape, transport: StubTransport(status: status, headers: headers, body: body),
                       unixTime: { now })
@@ -98,7 +96,7 @@ private func failure(_ provider: HTTPTokenProvider, for asked: TokenRequest = re
 
     @Test func handingOverMistakesPassesAWrongTokenOnWithWhatIsWrongAndStillRefusesWhatIsNoToken() async throws {
         func handingOver(_ body: String) -> HTTPTokenProvider {
-            HTTPTokenProvider(url: base, transport: StubTransport(status: 200, headers: ["Content-Type": "application/json"], body: body),
+            HTTPTokenProvider(url: base, transport: StubTransport(status: 200, headers: [("Content-Type", "application/json")], body: body),
                               handsOverMistakes: true, unixTime: { now })
         }
         let otherUid = realToken(issuedAt: UInt32(now), uid: 7)
@@ -121,7 +119,7 @@ private func failure(_ provider: HTTPTokenProvider, for asked: TokenRequest = re
     @Test func statusCodesMapToTheirErrors() async throws {
         #expect(await failure(provider(401, "{}")) == .unauthorized(status: 401, message: nil, sent: []))
         #expect(await failure(provider(403, "{}")) == .unauthorized(status: 403, message: nil, sent: []))
-        #expect(await failure(provider(429, "{}", headers: ["Retry-After": "7"])) == .rateLimited(status: 429, retryAfter: .seconds(7)))
+        #expect(await failure(provider(429, "{}", headers: [("Retry-After", "7")])) == .rateLimited(status: 429, retryAfter: .seconds(7)))
         #expect(await failure(provider(503, "{}")) == .rateLimited(status: 503, retryAfter: nil))
         #expect(await failure(provider(500, #"{"error": "database down"}"#)) == .server(status: 500, message: "database down"))
         #expect(await failure(provider(404, "<html>")) == .server(status: 404, message: nil))
@@ -133,7 +131,7 @@ private func failure(_ provider: HTTPTokenProvider, for asked: TokenRequest = re
         func refusal(_ status: Int, _ body: String, type: String = "application/json", bearer: String? = nil,
                      origin: String? = nil) async -> TokenClientError? {
             await failure(HTTPTokenProvider(url: base, bearer: bearer, origin: origin,
-                                            transport: StubTransport(status: status, headers: ["Content-Type": type], body: body), unixTime: { now }))
+                                            transport: StubTransport(status: status, headers: [("Content-Type", type)], body: body), unixTime: { now }))
         }
         let forbidden = await refusal(403, #"{"error": "no \u001b[2J entry"}"#)
         #expect(forbidden == .unauthorized(status: 403, message: "no \u{1b}[2J entry", sent: []))
@@ -162,8 +160,8 @@ private func failure(_ provider: HTTPTokenProvider, for asked: TokenRequest = re
             + "carry no Origin (CORS is for browsers; CORS_ALLOW_ORIGIN=* there), or send one with --origin")
         #expect(refused?.isRetryable == false)
         let sent = try HTTPTokenProvider(url: base, origin: "https://app.example").httpRequest(for: request)
-        #expect(sent.value(forHTTPHeaderField: "Origin") == "https://app.example")
-        #expect(try HTTPTokenProvider(url: base).httpRequest(for: request).value(forHTTPHeaderField: "Origin") == nil)
+        #expect(sent.header("Origin") == "https://app.example")
+        #expect(try HTTPTokenProvider(url: base).httpRequest(for: request).header("Origin") == nil)
     }
 
     @Test func connectionRefusedIsATransportError() async throws {

@@ -1,7 +1,5 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
+import HTTP1
 import TestSupport
 import Testing
 @testable import TokenClient
@@ -13,16 +11,14 @@ import Testing
     static let transportLimit = Duration.seconds(600)
     static let transport = SocketHTTPTransport(userAgent: "tokencall/test", limit: transportLimit)
 
-    static func post(_ url: URL, path: String = "/fetch_rtc_token?x=1", headers: [String: String] = [:]) -> URLRequest {
-        var request = URLRequest(url: URL(string: path, relativeTo: url)!.absoluteURL)
-        request.httpMethod = "POST"
-        request.httpBody = Data(#"{"uid":1}"#.utf8)
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+    static func post(_ url: URL, path: String = "/fetch_rtc_token?x=1", headers: HTTPFields = []) -> HTTPRequest {
+        var request = HTTPRequest(method: "POST", url: URL(string: path, relativeTo: url)!.absoluteURL, fields: [("Content-Type", "application/json")],
+                                  body: Array(#"{"uid":1}"#.utf8))
+        for field in headers { request.fields.set(field.name, field.value) }
         return request
     }
 
-    static func failure(_ request: URLRequest, _ transport: SocketHTTPTransport = transport) async -> (any Error)? {
+    static func failure(_ request: HTTPRequest, _ transport: SocketHTTPTransport = transport) async -> (any Error)? {
         do {
             _ = try await transport.send(request, bodyLimit: HTTPTokenProvider.bodyLimit)
             return nil
@@ -41,16 +37,16 @@ import Testing
 
         let trailer = try HostileServer { HostileServerTests.TransportCrash.EndlessHead.chunkedTrailer.write(to: $0) }
         defer { trailer.stop() }
-        let (body, response) = try await Self.transport.send(Self.post(trailer.url), bodyLimit: HTTPTokenProvider.bodyLimit)
-        #expect(response.statusCode == 200)
-        #expect(body == Data("{}".utf8))
+        let (reply, _) = try await Self.transport.send(Self.post(trailer.url), bodyLimit: HTTPTokenProvider.bodyLimit)
+        #expect(reply.status == 200)
+        #expect(reply.body == Array("{}".utf8))
     }
 
     @Test func theRequestGoesAsAskedWithNoCredentialOfItsOwn() async throws {
         let server = try HostileServer { $0.write(head("204 No Content")) }
         defer { server.stop() }
-        _ = try await Self.transport.send(Self.post(server.url, headers: ["Authorization": "Bearer user-cred"]), bodyLimit: 100)
-        _ = try await Self.transport.send(Self.post(server.url, headers: ["User-Agent": "mine"]), bodyLimit: 100)
+        _ = try await Self.transport.send(Self.post(server.url, headers: [("Authorization", "Bearer user-cred")]), bodyLimit: 100)
+        _ = try await Self.transport.send(Self.post(server.url, headers: [("User-Agent", "mine")]), bodyLimit: 100)
         let (first, second) = (server.requests[0], server.requests[1])
         #expect(first.hasPrefix("POST /fetch_rtc_token?x=1 HTTP/1.1\r\n"))
         for line in ["Host: 127.0.0.1:\(server.port)", "Connection: close", "Content-Length: 9", "Content-Type: application/json",
@@ -72,8 +68,8 @@ import Testing
             connection.waitForClose(upTo: .seconds(5))
         }
         defer { server.stop() }
-        let (body, _) = try await Self.transport.send(Self.post(server.url), bodyLimit: HTTPTokenProvider.bodyLimit)
-        #expect(String(decoding: body, as: UTF8.self) == "{\"token\":1}\n")
+        let (reply, _) = try await Self.transport.send(Self.post(server.url), bodyLimit: HTTPTokenProvider.bodyLimit)
+        #expect(String(decoding: reply.body, as: UTF8.self) == "{\"token\":1}\n")
     }
 
     @Test func anEndlessChunkedAnswerIsCutOffAtTheLimitAndTheConnectionClosed() async throws {
@@ -118,8 +114,8 @@ import Testing
             }
         }
         defer { server.stop() }
-        let (_, response) = try await Self.transport.send(Self.post(server.url), bodyLimit: 100)
-        #expect(response.url?.path == "/v2/token")
+        let (_, url) = try await Self.transport.send(Self.post(server.url), bodyLimit: 100)
+        #expect(url.path == "/v2/token")
         let second = try #require(server.requests.dropFirst().first)
         #expect(second.hasPrefix("\(method) /v2/token HTTP/1.1\r\n"))
         #expect(second.hasSuffix("\r\n\r\n" + body))

@@ -1,9 +1,7 @@
 import AccessToken
 import Dispatch
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
+import HTTP1
 import Synchronization
 import TestSupport
 @testable import TokenClient
@@ -79,10 +77,10 @@ func makeCache(_ steps: [StubProvider.Step], margin: Duration = .seconds(60)) ->
 /// A transport that answers every request with the same status, headers and body.
 struct StubTransport: HTTPTransport {
     let status: Int
-    var headers: [String: String] = ["Content-Type": "application/json"]
+    var headers: HTTPFields = [("Content-Type", "application/json")]
     let body: String
 
-    func send(_ request: URLRequest, bodyLimit: Int) async throws -> (Data, HTTPURLResponse) {
-        (Data(body.utf8), HTTPURLResponse(url: request.url!, statusCode: status, httpVersion: "HTTP/1.1", headerFields: headers)!)
+    func send(_ request: HTTPRequest, bodyLimit: Int) async throws -> (reply: HTTPReply, url: URL) {
+        (HTTPReply(status: status, fields: headers, body: Array(body.utf8)), request.url!)
     }
 }

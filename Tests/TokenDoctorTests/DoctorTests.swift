@@ -1,6 +1,8 @@
 import AccessToken
+import CCrypto
 import Foundation
 import TestSupport
+import TLS
 import Testing
 import TokenClient
 import TokenDoctor
@@ -21,6 +23,9 @@ import TokenServer
                      slowestP99: timeout)
     }
 
+    /// The checks of an https:// server alone, left out for http://.
+    static let overTLSOnly: Set<Check.Name> = [.tlsVersion, .tlsChain, .tlsName, .tlsExpiry, .httpsRedirect]
+
     static func failed(_ checks: [Check]) -> Set<Check.Name> { Set(checks.filter { !$0.ok }.map(\.name)) }
 
     static func detail(_ name: Check.Name, in checks: [Check]) -> String { checks.first { $0.name == name }?.detail ?? "(not run)" }
@@ -32,7 +37,7 @@ import TokenServer
         defer { server.stop() }
         let checks = await Doctor(Self.setup(server.url, shape: shape, bearer: Self.bearer)).run()
         #expect(checks.filter { !$0.ok }.map(\.detail) == [])
-        let ran = Set(Check.Name.allCases).subtracting(shape.hasPing ? [] : [.ping])
+        let ran = Set(Check.Name.allCases).subtracting(Self.overTLSOnly).subtracting(shape.hasPing ? [] : [.ping])
         #expect(checks.map(\.name) == Check.Name.allCases.filter(ran.contains))
         #expect(Self.detail(.audience, in: checks) == "for App ID \(TestCredentials.appID), channel \"doctor\", uid 42, publisher")
         #expect(Self.detail(.lifetime, in: checks) == "3600 s (1 h)")
@@ -174,7 +179,7 @@ import TokenServer
         #expect(object["url"] as? String == server.url.absoluteString)
         #expect(object["ok"] as? Bool == false)
         let checks = try #require(object["checks"] as? [[String: Any]])
-        #expect(checks.map { $0["name"] as? String } == Check.Name.allCases.filter { $0 != .ping }.map(\.rawValue))
+        #expect(checks.map { $0["name"] as? String } == Check.Name.allCases.filter { $0 != .ping && !Self.overTLSOnly.contains($0) }.map(\.rawValue))
         #expect(checks.filter { $0["ok"] as? Bool == false }.map { $0["name"] as? String } == ["signature"])
         #expect(checks.allSatisfy { ($0["detail"] as? String)?.isEmpty == false })
     }
@@ -273,5 +278,113 @@ import TokenServer
         setup.origin = nil
         setup.requestedLifetime = 600
         #expect(Self.detail(.lifetime, in: await Doctor(setup).run()) == "600 s (10 min)")
+    }
+}
+
+/// `doctor https://…`: the TLS version, the chain, the name and the expiry from a handshake of its own, and where plain
+/// http:// at the host sends a client; each check's words.
+@Suite(.serialized) struct DoctorTLSTests {
+    static let certificates = Result { try TestCertificates.make() }
+
+    /// A doctor of an https:// front (with `pair`) for a sound token server, trusting the test CA; plain http:// is
+    /// asked at `plain`.
+    static func checks(_ pair: (TestCertificates) -> TestCertificates.Pair, plain: URL, trust: TLSTrust? = nil,
+                       host: String = "127.0.0.1") async throws -> [Check] {
+        let certificates = try certificates.get()
+        let server = try TokenServer(TokenServerConfig(port: 0, appID: TestCredentials.appID, appCertificate: TestCredentials.certificate))
+        defer { server.stop() }
+        let front = try TLSTestServer(pair(certificates), answer: TLSTestServer.forwarding(to: server.port))
+        defer { front.stop() }
+        var setup = DoctorTests.setup(front.url(host: host))
+        setup.origin = nil
+        setup.plainURL = plain
+        let transport = SocketHTTPTransport(userAgent: "tokencall/test", trust: trust ?? .file(certificates.caFile))
+        return await Doctor(setup, transport: transport).run()
+    }
+
+    /// A plain server that redirects every request to `location`.
+    static func redirecting(to location: @escaping @Sendable () -> String) throws -> HostileServer {
+        try HostileServer { $0.write("HTTP/1.1 301 Moved Permanently\r\nLocation: \(location())\r\nContent-Length: 0\r\nConnection: close\r\n\r\n") }
+    }
+
+    static let nothingListens = URL(string: "http://127.0.0.1:1/")!
+
+    @Test func aSoundCertificatePassesEachTLSCheck() async throws {
+        let checks = try await Self.checks(\.good, plain: Self.nothingListens)
+        for name in [Check.Name.tlsVersion, .tlsChain, .tlsName, .tlsExpiry, .httpsRedirect] {
+            #expect(checks.first { $0.name == name }?.ok == true, "\(name): \(DoctorTests.detail(name, in: checks))")
+        }
+        #expect(DoctorTests.detail(.tlsVersion, in: checks) == "TLSv1.3 agreed (tokencall needs TLS 1.2 or later)")
+        #expect(DoctorTests.detail(.tlsChain, in: checks) == "the chain from /CN=good to /CN=TokenCall Test CA verifies")
+        #expect(DoctorTests.detail(.tlsName, in: checks) == "the certificate is for 127.0.0.1: it names 127.0.0.1, localhost")
+        #expect(DoctorTests.detail(.tlsExpiry, in: checks).hasSuffix(", 89 days from now"), "\(DoctorTests.detail(.tlsExpiry, in: checks))")
+        #expect(DoctorTests.detail(.httpsRedirect, in: checks).hasPrefix("plain http://127.0.0.1:1/ gets no answer (cannot reach the token server: connection refused"),
+                "\(DoctorTests.detail(.httpsRedirect, in: checks))")
+        #expect(DoctorTests.failed(checks).isEmpty, "\(checks.filter { !$0.ok }.map(\.detail))")
+    }
+
+    @Test func aCertificateEndingWithinAWeekFailsAndWithinAMonthWarns() async throws {
+        let soon = try await Self.checks(\.endsIn5Days, plain: Self.nothingListens)
+        let failed = DoctorTests.detail(.tlsExpiry, in: soon)
+        #expect(soon.first { $0.name == .tlsExpiry }?.ok == false)
+        #expect(failed.contains(", in 4 days (less than 7) → renew it now: once it ends every client refuses the server"), "\(failed)")
+        let later = try await Self.checks(\.endsIn20Days, plain: Self.nothingListens)
+        let warned = try #require(later.first { $0.name == .tlsExpiry })
+        #expect(warned.ok && warned.isWarning)
+        #expect(warned.detail.contains(", in 19 days (less than 30) → renew it before then"), "\(warned.detail)")
+        let report = DoctorReport(url: URL(string: "https://127.0.0.1")!, checks: later)
+        #expect(report.text.contains("\nwarn tls-expiry: the certificate expires on "), "\(report.text)")
+        #expect(report.text.hasSuffix("checks passed, 1 with a warning"), "\(report.text)")
+        #expect(report.json.contains(#""name":"tls-expiry","ok":true,"warning":true"#), "\(report.json)")
+    }
+
+    @Test func eachRefusedHandshakeFailsTheCheckItIsAbout() async throws {
+        let expired = try await Self.checks(\.expired, plain: Self.nothingListens)
+        #expect(DoctorTests.detail(.tlsExpiry, in: expired).hasPrefix("TLS: the certificate (/CN=expired) expired on "), "\(expired.map(\.detail))")
+        #expect(DoctorTests.failed(expired).isSuperset(of: [.reachable, .tlsExpiry]))
+
+        let other = try await Self.checks(\.otherName, plain: Self.nothingListens)
+        #expect(DoctorTests.detail(.tlsName, in: other)
+            == "TLS: the certificate is not for 127.0.0.1: it names elsewhere.example → serve a certificate whose names include 127.0.0.1, the host clients connect to")
+
+        let selfSigned = try await Self.checks(\.selfSigned, plain: Self.nothingListens)
+        #expect(DoctorTests.detail(.tlsChain, in: selfSigned).hasPrefix(
+            "TLS: the certificate (/CN=self-signed) is self-signed and not trusted; give it with --ca-file FILE if you mean to trust it → serve the certificate with its intermediates"))
+
+        let untrusted = try await Self.checks(\.good, plain: Self.nothingListens, trust: .file(try Self.certificates.get().selfSigned.certificate))
+        #expect(DoctorTests.detail(.tlsChain, in: untrusted).hasPrefix("TLS: the certificate's issuer /CN=TokenCall Test CA is not trusted"))
+        for checks in [expired, other, selfSigned, untrusted] {
+            #expect(checks.count(where: { $0.name.rawValue.hasPrefix("tls-") }) == 1, "only the refused check: \(checks.map(\.name))")
+        }
+    }
+
+    @Test func anOldTLSVersionIsRefusedInWords() async throws {
+        let certificates = try Self.certificates.get()
+        let front = try TLSTestServer(certificates.good, maxVersion: TLS1_1_VERSION) { _ in "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n" }
+        defer { front.stop() }
+        var setup = DoctorTests.setup(front.url())
+        setup.plainURL = Self.nothingListens
+        let checks = await Doctor(setup, transport: SocketHTTPTransport(trust: .file(certificates.caFile))).run()
+        #expect(DoctorTests.detail(.tlsVersion, in: checks).hasPrefix("TLS: no TLS version in common (tokencall needs TLS 1.2 or later)"),
+                "\(checks.map(\.detail))")
+    }
+
+    @Test func plainHTTPMustRedirectToHTTPSAtTheSameHost() async throws {
+        let good = try Self.redirecting { "https://127.0.0.1:8443/fetch_rtc_token" }
+        defer { good.stop() }
+        let elsewhere = try Self.redirecting { "http://127.0.0.1/fetch_rtc_token" }
+        defer { elsewhere.stop() }
+        let plain = try HostileServer { $0.write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}") }
+        defer { plain.stop() }
+
+        let passed = try await Self.checks(\.good, plain: good.url)
+        #expect(DoctorTests.detail(.httpsRedirect, in: passed) == "plain \(good.url.absoluteString) redirects (HTTP 301) to https://127.0.0.1:8443/fetch_rtc_token",
+                "\(DoctorTests.detail(.httpsRedirect, in: passed))")
+        let toHTTP = try await Self.checks(\.good, plain: elsewhere.url)
+        #expect(DoctorTests.detail(.httpsRedirect, in: toHTTP) == "plain \(elsewhere.url.absoluteString) redirects (HTTP 301) to "
+            + "http://127.0.0.1/fetch_rtc_token, not to https://127.0.0.1 → answer plain http:// with a 301 (or 308) to the same path on "
+            + "https://127.0.0.1, or serve no plain http:// at all")
+        let served = try await Self.checks(\.good, plain: plain.url)
+        #expect(DoctorTests.detail(.httpsRedirect, in: served).hasPrefix("plain \(plain.url.absoluteString) answers HTTP 200 without a redirect to https://"))
     }
 }

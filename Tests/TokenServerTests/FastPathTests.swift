@@ -19,31 +19,6 @@ import Testing
         mutating func chance(_ percent: UInt64) -> Bool { next() % 100 < percent }
     }
 
-    @Test func aPlainTargetIsItsOwnPath() {
-        var random = Generator(state: 2)
-        let characters = (0x20..<0x7F).map { Character(UnicodeScalar(UInt8($0))) }.filter { $0 != "%" && $0 != "?" }
-        for _ in 0..<5_000 {
-            let target = "/" + String((0..<Int(random.next() % 12)).map { _ in random.pick(characters) })
-            let (path, query) = RequestReader.decodeTarget(target)
-            #expect(path == target && query.isEmpty, "\(target.debugDescription)")
-            #expect(RequestReader.splitTarget(target) == (target, [:]))
-        }
-        #expect(RequestReader.splitTarget("/rtc/a%20b/1/uid/5/?expiry=60").0 == "/rtc/a b/1/uid/5/")
-        #expect(RequestReader.splitTarget("/rtc/a/1/uid/5/?expiry=60").1 == ["expiry": "60"])
-        #expect(RequestReader.splitTarget("/a%zz").0 == nil)
-    }
-
-    @Test func headerNamesCompareAsFoundationCompares() {
-        var random = Generator(state: 3)
-        let letters: [Character] = ["a", "A", "z", "Z", "-", "@", "`", "[", "{", "_", "0", "s", "S", "k", "K", "ſ", "K", "é", "É"]
-        for _ in 0..<20_000 {
-            let a = String((0..<Int(random.next() % 5)).map { _ in random.pick(letters) })
-            let b = random.chance(50) ? String(a.map { random.chance(50) ? Character($0.uppercased()) : Character($0.lowercased()) })
-                                      : String((0..<Int(random.next() % 5)).map { _ in random.pick(letters) })
-            #expect(HeaderName.equal(a, b) == (a.caseInsensitiveCompare(b) == .orderedSame), "\(a) \(b)")
-        }
-    }
-
     static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]

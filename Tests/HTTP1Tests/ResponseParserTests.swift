@@ -1,24 +1,27 @@
 import Testing
-@testable import TokenClient
+@testable import HTTP1
 
-/// What the socket transport makes of a server's bytes, however they are split on the way.
-@Suite struct HTTPResponseReaderTests {
+/// What a client makes of a server's bytes, however they are split on the way.
+@Suite struct ResponseParserTests {
     static let limit = 64
 
     /// Feeds `text` in pieces of `size` bytes, then the close when `closes`: the answer, or the refusal's words.
-    static func read(_ text: String, in size: Int, closes: Bool = true, method: String = "GET") -> Result<HTTPResponseReader.Answer, TokenClientError> {
-        var reader = HTTPResponseReader(bodyLimit: limit, method: method)
+    static func read(_ text: String, in size: Int, closes: Bool = true, method: String = "GET") -> Result<HTTPReply, ResponseFailure> {
+        var parser = ResponseParser(bodyLimit: limit, method: method)
         let bytes = Array(text.utf8)
-        do throws(TokenClientError) {
-            var start = 0
-            while start < bytes.count {
-                if let answer = try reader.read(bytes[start..<min(start + size, bytes.count)]) { return .success(answer) }
-                start += size
+        var start = 0
+        while start < bytes.count {
+            switch parser.read(bytes[start..<min(start + size, bytes.count)]) {
+            case .needMore: start += size
+            case .response(let reply): return .success(reply)
+            case .failed(let failure): return .failure(failure)
             }
-            guard closes else { return .failure(.transport("still waiting")) }
-            return .success(try reader.closed())
-        } catch {
-            return .failure(error)
+        }
+        guard closes else { return .failure(.cut("still waiting")) }
+        switch parser.closed() {
+        case .response(let reply): return .success(reply)
+        case .failed(let failure): return .failure(failure)
+        case .needMore: return .failure(.cut("needs more after the close"))
         }
     }
 
@@ -35,16 +38,16 @@ import Testing
         ]
         for text in answers {
             let answer = try Self.read(text, in: size).get()
-            #expect(answer.head.status == 200)
+            #expect(answer.status == 200)
             #expect(String(decoding: answer.body, as: UTF8.self) == #"{"a":1}"#, "\(text.debugDescription)")
         }
     }
 
     @Test func fieldsKeepTheirValuesAndRepeatsAreJoined() throws {
         let answer = try Self.read("HTTP/1.1 429 Too Many\r\nRetry-After:  7 \r\nVary: a\r\nvary: b\r\nContent-Length: 0\r\n\r\n", in: 4096).get()
-        #expect(answer.head.status == 429)
-        #expect(answer.head.value("retry-after") == "7")
-        #expect(answer.head.value("Vary") == "a, b")
+        #expect(answer.status == 429)
+        #expect(answer.header("retry-after") == "7")
+        #expect(answer.header("Vary") == "a, b")
     }
 
     @Test func answersWithoutABodyEndAtTheirHead() throws {
@@ -58,14 +61,14 @@ import Testing
     func aBodyPastTheLimitIsRefusedBeforeItIsKept(size: Int) {
         let flood = String(repeating: "a", count: 65)
         #expect(Self.read("HTTP/1.1 200 OK\r\nContent-Length: 65\r\n\r\n", in: size, closes: false)
-            == .failure(.answerTooLong(bytes: 65, limit: Self.limit)))
+            == .failure(.tooLong(bytes: 65, limit: Self.limit)))
         #expect(Self.read("HTTP/1.1 200 OK\r\nContent-Length: 99999999999999999999999\r\n\r\n", in: size, closes: false)
-            == .failure(.answerTooLong(bytes: nil, limit: Self.limit)))
-        #expect(Self.read("HTTP/1.1 200 OK\r\n\r\n" + flood, in: size, closes: false) == .failure(.answerTooLong(bytes: nil, limit: Self.limit)))
+            == .failure(.tooLong(bytes: nil, limit: Self.limit)))
+        #expect(Self.read("HTTP/1.1 200 OK\r\n\r\n" + flood, in: size, closes: false) == .failure(.tooLong(bytes: nil, limit: Self.limit)))
         #expect(Self.read("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3f\r\n" + flood.dropLast(2) + "\r\n2\r\n", in: size, closes: false)
-            == .failure(.answerTooLong(bytes: nil, limit: Self.limit)), "the second chunk's size passes the limit: refused before its byte")
+            == .failure(.tooLong(bytes: nil, limit: Self.limit)), "the second chunk's size passes the limit: refused before its byte")
         #expect(Self.read("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nffffffffffffffffffffff\r\n", in: size, closes: false)
-            == .failure(.answerTooLong(bytes: nil, limit: Self.limit)), "a size no Int holds is checked before arithmetic")
+            == .failure(.tooLong(bytes: nil, limit: Self.limit)), "a size no Int holds is checked before arithmetic")
     }
 
     /// A cut answer is a clear error, never a crash (the shapes FoundationNetworking traps on among them).
@@ -78,7 +81,7 @@ import Testing
     ])
     func aCutAnswerSaysWhereItWasCut(text: String, words: String) {
         for size in Self.splits {
-            #expect(Self.read(text, in: size) == .failure(.transport(words)))
+            #expect(Self.read(text, in: size) == .failure(.cut(words)))
         }
     }
 
@@ -103,14 +106,14 @@ import Testing
     ])
     func aMisframedAnswerIsRefusedInWords(text: String, words: String) {
         for size in Self.splits {
-            #expect(Self.read(text, in: size) == .failure(.invalidResponse("it is not HTTP/1.1 as tokencall reads it: \(words)")), "split \(size)")
+            #expect(Self.read(text, in: size) == .failure(.malformed(words)), "split \(size)")
         }
     }
 
     /// A head, a trailer or a chunk-size line that never ends is refused once it passes its limit, not kept.
     @Test func endlessLinesAreRefusedAtTheirLimits() {
-        let endless = String(repeating: "a", count: HTTPResponseReader.headLimit)
-        let tooLong = { (words: String) in TokenClientError.invalidResponse("it is not HTTP/1.1 as tokencall reads it: \(words)") }
+        let endless = String(repeating: "a", count: ResponseParser.headLimit)
+        let tooLong = { (words: String) in ResponseFailure.malformed(words) }
         #expect(Self.read("HTTP/1.1 200 OK\r\nX: " + endless, in: 512, closes: false) == .failure(tooLong("its head is longer than 16384 bytes")))
         let interim = String(repeating: "HTTP/1.1 100 Continue\r\n\r\n", count: 1000)
         #expect(Self.read(interim, in: 512, closes: false) == .failure(tooLong("its head is longer than 16384 bytes")), "interim heads count too")
