@@ -93,27 +93,27 @@ PrintableText_import_flags=()
 OutputFiles_import_flags=()
 JSON_import_flags=()
 HTTP1_import_flags=(-I "$root/modules")
-Sockets_import_flags=()
-HubProtocol_import_flags=(-I Sources/CCrypto -I Sources/CZlib -I "$root/modules")
+Sockets_import_flags=(-I Sources/CLinux)
 Timers_import_flags=()
 SeededRandom_import_flags=()
 AgoraVocabulary_import_flags=(-I Sources/CCrypto -I Sources/CZlib -I "$root/modules")
 ChannelEngine_import_flags=(-I Sources/CCrypto -I Sources/CZlib -I "$root/modules")
-TokenClient_import_flags=(-I Sources/CCrypto -I Sources/CZlib -I "$root/modules")
-CallSession_import_flags=(-I Sources/CCrypto -I Sources/CZlib -I "$root/modules")
+TokenClient_import_flags=(-I Sources/CCrypto -I Sources/CZlib -I Sources/CLinux -I "$root/modules")
+CallSession_import_flags=(-I Sources/CCrypto -I Sources/CZlib -I Sources/CLinux -I "$root/modules")
 HubProtocol_import_flags=(-I Sources/CCrypto -I Sources/CZlib -I "$root/modules")
-Sockets_import_flags=()
+TLS_import_flags=(-I Sources/CCrypto -I Sources/CLinux -I "$root/modules")
 WebSocket_import_flags=(-I Sources/CCrypto)
 
 # The recording reader sits on the session's events, so it brings their modules along, in import order.
 recording_sources=(Fuzz/RecordingFuzzer.swift Sources/Recording/*.swift)
 recording_module=Recording
 recording_imports=(PrintableText OutputFiles Timers SeededRandom Sockets JSON AccessToken AgoraVocabulary HubProtocol ChannelEngine HTTP1
-                   TokenClient CallSession)
-recording_flags=(-I Sources/CCrypto -I Sources/CZlib -I "$root/modules" -L "$root/modules" -lCallSession -lTokenClient -lHTTP1 -lChannelEngine
-                 -lHubProtocol -lAgoraVocabulary -lAccessToken -lJSON -lSockets -lTimers -lSeededRandom -lOutputFiles -lPrintableText -lcrypto -lz)
+                   TLS TokenClient CallSession)
+recording_flags=(-I Sources/CCrypto -I Sources/CZlib -I Sources/CLinux -I "$root/modules" -L "$root/modules" -lCallSession -lTokenClient -lTLS
+                 -lHTTP1 -lChannelEngine -lHubProtocol -lAgoraVocabulary -lAccessToken -lJSON -lSockets -lTimers -lSeededRandom
+                 -lOutputFiles -lPrintableText -lssl -lcrypto -lz)
 recording_inputs=(Sources/CallSession/*.swift Sources/ChannelEngine/*.swift Sources/TokenClient/*.swift Sources/AccessToken/*.swift
-                  Sources/AgoraVocabulary/*.swift Sources/HTTP1/*.swift
+                  Sources/AgoraVocabulary/*.swift Sources/HTTP1/*.swift Sources/TLS/*.swift Sources/CLinux/*
                   Sources/JSON/*.swift Sources/HubProtocol/*.swift Sources/Sockets/*.swift Sources/Timers/*.swift Sources/OutputFiles/*.swift Sources/PrintableText/*.swift)
 # Past the 64 KiB line limit.
 recording_options=(-dict=Fuzz/recording.dict -max_len=70000)
