@@ -61,13 +61,20 @@ final class WebSocketHost: @unchecked Sendable {
                 to: Takeover { [self] wire, leftover, address, close in
                     let adopted = Adopted(wire: wire, leftover: leftover, address: address, query: request.query, close: close)
                     let taken = loop.execute { [self] in
-                        guard !stopping.load(ordering: .sequentiallyConsistent) else { return adopted.close() }
+                        guard !stopping.load(ordering: .sequentiallyConsistent) else { return Self.sayStopping(adopted) }
                         adopt(adopted)
                         afterEvent()
                     }
-                    if !taken { adopted.close() }
+                    if !taken { Self.sayStopping(adopted) }
                 })
         }
+    }
+
+    /// A connection answered 101 as the host stops, before it was adopted: told so with 1001 like the others.
+    private static func sayStopping(_ adopted: Adopted) {
+        try? adopted.wire.queue(WebSocketFrame.close(.goingAway, reason: "the server is stopping"))
+        _ = adopted.wire.flush()
+        adopted.close()
     }
 
     /// Closes every connection (1001) and ends the loop's thread.

@@ -79,7 +79,11 @@ final class WholeOutput: @unchecked Sendable {
         }
     }
 
-    @Test func aTerminalAndChromiumMeetAndGuidePagesRenewExpireAndAreKeptOut() throws {
+    @Test func aTerminalAndChromiumMeetAndGuidePagesRenewExpireAndAreKeptOut() async throws {
+        try await onOwnThread { try self.aTerminalAndChromiumMeetAndGuidePagesRenewExpireAndAreKeptOutBlocking() }
+    }
+
+    func aTerminalAndChromiumMeetAndGuidePagesRenewExpireAndAreKeptOutBlocking() throws {
         if let missing = Self.missingTools() {
             Issue.record(Comment(rawValue: missing))
             return

@@ -17,7 +17,11 @@ struct ScaleOutTests {
         try client.nextText().flatMap { JSONValue.parse(Array($0.utf8))?.object }
     }
 
-    @Test func theBalancerSendsEveryClientOfAChannelToOneHub() throws {
+    @Test func theBalancerSendsEveryClientOfAChannelToOneHub() async throws {
+        try await onOwnThread { try self.theBalancerSendsEveryClientOfAChannelToOneHubBlocking() }
+    }
+
+    func theBalancerSendsEveryClientOfAChannelToOneHubBlocking() throws {
         let farm = try HubFarm(redis: false)
         // Hubs share nothing without Redis: two clients see each other only on the same hub.
         for channel in (0..<6).map({ "room\($0)" }) {
@@ -82,7 +86,11 @@ struct ScaleOutTests {
 
     /// The Done-when: three hubs behind HAProxy sharing one Redis; the owner of a channel killed, ten times:
     /// each time its clients are together on one hub within 30 s and no client sees anyone leave and come back.
-    @Test func whenAChannelsHubIsKilledItsClientsMeetAgainOnOneHubWithoutABlip() throws {
+    @Test func whenAChannelsHubIsKilledItsClientsMeetAgainOnOneHubWithoutABlip() async throws {
+        try await onOwnThread { try self.whenAChannelsHubIsKilledItsClientsMeetAgainOnOneHubWithoutABlipBlocking() }
+    }
+
+    func whenAChannelsHubIsKilledItsClientsMeetAgainOnOneHubWithoutABlipBlocking() throws {
         let farm = try HubFarm(redis: true)
         let channels = ["alpha", "bravo", "charlie"]
         var members: [Member] = []
