@@ -47,7 +47,7 @@ else
     swift build -c release --product tokencall >&2
     tokencall=.build/release/tokencall
 fi
-command -v tsung >/dev/null || die "tsung is not installed (Debian's tsung: make deps)"
+command -v tsung >/dev/null || install_with_apt tsung
 [ "$seconds" -ge 12 ] || die "BENCH_HUB_SECONDS must be at least 12 with Tsung: its clients renew at the warning, $((lifetime - 30)) s in"
 
 rm -rf "$work"

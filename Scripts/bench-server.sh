@@ -37,22 +37,6 @@ case "$seconds" in ''|*[!0-9]*|0) die "BENCH_SERVER_SECONDS must be a whole numb
 
 # MARK: Tools
 
-# Installs Debian packages the bench needs, with apt, when a binary is missing.
-install_with_apt() {
-    local package=$1
-    local runner=()
-    if [ "$(id -u)" -ne 0 ]; then
-        command -v sudo >/dev/null || die "$package is missing and installing it needs root: apt-get install $package"
-        runner=(sudo)
-    fi
-    command -v apt-get >/dev/null || die "$package is missing and there is no apt-get here; install $package yourself"
-    say "installing $package with apt"
-    # Bounded: a stuck mirror must not hang the bench.
-    timeout 600 "${runner[@]}" apt-get update -qq >&2 || die "apt-get update failed; install $package yourself"
-    DEBIAN_FRONTEND=noninteractive timeout 600 "${runner[@]}" apt-get install -y -qq "$package" >&2 \
-        || die "apt-get install $package failed; install it yourself"
-}
-
 command -v wrk >/dev/null || install_with_apt wrk
 nginx_bin=$(command -v nginx || true)
 [ -n "$nginx_bin" ] || { [ -x /usr/sbin/nginx ] && nginx_bin=/usr/sbin/nginx; } || true

@@ -5,9 +5,10 @@ set -euo pipefail
 # openssl: the command the TLS tests and Scripts/bench-tls.sh make test certificates with.
 # chromium, chromium-driver, python3-selenium: the browser tests (Tests/TokenCallTests/BrowserTests.swift).
 # haproxy, redis-server: the scale-out tests (Tests/TokenCallTests/ScaleOutTests.swift) run Deploy/haproxy.cfg in front
-# of three hubs sharing one Redis. tsung: Scripts/bench-hub.sh's independent load (Benchmarks/tsung/hub.xml).
+# of three hubs sharing one Redis. (Tsung, for `make bench` alone, is installed by Scripts/bench-hub.sh, as wrk and
+# nginx are by bench-server.sh.)
 packages=(libncurses-dev libssl-dev openssl zlib1g-dev tmux libxml2 chromium chromium-driver python3-selenium haproxy
-          redis-server tsung)
+          redis-server)
 missing=()
 for package in "${packages[@]}"; do
     if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
