@@ -84,14 +84,14 @@ elapsed_ms=$(( ($(date +%s%N) - started) / 1000000 ))
 cpu=$(( $(cpu_ticks "$server") - cpu_before ))
 rss=$(peak_rss_kb "$server")
 
-# Tsung against the same server: the clients arrive over about 5 s (the phase allows twice that), join with a token
-# of the run's seconds + 25 (warned 5 s before their video ends), send video for the run's seconds and, after a
-# rendezvous of all, renew (up to 15 tries: within the hub's 20 messages at once) well before the token's end.
+# Tsung against the same server: the clients arrive over about 5 s (the phase allows twice that), each joining with a
+# 25 s token, which the hub warns of at once, and renewing (up to 15 tries: within the hub's 20 messages at once);
+# after a rendezvous of all they send video for the run's seconds and leave.
 arrival=5
 say "tsung: $clients clients in $channels channels for $seconds s"
 sed -e "s/@@CLIENTS@@/$clients/g; s/@@MAXUSERS@@/$((clients * 2))/g; s/@@PORT@@/$port/g; s/@@CHANNELS@@/$channels/g" \
     -e "s/@@RATE@@/$(( (clients + arrival - 1) / arrival ))/g; s/@@PHASE@@/$((arrival * 2))/g; s/@@RENEWALS@@/15/g" \
-    -e "s/@@JOIN_LIFETIME@@/$((seconds + 25))/g; s/@@SECONDS@@/$seconds/g" Benchmarks/tsung/hub.xml >"$work/tsung.xml"
+    -e "s/@@JOIN_LIFETIME@@/25/g; s/@@SECONDS@@/$seconds/g" Benchmarks/tsung/hub.xml >"$work/tsung.xml"
 tsung_status=0
 timeout -k 5 $((seconds + arrival * 2 + 120)) tsung -f "$work/tsung.xml" -l "$work/tsung" -n start >"$work/tsung.out" 2>&1 || tsung_status=$?
 [ "$tsung_status" -eq 0 ] || die "tsung ended with status $tsung_status; see $work/tsung.out"
