@@ -316,7 +316,18 @@ import WebSocket
             for _ in 0..<200 { guard connection.write(pings) else { return } }  // 25 MB at most, until the client leaves
         }
         defer { server.stop() }
-        let (client, log) = try openConnection(try HubAddress(parsing: "ws://127.0.0.1:\(server.port)/hub"))
+        // The kernel grows a loopback socket's send buffer to tcp_wmem's most (4 MiB here), which takes pongs before the
+        // client's own queue does: 4.4 MB of pings were needed, over 10 s on two busy cores. Kept small, what the hub
+        // must leave unread is the client's 256 KiB and little more, whatever the machine.
+        let loop = try HubClientLoop { host, port, deadline throws(SocketError) in
+            let socket = try Socket.connect(host: host, port: port, until: deadline)
+            var size: Int32 = 16 * 1024
+            setsockopt(socket.fd, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+            return socket
+        }
+        let client = HubConnection(address: try HubAddress(parsing: "ws://127.0.0.1:\(server.port)/hub"), loop: loop, timing: .fast)
+        let log = EventLog()
+        client.open(events: log.handler)
         defer { client.close() }
         #expect(log.next() == .connected)
         let reason = log.next()?.lostReason
