@@ -38,7 +38,8 @@ public actor TokenCache {
     private var inflight: Task<Void, Never>?
     private var waiters: [UInt64: UnsafeContinuation<FetchedToken, any Error>] = [:]
     private var nextWaiter: UInt64 = 0
-    private var failure: (error: TokenClientError, retryAt: Duration)?
+    /// The latest failure, when the next fetch may start, and the wait it was reported with.
+    private var failure: (error: TokenClientError, retryAt: Duration, wait: Duration)?
     private var failures = 0
 
     /// Transport calls made so far.
@@ -65,17 +66,20 @@ public actor TokenCache {
             return current.fetched
         }
         if inflight == nil {
-            if let failure, network.now() < failure.retryAt { throw failure.error }
+            let now = network.now()
+            if let held = failure, now < held.retryAt {
+                failure?.wait = held.retryAt - now
+                throw held.error
+            }
             startFetch()
         }
         return try await waitForFetch()
     }
 
-    /// Time until the next fetch may start after a failure; nil when nothing holds it back.
+    /// The wait before the next fetch, as chosen when the latest failure was reported (not what is left of it by the
+    /// time this is asked); nil when the latest fetch succeeded.
     public func retryDelay() -> Duration? {
-        guard let failure else { return nil }
-        let left = failure.retryAt - network.now()
-        return left > .zero ? left : nil
+        failure?.wait
     }
 
     /// Forgets the cached token, but only if it is still `token` (the one the caller found rejected).
@@ -155,7 +159,7 @@ public actor TokenCache {
             failures += 1
             var delay = min(policy.backoffCap, policy.backoffBase * (1 << min(failures - 1, 20))) * policy.jitter()
             if let asked = error.requestedWait { delay = max(delay, asked) }
-            failure = (error, network.now() + delay)
+            failure = (error, network.now() + delay, delay)
             resumeWaiters(with: .failure(error))
         }
     }

@@ -84,8 +84,10 @@ struct ScaleOutTests {
 
     }
 
-    /// The issue's Done-when: three hubs behind HAProxy sharing one Redis; the owner of a channel killed, ten times:
-    /// each time its clients are together on one hub within 30 s and no client sees anyone leave and come back.
+    /// The issue's Done-when: three hubs behind HAProxy sharing one Redis; the owner of a channel killed or stopped, ten
+    /// times: each time its clients are together on one hub within 30 s and no client sees anyone leave and come back.
+    /// Killed (SIGKILL) in even rounds: its leases lapse. Stopped (SIGTERM) in odd ones: it gives them back and says
+    /// 1001, and its clients are back within `promptReturn`.
     @Test func whenAChannelsHubIsKilledItsClientsMeetAgainOnOneHubWithoutABlip() async throws {
         try await onOwnThread { try self.whenAChannelsHubIsKilledItsClientsMeetAgainOnOneHubWithoutABlipBlocking() }
     }
@@ -102,17 +104,29 @@ struct ScaleOutTests {
         }
         try Self.wait(60, "every client sees its peer's video") { members.allSatisfy { $0.saw("firstRemoteVideoFrame", #""uid": \#($0.peer)"#) } }
 
+        let start = members.map { $0.events().count }
         for round in 0..<10 {
+            let signal = round.isMultiple(of: 2) ? SIGKILL : SIGTERM
             let target = channels[round % channels.count]
             let victim = try #require(try farm.owner(of: target), "round \(round): nobody holds \(target)")
             let moved = try channels.filter { try farm.owner(of: $0) == victim }
             let marks = members.map { $0.events().count }
             let logMarks = farm.logMarks
-            farm.stopHub(victim)
+            let stopped = ContinuousClock.now
+            farm.stopHub(victim, signal: signal)
+            let how = signal == SIGKILL ? "was killed" : "stopped (SIGTERM)"
             let story = { zip(members, marks).filter { moved.contains($0.0.channel) }
                 .map { "\($0.0.channel) uid \($0.0.uid):\n" + $0.0.events(from: $0.1).suffix(30).joined(separator: "\n") }.joined(separator: "\n") }
-            try Self.wait(30, "round \(round): the clients of \(moved) together again after hub \(victim + 1) died", story) {
+            try Self.wait(30, "round \(round): the clients of \(moved) together again after hub \(victim + 1) \(how)", story) {
                 zip(members, marks).allSatisfy { member, mark in !moved.contains(member.channel) || member.saw("didRejoinChannel", from: mark) }
+            }
+            let back = ContinuousClock.now - stopped
+            if signal == SIGTERM {
+                #expect(back < Self.promptReturn, "round \(round): the clients of \(moved) back \(back) after hub \(victim + 1) \(how):\n\(story())")
+                for (member, mark) in zip(members, marks) where moved.contains(member.channel) {
+                    #expect(member.events(from: mark).contains { $0.contains(#""notice": "hubLost""#) && $0.contains("closed the connection with 1001") },
+                            "round \(round): \(member.channel) uid \(member.uid) was not told 1001:\n\(story())")
+                }
             }
             for channel in moved {
                 let hubs = (UInt32(1)...2).map { farm.hubWhereLastJoined(channel, uid: $0, since: logMarks) }
@@ -132,7 +146,16 @@ struct ScaleOutTests {
             }
             try farm.startHub(victim)
         }
+        // A blip that came after its round was looked at (while the hub started again) is a blip all the same.
+        for (member, mark) in zip(members, start) {
+            #expect(!member.saw("didOfflineOfUid", from: mark) && !member.saw("didJoinedOfUid", from: mark),
+                    "\(member.channel) uid \(member.uid) saw a blip:\n\(member.events(from: mark).joined(separator: "\n"))")
+        }
     }
+
+    /// How soon a stopped hub's clients are back: under the 3 s a killed hub's leases take to lapse (the SIGKILL rounds
+    /// take 5–7 s), so it shows the leases were given back; 0.05–0.16 s measured, the rest is room for two busy cores.
+    static let promptReturn = Duration.seconds(2)
 
     /// Polls `done` every 100 ms for up to `seconds`.
     static func wait(_ seconds: Int, _ what: String, _ story: () -> String = { "" }, _ done: () throws -> Bool) throws {
