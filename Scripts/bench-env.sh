@@ -1,5 +1,5 @@
-# Sourced by the bench scripts: where results go, the Python reference (Agora's agoraiotools) in a virtualenv, and
-# helpers for the processes they start.
+# Sourced by the bench scripts: where results go, the Python reference (Agora's agoraiotools) in a virtualenv,
+# helpers for the processes they start, and the token-server benches' shared load and tools.
 bench_dir=.build/bench
 results="$bench_dir/results.json"
 reference_version=0.3.4
@@ -88,4 +88,45 @@ install_with_apt() {
     timeout 600 "${runner[@]}" apt-get update -qq >&2 || die "apt-get update failed; install $package yourself"
     DEBIAN_FRONTEND=noninteractive timeout 600 "${runner[@]}" apt-get install -y -qq "$package" >&2 \
         || die "apt-get install $package failed; install it yourself"
+}
+
+# The token-server benches (bench-server.sh over http, bench-https.sh over https) share one load and its tools.
+
+# wrk's load on a token server: its script, warm-up, threads, connections and the app the tokens are for; `seconds`
+# from the environment variable named $1 (10 when unset), checked (the caller defines die).
+token_load_settings() {
+    local variable=$1
+    seconds=${!variable:-10}
+    case "$seconds" in ''|*[!0-9]*|0) die "$variable must be a whole number of seconds > 0, not '$seconds'" ;; esac
+    lua=Benchmarks/ServerBench/fetch_rtc_token.lua
+    warmup_seconds=2
+    threads=2
+    connections=50
+    export APP_ID=970CA35de60c44645bbae8a215061b33
+    export APP_CERTIFICATE=5CFd2fd1755d40ecb72977518be15d3b
+}
+
+# wrk and nginx, each installed with apt when missing; sets nginx_bin (the caller defines say and die).
+find_wrk_and_nginx() {
+    command -v wrk >/dev/null || install_with_apt wrk
+    nginx_bin=$(command -v nginx || true)
+    [ -n "$nginx_bin" ] || { [ -x /usr/sbin/nginx ] && nginx_bin=/usr/sbin/nginx; } || true
+    if [ -z "$nginx_bin" ]; then
+        install_with_apt nginx
+        nginx_bin=$(command -v nginx || echo /usr/sbin/nginx)
+    fi
+    [ -x "$nginx_bin" ] || die "nginx is not at $nginx_bin after installing it"
+}
+
+# A port free on 127.0.0.1 right now.
+free_port() {
+    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
+}
+
+# Every process whose id the script adds to `pids` is stopped when it exits, however it exits.
+stop_servers_on_exit() {
+    pids=()
+    trap 'for pid in "${pids[@]}"; do stop_server "$pid"; done' EXIT
+    trap 'exit 130' INT
+    trap 'exit 143' TERM
 }

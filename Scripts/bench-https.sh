@@ -14,24 +14,16 @@ cd "$(dirname "$0")/.."
 
 . Scripts/bench-env.sh
 work="$bench_dir/https"
-lua=Benchmarks/ServerBench/fetch_rtc_token.lua
-seconds=${BENCH_HTTPS_SECONDS:-10}
-warmup_seconds=2
-threads=2
-connections=50
-export APP_ID=970CA35de60c44645bbae8a215061b33
-export APP_CERTIFICATE=5CFd2fd1755d40ecb72977518be15d3b
 target_vs_nginx=0.5
 
 say() { echo "== $*" >&2; }
 die() { echo "bench-https: $*" >&2; exit 1; }
 
-case "$seconds" in ''|*[!0-9]*|0) die "BENCH_HTTPS_SECONDS must be a whole number of seconds > 0, not '$seconds'" ;; esac
-for tool in wrk openssl python3; do
-    command -v "$tool" >/dev/null || die "needs $tool (Scripts/bench-server.sh installs wrk and nginx; Scripts/deps.sh openssl)"
+token_load_settings BENCH_HTTPS_SECONDS
+for tool in openssl python3; do
+    command -v "$tool" >/dev/null || die "needs $tool (Scripts/deps.sh installs them)"
 done
-nginx_bin=$(command -v nginx || echo /usr/sbin/nginx)
-[ -x "$nginx_bin" ] || die "needs nginx (Scripts/bench-server.sh installs it)"
+find_wrk_and_nginx
 
 if [ -n "${TOKENCALL:-}" ]; then
     tokencall=$TOKENCALL
@@ -50,16 +42,7 @@ printf 'subjectAltName=IP:127.0.0.1\n' >"$work/leaf.ext"
 openssl x509 -req -in "$work/leaf.csr" -CA "$work/ca.pem" -CAkey "$work/ca.key" -set_serial 1 -days 2 \
     -extfile "$work/leaf.ext" -out "$work/leaf.pem" 2>/dev/null
 
-pids=()
-cleanup() {
-    local pid
-    for pid in "${pids[@]}"; do stop_server "$pid"; done
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'; }
+stop_servers_on_exit
 
 # POSTs the benchmark's body over https, trusting the bench CA; prints the answer's body when it is 200.
 probe() {

@@ -15,14 +15,7 @@ cd "$(dirname "$0")/.."
 
 . Scripts/bench-env.sh
 work="$bench_dir/server"
-lua=Benchmarks/ServerBench/fetch_rtc_token.lua
-seconds=${BENCH_SERVER_SECONDS:-10}
-warmup_seconds=2
-threads=2
-connections=50
 body='{"uid": 42, "channelName": "bench", "role": 1}'
-export APP_ID=970CA35de60c44645bbae8a215061b33
-export APP_CERTIFICATE=5CFd2fd1755d40ecb72977518be15d3b
 
 # Targets: ours / Python and ours / nginx in requests/s; p99 in ms; errors; peak RSS in MB.
 target_vs_python=10
@@ -33,18 +26,11 @@ target_rss_mb=50
 say() { echo "== $*" >&2; }
 die() { echo "bench-server: $*" >&2; exit 1; }
 
-case "$seconds" in ''|*[!0-9]*|0) die "BENCH_SERVER_SECONDS must be a whole number of seconds > 0, not '$seconds'" ;; esac
+token_load_settings BENCH_SERVER_SECONDS
 
 # MARK: Tools
 
-command -v wrk >/dev/null || install_with_apt wrk
-nginx_bin=$(command -v nginx || true)
-[ -n "$nginx_bin" ] || { [ -x /usr/sbin/nginx ] && nginx_bin=/usr/sbin/nginx; } || true
-if [ -z "$nginx_bin" ]; then
-    install_with_apt nginx
-    nginx_bin=$(command -v nginx || echo /usr/sbin/nginx)
-fi
-[ -x "$nginx_bin" ] || die "nginx is not at $nginx_bin after installing it"
+find_wrk_and_nginx
 
 ensure_reference
 python="$venv/bin/python"
@@ -68,19 +54,7 @@ mkdir -p "$work"
 
 # MARK: Servers
 
-pids=()
-cleanup() {
-    local pid
-    for pid in "${pids[@]}"; do stop_server "$pid"; done
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
-# A port free on 127.0.0.1 right now.
-free_port() {
-    "$python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
-}
+stop_servers_on_exit
 
 # Posts the benchmark's body once; prints the answer when it is 200 with {"token": "007...", "expiresIn": 3600}.
 probe() {

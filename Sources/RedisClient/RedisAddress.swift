@@ -11,7 +11,7 @@ public struct RedisAddress: Sendable, Equatable, CustomStringConvertible {
 
     public init(parsing text: String) throws(RedisError) {
         func refuse(_ why: String) -> RedisError {
-            RedisError(description: "Redis address \(text.urlWithoutCredentials.jsonQuoted): \(why); the form is redis://HOST:PORT[/DB]")
+            RedisError(description: "Redis address \(Self.shown(text).jsonQuoted): \(why); the form is redis://HOST:PORT[/DB]")
         }
         guard text.lowercased().hasPrefix("redis://") else { throw refuse("it must start with redis://") }
         var rest = Substring(text.dropFirst("redis://".count))
@@ -41,6 +41,20 @@ public struct RedisAddress: Sendable, Equatable, CustomStringConvertible {
             port = number
         }
         (self.host, self.port, self.database, self.password) = (String(host), port, database, password)
+    }
+
+    /// `text` as an error shows it: without what comes before its last `@`, as the parser reads it (a password may
+    /// hold `/`, `?` or `#`, which end a URL's authority).
+    private static func shown(_ text: String) -> String {
+        guard let at = text.lastIndex(of: "@") else { return text.urlWithoutCredentials }
+        let scheme = text.firstRange(of: "://").flatMap { $0.upperBound <= at ? text[..<$0.upperBound] : nil } ?? ""
+        return String(scheme + text[text.index(after: at)...]).urlWithoutCredentials
+    }
+
+    /// `text` (a server's words) with the password, wherever it is quoted, replaced.
+    func hidingPassword(in text: String) -> String {
+        guard let password, !password.isEmpty else { return text }
+        return text.replacing(password, with: "(the password)")
     }
 
     /// The address without its password.

@@ -64,7 +64,8 @@ public final class RedisConnection {
             try send(setup.flatMap(RESPCommand.encode), on: socket, until: end)
             for _ in setup {
                 if case .error(let message) = try receive(on: socket, until: end) {
-                    throw RedisError(description: "\(address) refused the connection's setup: \(message)")
+                    // A server that does not know AUTH quotes its arguments ("with args beginning with: …").
+                    throw RedisError(description: "\(address) refused the connection's setup: \(address.hidingPassword(in: message))")
                 }
             }
         }

@@ -169,8 +169,6 @@ public struct Socket: Sendable {
         _ = fcntl(client, F_SETFD, FD_CLOEXEC)
         var on: Int32 = 1
         setsockopt(client, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
-        var timeout = timeval(tv_sec: 5, tv_usec: 0)
-        setsockopt(client, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         return .client(Socket(fd: client), address: Self.numericHost(address))
     }
 
@@ -253,7 +251,7 @@ public struct Socket: Sendable {
         return errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK ? .nothingYet : .closed
     }
 
-    /// Sends every byte (bounded by the send timeout); false when the peer is gone.
+    /// Sends every byte, waiting while the peer reads; false when the peer is gone.
     @discardableResult
     public func send(_ bytes: [UInt8]) -> Bool {
         var sent = 0

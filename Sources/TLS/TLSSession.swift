@@ -151,18 +151,8 @@ public final class TLSSession {
     private var peerEnded = false
 
     /// A client's session for `host` (a name: SNI and name check; an IP address: address check).
-    public init(context: TLSContext, host: String) throws(TLSFailure) {
-        refusal.initialize(to: tc_tls_refusal(error: 0, cert: nil))
-        guard let ssl = SSL_new(context.context), let incoming = BIO_new(BIO_s_mem()), let outgoing = BIO_new(BIO_s_mem()) else {
-            refusal.deallocate()
-            throw .setup("OpenSSL cannot start a TLS session")
-        }
-        self.ssl = ssl
-        self.incoming = incoming
-        self.outgoing = outgoing
-        self.host = host
-        BIO_ctrl(incoming, BIO_C_SET_BUF_MEM_EOF_RETURN, -1, nil)
-        SSL_set_bio(ssl, incoming, outgoing)
+    public convenience init(context: TLSContext, host: String) throws(TLSFailure) {
+        try self.init(context, host: host)
         SSL_set_connect_state(ssl)
         tc_tls_verify(ssl, refusal)
         if Self.isAddress(host) {
@@ -174,7 +164,13 @@ public final class TLSSession {
     }
 
     /// A server's session for one client.
-    public init(serving context: TLSContext) throws(TLSFailure) {
+    public convenience init(serving context: TLSContext) throws(TLSFailure) {
+        try self.init(context, host: "")
+        SSL_set_accept_state(ssl)
+    }
+
+    /// A session of `context` over two empty memory BIOs, in neither role yet.
+    private init(_ context: TLSContext, host: String) throws(TLSFailure) {
         refusal.initialize(to: tc_tls_refusal(error: 0, cert: nil))
         guard let ssl = SSL_new(context.context), let incoming = BIO_new(BIO_s_mem()), let outgoing = BIO_new(BIO_s_mem()) else {
             refusal.deallocate()
@@ -183,10 +179,9 @@ public final class TLSSession {
         self.ssl = ssl
         self.incoming = incoming
         self.outgoing = outgoing
-        host = ""
+        self.host = host
         BIO_ctrl(incoming, BIO_C_SET_BUF_MEM_EOF_RETURN, -1, nil)
         SSL_set_bio(ssl, incoming, outgoing)
-        SSL_set_accept_state(ssl)
     }
 
     deinit {

@@ -138,62 +138,33 @@ private struct Plan: Sendable {
 
     /// Connects, sends and reads the answer, all before `deadline`; gives up (`CancellationError`) once `abandoned`.
     func run(bodyLimit: Int, deadline: ContinuousClock.Instant, limit: Duration,
-             abandoned: () -> Bool) throws -> (reply: HTTPReply, url: URL) {
-        /// Milliseconds of the next wait: a slice, or what is left before the deadline.
-        func nextWait() throws -> Int32 {
-            if abandoned() { throw CancellationError() }
-            let left = deadline - ContinuousClock.now
-            guard left > .zero else { throw TokenClientError.timeout(limit) }
-            return Int32(clamping: min(left, SocketHTTPTransport.slice).wholeMilliseconds + 1)
-        }
-        guard deadline > ContinuousClock.now else { throw TokenClientError.timeout(limit) }
-        let context = try trust.map { trust in try Self.tls { try TLSContext.shared(trust) } }
-        let socket: Socket
-        do {
-            socket = try Socket.connect(host: host, port: port, until: deadline, abandoned: abandoned, slice: SocketHTTPTransport.slice)
-        } catch {
-            if error == .abandoned { throw CancellationError() }
-            throw TokenClientError.transport(Self.words(error))
-        }
-        defer { socket.close() }
-
-        func sendAll(_ bytes: [UInt8]) throws {
-            var sent = 0
-            while sent < bytes.count {
-                switch socket.sendSome(bytes, from: sent) {
-                case .sent(let count): sent += count
-                case .full: _ = socket.waitWritable(milliseconds: try nextWait())
-                case .failed: throw TokenClientError.transport("the server closed the connection while the request was being sent")
-                }
-            }
-        }
-
-        var arrived: [UInt8] = []
-        var scratch = [UInt8](repeating: 0, count: Socket.receiveSize)
-        let tls = try context.map { context in
-            try Self.tls { try Self.secured(socket, context: context, host: host, arrived: &arrived, scratch: &scratch, send: sendAll, wait: nextWait) }
-        }
+             abandoned: @escaping () -> Bool) throws -> (reply: HTTPReply, url: URL) {
+        var link: Link
+        let tls: TLSSession?
+        (link, tls) = try Self.tls { try open(deadline: deadline, limit: limit, abandoned: abandoned) }
+        defer { link.socket.close() }
+        let closed = TokenClientError.transport("the server closed the connection while the request was being sent")
         if let tls {
             try Self.tls { try tls.write(bytes) }
-            try sendAll(tls.takeOutgoing())
+            try link.sendAll(tls.takeOutgoing(), orThrow: closed)
         } else {
-            try sendAll(bytes)
+            try link.sendAll(bytes, orThrow: closed)
         }
 
         var parser = ResponseParser(bodyLimit: bodyLimit, method: method)
         var plaintext: [UInt8] = []
         while true {
-            guard socket.waitReadable(milliseconds: try nextWait()) else { continue }
-            arrived.removeAll(keepingCapacity: true)
-            let received = socket.receive(appendingTo: &arrived, scratch: &scratch)
+            guard link.socket.waitReadable(milliseconds: try link.nextWait()) else { continue }
+            let received = link.receive()
             var ended = received == .closed
+            var chunk = link.arrived[...]
             if let tls {
-                if received == .closed { tls.receivedEnd() } else { tls.received(arrived[...]) }
+                if ended { tls.receivedEnd() } else { tls.received(chunk) }
                 plaintext.removeAll(keepingCapacity: true)
                 ended = try Self.tls { try tls.read(into: &plaintext) }
-                swap(&arrived, &plaintext)
+                chunk = plaintext[...]
             }
-            var parse = arrived.isEmpty ? .needMore : parser.read(arrived[...])
+            var parse = chunk.isEmpty ? .needMore : parser.read(chunk)
             if parse == .needMore, ended { parse = parser.closed() }
             switch parse {
             case .needMore: continue
@@ -205,53 +176,45 @@ private struct Plan: Sendable {
 
     /// Connects and runs the TLS handshake alone, before `deadline`: what it showed, or the `TLSFailure` as it is.
     func facts(deadline: ContinuousClock.Instant, limit: Duration) throws -> TLSFacts {
-        guard let trust else { throw TokenClientError.unsendable("\(url.absoluteString.urlWithoutCredentials.escapedForPrinting) is not an https:// URL") }
-        func nextWait() throws -> Int32 {
-            let left = deadline - ContinuousClock.now
-            guard left > .zero else { throw TokenClientError.timeout(limit) }
-            return Int32(clamping: min(left, SocketHTTPTransport.slice).wholeMilliseconds + 1)
-        }
-        let context = try TLSContext.shared(trust)
-        let socket: Socket
-        do {
-            socket = try Socket.connect(host: host, port: port, until: deadline, abandoned: { false }, slice: SocketHTTPTransport.slice)
-        } catch {
-            throw TokenClientError.transport(Self.words(error))
-        }
-        defer { socket.close() }
-        func sendAll(_ bytes: [UInt8]) throws {
-            var sent = 0
-            while sent < bytes.count {
-                switch socket.sendSome(bytes, from: sent) {
-                case .sent(let count): sent += count
-                case .full: _ = socket.waitWritable(milliseconds: try nextWait())
-                case .failed: throw TLSFailure.handshakeRefused("the server closed the connection during the handshake")
-                }
-            }
-        }
-        var arrived: [UInt8] = []
-        var scratch = [UInt8](repeating: 0, count: Socket.receiveSize)
-        let session = try Self.secured(socket, context: context, host: host, arrived: &arrived, scratch: &scratch, send: sendAll, wait: nextWait)
+        guard trust != nil else { throw TokenClientError.unsendable("\(url.absoluteString.urlWithoutCredentials.escapedForPrinting) is not an https:// URL") }
+        let (link, session) = try open(deadline: deadline, limit: limit, abandoned: { false })
+        defer { link.socket.close() }
+        guard let session else { preconditionFailure("an https:// plan opens a TLS session") }
         return TLSFacts(version: session.version, certificate: session.peerCertificate)
     }
 
-    /// A TLS session on `socket` whose handshake is done, run by the exchange's waits (so under its deadline); a
-    /// `TLSFailure` as it is.
-    private static func secured(_ socket: Socket, context: TLSContext, host: String, arrived: inout [UInt8], scratch: inout [UInt8],
-                                send: ([UInt8]) throws -> Void, wait: () throws -> Int32) throws -> TLSSession {
-        let session = try TLSSession(context: context, host: host)
-        while try !session.handshake() {
-            try send(session.takeOutgoing())
-            guard socket.waitReadable(milliseconds: try wait()) else { continue }
-            arrived.removeAll(keepingCapacity: true)
-            switch socket.receive(appendingTo: &arrived, scratch: &scratch) {
-            case .received: session.received(arrived[...])
-            case .nothingYet: break
-            case .closed: session.receivedEnd()
-            }
+    /// Connects before `deadline` and, for https://, runs the TLS handshake under the same waits: the link, and the
+    /// session whose handshake is done; a `TLSFailure` as it is, a failed connect as a `TokenClientError`.
+    private func open(deadline: ContinuousClock.Instant, limit: Duration, abandoned: @escaping () -> Bool) throws -> (Link, TLSSession?) {
+        guard deadline > ContinuousClock.now else { throw TokenClientError.timeout(limit) }
+        let context = try trust.map { try TLSContext.shared($0) }
+        let socket: Socket
+        do {
+            socket = try Socket.connect(host: host, port: port, until: deadline, abandoned: abandoned, slice: SocketHTTPTransport.slice)
+        } catch {
+            if error == .abandoned { throw CancellationError() }
+            throw TokenClientError.transport(Self.words(error))
         }
-        try send(session.takeOutgoing())
-        return session
+        var link = Link(socket: socket, deadline: deadline, limit: limit, abandoned: abandoned)
+        guard let context else { return (link, nil) }
+        do {
+            let session = try TLSSession(context: context, host: host)
+            let closed = TLSFailure.handshakeRefused("the server closed the connection during the handshake")
+            while try !session.handshake() {
+                try link.sendAll(session.takeOutgoing(), orThrow: closed)
+                guard socket.waitReadable(milliseconds: try link.nextWait()) else { continue }
+                switch link.receive() {
+                case .received: session.received(link.arrived[...])
+                case .nothingYet: break
+                case .closed: session.receivedEnd()
+                }
+            }
+            try link.sendAll(session.takeOutgoing(), orThrow: closed)
+            return (link, session)
+        } catch {
+            socket.close()
+            throw error
+        }
     }
 
     /// A TLS failure as the token client's error.
@@ -263,5 +226,50 @@ private struct Plan: Sendable {
     private static func words(_ error: SocketError) -> String {
         guard error.operation.hasPrefix("cannot connect") else { return error.description }
         return error.reason.prefix(1).lowercased() + error.reason.dropFirst()
+    }
+}
+
+/// A connected socket and the waits on it: each wait ends by `deadline`, and gives up (`CancellationError`) once
+/// `abandoned`.
+private struct Link {
+    let socket: Socket
+    let deadline: ContinuousClock.Instant
+    let limit: Duration
+    let abandoned: () -> Bool
+    /// What the last `receive` brought.
+    private(set) var arrived: [UInt8] = []
+    private var scratch = [UInt8](repeating: 0, count: Socket.receiveSize)
+
+    init(socket: Socket, deadline: ContinuousClock.Instant, limit: Duration, abandoned: @escaping () -> Bool) {
+        self.socket = socket
+        self.deadline = deadline
+        self.limit = limit
+        self.abandoned = abandoned
+    }
+
+    /// Milliseconds of the next wait: a slice, or what is left before the deadline.
+    func nextWait() throws -> Int32 {
+        if abandoned() { throw CancellationError() }
+        let left = deadline - ContinuousClock.now
+        guard left > .zero else { throw TokenClientError.timeout(limit) }
+        return Int32(clamping: min(left, SocketHTTPTransport.slice).wholeMilliseconds + 1)
+    }
+
+    /// Sends all of `bytes`, waiting while the socket is full; `closed` when the peer goes first.
+    func sendAll(_ bytes: [UInt8], orThrow closed: any Error) throws {
+        var sent = 0
+        while sent < bytes.count {
+            switch socket.sendSome(bytes, from: sent) {
+            case .sent(let count): sent += count
+            case .full: _ = socket.waitWritable(milliseconds: try nextWait())
+            case .failed: throw closed
+            }
+        }
+    }
+
+    /// One receive into `arrived`, which it replaces.
+    mutating func receive() -> Socket.Received {
+        arrived.removeAll(keepingCapacity: true)
+        return socket.receive(appendingTo: &arrived, scratch: &scratch)
     }
 }
