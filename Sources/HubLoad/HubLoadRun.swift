@@ -15,7 +15,12 @@ public enum HubLoadRun {
         let clients = (0..<plan.clients).map { LoadClient(index: $0, plan: plan, connection: HubConnection(address: hub.routed(to: plan.channel(of: $0)), loop: loop, trust: trust),
                                                           tally: tally, epoch: epoch) }
         await withTaskGroup(of: Void.self) { group in
-            for client in clients { group.addTask { await client.start(until: end) } }
+            for client in clients {
+                group.addTask {
+                    try? await Task.sleep(until: epoch + plan.arrival(of: client.index))
+                    await client.start(until: end)
+                }
+            }
             group.addTask { await sendVideo(from: clients, plan: plan, epoch: epoch, until: end) }
             // A fetch still under way at the end is given up: the run lasts its duration, not its slowest fetch.
             try? await Task.sleep(until: end)
@@ -24,24 +29,31 @@ public enum HubLoadRun {
         for client in clients {
             client.connection.close()
             if !client.everJoined.load(ordering: .relaxed) { tally.error("never joined") }
+            tally.record(Measure.fanOut, client.fanOut.withLock { $0 })
         }
         return tally.figures
     }
 
-    /// Each second, every joined client sends `framesPerSecond` frames, spread over tenths of the second by client.
+    /// Each frame interval (a second / `framesPerSecond`) is cut in `videoSlots` slices, and client k sends in slice
+    /// k mod `videoSlots`: frames go out a few at a time, evenly, not a thousand in one burst whose fan-out the
+    /// receiving loop then reads for as long as it takes, the last frame's latency the whole burst's.
     private static func sendVideo(from clients: [LoadClient], plan: LoadPlan, epoch: ContinuousClock.Instant,
                                   until end: ContinuousClock.Instant) async {
         guard plan.framesPerSecond > 0 else { return }
-        let slice = Duration.seconds(1) / (plan.framesPerSecond * 10)
+        let slice = Duration.seconds(1) / (plan.framesPerSecond * videoSlots)
+        let bySlot = (0..<videoSlots).map { slot in clients.filter { $0.index % videoSlots == slot } }
         var tick = 0
         while ContinuousClock.now < end {
-            for client in clients where client.index % 10 == tick % 10 && client.joined.load(ordering: .relaxed) {
+            for client in bySlot[tick % videoSlots] where client.joined.load(ordering: .relaxed) {
                 client.connection.sendVideo(TimedFrame.make(sentAt: .now - epoch))
             }
             tick += 1
             try? await Task.sleep(until: epoch + slice * tick)
         }
     }
+
+    /// Slices of a frame interval the clients' sends are spread over: 10 ms at one frame a second.
+    static let videoSlots = 100
 }
 
 /// A flat grey 32×18 frame whose first two cells hold the microseconds since the run began (48 bits).
@@ -72,6 +84,9 @@ final class LoadClient: @unchecked Sendable {
     let connection: HubConnection
     let joined = Atomic(false)
     let everJoined = Atomic(false)
+    /// This client's video fan-out latencies, added to the tally at the end (a lock of its own, never waited for:
+    /// one shared by a thousand clients was taken for every frame received).
+    let fanOut = Mutex<[Duration]>([])
     private let plan: LoadPlan
     private let tally: LoadTally
     private let epoch: ContinuousClock.Instant
@@ -101,7 +116,10 @@ final class LoadClient: @unchecked Sendable {
             joined.store(false, ordering: .relaxed)
             tally.lost()
         case .video(let frame):
-            if let sentAt = TimedFrame.sentAt(frame) { tally.record(Measure.fanOut, (.now - epoch) - sentAt) }
+            if let sentAt = TimedFrame.sentAt(frame) {
+                let latency = (.now - epoch) - sentAt
+                fanOut.withLock { $0.append(latency) }
+            }
         case .unreadableVideo:
             tally.error("a video frame that does not add up")
         case .notice(let notice):

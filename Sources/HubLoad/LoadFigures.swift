@@ -98,6 +98,7 @@ final class LoadTally: Sendable {
     init(names: [String]) { self.names = names }
 
     func record(_ name: String, _ latency: Duration) { state.withLock { $0.samples[name, default: []].append(latency) } }
+    func record(_ name: String, _ latencies: [Duration]) { state.withLock { $0.samples[name, default: []] += latencies } }
     func error(_ kind: String) { state.withLock { $0.errors[kind, default: 0] += 1 } }
     func lost() { state.withLock { $0.lost += 1 } }
 

@@ -11,6 +11,9 @@ public struct LoadPlan: Sendable {
     public var framesPerSecond: Int
     /// One token request's deadline.
     public var requestTimeout: Duration
+    /// How long the clients take to arrive: client k of N starts k/N of it after the run's start (zero: all at once, a
+    /// join storm).
+    public var rampUp: Duration
 
     public static let clientRange = 1...10_000
     /// Seconds a run lasts.
@@ -19,14 +22,16 @@ public struct LoadPlan: Sendable {
     public static let framesPerSecondRange = 0...HubVideoFrame.maxPerSecond
 
     public init(provider: any TokenProvider, clients: Int, channels: Int, duration: Duration,
-                framesPerSecond: Int = 1, requestTimeout: Duration = .seconds(10)) {
+                framesPerSecond: Int = 1, requestTimeout: Duration = .seconds(10), rampUp: Duration = .zero) {
         (self.provider, self.clients, self.channels, self.duration) = (provider, clients, channels, duration)
-        (self.framesPerSecond, self.requestTimeout) = (framesPerSecond, requestTimeout)
+        (self.framesPerSecond, self.requestTimeout, self.rampUp) = (framesPerSecond, requestTimeout, rampUp)
     }
 
     /// Client `index` joins channel `load-K` for K = index mod `channels`, as uid index + 1.
     func channel(of index: Int) -> String { "load-\(index % channels)" }
     func uid(of index: Int) -> UInt32 { UInt32(index + 1) }
+    /// When client `index` starts, after the run's start.
+    func arrival(of index: Int) -> Duration { rampUp * (Double(index) / Double(clients)) }
 }
 
 /// The names of what a run measures, as printed and as JSON members.

@@ -1,5 +1,4 @@
 import AgoraVocabulary
-import Foundation
 
 /// Another user in the channel, as the others see them.
 public struct HubPeer: Equatable, Sendable {
@@ -30,54 +29,106 @@ public enum HubNotice: Equatable, Sendable {
 
     /// The message as a JSON text frame's content.
     public var json: String {
-        var object: [String: Any]
+        var object: HubJSON.Object
         switch self {
         case .joined(let channel, let uid, let role, let expiresAt, let users):
-            object = ["type": "joined", "channel": channel, "uid": uid, "role": role.name, "expiresAt": expiresAt,
-                      "users": users.map(Self.fields)]
+            object = ["type": "joined", "channel": .string(channel), "uid": .integer(Int64(uid)), "role": .string(role.name),
+                      "expiresAt": .integer(expiresAt), "users": .objects(users.map(Self.fields))]
         case .userJoined(let peer):
             object = Self.fields(peer)
             object["type"] = "userJoined"
         case .userOffline(let uid, let reason):
-            object = ["type": "userOffline", "uid": uid]
+            object = ["type": "userOffline", "uid": .integer(Int64(uid))]
             Self.add(reason, as: "reason", to: &object)
         case .clientRoleChanged(let old, let new):
-            object = ["type": "clientRoleChanged", "oldRole": old.name, "newRole": new.name]
+            object = ["type": "clientRoleChanged", "oldRole": .string(old.name), "newRole": .string(new.name)]
         case .tokenPrivilegeWillExpire(let expiresAt):
-            object = ["type": "tokenPrivilegeWillExpire", "expiresAt": expiresAt]
+            object = ["type": "tokenPrivilegeWillExpire", "expiresAt": .integer(expiresAt)]
         case .renewTokenResult(let code, let expiresAt):
             object = ["type": "renewTokenResult"]
             Self.add(code, as: "result", to: &object)
-            if let expiresAt { object["expiresAt"] = expiresAt }
+            if let expiresAt { object["expiresAt"] = .integer(expiresAt) }
         case .connectionStateChanged(let state, let reason, let error):
             object = ["type": "connectionStateChanged"]
             Self.add(state, as: "state", to: &object)
             Self.add(reason, as: "reason", to: &object)
             if let error { Self.add(error, as: "error", to: &object) }
         case .error(let message):
-            object = ["type": "error", "message": message]
+            object = ["type": "error", "message": .string(message)]
         }
         return HubJSON.text(object)
     }
 
-    private static func fields(_ peer: HubPeer) -> [String: Any] {
-        var object: [String: Any] = ["uid": peer.uid]
-        if let account = peer.account { object["account"] = account }
+    private static func fields(_ peer: HubPeer) -> HubJSON.Object {
+        var object: HubJSON.Object = ["uid": .integer(Int64(peer.uid))]
+        if let account = peer.account { object["account"] = .string(account) }
         return object
     }
 
-    private static func add(_ code: some AgoraCode, as name: String, to object: inout [String: Any]) {
-        object[name] = code.name
-        object[name + "Code"] = code.rawValue
+    private static func add(_ code: some AgoraCode, as name: String, to object: inout HubJSON.Object) {
+        object[name] = .string(code.name)
+        object[name + "Code"] = .integer(Int64(code.rawValue))
     }
 }
 
-/// Writes the protocol's JSON objects.
+/// Writes the protocol's JSON objects: compact, keys sorted, strings escaped as RFC 8259 requires and no more.
+/// Written by hand, not through `JSONSerialization`: the hub writes a notice for every join, and bridging each
+/// dictionary to Foundation's objects was a quarter of its CPU in a join storm (`Docs/benchmarks.md`, "Hub").
 enum HubJSON {
-    /// One object as compact JSON with sorted keys; the values are strings, numbers and arrays of objects, which
-    /// always encode.
-    static func text(_ object: [String: Any]) -> String {
-        let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
-        return data.map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+    typealias Object = [String: Value]
+
+    /// What a member holds: nothing else is sent.
+    enum Value: ExpressibleByStringLiteral {
+        case string(String)
+        case integer(Int64)
+        case objects([Object])
+
+        init(stringLiteral value: String) { self = .string(value) }
+    }
+
+    static func text(_ object: Object) -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity(64)
+        write(object, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    private static func write(_ object: Object, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "{"))
+        for (index, (key, value)) in object.sorted(by: { $0.key < $1.key }).enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            write(string: key, to: &out)
+            out.append(UInt8(ascii: ":"))
+            switch value {
+            case .string(let text): write(string: text, to: &out)
+            case .integer(let number): out += String(number).utf8
+            case .objects(let list):
+                out.append(UInt8(ascii: "["))
+                for (index, member) in list.enumerated() {
+                    if index > 0 { out.append(UInt8(ascii: ",")) }
+                    write(member, to: &out)
+                }
+                out.append(UInt8(ascii: "]"))
+            }
+        }
+        out.append(UInt8(ascii: "}"))
+    }
+
+    private static func write(string: String, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        for byte in string.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): out += [UInt8(ascii: "\\"), UInt8(ascii: "\"")]
+            case UInt8(ascii: "\\"): out += [UInt8(ascii: "\\"), UInt8(ascii: "\\")]
+            case 0x0A: out += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
+            case 0x0D: out += [UInt8(ascii: "\\"), UInt8(ascii: "r")]
+            case 0x09: out += [UInt8(ascii: "\\"), UInt8(ascii: "t")]
+            case ..<0x20:
+                let hex = Array("0123456789abcdef".utf8)
+                out += [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(byte >> 4)], hex[Int(byte & 15)]]
+            default: out.append(byte)
+            }
+        }
+        out.append(UInt8(ascii: "\""))
     }
 }

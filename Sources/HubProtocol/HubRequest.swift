@@ -1,6 +1,5 @@
 import AccessToken
 import AgoraVocabulary
-import Foundation
 import JSON
 
 /// What a client asks to join with.
@@ -72,17 +71,17 @@ extension HubRequest {
 extension HubRequest {
     /// The request as a text frame's JSON, which `init(json:)` reads back as itself.
     public var json: String {
-        var object: [String: Any]
+        var object: HubJSON.Object
         switch self {
         case .join(let join):
-            object = ["type": "join", "channel": join.channel, "token": join.token, "role": join.role.name]
+            object = ["type": "join", "channel": .string(join.channel), "token": .string(join.token), "role": .string(join.role.name)]
             switch join.user {
-            case .uid(let uid): object["uid"] = uid
-            case .account(let account): object["account"] = account
+            case .uid(let uid): object["uid"] = .integer(Int64(uid))
+            case .account(let account): object["account"] = .string(account)
             }
-            if let appId = join.appId { object["appId"] = appId }
-        case .renew(let token): object = ["type": "renew", "token": token]
-        case .setRole(let role): object = ["type": "setRole", "role": role.name]
+            if let appId = join.appId { object["appId"] = .string(appId) }
+        case .renew(let token): object = ["type": "renew", "token": .string(token)]
+        case .setRole(let role): object = ["type": "setRole", "role": .string(role.name)]
         case .leave: object = ["type": "leave"]
         case .ping: object = ["type": "ping"]
         }

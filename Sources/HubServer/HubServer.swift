@@ -88,9 +88,9 @@ public final class HubServer: WebSocketService, @unchecked Sendable {
     private var accountsByUid: [UInt32: String] = [:]
     /// The uid assigned last (not private: tests move it to see the count go round).
     var lastAssignedUid: UInt32 = 1_000_000_000
-    /// The earliest token deadline (warning or end), unix seconds; nil when there is none; stale after a change.
+    /// When `fireDue` next has something to do (a warning, a token's end, a connection out of a channel too long),
+    /// unix seconds, or earlier: a change plans its own connection's deadline alone (`plan`), never a scan of all.
     private var nextDeadline: Double?
-    private var deadlinesChanged = false
     /// The channels whose lease this hub holds (with `leases` only), and when it next renews them and last did.
     private var held: Set<String> = []
     private var nextRenewal: Double?
@@ -118,8 +118,9 @@ public final class HubServer: WebSocketService, @unchecked Sendable {
 
     public func opened(_ client: WebSocketClientID, address: String, query: [String: String]) {
         // Admitted, so the one `channel` parameter decodes to itself.
-        connections[client] = Connection(route: query["channel"], now: config.unixTime())
-        deadlinesChanged = true
+        let now = config.unixTime()
+        connections[client] = Connection(route: query["channel"], now: now)
+        plan(now + Double(config.outsideLimit.components.seconds))
     }
 
     public func received(_ message: WebSocketMessage, from client: WebSocketClientID) {
@@ -161,7 +162,7 @@ public final class HubServer: WebSocketService, @unchecked Sendable {
 
     public func tick() -> Duration? {
         let now = config.unixTime()
-        if deadlinesChanged || nextDeadline.map({ now >= $0 }) == true { fireDue(now) }
+        if let due = nextDeadline, now >= due { fireDue(now) }
         if let due = nextRenewal, now >= due { renewLeases(now) }
         let next = [nextDeadline, nextRenewal].compactMap { $0 }.min()
         return next.map { .milliseconds(Int64((($0 - now) * 1000).rounded(.up))) }
@@ -230,12 +231,11 @@ public final class HubServer: WebSocketService, @unchecked Sendable {
             accounts[account, default: AccountUse(uid: uid, members: 0)].members += 1
             accountsByUid[uid] = account
         }
-        deadlinesChanged = true
         log(client, "joined \(join.channel.escapedForPrinting) as uid \(uid)")
         send(.joined(channel: join.channel, uid: uid, role: join.role, expiresAt: member.expiresAt,
                      users: present.map(\.peer).sorted { $0.uid < $1.uid }), to: client)
         if member.role == .broadcaster { send(.userJoined(member.peer), toOthersIn: member.channel, except: client) }
-        fireDue(now)
+        fireDue(client, now)
     }
 
     private func refuse(_ client: WebSocketClientID, joining channel: String, _ rejection: TokenRejection) {
@@ -295,9 +295,8 @@ public final class HubServer: WebSocketService, @unchecked Sendable {
             member.expiresAt = accepted?.joinDeadline ?? member.expiresAt
             member.warned = false
             connections[client]?.phase = .inChannel(member)
-            deadlinesChanged = true
             send(.renewTokenResult(.success, expiresAt: member.expiresAt), to: client)
-            fireDue(config.unixTime())
+            fireDue(client, config.unixTime())
         }
     }
 
@@ -379,7 +378,11 @@ public final class HubServer: WebSocketService, @unchecked Sendable {
 
     /// Takes the member out of its channel; the others hear it went offline for `reason` if they could see it.
     private func remove(_ client: WebSocketClientID, _ member: Member, peersHear reason: AgoraUserOfflineReason) {
-        connections[client]?.phase = .outside(since: config.unixTime())
+        let now = config.unixTime()
+        if connections[client] != nil {
+            connections[client]?.phase = .outside(since: now)
+            plan(now + Double(config.outsideLimit.components.seconds))
+        }
         channels[member.channel]?[member.uid] = nil
         if channels[member.channel]?.isEmpty == true {
             channels[member.channel] = nil
@@ -393,47 +396,47 @@ public final class HubServer: WebSocketService, @unchecked Sendable {
                 accountsByUid[use.uid] = nil
             }
         }
-        deadlinesChanged = true
         if member.role == .broadcaster {
             send(.userOffline(uid: member.uid, reason: reason), toOthersIn: member.channel, except: client)
         }
     }
 
-    /// Warns of tokens near their end and puts out the users whose token ended; finds the next deadline.
+    /// Warns of tokens near their end, puts out the users whose token ended and closes connections out of any channel
+    /// too long; finds the next deadline.
     private func fireDue(_ now: Double) {
-        let lead = Double(config.willExpireLead.components.seconds)
-        var next: Double?
+        nextDeadline = nil
+        for client in connections.keys { fireDue(client, now) }
+    }
+
+    /// What `fireDue` does, for one connection; its next deadline planned.
+    private func fireDue(_ client: WebSocketClientID, _ now: Double) {
+        guard let connection = connections[client] else { return }
         let outsideLimit = Double(config.outsideLimit.components.seconds)
-        for (client, connection) in connections {
-            guard case .inChannel(var member) = connection.phase else {
-                guard case .outside(let since) = connection.phase else { continue }
-                if now >= since + outsideLimit {
-                    log(client, "closed 1008: out of any channel for \(config.outsideLimit)")
-                    outlet?.close(client, code: .policyViolation, reason: "out of any channel for \(config.outsideLimit); connect again to join")
-                    connections[client] = nil
-                } else {
-                    next = min(next ?? since + outsideLimit, since + outsideLimit)
-                }
-                continue
-            }
+        switch connection.phase {
+        case .outside(let since):
+            guard now >= since + outsideLimit else { return plan(since + outsideLimit) }
+            log(client, "closed 1008: out of any channel for \(config.outsideLimit)")
+            outlet?.close(client, code: .policyViolation, reason: "out of any channel for \(config.outsideLimit); connect again to join")
+            connections[client] = nil
+        case .inChannel(var member):
             let end = Double(member.expiresAt)
             if now >= end {
                 log(client, "token ended: out of \(member.channel.escapedForPrinting)")
                 remove(client, member, peersHear: .quit)
-                send(notice(for: .expired), to: client)
-                continue
+                return send(notice(for: .expired), to: client)
             }
+            let lead = Double(config.willExpireLead.components.seconds)
             if !member.warned, now >= end - lead {
                 member.warned = true
                 connections[client]?.phase = .inChannel(member)
                 send(.tokenPrivilegeWillExpire(expiresAt: member.expiresAt), to: client)
             }
-            let due = member.warned ? end : end - lead
-            next = min(next ?? due, due)
+            plan(member.warned ? end : end - lead)
         }
-        nextDeadline = next
-        deadlinesChanged = false
     }
+
+    /// `fireDue` runs at `due` at the latest.
+    private func plan(_ due: Double) { nextDeadline = min(nextDeadline ?? due, due) }
 
     // MARK: Video
 

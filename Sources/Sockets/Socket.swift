@@ -33,7 +33,10 @@ public struct Socket: Sendable {
     }
 
     /// Listens on `host:port` (port 0 picks a free one); returns the socket and the numeric address and port it got.
-    public static func listen(host: String, port: UInt16, backlog: Int32 = 512) throws(SocketError) -> (Socket, host: String, port: UInt16) {
+    /// The backlog holds a stampede's connections until they are accepted (a thousand clients fetching tokens at
+    /// once overflowed 512, and each connection dropped waited a second for its SYN to be sent again); the kernel caps
+    /// it at `net.core.somaxconn`.
+    public static func listen(host: String, port: UInt16, backlog: Int32 = 4096) throws(SocketError) -> (Socket, host: String, port: UInt16) {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)

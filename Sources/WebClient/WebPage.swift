@@ -1,3 +1,5 @@
+import Foundation
+
 /// The page at `/`: what the terminal's call screen shows, in a browser, written only with the public `AgoraRTC`
 /// as a web developer would write theirs — a token from this server's `/fetch_rtc_token`, the tiles, the token's
 /// countdown and lifetime bar, the event log, and buttons to join, leave, renew, expire and switch role.

@@ -24,6 +24,8 @@ enum LoadCommand {
             .value("channels", "M", help: "channels; client k joins load-(k mod M), 1...clients", otherwise: "10, or one per client when fewer"),
             .value("duration", "SECONDS", help: "how long the clients stay, \(LoadPlan.durationRange.lowerBound)...\(LoadPlan.durationRange.upperBound)",
                    default: "10"),
+            .value("ramp-up", "SECONDS", help: "how long the clients take to arrive, evenly, shorter than the duration "
+                   + "(0: all at once)", default: "0"),
             .value("fps", "N", help: "video frames each client sends a second, "
                    + "\(LoadPlan.framesPerSecondRange.lowerBound)...\(LoadPlan.framesPerSecondRange.upperBound)", default: "1"),
             .flag("json", help: "print one JSON object (fields in Docs/load.md)"),
@@ -49,7 +51,8 @@ enum LoadCommand {
             }
             if !args.has("json") {
                 print("tokencall load: \(plan.clients) clients in \(plan.channels) channels on \(hub) for \(plan.duration.components.seconds) s, "
-                      + "\(plan.framesPerSecond) video frame\(plan.framesPerSecond == 1 ? "" : "s") a second each")
+                      + "\(plan.framesPerSecond) video frame\(plan.framesPerSecond == 1 ? "" : "s") a second each"
+                      + (plan.rampUp > .zero ? ", arriving over \(plan.rampUp.components.seconds) s" : ""))
             }
             figures = await HubLoadRun.run(plan, hub: hub, loop: loop, trust: try args.trust())
         } else {
@@ -70,7 +73,7 @@ enum LoadCommand {
         case (true, false): hub = try JoinCommand.hubAddress(args)
         case (false, true):
             hub = nil
-            for name in ["duration", "fps"] where args.has(name) {
+            for name in ["duration", "fps", "ramp-up"] where args.has(name) {
                 throw args.error("--\(name) is for clients in a hub; --no-hub fetches a token a client, then renews it, and ends")
             }
         }
@@ -85,10 +88,14 @@ enum LoadCommand {
         let clients: Int = try args.integer("clients", in: LoadPlan.clientRange)
         let provider = HTTPTokenProvider(url: url, shape: shape, bearer: args.string("auth-bearer"), origin: try args.origin(),
                                          transport: SocketHTTPTransport.tokencall(trust: try args.trust()))
+        let duration: Int = try args.integer("duration", in: LoadPlan.durationRange)
+        let rampUp: Int = try args.integer("ramp-up", in: 0...(LoadPlan.durationRange.upperBound - 1))
+        guard rampUp < duration else {
+            throw args.error("--ramp-up \(rampUp) must be shorter than --duration \(duration): the last clients would arrive after the run")
+        }
         let plan = LoadPlan(provider: provider, clients: clients, channels: try args.integer("channels", in: 1...clients) ?? min(10, clients),
-                            duration: .seconds(try args.integer("duration", in: LoadPlan.durationRange) as Int),
-                            framesPerSecond: try args.integer("fps", in: LoadPlan.framesPerSecondRange),
-                            requestTimeout: try args.requestTimeout())
+                            duration: .seconds(duration), framesPerSecond: try args.integer("fps", in: LoadPlan.framesPerSecondRange),
+                            requestTimeout: try args.requestTimeout(), rampUp: .seconds(rampUp))
         return (plan, hub)
     }
 }

@@ -21,6 +21,11 @@ import Testing
                                       users: [HubPeer(uid: 2, account: "bob")])
         #expect(joined.json == #"{"channel":"c","expiresAt":1800000600,"role":"broadcaster","type":"joined","uid":1,"users":[{"account":"bob","uid":2}]}"#)
     }
+
+    @Test func aNoticesTextIsEscapedAsJSONAsksAndNoMore() {
+        let notice = HubNotice.error("say \"hi\" \\ now\n\t\u{1}/é")
+        #expect(notice.json == #"{"message":"say \"hi\" \\ now\n\t\u0001/é","type":"error"}"#)
+    }
 }
 
 @Suite struct HubNoticeReadingTests {

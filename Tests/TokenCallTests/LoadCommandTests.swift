@@ -71,6 +71,8 @@ import Testing
         (["load", "--hub", "ws://127.0.0.1:1/hub", "--no-hub", "--token-url", "http://127.0.0.1:1"], "give --hub or --no-hub, not both"),
         (["load", "--no-hub"], "give --token-url"),
         (["load", "--no-hub", "--token-url", "http://127.0.0.1:1", "--duration", "5"], "--duration is for clients in a hub"),
+        (["load", "--hub", "ws://127.0.0.1:1/hub", "--token-url", "http://127.0.0.1:1", "--duration", "5", "--ramp-up", "5"],
+         "--ramp-up 5 must be shorter than --duration 5"),
         (["load", "--hub", "ws://127.0.0.1:1/hub", "--token-url", "ftp://x/"], "--token-url must be an http:// or https:// URL"),
         (["load", "--no-hub", "--token-url", "http://127.0.0.1:1", "--clients", "4", "--channels", "5"], "--channels"),
     ])

@@ -31,6 +31,10 @@ import WebSocket
         return bytes
     }
 
+    @Test func writesTheRFCsMaskedHello() {
+        #expect(WebSocketFrame.encode(.text, Array("Hello".utf8), mask: (0x37, 0xFA, 0x21, 0x3D)) == maskedHello)
+    }
+
     @Test func readsTheRFCsMaskedHelloWholeOrByteByByte() throws {
         #expect(try events(maskedHello) == [.text("Hello")])
         var reader = WebSocketReader(role: .server)
