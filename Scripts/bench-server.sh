@@ -26,7 +26,7 @@ export APP_CERTIFICATE=5CFd2fd1755d40ecb72977518be15d3b
 
 # Targets: ours / Python and ours / nginx in requests/s; p99 in ms; errors; peak RSS in MB.
 target_vs_python=10
-target_vs_nginx=0.5
+target_vs_nginx=0.6
 target_p99_ms=5
 target_rss_mb=50
 

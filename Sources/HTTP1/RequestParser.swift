@@ -32,63 +32,41 @@ public struct RequestParser: Sendable {
     static let lastCR = maxHeaderBytes + 2
 
     private enum Phase: Sendable {
-        /// The head so far is in `head`; `afterCR` when its last byte is a CR whose LF has not arrived.
-        case head(afterCR: Bool)
+        /// The head so far is in `head`; `ending` counts the bytes of its closing CR LF CR LF seen at its end (0 to 3).
+        case head(ending: Int)
         /// The head is read (its body is in `body` as it arrives); `left` bytes of the body are to come.
         case body(HTTPRequest, left: Int)
         /// A refusal was given; nothing more is read.
         case refused(HTTPRefusal)
     }
 
-    private var phase = Phase.head(afterCR: false)
+    private var phase = Phase.head(ending: 0)
     private var head: [UInt8] = []
     private var body: [UInt8] = []
 
     public init() {}
 
     /// Reads `bytes`, the next that arrived (after what an earlier call consumed).
-    public mutating func read(_ bytes: some Collection<UInt8>) -> RequestParse {
-        var consumed = 0
+    public mutating func read(_ bytes: ArraySlice<UInt8>) -> RequestParse {
         var index = bytes.startIndex
         while true {
             switch phase {
             case .refused(let refusal):
                 return .refused(refusal)
-            case .head(var afterCR):
-                var ended = false
-                while index < bytes.endIndex {
-                    let byte = bytes[index]
-                    if afterCR {
-                        guard byte == Syntax.lf else {
-                            return refuse(400, "the request head has a CR without LF after it; end each line with CR LF")
-                        }
-                        head.append(byte)
-                        index = bytes.index(after: index)
-                        consumed += 1
-                        afterCR = false
-                        // The CR just ended was at count - 2: after another CR LF, the head is whole.
-                        let cr = head.count - 2
-                        if cr >= 2, head[cr - 2] == Syntax.cr, head[cr - 1] == Syntax.lf {
-                            head.removeLast(4)
-                            ended = true
-                            break
-                        }
-                        continue
-                    }
-                    if head.count > Self.lastCR { return refuse(431, "the request headers are over \(Self.maxHeaderBytes) bytes") }
-                    switch byte {
-                    case Syntax.cr: afterCR = true
-                    case Syntax.lf: return refuse(400, "the request head has an LF without CR before it; HTTP lines end with CR LF")
-                    default: break
-                    }
-                    head.append(byte)
-                    index = bytes.index(after: index)
-                    consumed += 1
-                }
-                guard ended else {
-                    if !afterCR, head.count > Self.lastCR { return refuse(431, "the request headers are over \(Self.maxHeaderBytes) bytes") }
-                    phase = .head(afterCR: afterCR)
+            case .head(let ending):
+                let scan = bytes.withUnsafeBufferPointer { Self.scanHead(UnsafeBufferPointer(rebasing: $0[(index - bytes.startIndex)...]),
+                                                                         ending: ending, held: head.count) }
+                switch scan {
+                case .refused(let refusal):
+                    return refuse(refusal)
+                case .partial(let ending):
+                    head += bytes[index...]
+                    phase = .head(ending: ending)
                     return .needMore
+                case .whole(let used):
+                    head += bytes[index..<(index + used)]
+                    index += used
+                    head.removeLast(4)
                 }
                 switch Self.request(head[...]) {
                 case .failure(let refusal): return refuse(refusal)
@@ -100,22 +78,54 @@ public struct RequestParser: Sendable {
                     }
                 }
             case .body(var request, let left):
-                let taken = min(left, bytes.distance(from: index, to: bytes.endIndex))
-                let end = bytes.index(index, offsetBy: taken)
-                body += bytes[index..<end]
-                index = end
-                consumed += taken
+                let taken = min(left, bytes.endIndex - index)
+                body += bytes[index..<(index + taken)]
+                index += taken
                 guard left == taken else {
                     phase = .body(request, left: left - taken)
                     return .needMore
                 }
                 request.body = body
                 body = []
-                phase = .head(afterCR: false)
-                return .request(request, consumed: consumed)
+                phase = .head(ending: 0)
+                return .request(request, consumed: index - bytes.startIndex)
             }
         }
     }
+
+    private enum HeadScan {
+        /// Every byte is the head's; `ending` bytes of its closing CR LF CR LF are at its end.
+        case partial(ending: Int)
+        /// The head ends `used` bytes in, its CR LF CR LF included.
+        case whole(used: Int)
+        case refused(HTTPRefusal)
+    }
+
+    /// Looks once at each byte of `bytes`, which follow `held` bytes of head whose end matched `ending` bytes of
+    /// CR LF CR LF: lines end with CR LF, and the head within `maxHeaderBytes`.
+    private static func scanHead(_ bytes: UnsafeBufferPointer<UInt8>, ending: Int, held: Int) -> HeadScan {
+        var ending = ending
+        for (offset, byte) in bytes.enumerated() {
+            if ending == 1 || ending == 3 {
+                guard byte == Syntax.lf else {
+                    return .refused(HTTPRefusal(400, "the request head has a CR without LF after it; end each line with CR LF"))
+                }
+                if ending == 3 { return .whole(used: offset + 1) }
+                ending = 2
+                continue
+            }
+            if held + offset > lastCR { return .refused(tooLong) }
+            switch byte {
+            case Syntax.cr: ending = ending == 2 ? 3 : 1
+            case Syntax.lf: return .refused(HTTPRefusal(400, "the request head has an LF without CR before it; HTTP lines end with CR LF"))
+            default: ending = 0
+            }
+        }
+        if ending != 1, ending != 3, held + bytes.count > lastCR { return .refused(tooLong) }
+        return .partial(ending: ending)
+    }
+
+    static let tooLong = HTTPRefusal(431, "the request headers are over \(maxHeaderBytes) bytes")
 
     private mutating func refuse(_ status: Int, _ message: String) -> RequestParse {
         refuse(HTTPRefusal(status, message))

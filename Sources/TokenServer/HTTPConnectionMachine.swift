@@ -191,7 +191,7 @@ struct HTTPConnectionMachine {
         case .receiving(let since): started = since
         default: return waiting()
         }
-        switch requests.read(buffer) {
+        switch requests.read(buffer[...]) {
         case .needMore:
             buffer.removeAll(keepingCapacity: true)  // the parser keeps what it has read
             return waiting()
