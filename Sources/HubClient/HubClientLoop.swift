@@ -65,8 +65,7 @@ final class LoopCore: @unchecked Sendable {
 
     /// Connects off the loop's thread (a name lookup or a far host must not stall the others), then hands the
     /// socket back.
-    func connect(_ connection: HubConnection, attempt: Int, within limit: Duration) {
-        let address = connection.dialing
+    func connect(_ connection: HubConnection, to address: HubAddress, attempt: Int, within limit: Duration) {
         DispatchQueue.global().async { [self] in
             let result = Result { () throws(SocketError) in
                 try connector(address.host, address.port, .now + limit)

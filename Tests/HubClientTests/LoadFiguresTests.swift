@@ -59,7 +59,7 @@ import TokenClient
 
     @Test func aHandshakeAnswerNamesItsHubOnlyInTheLettersAllowed() {
         func name(_ header: String) -> String? {
-            HubConnection.hubName(inAnswer: Array("HTTP/1.1 101 Switching Protocols\r\n\(header)".utf8)[...])
+            HubConnectionMachine.hubName(inAnswer: Array("HTTP/1.1 101 Switching Protocols\r\n\(header)".utf8)[...])
         }
         #expect(name("x-tokencall-hub: hub2") == "hub2")
         #expect(name("X-Tokencall-Hub: \u{1b}[2Jhub") == nil)
