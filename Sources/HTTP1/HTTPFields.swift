@@ -39,6 +39,11 @@ public struct HTTPFields: Sendable, Equatable, ExpressibleByArrayLiteral, Sequen
         list.filter { FieldName.equal($0.name, name) }.map(\.value)
     }
 
+    /// `values(name)` without building an array.
+    func lazyValues(_ name: String) -> LazyMapSequence<LazyFilterSequence<[Field]>, String> {
+        list.lazy.filter { FieldName.equal($0.name, name) }.map(\.value)
+    }
+
     /// The values of the fields named `name` joined by ", ", as RFC 9110 §5.3 combines them; nil when there is none.
     public func value(_ name: String) -> String? {
         let all = values(name)

@@ -144,11 +144,12 @@ public struct RequestParser: Sendable {
     static func request(_ head: ArraySlice<UInt8>) -> Result<HTTPRequest, HTTPRefusal> {
         var lines = Lines(head)
         let requestLine = lines.next() ?? head[head.startIndex..<head.startIndex]
-        let parts = requestLine.split(separator: Syntax.space, omittingEmptySubsequences: false)
-        guard parts.count == 3, !parts[0].isEmpty, !parts[1].isEmpty else {
+        guard let first = requestLine.firstIndex(of: Syntax.space), first > requestLine.startIndex,
+              let second = requestLine[(first + 1)...].firstIndex(of: Syntax.space), second > first + 1,
+              !requestLine[(second + 1)...].contains(Syntax.space) else {
             return .failure(HTTPRefusal(400, "malformed request line; expected METHOD /path HTTP/1.1, one space apart"))
         }
-        let (method, target, version) = (parts[0], parts[1], parts[2])
+        let (method, target, version) = (requestLine[..<first], requestLine[(first + 1)..<second], requestLine[(second + 1)...])
         if let bad = method.first(where: { !Syntax.isTokenByte($0) }) {
             return .failure(HTTPRefusal(400, "the method has \(Syntax.describe(bad)), which no method has; use GET, POST or OPTIONS"))
         }
@@ -157,15 +158,17 @@ public struct RequestParser: Sendable {
             let shown = String(decoding: version.prefix(16).filter { $0 > 0x20 && $0 < 0x7F }, as: UTF8.self)
             return .failure(HTTPRefusal(400, "unsupported protocol \"\(shown)\"; use HTTP/1.1"))
         }
-        var fields = HTTPFields()
+        var list: [HTTPFields.Field] = []
+        list.reserveCapacity(8)
         while let line = lines.next() {
             switch field(line) {
-            case .success(let field): fields.append(field.name, field.value)
+            case .success(let field): list.append(field)
             case .failure(let refusal): return .failure(refusal)
             }
         }
+        let fields = HTTPFields(list)
         // RFC 9112 §3.2: exactly one Host in HTTP/1.1 (a proxy and we could otherwise disagree on the target's host).
-        let hosts = fields.values("Host").count
+        let hosts = fields.lazyValues("Host").count
         if hosts > 1 { return .failure(HTTPRefusal(400, "the request has \(hosts) Host headers; send one")) }
         if hosts == 0, version.elementsEqual("HTTP/1.1".utf8) {
             return .failure(HTTPRefusal(400, "an HTTP/1.1 request needs a Host header, such as Host: 127.0.0.1"))
@@ -234,7 +237,7 @@ public struct RequestParser: Sendable {
 
     /// The body's length from Content-Length, which must be digits and agree with itself; Transfer-Encoding is refused.
     static func bodyLength(_ request: HTTPRequest) -> Result<Int, HTTPRefusal> {
-        let lengths = request.fields.values("Content-Length")
+        let lengths = request.fields.lazyValues("Content-Length")
         if request.fields.contains("Transfer-Encoding") {
             return .failure(lengths.isEmpty
                 ? HTTPRefusal(411, "chunked bodies are not accepted; send the body with a Content-Length")
@@ -253,8 +256,8 @@ public struct RequestParser: Sendable {
             return .failure(HTTPRefusal(400, "Content-Length \"\(text.prefix(20))\" is not a byte count; send digits only"))
         }
         // Digits only; more than 9 of them (past leading zeros) are over the limit and would not fit an Int32.
-        let digits = text.drop { $0 == "0" }
-        guard digits.count <= 9, let length = Int(digits.isEmpty ? "0" : digits), length <= maxBodyBytes else {
+        let digits = text.utf8.drop { $0 == UInt8(ascii: "0") }
+        guard digits.count <= 9, case let length = digits.reduce(0, { $0 * 10 + Int($1 - UInt8(ascii: "0")) }), length <= maxBodyBytes else {
             return .failure(HTTPRefusal(413, "the body is \(text.prefix(20)) bytes; at most \(maxBodyBytes) are accepted"))
         }
         return .success(length)
