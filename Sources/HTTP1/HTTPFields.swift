@@ -39,11 +39,6 @@ public struct HTTPFields: Sendable, Equatable, ExpressibleByArrayLiteral, Sequen
         list.filter { FieldName.equal($0.name, name) }.map(\.value)
     }
 
-    /// `values(name)` without building an array.
-    func lazyValues(_ name: String) -> LazyMapSequence<LazyFilterSequence<[Field]>, String> {
-        list.lazy.filter { FieldName.equal($0.name, name) }.map(\.value)
-    }
-
     /// The values of the fields named `name` joined by ", ", as RFC 9110 §5.3 combines them; nil when there is none.
     public func value(_ name: String) -> String? {
         let all = values(name)
@@ -71,6 +66,7 @@ public struct HTTPFields: Sendable, Equatable, ExpressibleByArrayLiteral, Sequen
 /// Field names compare without regard to ASCII case; other bytes must be equal (a name is ASCII on the wire anyway).
 public enum FieldName {
     public static func equal(_ a: String, _ b: String) -> Bool {
+        guard a.utf8.count == b.utf8.count else { return false }
         var (a, b) = (a, b)
         return a.withUTF8 { x in
             b.withUTF8 { y in

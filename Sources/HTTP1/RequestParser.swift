@@ -168,7 +168,7 @@ public struct RequestParser: Sendable {
         }
         let fields = HTTPFields(list)
         // RFC 9112 §3.2: exactly one Host in HTTP/1.1 (a proxy and we could otherwise disagree on the target's host).
-        let hosts = fields.lazyValues("Host").count
+        let hosts = fields.reduce(0) { FieldName.equal($1.name, "Host") ? $0 + 1 : $0 }
         if hosts > 1 { return .failure(HTTPRefusal(400, "the request has \(hosts) Host headers; send one")) }
         if hosts == 0, version.elementsEqual("HTTP/1.1".utf8) {
             return .failure(HTTPRefusal(400, "an HTTP/1.1 request needs a Host header, such as Host: 127.0.0.1"))
@@ -237,19 +237,26 @@ public struct RequestParser: Sendable {
 
     /// The body's length from Content-Length, which must be digits and agree with itself; Transfer-Encoding is refused.
     static func bodyLength(_ request: HTTPRequest) -> Result<Int, HTTPRefusal> {
-        let lengths = request.fields.lazyValues("Content-Length")
-        if request.fields.contains("Transfer-Encoding") {
-            return .failure(lengths.isEmpty
+        var length: String?, conflicting = false, chunked = false
+        for field in request.fields {
+            if FieldName.equal(field.name, "Content-Length") {
+                if let first = length { conflicting = conflicting || field.value != first } else { length = field.value }
+            } else if FieldName.equal(field.name, "Transfer-Encoding") {
+                chunked = true
+            }
+        }
+        if chunked {
+            return .failure(length == nil
                 ? HTTPRefusal(411, "chunked bodies are not accepted; send the body with a Content-Length")
                 : HTTPRefusal(400, "the request has both Transfer-Encoding and Content-Length; send only Content-Length"))
         }
-        guard let text = lengths.first else {
+        guard let text = length else {
             if request.method == "POST" || request.method == "PUT" {
                 return .failure(HTTPRefusal(411, "a \(request.method) needs a Content-Length header"))
             }
             return .success(0)
         }
-        guard lengths.allSatisfy({ $0 == text }) else {
+        guard !conflicting else {
             return .failure(HTTPRefusal(400, "conflicting Content-Length headers; send one"))
         }
         guard !text.isEmpty, text.utf8.allSatisfy(Syntax.isDigit) else {
