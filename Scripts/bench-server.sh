@@ -19,7 +19,7 @@ body='{"uid": 42, "channelName": "bench", "role": 1}'
 
 # Targets: ours / Python and ours / nginx in requests/s; p99 in ms; errors; peak RSS in MB.
 target_vs_python=10
-target_vs_nginx=0.5
+target_vs_nginx=0.6
 target_p99_ms=5
 target_rss_mb=50
 

@@ -66,6 +66,7 @@ public struct HTTPFields: Sendable, Equatable, ExpressibleByArrayLiteral, Sequen
 /// Field names compare without regard to ASCII case; other bytes must be equal (a name is ASCII on the wire anyway).
 public enum FieldName {
     public static func equal(_ a: String, _ b: String) -> Bool {
+        guard a.utf8.count == b.utf8.count else { return false }
         var (a, b) = (a, b)
         return a.withUTF8 { x in
             b.withUTF8 { y in

@@ -20,7 +20,8 @@ public struct HTTPReply: Sendable, Equatable {
         bytes.reserveCapacity(64 + body.count)
         Self.appendStatusLine(status, to: &bytes)
         Wire.append(fields, to: &bytes)
-        bytes += [Syntax.cr, Syntax.lf]
+        bytes.append(Syntax.cr)
+        bytes.append(Syntax.lf)
         if withBody { bytes += body }
         return bytes
     }
@@ -31,15 +32,18 @@ public struct HTTPReply: Sendable, Equatable {
         bytes += String(status).utf8
         bytes.append(Syntax.space)
         bytes += reason(status).utf8
-        bytes += [Syntax.cr, Syntax.lf]
+        bytes.append(Syntax.cr)
+        bytes.append(Syntax.lf)
     }
 
     /// `Name: value` and its CR LF.
     public static func appendField(_ name: String, _ value: String, to bytes: inout [UInt8]) {
         bytes += name.utf8
-        bytes += [Syntax.colon, Syntax.space]
+        bytes.append(Syntax.colon)
+        bytes.append(Syntax.space)
         bytes += value.utf8
-        bytes += [Syntax.cr, Syntax.lf]
+        bytes.append(Syntax.cr)
+        bytes.append(Syntax.lf)
     }
 
     /// The reason phrase written after a status.

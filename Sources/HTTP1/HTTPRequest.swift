@@ -56,9 +56,11 @@ public struct HTTPRequest: Sendable {
         bytes += target.utf8
         bytes.append(Syntax.space)
         bytes += version.utf8
-        bytes += [Syntax.cr, Syntax.lf]
+        bytes.append(Syntax.cr)
+        bytes.append(Syntax.lf)
         Wire.append(fields, to: &bytes)
-        bytes += [Syntax.cr, Syntax.lf]
+        bytes.append(Syntax.cr)
+        bytes.append(Syntax.lf)
         bytes += body
         return bytes
     }

@@ -32,63 +32,41 @@ public struct RequestParser: Sendable {
     static let lastCR = maxHeaderBytes + 2
 
     private enum Phase: Sendable {
-        /// The head so far is in `head`; `afterCR` when its last byte is a CR whose LF has not arrived.
-        case head(afterCR: Bool)
+        /// The head so far is in `head`; `ending` counts the bytes of its closing CR LF CR LF seen at its end (0 to 3).
+        case head(ending: Int)
         /// The head is read (its body is in `body` as it arrives); `left` bytes of the body are to come.
         case body(HTTPRequest, left: Int)
         /// A refusal was given; nothing more is read.
         case refused(HTTPRefusal)
     }
 
-    private var phase = Phase.head(afterCR: false)
+    private var phase = Phase.head(ending: 0)
     private var head: [UInt8] = []
     private var body: [UInt8] = []
 
     public init() {}
 
     /// Reads `bytes`, the next that arrived (after what an earlier call consumed).
-    public mutating func read(_ bytes: some Collection<UInt8>) -> RequestParse {
-        var consumed = 0
+    public mutating func read(_ bytes: ArraySlice<UInt8>) -> RequestParse {
         var index = bytes.startIndex
         while true {
             switch phase {
             case .refused(let refusal):
                 return .refused(refusal)
-            case .head(var afterCR):
-                var ended = false
-                while index < bytes.endIndex {
-                    let byte = bytes[index]
-                    if afterCR {
-                        guard byte == Syntax.lf else {
-                            return refuse(400, "the request head has a CR without LF after it; end each line with CR LF")
-                        }
-                        head.append(byte)
-                        index = bytes.index(after: index)
-                        consumed += 1
-                        afterCR = false
-                        // The CR just ended was at count - 2: after another CR LF, the head is whole.
-                        let cr = head.count - 2
-                        if cr >= 2, head[cr - 2] == Syntax.cr, head[cr - 1] == Syntax.lf {
-                            head.removeLast(4)
-                            ended = true
-                            break
-                        }
-                        continue
-                    }
-                    if head.count > Self.lastCR { return refuse(431, "the request headers are over \(Self.maxHeaderBytes) bytes") }
-                    switch byte {
-                    case Syntax.cr: afterCR = true
-                    case Syntax.lf: return refuse(400, "the request head has an LF without CR before it; HTTP lines end with CR LF")
-                    default: break
-                    }
-                    head.append(byte)
-                    index = bytes.index(after: index)
-                    consumed += 1
-                }
-                guard ended else {
-                    if !afterCR, head.count > Self.lastCR { return refuse(431, "the request headers are over \(Self.maxHeaderBytes) bytes") }
-                    phase = .head(afterCR: afterCR)
+            case .head(let ending):
+                let scan = bytes.withUnsafeBufferPointer { Self.scanHead(UnsafeBufferPointer(rebasing: $0[(index - bytes.startIndex)...]),
+                                                                         ending: ending, held: head.count) }
+                switch scan {
+                case .refused(let refusal):
+                    return refuse(refusal)
+                case .partial(let ending):
+                    head += bytes[index...]
+                    phase = .head(ending: ending)
                     return .needMore
+                case .whole(let used):
+                    head += bytes[index..<(index + used)]
+                    index += used
+                    head.removeLast(4)
                 }
                 switch Self.request(head[...]) {
                 case .failure(let refusal): return refuse(refusal)
@@ -100,22 +78,54 @@ public struct RequestParser: Sendable {
                     }
                 }
             case .body(var request, let left):
-                let taken = min(left, bytes.distance(from: index, to: bytes.endIndex))
-                let end = bytes.index(index, offsetBy: taken)
-                body += bytes[index..<end]
-                index = end
-                consumed += taken
+                let taken = min(left, bytes.endIndex - index)
+                body += bytes[index..<(index + taken)]
+                index += taken
                 guard left == taken else {
                     phase = .body(request, left: left - taken)
                     return .needMore
                 }
                 request.body = body
                 body = []
-                phase = .head(afterCR: false)
-                return .request(request, consumed: consumed)
+                phase = .head(ending: 0)
+                return .request(request, consumed: index - bytes.startIndex)
             }
         }
     }
+
+    private enum HeadScan {
+        /// Every byte is the head's; `ending` bytes of its closing CR LF CR LF are at its end.
+        case partial(ending: Int)
+        /// The head ends `used` bytes in, its CR LF CR LF included.
+        case whole(used: Int)
+        case refused(HTTPRefusal)
+    }
+
+    /// Looks once at each byte of `bytes`, which follow `held` bytes of head whose end matched `ending` bytes of
+    /// CR LF CR LF: lines end with CR LF, and the head within `maxHeaderBytes`.
+    private static func scanHead(_ bytes: UnsafeBufferPointer<UInt8>, ending: Int, held: Int) -> HeadScan {
+        var ending = ending
+        for (offset, byte) in bytes.enumerated() {
+            if ending == 1 || ending == 3 {
+                guard byte == Syntax.lf else {
+                    return .refused(HTTPRefusal(400, "the request head has a CR without LF after it; end each line with CR LF"))
+                }
+                if ending == 3 { return .whole(used: offset + 1) }
+                ending = 2
+                continue
+            }
+            if held + offset > lastCR { return .refused(tooLong) }
+            switch byte {
+            case Syntax.cr: ending = ending == 2 ? 3 : 1
+            case Syntax.lf: return .refused(HTTPRefusal(400, "the request head has an LF without CR before it; HTTP lines end with CR LF"))
+            default: ending = 0
+            }
+        }
+        if ending != 1, ending != 3, held + bytes.count > lastCR { return .refused(tooLong) }
+        return .partial(ending: ending)
+    }
+
+    static let tooLong = HTTPRefusal(431, "the request headers are over \(maxHeaderBytes) bytes")
 
     private mutating func refuse(_ status: Int, _ message: String) -> RequestParse {
         refuse(HTTPRefusal(status, message))
@@ -134,11 +144,12 @@ public struct RequestParser: Sendable {
     static func request(_ head: ArraySlice<UInt8>) -> Result<HTTPRequest, HTTPRefusal> {
         var lines = Lines(head)
         let requestLine = lines.next() ?? head[head.startIndex..<head.startIndex]
-        let parts = requestLine.split(separator: Syntax.space, omittingEmptySubsequences: false)
-        guard parts.count == 3, !parts[0].isEmpty, !parts[1].isEmpty else {
+        guard let first = requestLine.firstIndex(of: Syntax.space), first > requestLine.startIndex,
+              let second = requestLine[(first + 1)...].firstIndex(of: Syntax.space), second > first + 1,
+              !requestLine[(second + 1)...].contains(Syntax.space) else {
             return .failure(HTTPRefusal(400, "malformed request line; expected METHOD /path HTTP/1.1, one space apart"))
         }
-        let (method, target, version) = (parts[0], parts[1], parts[2])
+        let (method, target, version) = (requestLine[..<first], requestLine[(first + 1)..<second], requestLine[(second + 1)...])
         if let bad = method.first(where: { !Syntax.isTokenByte($0) }) {
             return .failure(HTTPRefusal(400, "the method has \(Syntax.describe(bad)), which no method has; use GET, POST or OPTIONS"))
         }
@@ -147,15 +158,17 @@ public struct RequestParser: Sendable {
             let shown = String(decoding: version.prefix(16).filter { $0 > 0x20 && $0 < 0x7F }, as: UTF8.self)
             return .failure(HTTPRefusal(400, "unsupported protocol \"\(shown)\"; use HTTP/1.1"))
         }
-        var fields = HTTPFields()
+        var list: [HTTPFields.Field] = []
+        list.reserveCapacity(8)
         while let line = lines.next() {
             switch field(line) {
-            case .success(let field): fields.append(field.name, field.value)
+            case .success(let field): list.append(field)
             case .failure(let refusal): return .failure(refusal)
             }
         }
+        let fields = HTTPFields(list)
         // RFC 9112 §3.2: exactly one Host in HTTP/1.1 (a proxy and we could otherwise disagree on the target's host).
-        let hosts = fields.values("Host").count
+        let hosts = fields.reduce(0) { FieldName.equal($1.name, "Host") ? $0 + 1 : $0 }
         if hosts > 1 { return .failure(HTTPRefusal(400, "the request has \(hosts) Host headers; send one")) }
         if hosts == 0, version.elementsEqual("HTTP/1.1".utf8) {
             return .failure(HTTPRefusal(400, "an HTTP/1.1 request needs a Host header, such as Host: 127.0.0.1"))
@@ -224,27 +237,34 @@ public struct RequestParser: Sendable {
 
     /// The body's length from Content-Length, which must be digits and agree with itself; Transfer-Encoding is refused.
     static func bodyLength(_ request: HTTPRequest) -> Result<Int, HTTPRefusal> {
-        let lengths = request.fields.values("Content-Length")
-        if request.fields.contains("Transfer-Encoding") {
-            return .failure(lengths.isEmpty
+        var length: String?, conflicting = false, chunked = false
+        for field in request.fields {
+            if FieldName.equal(field.name, "Content-Length") {
+                if let first = length { conflicting = conflicting || field.value != first } else { length = field.value }
+            } else if FieldName.equal(field.name, "Transfer-Encoding") {
+                chunked = true
+            }
+        }
+        if chunked {
+            return .failure(length == nil
                 ? HTTPRefusal(411, "chunked bodies are not accepted; send the body with a Content-Length")
                 : HTTPRefusal(400, "the request has both Transfer-Encoding and Content-Length; send only Content-Length"))
         }
-        guard let text = lengths.first else {
+        guard let text = length else {
             if request.method == "POST" || request.method == "PUT" {
                 return .failure(HTTPRefusal(411, "a \(request.method) needs a Content-Length header"))
             }
             return .success(0)
         }
-        guard lengths.allSatisfy({ $0 == text }) else {
+        guard !conflicting else {
             return .failure(HTTPRefusal(400, "conflicting Content-Length headers; send one"))
         }
         guard !text.isEmpty, text.utf8.allSatisfy(Syntax.isDigit) else {
             return .failure(HTTPRefusal(400, "Content-Length \"\(text.prefix(20))\" is not a byte count; send digits only"))
         }
         // Digits only; more than 9 of them (past leading zeros) are over the limit and would not fit an Int32.
-        let digits = text.drop { $0 == "0" }
-        guard digits.count <= 9, let length = Int(digits.isEmpty ? "0" : digits), length <= maxBodyBytes else {
+        let digits = text.utf8.drop { $0 == UInt8(ascii: "0") }
+        guard digits.count <= 9, case let length = digits.reduce(0, { $0 * 10 + Int($1 - UInt8(ascii: "0")) }), length <= maxBodyBytes else {
             return .failure(HTTPRefusal(413, "the body is \(text.prefix(20)) bytes; at most \(maxBodyBytes) are accepted"))
         }
         return .success(length)

@@ -9,9 +9,8 @@ enum Syntax {
     static let delete: UInt8 = 0x7F
 
     /// RFC 9110's tchar: what methods and field names are made of.
-    static func isTokenByte(_ byte: UInt8) -> Bool {
-        isAlphanumeric(byte) || "!#$%&'*+-.^_`|~".utf8.contains(byte)
-    }
+    static func isTokenByte(_ byte: UInt8) -> Bool { tokenBytes.contains(byte) }
+    private static let tokenBytes = ASCIISet(alphanumericAnd: "!#$%&'*+-.^_`|~")
 
     /// Whether `text` is a token: a method or a field name.
     static func isToken(_ text: String) -> Bool {
@@ -19,9 +18,8 @@ enum Syntax {
     }
 
     /// RFC 3986's unreserved, sub-delims, ":", "@", "/" and "?": what a path and query are made of, besides %-escapes.
-    static func isTargetByte(_ byte: UInt8) -> Bool {
-        isAlphanumeric(byte) || "-._~!$&'()*+,;=:@/?".utf8.contains(byte)
-    }
+    static func isTargetByte(_ byte: UInt8) -> Bool { targetBytes.contains(byte) }
+    private static let targetBytes = ASCIISet(alphanumericAnd: "-._~!$&'()*+,;=:@/?")
 
     static func isAlphanumeric(_ byte: UInt8) -> Bool {
         (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
@@ -69,5 +67,22 @@ enum Syntax {
     static func twoHexDigits(_ byte: UInt8) -> String {
         let digits = String(byte, radix: 16, uppercase: true)
         return digits.count == 1 ? "0" + digits : digits
+    }
+}
+
+/// A set of ASCII bytes as two bit masks: a lookup per byte instead of a scan of the characters.
+struct ASCIISet: Sendable {
+    private var low: UInt64 = 0
+    private var high: UInt64 = 0
+
+    /// Letters, digits and the characters of `others`.
+    init(alphanumericAnd others: String) {
+        for byte in UInt8(0)..<128 where Syntax.isAlphanumeric(byte) || others.utf8.contains(byte) {
+            if byte < 64 { low |= 1 << byte } else { high |= 1 << (byte - 64) }
+        }
+    }
+
+    func contains(_ byte: UInt8) -> Bool {
+        byte < 64 ? low & (1 << byte) != 0 : byte < 128 && high & (1 << (byte - 64)) != 0
     }
 }

@@ -4,6 +4,14 @@ import HTTP1
 /// its phase and return what the loop must do next. It reads no socket and keeps no clock, so every transition is
 /// tested as plain values.
 struct HTTPConnectionMachine {
+    /// A time as how long after `origin` it is. `ContinuousClock.Instant` is resilient, opaque to this module, so each
+    /// copy and switch of a phase or an action holding one was a runtime call; a `Duration` is two integers. Events
+    /// take instants and convert once.
+    typealias Moment = Duration
+    static let origin = ContinuousClock.now
+    static func moment(_ instant: ContinuousClock.Instant) -> Moment { instant - origin }
+    static func instant(_ moment: Moment) -> ContinuousClock.Instant { origin + moment }
+
     struct Times: Sendable {
         /// A request must arrive whole within this long of its first byte (and a TLS handshake within this long).
         var requestDeadline: Duration
@@ -17,15 +25,15 @@ struct HTTPConnectionMachine {
 
     enum Phase {
         /// The TLS handshake is under way; it must finish by `until`.
-        case handshaking(until: ContinuousClock.Instant)
+        case handshaking(until: Moment)
         /// Between requests, since `since`.
-        case idle(since: ContinuousClock.Instant)
+        case idle(since: Moment)
         /// A request has begun arriving at `started`.
-        case receiving(started: ContinuousClock.Instant)
+        case receiving(started: Moment)
         /// An answer is going out; the client last took some of it at `progress`.
-        case sending(progress: ContinuousClock.Instant, then: AfterSending)
+        case sending(progress: Moment, then: AfterSending)
         /// Sending is over; what arrives is dropped until the client closes or `until` passes.
-        case lingering(until: ContinuousClock.Instant)
+        case lingering(until: Moment)
         case closed
     }
 
@@ -43,15 +51,15 @@ struct HTTPConnectionMachine {
 
     enum Action {
         /// Run the handler for this request, then `respond`.
-        case serve(HTTPRequest, started: ContinuousClock.Instant)
+        case serve(HTTPRequest, started: Moment)
         /// Answer with this refusal, then `respond` (no request was read whole).
-        case refuse(HTTPResponse, started: ContinuousClock.Instant)
+        case refuse(HTTPResponse, started: Moment)
         /// Queue these bytes for the client and send what the socket takes, then `sent`.
         case send([UInt8])
         /// Wait for the socket until the deadline (then `deadlinePassed`).
-        case wait(Waiting, until: ContinuousClock.Instant)
+        case wait(Waiting, until: Moment)
         /// Stop sending (half-close), keep reading and dropping until the deadline.
-        case linger(until: ContinuousClock.Instant)
+        case linger(until: Moment)
         case close
         /// Give the connection and the bytes after the request to `Takeover`.
         case handOver(Takeover, leftover: [UInt8])
@@ -65,7 +73,8 @@ struct HTTPConnectionMachine {
     let times: Times
 
     /// A new connection: waiting for its first request, or first for its TLS handshake.
-    init(now: ContinuousClock.Instant, times: Times, handshaking: Bool) {
+    init(now instant: ContinuousClock.Instant, times: Times, handshaking: Bool) {
+        let now = Self.moment(instant)
         self.times = times
         phase = handshaking ? .handshaking(until: now + times.requestDeadline) : .idle(since: now)
     }
@@ -87,14 +96,16 @@ struct HTTPConnectionMachine {
         }
     }
 
-    mutating func handshakeFinished(now: ContinuousClock.Instant) -> Action {
+    mutating func handshakeFinished(now instant: ContinuousClock.Instant) -> Action {
+        let now = Self.moment(instant)
         guard case .handshaking = phase else { return waiting() }
         phase = .idle(since: now)
         return next(now: now)
     }
 
     /// Bytes (plaintext) arrived from the client.
-    mutating func received(_ bytes: [UInt8], now: ContinuousClock.Instant) -> Action {
+    mutating func received(_ bytes: [UInt8], now instant: ContinuousClock.Instant) -> Action {
+        let now = Self.moment(instant)
         switch phase {
         case .closed: return .close
         case .lingering(let until): return .wait(.read, until: until)
@@ -116,7 +127,8 @@ struct HTTPConnectionMachine {
 
     /// The answer to the request under way (`request` nil for a refusal); `keepAlive` false closes after it.
     mutating func respond(_ response: HTTPResponse, to request: HTTPRequest?, keepAlive: Bool,
-                          now: ContinuousClock.Instant) -> Action {
+                          now instant: ContinuousClock.Instant) -> Action {
+        let now = Self.moment(instant)
         guard case .receiving = phase else { return waiting() }
         let then: AfterSending = response.takeover.map { .handOver($0) } ?? (keepAlive ? .next : .close)
         phase = .sending(progress: now, then: then)
@@ -124,7 +136,8 @@ struct HTTPConnectionMachine {
     }
 
     /// The socket took bytes of the answer (`progressed`), and now everything queued is out or not (`allOut`).
-    mutating func sent(allOut: Bool, progressed: Bool, now: ContinuousClock.Instant) -> Action {
+    mutating func sent(allOut: Bool, progressed: Bool, now instant: ContinuousClock.Instant) -> Action {
+        let now = Self.moment(instant)
         guard case .sending(let progress, let then) = phase else { return waiting() }
         guard allOut else {
             let last = progressed ? now : progress
@@ -151,7 +164,8 @@ struct HTTPConnectionMachine {
     }
 
     /// A deadline the loop was asked to wait until came (or a later one: the phase's own is checked).
-    mutating func deadlinePassed(now: ContinuousClock.Instant) -> Action {
+    mutating func deadlinePassed(now instant: ContinuousClock.Instant) -> Action {
+        let now = Self.moment(instant)
         switch phase {
         case .handshaking(let until) where now >= until,
              .idle(let until) where now >= until + times.idleTimeout,
@@ -181,9 +195,9 @@ struct HTTPConnectionMachine {
     }
 
     /// Reads the next request in the buffer, if there is one.
-    private mutating func next(now: ContinuousClock.Instant) -> Action {
+    private mutating func next(now: Moment) -> Action {
         guard !buffer.isEmpty else { return waiting() }
-        let started: ContinuousClock.Instant
+        let started: Moment
         switch phase {
         case .idle:
             started = now
@@ -191,7 +205,7 @@ struct HTTPConnectionMachine {
         case .receiving(let since): started = since
         default: return waiting()
         }
-        switch requests.read(buffer) {
+        switch requests.read(buffer[...]) {
         case .needMore:
             buffer.removeAll(keepingCapacity: true)  // the parser keeps what it has read
             return waiting()

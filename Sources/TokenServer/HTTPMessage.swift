@@ -53,14 +53,16 @@ public struct HTTPResponse: Sendable {
     /// The bytes on the wire; an answer to HEAD (`withBody: false`) has the headers, Content-Length included, and no body.
     func serialized(keepAlive: Bool, withBody: Bool = true) -> [UInt8] {
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(160 + body.count + headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 })
+        var headerBytes = 0
+        for header in headers { headerBytes += header.name.utf8.count + header.value.utf8.count + 4 }
+        bytes.reserveCapacity(160 + contentType.utf8.count + body.count + headerBytes)
         HTTPReply.appendStatusLine(status, to: &bytes)
         guard status != 101 else {
             for header in headers { HTTPReply.appendField(header.name, header.value, to: &bytes) }
             bytes.append(contentsOf: "\r\n".utf8)
             return bytes
         }
-        if !body.isEmpty || status != 204 { bytes.append(contentsOf: "Content-Type: \(contentType)\r\n".utf8) }
+        if !body.isEmpty || status != 204 { HTTPReply.appendField("Content-Type", contentType, to: &bytes) }
         bytes.append(contentsOf: "Cache-Control: no-store\r\nContent-Length: ".utf8)
         PlainJSON.appendDecimal(body.count, to: &bytes)
         bytes.append(contentsOf: (keepAlive ? "\r\nConnection: keep-alive\r\n" : "\r\nConnection: close\r\n").utf8)

@@ -251,7 +251,7 @@ final class HTTPServer: Sendable {
         var registration: EventLoop.Registration?
         var interest: EventLoop.Interest = .read
         /// The deadline armed on the loop, and when it is; an earlier one replaces it, a later one waits for it.
-        var timer: (EventLoop.Timer, ContinuousClock.Instant)?
+        var timer: (EventLoop.Timer, HTTPConnectionMachine.Moment)?
         var countedBusy = false
         var lingering = false
 
@@ -317,10 +317,10 @@ final class HTTPServer: Sendable {
                 switch action {
                 case .serve(let request, let started):
                     let response = server.handler(request)
-                    server.log?(request, response, .now - started)
+                    server.log?(request, response, .now - HTTPConnectionMachine.instant(started))
                     action = machine.respond(response, to: request, keepAlive: request.keepAlive && !server.isStopping, now: .now)
                 case .refuse(let response, let started):
-                    server.log?(nil, response, .now - started)
+                    server.log?(nil, response, .now - HTTPConnectionMachine.instant(started))
                     action = machine.respond(response, to: nil, keepAlive: false, now: .now)
                 case .send(let bytes):
                     do {
@@ -365,10 +365,10 @@ final class HTTPServer: Sendable {
             loop.change(registration, to: wanted)
         }
 
-        private func arm(_ deadline: ContinuousClock.Instant) {
+        private func arm(_ deadline: HTTPConnectionMachine.Moment) {
             if let (_, armed) = timer, armed <= deadline { return }
             if let (held, _) = timer { loop.cancel(held) }
-            timer = (loop.schedule(at: deadline) { [self] in
+            timer = (loop.schedule(at: HTTPConnectionMachine.instant(deadline)) { [self] in
                 timer = nil
                 perform(machine.deadlinePassed(now: .now))
             }, deadline)

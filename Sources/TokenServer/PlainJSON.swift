@@ -6,13 +6,16 @@ enum PlainJSON {
     static func appendString(_ text: String, to bytes: inout [UInt8]) -> Bool {
         // JSONEncoder escapes control characters, the quote and the backslash; the rest goes as it is.
         // (Bytes from 0x7F up would too, unescaped; they are left to it so that nothing here depends on that.)
-        for byte in text.utf8 {
-            guard byte >= 0x20, byte < 0x7F, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\") else { return false }
+        var text = text
+        return text.withUTF8 { utf8 in
+            for byte in utf8 {
+                guard byte >= 0x20, byte < 0x7F, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\") else { return false }
+            }
+            bytes.append(UInt8(ascii: "\""))
+            bytes.append(contentsOf: utf8)
+            bytes.append(UInt8(ascii: "\""))
+            return true
         }
-        bytes.append(UInt8(ascii: "\""))
-        bytes.append(contentsOf: text.utf8)
-        bytes.append(UInt8(ascii: "\""))
-        return true
     }
 
     /// Appends a whole number in decimal, as JSONEncoder and string interpolation write it.

@@ -22,13 +22,14 @@ struct TokenRoutes: Sendable {
     }
 
     private func route(_ request: HTTPRequest) -> HTTPResponse {
-        if let asset = config.assets[request.path] {
+        let path = request.path
+        if let asset = config.assets[path] {
             guard allows(request, "GET") else { return notAllowed(request, "GET") }
             var response = HTTPResponse(status: 200, headers: [("X-Content-Type-Options", "nosniff")], body: asset.body)
             response.contentType = asset.contentType
             return response
         }
-        let segments = request.path.split(separator: "/", omittingEmptySubsequences: true)
+        let segments = path.utf8.split(separator: UInt8(ascii: "/")).map(Substring.init)
         let allowed: String
         let issue: (HTTPRequest) throws(BadRequest) -> HTTPResponse
         switch segments.first {
@@ -42,7 +43,7 @@ struct TokenRoutes: Sendable {
         case "rtc" where segments.count == 5:
             (allowed, issue) = ("GET", { request throws(BadRequest) in try rtcPath(request, segments.map(String.init)) })
         default:
-            return .error(404, "no endpoint at \(request.path); try POST /fetch_rtc_token, POST /getToken, GET /rtc/{channel}/{role}/uid/{uid}/ or GET /ping")
+            return .error(404, "no endpoint at \(path); try POST /fetch_rtc_token, POST /getToken, GET /rtc/{channel}/{role}/uid/{uid}/ or GET /ping")
         }
         guard allows(request, allowed) else { return notAllowed(request, allowed) }
         if let refusal = checkBearer(request) { return refusal }

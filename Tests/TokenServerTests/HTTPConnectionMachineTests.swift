@@ -21,7 +21,7 @@ import Testing
     }
 
     func waits(_ action: HTTPConnectionMachine.Action) -> (HTTPConnectionMachine.Waiting, ContinuousClock.Instant)? {
-        if case .wait(let waiting, let until) = action { return (waiting, until) }
+        if case .wait(let waiting, let until) = action { return (waiting, HTTPConnectionMachine.instant(until)) }
         return nil
     }
 
@@ -57,10 +57,11 @@ import Testing
         #expect(response.status == 408)
         let answer = sentText(machine.respond(response, to: nil, keepAlive: false, now: start + .seconds(10)))
         #expect(answer?.contains("Connection: close") == true)
-        guard case .linger(let until) = machine.sent(allOut: true, progressed: true, now: start + .seconds(10)) else {
+        guard case .linger(let moment) = machine.sent(allOut: true, progressed: true, now: start + .seconds(10)) else {
             Issue.record("no lingering after a closing answer")
             return
         }
+        let until = HTTPConnectionMachine.instant(moment)
         #expect(until == start + .seconds(12))
         #expect(waits(machine.received(bytes("more"), now: start + .seconds(11)))! == (.read, until), "what arrives is dropped")
         guard case .close = machine.deadlinePassed(now: until) else { Issue.record("still open after lingering"); return }
