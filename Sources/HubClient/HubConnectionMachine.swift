@@ -76,14 +76,6 @@ struct HubConnectionMachine {
     /// The address the current or next try connects to.
     var dialing: HubAddress { redirect ?? address }
 
-    /// Whether a socket is the connection's wire (or is being made one).
-    var hasWire: Bool {
-        switch phase {
-        case .handshaking, .open: true
-        default: false
-        }
-    }
-
     /// When `tick` next has something to do; nil while silent or with nothing planned.
     var nextDeadline: Instant? {
         guard !silent else { return nil }

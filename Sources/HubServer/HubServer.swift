@@ -120,7 +120,7 @@ public final class HubServer: WebSocketService, @unchecked Sendable {
         // Admitted, so the one `channel` parameter decodes to itself.
         let now = config.unixTime()
         connections[client] = Connection(route: query["channel"], now: now)
-        plan(now + Double(config.outsideLimit.components.seconds))
+        plan(now + outsideSeconds)
     }
 
     public func received(_ message: WebSocketMessage, from client: WebSocketClientID) {
@@ -381,7 +381,7 @@ public final class HubServer: WebSocketService, @unchecked Sendable {
         let now = config.unixTime()
         if connections[client] != nil {
             connections[client]?.phase = .outside(since: now)
-            plan(now + Double(config.outsideLimit.components.seconds))
+            plan(now + outsideSeconds)
         }
         channels[member.channel]?[member.uid] = nil
         if channels[member.channel]?.isEmpty == true {
@@ -411,10 +411,9 @@ public final class HubServer: WebSocketService, @unchecked Sendable {
     /// What `fireDue` does, for one connection; its next deadline planned.
     private func fireDue(_ client: WebSocketClientID, _ now: Double) {
         guard let connection = connections[client] else { return }
-        let outsideLimit = Double(config.outsideLimit.components.seconds)
         switch connection.phase {
         case .outside(let since):
-            guard now >= since + outsideLimit else { return plan(since + outsideLimit) }
+            guard now >= since + outsideSeconds else { return plan(since + outsideSeconds) }
             log(client, "closed 1008: out of any channel for \(config.outsideLimit)")
             outlet?.close(client, code: .policyViolation, reason: "out of any channel for \(config.outsideLimit); connect again to join")
             connections[client] = nil
@@ -434,6 +433,9 @@ public final class HubServer: WebSocketService, @unchecked Sendable {
             plan(member.warned ? end : end - lead)
         }
     }
+
+    /// `Config.outsideLimit` in the unix seconds deadlines are kept in.
+    private var outsideSeconds: Double { Double(config.outsideLimit.components.seconds) }
 
     /// `fireDue` runs at `due` at the latest.
     private func plan(_ due: Double) { nextDeadline = min(nextDeadline ?? due, due) }
