@@ -15,6 +15,9 @@
 #   recording  a recording file, Recording.read (Fuzz/RecordingFuzzer.swift + Sources/Recording/*.swift)
 #   httpresponse  HTTP1's response parser, the client's direction (Fuzz/HTTPResponseFuzzer.swift + Sources/HTTP1)
 #   tls    what an https:// server sends after the ClientHello (Fuzz/TLSFuzzer.swift + Sources/TLS/TLSSession.swift)
+#   tlsserver  what a hostile client sends an https:// server, its ClientHello and after, through a server's Wire
+#                                         (Fuzz/TLSServerFuzzer.swift + Sources/TLS/{TLSSession,Wire}.swift; a certificate
+#                                          and key made with openssl in .build/fuzz/tlsserver/)
 #   resp   what a hostile Redis sends the hub's channel leases (Fuzz/RESPFuzzer.swift + Sources/RedisClient/RESP*.swift)
 #
 #   Scripts/fuzz.sh [seconds] [target...]   (or: make fuzz FUZZ_SECONDS=300)
@@ -26,7 +29,7 @@ set -euo pipefail
 
 cd "$(dirname "$0")/.."
 
-all_targets=(token http json pasted template websocket hub hubclient recording httpresponse tls resp)
+all_targets=(token http json pasted template websocket hub hubclient recording httpresponse tls tlsserver resp)
 seconds="${1:-60}"
 if ! [[ "$seconds" =~ ^[0-9]+$ ]] || [ "$seconds" -eq 0 ]; then
     echo "usage: Scripts/fuzz.sh [seconds] [target ...] (targets: ${all_targets[*]})   (seconds: a whole number above 0, default 60)" >&2
@@ -176,6 +179,15 @@ tls_inputs=(Sources/CCrypto/* Sources/PrintableText/*.swift)
 tls_imports=(PrintableText)
 # Several records of the largest size.
 tls_options=(-max_len=40000)
+
+# The server's session and the Wire its connections read through, over one end of a socketpair.
+tlsserver_sources=(Fuzz/TLSServerFuzzer.swift Fuzz/Arrivals.swift Sources/TLS/TLSSession.swift Sources/TLS/Wire.swift)
+tlsserver_module=TLS
+tlsserver_flags=(-I Sources/CCrypto -I Sources/CLinux -I "$root/modules" -L "$root/modules" -lSockets -lPrintableText -lssl -lcrypto)
+tlsserver_inputs=(Sources/CCrypto/* Sources/CLinux/* Sources/Sockets/*.swift Sources/PrintableText/*.swift)
+tlsserver_imports=(PrintableText Sockets)
+# A ClientHello, a client's second flight and a request, with room to spare; and several records of the largest size.
+tlsserver_options=(-max_len=40000)
 
 # import_module NAME: Sources/NAME as a static library and module in $root/modules, when a source is newer.
 import_module() {
@@ -452,6 +464,28 @@ tls_seeds() {
     seed "$seeds" http '\x04HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n'
 }
 
+# The TLS server's harness: byte 0 seeds the split; the rest is what a client sends. The server's certificate and
+# key are made once; the harness itself writes our own client's ClientHellos and whole handshakes' client sides
+# (TLSSERVER_FUZZ_SEEDS, Fuzz/TLSServerFuzzer.swift); these add what a client must be refused for: an HTTP request,
+# an SSL 2 hello, an alert, a record header announcing 64 KiB, a ChangeCipherSpec and a heartbeat before any hello.
+tlsserver_seeds() {
+    local seeds=$1 dir="$root/tlsserver"
+    export TLSSERVER_FUZZ_CERT="$dir/server.pem" TLSSERVER_FUZZ_KEY="$dir/server.key"
+    if [ ! -s "$TLSSERVER_FUZZ_CERT" ] || [ ! -s "$TLSSERVER_FUZZ_KEY" ]; then
+        openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 3650 -subj /CN=localhost \
+            -addext subjectAltName=DNS:localhost,IP:127.0.0.1 -keyout "$TLSSERVER_FUZZ_KEY" -out "$TLSSERVER_FUZZ_CERT" \
+            >"$dir/openssl.log" 2>&1 || { echo "fuzz tlsserver: openssl made no certificate; see $dir/openssl.log" >&2; return 1; }
+    fi
+    TLSSERVER_FUZZ_SEEDS="$seeds" SWIFT_BACKTRACE=enable=no "$root/tlsserver-fuzzer" -runs=0 >"$dir/seeds.log" 2>&1 \
+        || { echo "fuzz tlsserver: the harness wrote no seeds; see $dir/seeds.log" >&2; return 1; }
+    seed "$seeds" http '\x05GET /ping HTTP/1.1\r\nHost: localhost\r\n\r\n'
+    seed "$seeds" sslv2 '\x04\x80\x2e\x01\x03\x01\x00\x15\x00\x00\x00\x10\x00\x00\x39\x00\x00\x38\x00\x00\x35\x00\x00\x16\x00\x00\x13\x00\x00\x0a\x00\x00\xff\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x0f\x10'
+    seed "$seeds" alert '\x00\x15\x03\x03\x00\x02\x02\x30'
+    seed "$seeds" too-long '\x03\x16\x03\x01\xff\xff\x01'
+    seed "$seeds" ccs-first '\x01\x14\x03\x03\x00\x01\x01'
+    seed "$seeds" heartbeat '\x02\x18\x03\x03\x00\x03\x01\x40\x00'
+}
+
 # ---------------------------------------------------------------------------------------------
 # Fuzz one target; its exit status is libFuzzer's.
 
@@ -462,7 +496,7 @@ fuzz() {
     mkdir -p "$corpus" "$artifacts"
     rm -rf "$seeds"
     mkdir -p "$seeds"
-    "${target}_seeds" "$seeds"
+    "${target}_seeds" "$seeds" || return 1
 
     echo "fuzz $target: $seconds s, corpus $corpus ($(find "$corpus" -type f | wc -l) inputs), seeds $seeds ($(find "$seeds" -type f | wc -l) inputs)" >&2
     local started status elapsed executions rate coverage features corpus_size artifact demangle

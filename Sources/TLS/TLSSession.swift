@@ -10,6 +10,33 @@ public enum TLSTrust: Sendable, Equatable {
     case file(String)
 }
 
+/// The other end of a session, as its failures name it: a client's session talks to a server, a server's to a client.
+/// The one place the words that differ by role are.
+public enum TLSPeer: Sendable, Equatable {
+    case server
+    case client
+
+    /// "the server", "the client".
+    public var name: String { self == .server ? "the server" : "the client" }
+
+    /// What the peer sends after the handshake: the answer (a server's) or the request (a client's).
+    var message: String { self == .server ? "the answer" : "the request" }
+
+    /// What is sent to the peer after the handshake.
+    var reply: String { self == .server ? "the request" : "the answer" }
+
+    /// Bytes from the peer that are not TLS, and the likely reason, after `why`: OpenSSL's words.
+    func notTLS(_ why: String) -> String {
+        switch self {
+        case .server: "the server's answer is not TLS (\(why)); is it an http:// server?"
+        case .client: "what the client sent is not TLS (\(why)); did it ask for http:// instead of https://?"
+        }
+    }
+
+    /// The peer closed its side before `step` finished.
+    public func closed(during step: String) -> TLSFailure { .handshakeRefused("\(name) closed the connection during \(step)") }
+}
+
 /// Why a TLS connection was not made, in words.
 public enum TLSFailure: Error, Equatable, Sendable, CustomStringConvertible {
     /// The chain ends at an issuer the trust does not hold.
@@ -22,12 +49,12 @@ public enum TLSFailure: Error, Equatable, Sendable, CustomStringConvertible {
     case expired(subject: String, date: String)
     /// Another refusal of the certificate, in OpenSSL's words.
     case certificate(String)
-    /// The server ended the handshake: an alert, or a closed connection.
+    /// The peer ended the handshake: an alert, or a closed connection.
     case handshakeRefused(String)
-    /// The server and tokencall share no TLS version (tokencall asks for TLS 1.2 or later).
+    /// The peer and tokencall share no TLS version (tokencall asks for TLS 1.2 or later).
     case version(String)
-    /// What the server sent is not TLS.
-    case notTLS(String)
+    /// What the peer sent is not TLS: OpenSSL's words, and who sent it.
+    case notTLS(String, from: TLSPeer)
     /// The local setup failed: the CA file cannot be read, or OpenSSL could not start a session.
     case setup(String)
 
@@ -44,7 +71,7 @@ public enum TLSFailure: Error, Equatable, Sendable, CustomStringConvertible {
         case .certificate(let why): "TLS: the certificate is refused: \(why)"
         case .handshakeRefused(let why): "TLS: handshake refused: \(why)"
         case .version(let why): "TLS: no TLS version in common (tokencall needs TLS 1.2 or later): \(why)"
-        case .notTLS(let why): "TLS: the server's answer is not TLS (\(why)); is it an http:// server?"
+        case .notTLS(let why, let peer): "TLS: \(peer.notTLS(why))"
         case .setup(let why): "TLS: \(why)"
         }
     }
@@ -149,10 +176,12 @@ public final class TLSSession {
     private let refusal = UnsafeMutablePointer<tc_tls_refusal>.allocate(capacity: 1)
     private let host: String
     private var peerEnded = false
+    /// Who is at the other end; what the failures call it.
+    public let peer: TLSPeer
 
     /// A client's session for `host` (a name: SNI and name check; an IP address: address check).
     public convenience init(context: TLSContext, host: String) throws(TLSFailure) {
-        try self.init(context, host: host)
+        try self.init(context, host: host, peer: .server)
         SSL_set_connect_state(ssl)
         tc_tls_verify(ssl, refusal)
         if Self.isAddress(host) {
@@ -165,12 +194,13 @@ public final class TLSSession {
 
     /// A server's session for one client.
     public convenience init(serving context: TLSContext) throws(TLSFailure) {
-        try self.init(context, host: "")
+        try self.init(context, host: "", peer: .client)
         SSL_set_accept_state(ssl)
     }
 
-    /// A session of `context` over two empty memory BIOs, in neither role yet.
-    private init(_ context: TLSContext, host: String) throws(TLSFailure) {
+    /// A session of `context` over two empty memory BIOs, with `peer` at the other end but in neither role yet.
+    private init(_ context: TLSContext, host: String, peer: TLSPeer) throws(TLSFailure) {
+        self.peer = peer
         refusal.initialize(to: tc_tls_refusal(error: 0, cert: nil))
         guard let ssl = SSL_new(context.context), let incoming = BIO_new(BIO_s_mem()), let outgoing = BIO_new(BIO_s_mem()) else {
             refusal.deallocate()
@@ -232,8 +262,8 @@ public final class TLSSession {
             ERR_clear_error()
             let wrote = plaintext[offset...].withUnsafeBytes { SSL_write(ssl, $0.baseAddress, Int32(clamping: $0.count)) }
             guard wrote > 0 else {
-                try failIfBroken(wrote, during: "sending the request")
-                throw .handshakeRefused("OpenSSL would not send the request")
+                try failIfBroken(wrote, during: "sending \(peer.reply)")
+                throw .handshakeRefused("OpenSSL would not send \(peer.reply)")
             }
             offset += Int(wrote)
         }
@@ -246,7 +276,7 @@ public final class TLSSession {
         ERR_clear_error()
     }
 
-    /// Appends the plaintext that the ciphertext so far holds to `plaintext`; true once the server has ended the
+    /// Appends the plaintext that the ciphertext so far holds to `plaintext`; true once the peer has ended the
     /// stream (a close_notify, or a closed connection).
     public func read(into plaintext: inout [UInt8]) throws(TLSFailure) -> Bool {
         var scratch = [UInt8](repeating: 0, count: 16 * 1024)
@@ -260,10 +290,10 @@ public final class TLSSession {
             let error = SSL_get_error(ssl, count)
             if error == SSL_ERROR_WANT_READ { return false }
             if error == SSL_ERROR_ZERO_RETURN { return true }
-            // A server that closes the connection without close_notify ends the answer there; the HTTP framing says
-            // whether the answer is whole.
+            // A peer that closes the connection without close_notify ends the stream there; the HTTP framing says
+            // whether the request or answer is whole.
             if peerEnded, error == SSL_ERROR_SYSCALL || error == SSL_ERROR_SSL { return true }
-            try failIfBroken(count, during: "reading the answer")
+            try failIfBroken(count, during: "reading \(peer.message)")
             return false
         }
     }
@@ -285,15 +315,17 @@ public final class TLSSession {
                 throw .version(words)
             case SSL_R_WRONG_VERSION_NUMBER, SSL_R_PACKET_LENGTH_TOO_LONG,
                  SSL_R_UNEXPECTED_MESSAGE, SSL_R_UNEXPECTED_RECORD, SSL_R_HTTP_REQUEST, SSL_R_HTTPS_PROXY_REQUEST:
-                throw .notTLS(words)
+                throw .notTLS(words, from: peer)
             case SSL_R_UNEXPECTED_EOF_WHILE_READING:
-                throw .handshakeRefused("the server closed the connection during \(step)")
+                throw peer.closed(during: step)
             default:
-                if reason >= SSL_AD_REASON_OFFSET { throw .handshakeRefused("the server sent the alert \"\(words)\"") }
+                if reason >= SSL_AD_REASON_OFFSET { throw .handshakeRefused("\(peer.name) sent the alert \"\(words)\"") }
                 throw .handshakeRefused(words)
             }
         }
-        if peerEnded { throw .handshakeRefused("the server closed the connection during \(step)") }
+        // Another library's reason: a provider's, when a record of the peer's does not decrypt ("cipher operation failed").
+        if error == SSL_ERROR_SSL, code != 0, let words = ERR_reason_error_string(code) { throw .handshakeRefused(String(cString: words)) }
+        if peerEnded { throw peer.closed(during: step) }
         throw .handshakeRefused("OpenSSL stopped during \(step) (error \(error))")
     }
 

@@ -78,7 +78,7 @@ public final class Wire: @unchecked Sendable {
             if !secured {
                 secured = try tls.handshake()
                 output += tls.takeOutgoing()
-                if !secured { return received == .closed ? .refused(.handshakeRefused("the peer closed the connection during the handshake")) : .nothing }
+                if !secured { return received == .closed ? .refused(tls.peer.closed(during: "the handshake")) : .nothing }
                 finished = true
             }
             var plaintext: [UInt8] = []

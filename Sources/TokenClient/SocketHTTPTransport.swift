@@ -199,7 +199,7 @@ private struct Plan: Sendable {
         guard let context else { return (link, nil) }
         do {
             let session = try TLSSession(context: context, host: host)
-            let closed = TLSFailure.handshakeRefused("the server closed the connection during the handshake")
+            let closed = session.peer.closed(during: "the handshake")
             while try !session.handshake() {
                 try link.sendAll(session.takeOutgoing(), orThrow: closed)
                 guard socket.waitReadable(milliseconds: try link.nextWait()) else { continue }

@@ -42,6 +42,8 @@ final class HTTPServer: Sendable {
 
     typealias Handler = @Sendable (HTTPRequest) -> HTTPResponse
     typealias Logger = @Sendable (HTTPRequest?, HTTPResponse, Duration) -> Void
+    /// Takes a refused TLS handshake: the client's address and why.
+    typealias RefusalLogger = @Sendable (String, TLSFailure) -> Void
 
     private struct State {
         /// Each open connection's client address.
@@ -60,6 +62,7 @@ final class HTTPServer: Sendable {
     private let limits: Limits
     private let handler: Handler
     private let log: Logger?
+    private let logRefusal: RefusalLogger?
     private let tls: TLSContext?
     private let state = Mutex(State())
     /// `state.stopping`, readable without the lock: loops look at it on every request.
@@ -70,7 +73,7 @@ final class HTTPServer: Sendable {
     private let workers: [Worker]
 
     init(host: String, port: UInt16, limits: Limits = Limits(), tls: TLSContext? = nil, log: Logger?,
-         handler: @escaping Handler) throws(SocketError) {
+         logRefusal: RefusalLogger? = nil, handler: @escaping Handler) throws(SocketError) {
         signal(SIGPIPE, SIG_IGN)
         (listener, self.host, self.port) = try Socket.listen(host: host, port: port)
         openFileLimit = FileLimit.raiseSoftLimit(toFit: limits.maxConnections)
@@ -79,6 +82,7 @@ final class HTTPServer: Sendable {
         self.limits = limits
         self.handler = handler
         self.log = log
+        self.logRefusal = logRefusal
         self.tls = tls
         let count = limits.workers > 0 ? limits.workers : min(max(ProcessInfo.processInfo.activeProcessorCount, 1), 16)
         var loops: [EventLoop] = []
@@ -290,7 +294,8 @@ final class HTTPServer: Sendable {
                 perform(action)
             case .ended:
                 perform(machine.peerClosed())
-            case .refused:
+            case .refused(let failure):
+                server.logRefusal?(server.address(of: wire.socket), failure)
                 _ = wire.flush()  // the alert, if the socket takes it
                 perform(machine.peerClosed())
             }

@@ -37,6 +37,9 @@ public final class TokenServer: Sendable {
                 write("\(TokenServer.printable(request?.method ?? "-")) \(TokenServer.printable(request?.path ?? "-")) \(response.status) \(micros)µs")
             }
         }
+        let logRefusal = config.log.map { write in
+            { @Sendable (address: String, failure: TLSFailure) in write("\(address) \(failure.description.escapedForPrinting)") }
+        }
         var handler: HTTPServer.Handler = routes.handle
         var host: WebSocketHost?
         if let endpoint = config.webSocket {
@@ -49,7 +52,8 @@ public final class TokenServer: Sendable {
         }
         webSocketHost = host
         do {
-            http = try HTTPServer(host: config.host, port: config.port, limits: limits, tls: config.tls, log: log, handler: handler)
+            http = try HTTPServer(host: config.host, port: config.port, limits: limits, tls: config.tls, log: log,
+                                  logRefusal: logRefusal, handler: handler)
         } catch {
             host?.stop()
             throw error

@@ -1,0 +1,144 @@
+import Sockets
+import TestSupport
+import Testing
+import TLS
+import TokenServer
+
+/// A client's session and a server's, each handed what the other sends, in memory.
+private struct SessionPair {
+    let client: TLSSession
+    let server: TLSSession
+
+    init(trust: TLSTrust, host: String = "127.0.0.1") throws {
+        let certificates = try TLSServerTests.certificates.get()
+        client = try TLSSession(context: try TLSContext.shared(trust), host: host)
+        server = try TLSSession(serving: try TLSContext(certificateFile: certificates.good.certificate, keyFile: certificates.good.key))
+    }
+
+    /// Runs both handshakes until neither has anything more to send: how each ended, true when it finished.
+    func handshake() -> (client: Result<Bool, TLSFailure>, server: Result<Bool, TLSFailure>) {
+        var client = Result<Bool, TLSFailure>.success(false), server = client
+        for _ in 0..<10 {
+            client = step(self.client, after: client, to: self.server)
+            server = step(self.server, after: server, to: self.client)
+            if case .success(false) = client { continue }
+            if case .success(false) = server { continue }
+            break
+        }
+        return (client, server)
+    }
+
+    private func step(_ session: TLSSession, after last: Result<Bool, TLSFailure>, to other: TLSSession) -> Result<Bool, TLSFailure> {
+        guard case .success(false) = last else { return last }
+        let result = Result { () throws(TLSFailure) in try session.handshake() }
+        other.received(session.takeOutgoing()[...])
+        return result
+    }
+}
+
+/// The failure `session` ends its handshake with once `bytes` arrive, then the close; nil if it finished.
+private func failure(of session: TLSSession, after bytes: [UInt8]) -> TLSFailure? {
+    do throws(TLSFailure) {
+        _ = try session.handshake()
+        session.received(bytes[...])
+        if try session.handshake() { return nil }
+        session.receivedEnd()
+        if try session.handshake() { return nil }
+        return .setup("the session still waits after the close")
+    } catch {
+        return error
+    }
+}
+
+@Suite struct TLSPeerWordsTests {
+    @Test func aPairOverMemoryFinishesItsHandshakeAndCarriesARequestAndItsAnswer() throws {
+        let pair = try SessionPair(trust: .file(try TLSServerTests.certificates.get().caFile))
+        let (client, server) = pair.handshake()
+        #expect(client == .success(true) && server == .success(true))
+        try pair.client.write(Array("GET /ping".utf8))
+        pair.server.received(pair.client.takeOutgoing()[...])
+        var request: [UInt8] = []
+        #expect(try pair.server.read(into: &request) == false)
+        #expect(request == Array("GET /ping".utf8))
+        #expect(pair.client.peer == .server && pair.server.peer == .client)
+    }
+
+    @Test func aClientSideReplayedToANewServerIsRefusedAtItsFinished() throws {
+        let pair = try SessionPair(trust: .file(try TLSServerTests.certificates.get().caFile))
+        var sent: [UInt8] = []
+        var client = false, server = false
+        for _ in 0..<10 where !(client && server) {
+            if !client { client = try pair.client.handshake() }
+            let flight = pair.client.takeOutgoing()
+            sent += flight
+            pair.server.received(flight[...])
+            if !server { server = try pair.server.handshake() }
+            pair.client.received(pair.server.takeOutgoing()[...])
+        }
+        #expect(client && server)
+        let replayed = failure(of: try SessionPair(trust: .system).server, after: sent)
+        #expect(replayed == .handshakeRefused("decryption failed or bad record mac"), "a new server's random and key share make it stale")
+    }
+
+    @Test func aServerSessionNamesTheClientWhenTheClientRefusesItsCertificate() throws {
+        let pair = try SessionPair(trust: .system)
+        let (client, server) = pair.handshake()
+        guard case .failure(.untrustedIssuer) = client else { Issue.record("the client: \(client)"); return }
+        #expect(server == .failure(.handshakeRefused("the client sent the alert \"tlsv1 alert unknown ca\"")))
+        #expect(String(describing: server).contains("the server") == false)
+    }
+
+    @Test func aServerSessionNamesTheClientWhenItClosesDuringTheHandshake() throws {
+        let pair = try SessionPair(trust: .system)
+        #expect(try pair.client.handshake() == false)
+        let hello = pair.client.takeOutgoing()
+        for cut in [0, 5, hello.count] {
+            let server = try SessionPair(trust: .system).server
+            let failed = failure(of: server, after: Array(hello.prefix(cut)))
+            #expect(failed?.description == "TLS: handshake refused: the client closed the connection during the handshake", "cut at \(cut)")
+        }
+    }
+
+    @Test func aServerSessionSaysAPlainHTTPRequestIsNotTLSFromTheClient() throws {
+        let server = try SessionPair(trust: .system).server
+        let failed = try #require(failure(of: server, after: Array("GET /ping HTTP/1.1\r\nHost: x\r\n\r\n".utf8)))
+        #expect(failed == .notTLS("http request", from: .client))
+        #expect(failed.description == "TLS: what the client sent is not TLS (http request); did it ask for http:// instead of https://?")
+    }
+
+    @Test func aClientSessionKeepsItsWordsForTheServer() throws {
+        let plain = try SessionPair(trust: .system).client
+        let answer = try #require(failure(of: plain, after: Array("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n".utf8)))
+        guard case .notTLS(let why, from: .server) = answer else { Issue.record("\(answer)"); return }
+        #expect(answer.description == "TLS: the server's answer is not TLS (\(why)); is it an http:// server?")
+        let closing = try SessionPair(trust: .system).client
+        #expect(failure(of: closing, after: [])?.description == "TLS: handshake refused: the server closed the connection during the handshake")
+    }
+
+    @Test func serveLogsARefusedHandshakeOnOneLineWithTheClientsAddress() async throws {
+        let certificates = try TLSServerTests.certificates.get()
+        let log = LogLines()
+        var config = TokenServerConfig(port: 0, appID: TestCredentials.appID, appCertificate: TestCredentials.certificate,
+                                       log: { @Sendable line in log.append(line) })
+        config.tls = try TLSContext(certificateFile: certificates.good.certificate, keyFile: certificates.good.key)
+        let server = try TokenServer(config)
+        defer { server.stop() }
+        let plain = try Socket.connect(host: "127.0.0.1", port: server.port, until: .now + .seconds(5))
+        defer { plain.close() }
+        #expect(plain.send(Array("GET /ping HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8)))
+        #expect(closedByServer(plain.fd, within: .seconds(5)))
+        let hello = Wire(try Socket.connect(host: "127.0.0.1", port: server.port, until: .now + .seconds(5)),
+                         tls: try TLSSession(context: try TLSContext.shared(.file(certificates.caFile)), host: "127.0.0.1"))
+        try hello.start()
+        _ = hello.flush()
+        hello.socket.close()
+        #expect(try TLSTestClient(port: server.port, caFile: certificates.caFile).get("/ping")?.status == 200)
+        let deadline = ContinuousClock.now + .seconds(5)
+        while log.all.count < 3, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        let lines = log.all
+        #expect(lines.contains("127.0.0.1 TLS: what the client sent is not TLS (http request); did it ask for http:// instead of https://?"), "\(lines)")
+        #expect(lines.contains("127.0.0.1 TLS: handshake refused: the client closed the connection during the handshake"), "\(lines)")
+        #expect(lines.contains { $0.hasPrefix("GET /ping 200 ") }, "\(lines)")
+        #expect(lines.count == 3, "\(lines)")
+    }
+}
