@@ -20,10 +20,10 @@ public enum TLSPeer: Sendable, Equatable {
     public var name: String { self == .server ? "the server" : "the client" }
 
     /// What the peer sends after the handshake: the answer (a server's) or the request (a client's).
-    var message: String { self == .server ? "the answer" : "the request" }
+    var sends: String { self == .server ? "the answer" : "the request" }
 
     /// What is sent to the peer after the handshake.
-    var reply: String { self == .server ? "the request" : "the answer" }
+    var receives: String { self == .server ? "the request" : "the answer" }
 
     /// Bytes from the peer that are not TLS, and the likely reason, after `why`: OpenSSL's words.
     func notTLS(_ why: String) -> String {
@@ -262,8 +262,8 @@ public final class TLSSession {
             ERR_clear_error()
             let wrote = plaintext[offset...].withUnsafeBytes { SSL_write(ssl, $0.baseAddress, Int32(clamping: $0.count)) }
             guard wrote > 0 else {
-                try failIfBroken(wrote, during: "sending \(peer.reply)")
-                throw .handshakeRefused("OpenSSL would not send \(peer.reply)")
+                try failIfBroken(wrote, during: "sending \(peer.receives)")
+                throw .handshakeRefused("OpenSSL would not send \(peer.receives)")
             }
             offset += Int(wrote)
         }
@@ -293,7 +293,7 @@ public final class TLSSession {
             // A peer that closes the connection without close_notify ends the stream there; the HTTP framing says
             // whether the request or answer is whole.
             if peerEnded, error == SSL_ERROR_SYSCALL || error == SSL_ERROR_SSL { return true }
-            try failIfBroken(count, during: "reading \(peer.message)")
+            try failIfBroken(count, during: "reading \(peer.sends)")
             return false
         }
     }
