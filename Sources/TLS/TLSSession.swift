@@ -304,11 +304,13 @@ public final class TLSSession {
         if error == SSL_ERROR_WANT_READ, !peerEnded { return }
         if error == SSL_ERROR_WANT_WRITE { return }
         if let refused = refusal.pointee.cert { throw certificateFailure(refused, error: refusal.pointee.error) }
+        if error == SSL_ERROR_ZERO_RETURN { throw peer.closed(during: step) }  // its close_notify
         let code = ERR_peek_error()
         ERR_clear_error()
         if error == SSL_ERROR_SSL, code != 0, tc_err_is_ssl(code) != 0 {
             let reason = tc_err_reason(code)
-            let words = ERR_reason_error_string(code).map { String(cString: $0) } ?? "error \(reason)"
+            let named = ERR_reason_error_string(code).map { String(cString: $0) }
+            let words = named ?? "error \(reason)"
             switch reason {
             case SSL_R_UNSUPPORTED_PROTOCOL, SSL_R_NO_PROTOCOLS_AVAILABLE, SSL_R_TLSV1_ALERT_PROTOCOL_VERSION,
                  SSL_R_VERSION_TOO_LOW:
@@ -319,7 +321,10 @@ public final class TLSSession {
             case SSL_R_UNEXPECTED_EOF_WHILE_READING:
                 throw peer.closed(during: step)
             default:
-                if reason >= SSL_AD_REASON_OFFSET { throw .handshakeRefused("\(peer.name) sent the alert \"\(words)\"") }
+                if reason >= SSL_AD_REASON_OFFSET {
+                    let alert = named.map { "the alert \"\($0)\"" } ?? "alert \(reason - SSL_AD_REASON_OFFSET), which OpenSSL has no name for"
+                    throw .handshakeRefused("\(peer.name) sent \(alert)")
+                }
                 throw .handshakeRefused(words)
             }
         }

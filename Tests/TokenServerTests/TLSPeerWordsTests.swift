@@ -50,6 +50,20 @@ private func failure(of session: TLSSession, after bytes: [UInt8]) -> TLSFailure
     }
 }
 
+/// Our client's ClientHello capped at TLS 1.2, from the tlsserver fuzz target's seeds (Fuzz/TLSServerFuzzer.swift):
+/// after it, a server reads a client's alerts in plaintext.
+private let helloTLS12 = hexBytes([
+    "16030100c9010000c503037192ab731a8cba84805aa3d38568e5758b1c684ccca30131a6d5d257fee266ce000038c02cc030009f",
+    "cca9cca8ccaac02bc02f009ec024c028006bc023c0270067c00ac0140039c009c0130033009d009c003d003c0035002f00ff0100",
+    "00640000000e000c0000096c6f63616c686f7374000b000403000102000a000c000a001d0017001e001900180023000000160000",
+    "00170000000d002a0028040305030603080708080809080a080b080408050806040105010601030303010302040205020602",
+].joined())
+
+private func hexBytes(_ hex: String) -> [UInt8] {
+    let digits = Array(hex.utf8)
+    return stride(from: 0, to: digits.count, by: 2).map { UInt8(String(decoding: digits[$0..<$0 + 2], as: UTF8.self), radix: 16)! }
+}
+
 @Suite struct TLSPeerWordsTests {
     @Test func aPairOverMemoryFinishesItsHandshakeAndCarriesARequestAndItsAnswer() throws {
         let pair = try SessionPair(trust: .file(try TLSServerTests.certificates.get().caFile))
@@ -97,6 +111,18 @@ private func failure(of session: TLSSession, after bytes: [UInt8]) -> TLSFailure
             let failed = failure(of: server, after: Array(hello.prefix(cut)))
             #expect(failed?.description == "TLS: handshake refused: the client closed the connection during the handshake", "cut at \(cut)")
         }
+    }
+
+    // Two of the tlsserver fuzz target's findings, and a named alert beside them: a close_notify in the handshake was
+    // "OpenSSL stopped during the handshake (error 6)", an alert OpenSSL has no name for was the alert "error 1255".
+    @Test(arguments: [
+        ([0x15, 0x03, 0x03, 0x00, 0x02, 0x01, 0x00], "the client closed the connection during the handshake"),
+        ([0x15, 0x03, 0x03, 0x00, 0x02, 0x02, 0xFF], "the client sent alert 255, which OpenSSL has no name for"),
+        ([0x15, 0x03, 0x03, 0x00, 0x02, 0x02, 0x30], "the client sent the alert \"tlsv1 alert unknown ca\""),
+    ] as [([UInt8], String)])
+    func aClientsAlertAfterItsHelloIsRefusedInWords(_ alert: [UInt8], _ words: String) throws {
+        let server = try SessionPair(trust: .system).server
+        #expect(failure(of: server, after: helloTLS12 + alert) == .handshakeRefused(words))
     }
 
     @Test func aServerSessionSaysAPlainHTTPRequestIsNotTLSFromTheClient() throws {
