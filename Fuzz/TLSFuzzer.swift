@@ -7,7 +7,8 @@
 // Byte 0 seeds how the rest arrives (Fuzz/Arrivals.swift); the rest is the server's side of the connection, after
 // which it closes. A finding is a crash, or one of these broken (each a trap with its reason):
 //   - the handshake never completes: finishing it needs a trusted server's private key, which no input holds;
-//   - the session ends, after the close, in a `TLSFailure` with words, in a bounded number of steps.
+//   - the session ends, after the close, in a `TLSFailure` with words, in a bounded number of steps, that name the
+//     peer the server, never the client (Fuzz/TLSServerFuzzer.swift checks the other way round).
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
@@ -30,6 +31,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         fatalError("the session still waits after the server closed the connection")
     } catch {
         if error.description.isEmpty { fatalError("a failure without words") }
+        if error.description.contains("the client") { fatalError("a client's failure names its peer the client: \(error)") }
     }
     return 0
 }
