@@ -183,7 +183,7 @@ public struct ElapsedClock: Sendable {
     }
 
     /// The same for the default clock, read without the generic `Clock`'s witness and associated-type lookups
-    /// (about a third of a warm `TokenCache.token()` went there).
+    /// (a quarter of a warm `TokenCache.token()` went there).
     private init(continuous clock: ContinuousClock) {
         let origin = ContinuousClock.now
         self.init(now: { ContinuousClock.now - origin },

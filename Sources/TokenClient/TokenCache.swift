@@ -60,7 +60,8 @@ public final actor TokenCache {
     /// In the soft window the cached token is returned while a refresh runs in the background. With no
     /// usable token and a recent failure it fails fast with that failure until the backoff has passed.
     ///
-    /// Inlinable so that a hit costs the caller one hop and one call, without an async frame of its own.
+    /// Inlinable so that a hit costs the caller one hop and one call, without an async frame of its own; the actor is
+    /// final because a call from another module would otherwise go through its vtable, which is never inlined.
     @inlinable
     public func token(validFor minimum: Duration = .zero) async throws -> FetchedToken {
         if let hit = cachedToken(validFor: minimum) { return hit }
