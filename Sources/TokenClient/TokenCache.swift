@@ -5,7 +5,7 @@ import Timers
 /// background, never hands out an expired one, shares one fetch among all who wait, and backs off after a
 /// failure. Every time it reads comes from the injected clocks: the cache's for a token's life, the network's for a
 /// fetch's deadline and backoff.
-public actor TokenCache {
+public final actor TokenCache {
     public struct Policy: Sendable {
         /// Refresh this long before the end (halved lifetime for short tokens).
         public var refreshMargin: Duration = .seconds(60)
@@ -59,12 +59,27 @@ public actor TokenCache {
     ///
     /// In the soft window the cached token is returned while a refresh runs in the background. With no
     /// usable token and a recent failure it fails fast with that failure until the backoff has passed.
+    ///
+    /// Inlinable so that a hit costs the caller one hop and one call, without an async frame of its own; the actor is
+    /// final because a call from another module would otherwise go through its vtable, which is never inlined.
+    @inlinable
     public func token(validFor minimum: Duration = .zero) async throws -> FetchedToken {
+        if let hit = cachedToken(validFor: minimum) { return hit }
+        return try await fetchedToken(validFor: minimum)
+    }
+
+    /// The cached token when it stays valid for more than `minimum`, starting a refresh in the soft window.
+    @usableFromInline
+    func cachedToken(validFor minimum: Duration) -> FetchedToken? {
         let now = clock.now()
-        if let current, current.expiry - now > minimum {
-            if now >= current.refreshAt { refreshIfAllowed() }
-            return current.fetched
-        }
+        guard let current, current.expiry - now > minimum else { return nil }
+        if now >= current.refreshAt { refreshIfAllowed() }
+        return current.fetched
+    }
+
+    /// A token from the fetch under way or a new one, when none cached will do.
+    @usableFromInline
+    func fetchedToken(validFor minimum: Duration) async throws -> FetchedToken {
         if inflight == nil {
             let now = network.now()
             if let held = failure, now < held.retryAt {

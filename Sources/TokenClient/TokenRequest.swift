@@ -23,13 +23,36 @@ public struct FetchedToken: Sendable, Equatable, CustomStringConvertible {
     /// Unix time the token (or its join privilege) ends.
     public let expiresAt: Int64
     /// The path a same-origin redirect led to, when the token came from another endpoint than the one asked.
-    public internal(set) var redirectedTo: String?
+    public internal(set) var redirectedTo: String? {
+        get { rare?.redirectedTo }
+        set { rare = Rare(redirectedTo: newValue, flaw: flaw) }
+    }
     /// What is wrong with a token handed over anyway (a provider that hands over mistakes); nil when nothing is.
-    public internal(set) var flaw: TokenClientError?
+    public internal(set) var flaw: TokenClientError? {
+        get { rare?.flaw }
+        set { rare = Rare(redirectedTo: redirectedTo, flaw: newValue) }
+    }
+    /// Both of the above, behind one reference: a token then copies as two references, not through the error's
+    /// layout (a warm `TokenCache.token()` copies one for each caller).
+    private var rare: Rare?
+
+    private final class Rare: Sendable {
+        let redirectedTo: String?
+        let flaw: TokenClientError?
+
+        init(redirectedTo: String?, flaw: TokenClientError?) {
+            self.redirectedTo = redirectedTo
+            self.flaw = flaw
+        }
+    }
 
     public init(token: String, expiresAt: Int64) {
         self.token = token
         self.expiresAt = expiresAt
+    }
+
+    public static func == (a: FetchedToken, b: FetchedToken) -> Bool {
+        a.token == b.token && a.expiresAt == b.expiresAt && a.redirectedTo == b.redirectedTo && a.flaw == b.flaw
     }
 
     public var description: String { "a token of \(token.utf8.count) characters expiring at \(UnixTime.iso8601(expiresAt))" }

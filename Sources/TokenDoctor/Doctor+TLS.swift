@@ -45,7 +45,7 @@ extension Doctor {
     /// Fails within `expiryFailDays` of the certificate's end, warns within `expiryWarnDays`.
     func expiryCheck(_ certificate: TLSCertificate) -> Check {
         guard let left = certificate.secondsLeft else { return .passed(.tlsExpiry, "valid until \(certificate.notAfter)") }
-        let days = left / 86_400
+        let days = Self.wholeDays(left)
         let when = "the certificate expires on \(certificate.notAfter), in \(days) \(days == 1 ? "day" : "days")"
         if days < Self.expiryFailDays {
             return .failed(.tlsExpiry, when + " (less than \(Self.expiryFailDays))",
@@ -56,6 +56,14 @@ extension Doctor {
                            fix: "renew it before then, and automate renewal (certbot renew, or the host's managed certificates)")
         }
         return .passed(.tlsExpiry, "valid until \(certificate.notAfter), \(days) days from now")
+    }
+
+    /// Whole days in `seconds`, rounded down (towards the past for a negative count): "in 89 days" promises at least 89
+    /// days, so the count never claims time that is not there, stays the same all day between two whole days, and is
+    /// the number the thresholds compare. A certificate issued for 90 days shows 90 only within the second it was
+    /// issued.
+    static func wholeDays(_ seconds: Int64) -> Int64 {
+        seconds >= 0 ? seconds / 86_400 : -((-seconds + 86_399) / 86_400)
     }
 
     static let serveTheChain = "serve the certificate with its intermediates (the full chain) from a CA clients trust; "

@@ -2,6 +2,7 @@ import Foundation
 import RedisClient
 import Sockets
 import Synchronization
+import TestSupport
 import Testing
 
 /// `serve --redis redis://:PASSWORD@HOST:PORT`: the password goes to Redis in AUTH, and into no error or address that
@@ -42,6 +43,7 @@ import Testing
 
     @Test func aRedisThatRefusesTheAUTHIsNamedWithoutThePassword() throws {
         let redis = try FakeRedis(answer: "-WRONGPASS invalid username-password pair or user is disabled.\r\n")
+        defer { redis.stop() }
         let error = Self.failure(port: redis.port)
         #expect(redis.heard.contains("AUTH\r\n$\(Self.password.utf8.count)\r\n\(Self.password)\r\n"), "the password went to Redis")
         #expect(error?.description == "redis://127.0.0.1:\(redis.port)/1 refused the connection's setup: WRONGPASS invalid username-password pair or user is disabled.")
@@ -50,6 +52,7 @@ import Testing
     /// As Redis words a command it does not know: its arguments quoted.
     @Test func aServerQuotingThePasswordBackHasItHidden() throws {
         let redis = try FakeRedis(answer: "-ERR unknown command 'AUTH', with args beginning with: '\(Self.password)' \r\n")
+        defer { redis.stop() }
         let error = Self.failure(port: redis.port)
         #expect(redis.heard.contains(Self.password))
         #expect(error?.description == "redis://127.0.0.1:\(redis.port)/1 refused the connection's setup: ERR unknown command 'AUTH', with args beginning with: '(the password)' ")
@@ -58,6 +61,7 @@ import Testing
     @Test(arguments: ["", "+OK\r\n"])
     func aRedisThatHangsUpOrGoesSilentIsNamedWithoutThePassword(_ answer: String) throws {
         let redis = try FakeRedis(answer: answer)
+        defer { redis.stop() }
         let error = Self.failure(port: redis.port)
         #expect(error != nil)
         #expect(error?.description.contains("redis://127.0.0.1:\(redis.port)/1 ") == true, "\(String(describing: error))")
@@ -82,12 +86,11 @@ final class FakeRedis: Sendable {
     let port: UInt16
     private let listener: Socket
     private let bytes = Mutex<[UInt8]>([])
-    private let done = DispatchSemaphore(value: 0)
+    private let threads = OwnedThreads()
 
     init(answer: String) throws {
         (listener, _, port) = try Socket.listen(host: "127.0.0.1", port: 0)
-        Thread.detachNewThread { [self] in
-            defer { done.signal() }
+        threads.start { [self] in
             guard case .client(let client, _) = listener.accept() else { return }
             defer { client.close() }
             var heard: [UInt8] = [], scratch = [UInt8](repeating: 0, count: 4096)
@@ -107,9 +110,14 @@ final class FakeRedis: Sendable {
 
     /// What the client sent before the answer.
     var heard: String {
-        done.wait()
-        done.signal()
+        threads.joinAll()
         return String(decoding: bytes.withLock { $0 }, as: UTF8.self)
+    }
+
+    /// Stops waiting for a client and waits for its thread, which ends within its 5 s once a client came.
+    func stop() {
+        listener.shutdownBoth()
+        threads.joinAll()
     }
 
     deinit { listener.close() }

@@ -114,7 +114,12 @@ extension Process {
         let joined = try mallory.nextText()
         #expect(joined?.contains(#""type":"joined""#) == true, "\(joined ?? "nothing")")
         let done = Atomic(false)
-        Thread.detachNewThread { while !done.load(ordering: .relaxed), (try? mallory.next()) != nil {} }  // what the hub sends her
+        let reading = OwnedThreads()
+        defer {
+            done.store(true, ordering: .relaxed)
+            reading.joinAll()
+        }
+        reading.start { while !done.load(ordering: .relaxed), (try? mallory.next()) != nil {} }  // what the hub sends her
         #expect(aliceOut.wait(for: #""event": "firstRemoteVideoFrame", "uid": 2"#, upTo: .seconds(20)), "\(aliceOut.text)")
         for _ in 0..<50 {
             mallory.send(binary: Self.unreadableFrame)
@@ -177,11 +182,11 @@ extension Process {
         }
     }
 
-    /// `join --hub` on the hostile hub, with `extra` options; the process, its output, and its resident size at its
-    /// largest over the first `watch` of the flood.
-    /// The join process, its output, its largest resident size, and when it was started (after the hub was built).
+    /// `join --hub` on the hostile hub, with `extra` options: the hub, still flooding, for the test to stop when it
+    /// ends; the join process, its output, its largest resident size over the first `watch` of the flood, and when it
+    /// was started (after the hub was built).
     static func joinHostileHub(users: Int, watch: Duration, _ extra: [String]) throws
-        -> (Process, PipeDrain, Int, ContinuousClock.Instant)
+        -> (HostileServer, Process, PipeDrain, Int, ContinuousClock.Instant)
     {
         let hub = try hostileHub(users: users)
         let launched = ContinuousClock.now
@@ -195,13 +200,13 @@ extension Process {
             largest = max(largest, process.residentBytes ?? 0)
             Thread.sleep(forTimeInterval: 0.05)
         }
-        hub.stop()
-        return (process, drain, largest, launched)
+        return (hub, process, drain, largest, launched)
     }
 
     @Test(arguments: [60_000, 3])
     func aHostileHubNeitherGrowsJoinNorKeepsItFromStoppingOnSIGTERM(users: Int) throws {
-        let (process, out, largest, _) = try Self.joinHostileHub(users: users, watch: .seconds(15), [])
+        let (hub, process, out, largest, _) = try Self.joinHostileHub(users: users, watch: .seconds(15), [])
+        defer { hub.stop() }
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
         #expect(process.isRunning, "it ended by itself: \(out.text.suffix(2000))")
         #expect(largest > 0 && largest <= Self.residentLimit, "\(largest >> 20) MiB, over \(Self.residentLimit >> 20)")
@@ -214,7 +219,8 @@ extension Process {
 
     @Test func aHostileHubDoesNotKeepJoinPastItsDuration() throws {
         // Counted from the process's start: building a 60 000-user listing is the test's own cost.
-        let (process, out, largest, started) = try Self.joinHostileHub(users: 60_000, watch: .seconds(10), ["--duration", "3"])
+        let (hub, process, out, largest, started) = try Self.joinHostileHub(users: 60_000, watch: .seconds(10), ["--duration", "3"])
+        defer { hub.stop() }
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
         let took = process.exitTime(within: .seconds(1)).map { _ in ContinuousClock.now - started }
         // 3 s of call, the process's start and its leave: well under 6 s; the old code ran on for minutes.

@@ -147,6 +147,7 @@ import Testing
     /// not given, and with --origin it gets its tokens.
     @Test func aServerThatWantsAnOriginIsExplainedAndJoinedWithOrigin() throws {
         let server = try OriginRequiredServer()
+        defer { server.stop() }
         let asked = ["join", "--headless", "--uid", "7", "--token-url", server.url.absoluteString, "--app-id", TestCredentials.appID]
         let refused = try TokenCallProcess.run(asked, limit: .seconds(30))
         #expect(refused.status == 1)

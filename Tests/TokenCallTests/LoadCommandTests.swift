@@ -48,6 +48,7 @@ import Testing
 
     @Test func originIsSentToAServerThatWantsOne() throws {
         let server = try OriginRequiredServer()
+        defer { server.stop() }
         let asked = ["load", "--no-hub", "--token-url", server.url.absoluteString, "--clients", "3"]
         let refused = try TokenCallProcess.run(asked)
         #expect(refused.status == 1)

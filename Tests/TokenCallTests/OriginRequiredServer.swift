@@ -31,7 +31,8 @@ final class OriginRequiredServer: Sendable {
         }
     }
 
-    deinit { server.stop() }
+    /// Stops the server and waits for its threads (`HostileServer.stop`).
+    func stop() { server.stop() }
 }
 
 extension String {

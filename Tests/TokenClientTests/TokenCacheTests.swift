@@ -209,3 +209,20 @@ func waitUntil(_ condition: @Sendable () async -> Bool) async {
     }
     Issue.record("the condition never held")
 }
+
+/// `FetchedToken` keeps its redirect and flaw behind one shared reference: setting either keeps the other, a copy
+/// changed does not change the original, and both count in equality.
+@Test func aFetchedTokensRedirectAndFlawAreValues() {
+    var token = FetchedToken(token: "007abc", expiresAt: 100)
+    let plain = token
+    token.redirectedTo = "/v2/token"
+    token.flaw = .expired(secondsAgo: 5)
+    #expect(token.redirectedTo == "/v2/token" && token.flaw == .expired(secondsAgo: 5))
+    #expect(plain.redirectedTo == nil && plain.flaw == nil)
+    var other = token
+    other.flaw = nil
+    #expect(token.flaw == .expired(secondsAgo: 5) && other.redirectedTo == "/v2/token")
+    #expect(token != other && token != plain && other != plain)
+    other.flaw = .expired(secondsAgo: 5)
+    #expect(token == other)
+}

@@ -5,7 +5,7 @@ import TestSupport
 import TLS
 import Testing
 import TokenClient
-import TokenDoctor
+@testable import TokenDoctor
 import TokenServer
 
 /// `tokencall doctor`'s checks against real servers on 127.0.0.1: the sound one passes each, and a server that makes one
@@ -65,6 +65,7 @@ import TokenServer
     ])
     func aServerMakingOneMistakeFailsThatCheckAlone(mistake: MistakenTokenServer.Mistake, check: Check.Name, words: String) async throws {
         let server = try MistakenTokenServer(mistake)
+        defer { server.stop() }
         let checks = await Doctor(Self.setup(server.url, bearer: Self.bearer)).run()
         #expect(Self.failed(checks) == [check])
         #expect(Self.detail(check, in: checks).contains(words), "\(Self.detail(check, in: checks))")
@@ -83,6 +84,7 @@ import TokenServer
 
     @Test func aSlowServerFailsTheLatencyCheckWithItsFigures() async throws {
         let server = try MistakenTokenServer(.slow)
+        defer { server.stop() }
         var setup = Self.setup(server.url)
         setup.slowestP99 = .milliseconds(100)
         let checks = await Doctor(setup).run()
@@ -92,6 +94,7 @@ import TokenServer
 
     @Test func aServerWithoutPingFailsThePingCheckOfShapesThatHaveOne() async throws {
         let server = try MistakenTokenServer(.noPing)
+        defer { server.stop() }
         let checks = await Doctor(Self.setup(server.url.appendingPathComponent("getToken"), shape: .getToken)).run()
         #expect(Self.failed(checks) == [.ping])
         #expect(Self.detail(.ping, in: checks).hasPrefix("GET /ping: HTTP 404, \"{\"error\":\"no such endpoint\"}\" → answer GET /ping"))
@@ -99,6 +102,7 @@ import TokenServer
 
     @Test func aCatchAllWebPageIsNoPing() async throws {
         let server = try MistakenTokenServer(.catchAllPage)
+        defer { server.stop() }
         let checks = await Doctor(Self.setup(server.url.appendingPathComponent("getToken"), shape: .getToken)).run()
         #expect(Self.failed(checks) == [.ping])
         #expect(Self.detail(.ping, in: checks).hasPrefix(#"GET /ping: HTTP 200, "<!doctype html>"#))
@@ -107,6 +111,7 @@ import TokenServer
 
     @Test func aServerThatErrsEveryOtherTimeFailsWithTheStatusAndAnExcerpt() async throws {
         let server = try MistakenTokenServer(.errorsEveryOther)
+        defer { server.stop() }
         let checks = await Doctor(Self.setup(server.url)).run()
         #expect(checks.first { $0.name == .answer }?.ok == true)
         #expect(Self.failed(checks).isSuperset(of: [.latency, .stampede]))
@@ -115,6 +120,7 @@ import TokenServer
 
     @Test func anHTMLAnswerFailsTheAnswerCheckWithAnExcerpt() async throws {
         let server = try MistakenTokenServer(.answersHTML)
+        defer { server.stop() }
         let checks = await Doctor(Self.setup(server.url)).run()
         #expect(Self.detail(.answer, in: checks).hasPrefix("HTTP 200, \"<html><body><h1>Welcome to nginx!</h1></body></h…\": "))
         #expect(Self.detail(.answer, in: checks).contains("it is HTML, not JSON"))
@@ -123,6 +129,7 @@ import TokenServer
 
     @Test func whatTheServerSendsIsPrintedEscaped() async throws {
         let server = try MistakenTokenServer(.errorsWithEscapes)
+        defer { server.stop() }
         let report = DoctorReport(url: server.url, checks: await Doctor(Self.setup(server.url)).run())
         #expect(report.text.contains(#"HTTP 500, "{"error":"\u001b]0;pwned\u0007\u001b[2J"}": the token server answered HTTP 500"#))
         #expect(!report.text.contains("\u{1b}") && !report.json.contains("\u{1b}") && !report.json.contains("\u{07}"))
@@ -136,6 +143,7 @@ import TokenServer
 
     @Test func aTokenCutShortFailsTheTokenCheck() async throws {
         let server = try MistakenTokenServer(.truncatedToken)
+        defer { server.stop() }
         let checks = await Doctor(Self.setup(server.url)).run()
         #expect(Self.failed(checks) == [.token, .stampede])
         #expect(Self.detail(.token, in: checks).contains("cut short or altered → send the token exactly as Agora's builder returns it"))
@@ -144,6 +152,7 @@ import TokenServer
 
     @Test func aServerThatNeverAnswersFailsReachableWithinTheDeadline() async throws {
         let server = try MistakenTokenServer(.silent)
+        defer { server.stop() }
         let checks = await Doctor(Self.setup(server.url, timeout: .seconds(1))).run()
         #expect(checks.map(\.name) == [.reachable])
         #expect(Self.detail(.reachable, in: checks).hasPrefix("the token server did not answer within 1 s"))
@@ -169,6 +178,7 @@ import TokenServer
 
     @Test func theReportShowsNoWholeTokenAndNoCertificate() async throws {
         let server = try MistakenTokenServer(.wrongCertificate)
+        defer { server.stop() }
         let report = DoctorReport(url: server.url, checks: await Doctor(Self.setup(server.url)).run())
         for text in [report.text, report.json] {
             #expect(!text.contains(TestCredentials.certificate))
@@ -189,6 +199,7 @@ import TokenServer
     @Test(arguments: [(MistakenTokenServer.Mistake.forbidsEverything, "HTTP 403"), (.notFoundEverywhere, "HTTP 404")])
     func aServerRefusingEverythingFailsTheBadInputCheck(mistake: MistakenTokenServer.Mistake, status: String) async throws {
         let server = try MistakenTokenServer(mistake)
+        defer { server.stop() }
         var setup = Self.setup(server.url, shape: .getToken)
         setup.origin = nil
         let checks = await Doctor(setup).run()
@@ -208,6 +219,7 @@ import TokenServer
     /// CORS headers that let the app read a refusal do not let it get a token.
     @Test func aTokenRequestRefusedWithItsOriginFailsTheCORSCheck() async throws {
         let server = try MistakenTokenServer(.refusesCrossOrigin)
+        defer { server.stop() }
         let checks = await Doctor(Self.setup(server.url, bearer: Self.bearer)).run()
         #expect(Self.detail(.cors, in: checks) == #"the request with Origin got HTTP 403, "{"error":"cross-origin requests are refused"}" → "#
             + "answer the token request from https://app.example with a token")
@@ -218,6 +230,7 @@ import TokenServer
 
     @Test func aRefusalWithTheBearerSentNamesIt() async throws {
         let server = try MistakenTokenServer(.forbidsEverything)
+        defer { server.stop() }
         let checks = await Doctor(Self.setup(server.url, bearer: Self.bearer)).run()
         #expect(Self.detail(.answer, in: checks).hasSuffix(#"(HTTP 403, "forbidden") → check --auth-bearer"#))
     }
@@ -226,6 +239,7 @@ import TokenServer
     /// --origin the answer check says so in one sentence with the server-side fix; with it, the CORS check does.
     @Test func aServerRefusingRequestsWithoutAnOriginIsExplained() async throws {
         let server = try MistakenTokenServer(.originRequired)
+        defer { server.stop() }
         var native = Self.setup(server.url, shape: .getToken, bearer: Self.bearer)
         native.origin = nil
         let checks = await Doctor(native).run()
@@ -246,6 +260,7 @@ import TokenServer
     @Test(arguments: [("4294967296", " and wrapped it to 32 bits;"), ("0", ";")])
     func aTokenForAnyUserFailsTheAudienceCheckForANamedUser(account: String, wrapped: String) async throws {
         let server = try MistakenTokenServer(.wrapsUIDs)
+        defer { server.stop() }
         var setup = Self.setup(server.url, shape: .getToken)
         setup.request.user = .account(account)
         setup.origin = nil
@@ -259,12 +274,14 @@ import TokenServer
     /// The default shape against agora-token-service's paths: a 404, and /ping answers, so the shape that works is named.
     @Test func aTokenPathThatIsA404OnAServerThatAnswersPingSuggestsTheShape() async throws {
         let server = try MistakenTokenServer(.getTokenOnly)
+        defer { server.stop() }
         var setup = Self.setup(server.url)
         setup.origin = nil
         let checks = await Doctor(setup).run()
         #expect(Self.detail(.answer, in: checks).hasSuffix(
             "→ GET /ping answers, and --token-request getToken or agora-token-service gets a token there: use that"), "\(Self.detail(.answer, in: checks))")
         let nowhere = try MistakenTokenServer(.notFoundEverywhere)
+        defer { nowhere.stop() }
         var lost = Self.setup(nowhere.url)
         lost.origin = nil
         #expect(!Self.detail(.answer, in: await Doctor(lost).run()).contains("GET /ping answers"))
@@ -317,21 +334,31 @@ import TokenServer
         #expect(DoctorTests.detail(.tlsVersion, in: checks) == "TLSv1.3 agreed (tokencall needs TLS 1.2 or later)")
         #expect(DoctorTests.detail(.tlsChain, in: checks) == "the chain from /CN=good to /CN=TokenCall Test CA verifies")
         #expect(DoctorTests.detail(.tlsName, in: checks) == "the certificate is for 127.0.0.1: it names 127.0.0.1, localhost")
-        #expect(DoctorTests.detail(.tlsExpiry, in: checks).hasSuffix(", 89 days from now"), "\(DoctorTests.detail(.tlsExpiry, in: checks))")
+        #expect(DoctorTests.detail(.tlsExpiry, in: checks).hasSuffix(", 90 days from now"), "\(DoctorTests.detail(.tlsExpiry, in: checks))")
         #expect(DoctorTests.detail(.httpsRedirect, in: checks).hasPrefix("plain http://127.0.0.1:1/ gets no answer (cannot reach the token server: connection refused"),
                 "\(DoctorTests.detail(.httpsRedirect, in: checks))")
         #expect(DoctorTests.failed(checks).isEmpty, "\(checks.filter { !$0.ok }.map(\.detail))")
+    }
+
+    @Test func theDaysLeftAreWholeDaysRoundedDown() {
+        #expect(Doctor.wholeDays(90 * 86_400) == 90)
+        #expect(Doctor.wholeDays(90 * 86_400 - 1) == 89)
+        #expect(Doctor.wholeDays(7 * 86_400 - 1) == 6, "one second short of 7 days fails the check")
+        #expect(Doctor.wholeDays(0) == 0)
+        #expect(Doctor.wholeDays(-1) == -1)
+        #expect(Doctor.wholeDays(-86_400) == -1)
+        #expect(Doctor.wholeDays(-86_401) == -2)
     }
 
     @Test func aCertificateEndingWithinAWeekFailsAndWithinAMonthWarns() async throws {
         let soon = try await Self.checks(\.endsIn5Days, plain: Self.nothingListens)
         let failed = DoctorTests.detail(.tlsExpiry, in: soon)
         #expect(soon.first { $0.name == .tlsExpiry }?.ok == false)
-        #expect(failed.contains(", in 4 days (less than 7) → renew it now: once it ends every client refuses the server"), "\(failed)")
+        #expect(failed.contains(", in 5 days (less than 7) → renew it now: once it ends every client refuses the server"), "\(failed)")
         let later = try await Self.checks(\.endsIn20Days, plain: Self.nothingListens)
         let warned = try #require(later.first { $0.name == .tlsExpiry })
         #expect(warned.ok && warned.isWarning)
-        #expect(warned.detail.contains(", in 19 days (less than 30) → renew it before then"), "\(warned.detail)")
+        #expect(warned.detail.contains(", in 20 days (less than 30) → renew it before then"), "\(warned.detail)")
         let report = DoctorReport(url: URL(string: "https://127.0.0.1")!, checks: later)
         #expect(report.text.contains("\nwarn tls-expiry: the certificate expires on "), "\(report.text)")
         #expect(report.text.hasSuffix("checks passed, 1 with a warning"), "\(report.text)")

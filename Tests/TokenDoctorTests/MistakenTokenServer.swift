@@ -137,7 +137,8 @@ final class MistakenTokenServer: Sendable {
         }
     }
 
-    deinit { server.stop() }
+    /// Stops the server and waits for its threads (`HostileServer.stop`).
+    func stop() { server.stop() }
 
     private static var now: UInt32 { UInt32(Date().timeIntervalSince1970) }
 

@@ -45,8 +45,10 @@ import Testing
         let server = try startServer(deadline: .milliseconds(600))
         defer { server.stop() }
         let slow = try RawClient(port: server.port)
-        // A thread of its own: the test pool's threads may all be blocked in socket reads.
-        Thread.detachNewThread {
+        // A thread of its own: the test pool's threads may all be blocked in socket reads. Joined before the test ends.
+        let dripping = OwnedThreads()
+        defer { dripping.joinAll() }
+        dripping.start {
             for byte in "GET /ping HTTP/1.1\r\nHost: x\r\n".utf8 {
                 slow.send([byte])
                 Thread.sleep(forTimeInterval: 0.1)
@@ -67,7 +69,9 @@ import Testing
         defer { server.stop() }
         let client = try RawClient(port: server.port)
         let upload = Array("POST /getToken HTTP/1.1\r\nHost: t\r\nContent-Length: 262144\r\n\r\n".utf8) + [UInt8](repeating: 0x7B, count: 262_144)
-        Thread.detachNewThread { client.send(upload) }
+        let uploading = OwnedThreads()
+        defer { uploading.joinAll() }
+        uploading.start { client.send(upload) }
         #expect(client.readResponse()?.status == 413)
         #expect(client.isClosedByServer())
     }
