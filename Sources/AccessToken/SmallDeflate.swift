@@ -202,8 +202,8 @@ extension SmallDeflate {
         /// The input, with slack so that matches can be compared 8 bytes at a time.
         let window = UnsafeMutablePointer<UInt8>.allocate(capacity: SmallDeflate.limit + 8)
         /// The most recent position of each 3-byte hash this call has seen, open-addressed: `occupied | hash << 16 |
-        /// position` (0: an empty slot), in the first `headSlots(n)` entries, emptied at each call. zlib indexes 32 768
-        /// heads by the hash itself, 128 KB whose ~200 random lines per token missed the cache on a busy server (82 % of
+        /// position` (0: an empty slot), in the first 2n entries (a power of two, 64 at least), emptied at each call. zlib indexes 32 768
+        /// heads by the hash itself, 128 KB whose ~120 lines a token touches missed the cache on a busy server (82 % of
         /// this search's samples were the load of a head).
         let head = UnsafeMutablePointer<UInt32>.allocate(capacity: headCapacity)
         /// Previous position with the same hash, for each position (0: none, as in zlib).
