@@ -18,9 +18,15 @@ extension AccessToken2 {
         if privilegeExpire > maximumPrivilegeSeconds { throw .privilegeTooLong(seconds: privilegeExpire) }
         let token = AccessToken2(
             appID: appID, issuedAt: issuedAt ?? UInt32(truncatingIfNeeded: time(nil)),
-            expire: tokenExpire, salt: salt ?? UInt32.random(in: 1...99_999_999),
+            expire: tokenExpire, salt: salt ?? Self.randomSalt(),
             services: [.rtc(channel: channel, user: user, role: role, privilegeExpire: privilegeExpire)])
         return try token.build(appCertificate: appCertificate)
+    }
+
+    /// A salt as Agora's builders draw it: uniform in 1...99999999.
+    static func randomSalt() -> UInt32 {
+        var source = SaltRandom()
+        return UInt32.random(in: 1...99_999_999, using: &source)
     }
 
     /// Signs the token with the App Certificate and encodes it: "007" + base64(zlib(signature + signing info)).

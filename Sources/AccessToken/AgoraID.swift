@@ -2,7 +2,8 @@
 public enum AgoraID {
     /// True when `text` is 32 hex characters, the shape of an App ID and an App Certificate.
     public static func isValid(_ text: String) -> Bool {
-        text.utf8.count == 32 && text.utf8.allSatisfy { $0.isHexDigit }
+        var text = text
+        return text.withUTF8 { $0.count == 32 && $0.allSatisfy(\.isHexDigit) }
     }
 
     /// Throws unless `name` is a channel name Agora accepts: 1 to 63 bytes from its 89 characters.

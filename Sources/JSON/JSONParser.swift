@@ -46,6 +46,7 @@ struct JSONParser {
         var members: [String: JSONValue] = [:]
         skipWhitespace()
         if !take(Byte.closeBrace) {
+            members.reserveCapacity(4)  // grown from empty, a three-member body was allocated twice and rehashed once
             while true {
                 skipWhitespace()
                 guard peek == Byte.quote else {
