@@ -2,18 +2,29 @@ import HubClient
 import HubProtocol
 import Synchronization
 import TLS
+import Foundation
 
-/// N headless clients on one loop (raw hub connections, not engines): each fetches its token, joins channel
+enum Probe {
+    static let counts = Mutex<[[Int]]>(Array(repeating: Array(repeating: 0, count: 200), count: 3))
+    static func add(_ kind: Int, _ slot: Int) { counts.withLock { $0[kind][min(199, max(0, slot))] += 1 } }
+}
+
+/// N headless clients on a few loops (raw hub connections, not engines): each fetches its token, joins channel
 /// k mod M, renews on `tokenPrivilegeWillExpire`, and sends flat video frames whose first two cells carry when
 /// they were sent, so each receiver measures the fan-out's latency on the process's one clock.
 public enum HubLoadRun {
-    /// A wss:// hub's certificate is checked against `trust`.
-    public static func run(_ plan: LoadPlan, hub: HubAddress, loop: HubClientLoop, trust: TLSTrust = .system) async -> LoadFigures {
+    /// Client k is served by loop k mod `loops.count` (`tokencall load` gives one a core: reading a thousand sockets
+    /// and decoding every frame is more than one thread keeps up with). A wss:// hub's certificate is checked against
+    /// `trust`.
+    public static func run(_ plan: LoadPlan, hub: HubAddress, loops: [HubClientLoop], trust: TLSTrust = .system) async -> LoadFigures {
+        precondition(!loops.isEmpty, "a load runs on at least one loop")
         let tally = LoadTally(names: [Measure.tokenFetch, Measure.join, Measure.renewal, Measure.fanOut])
         let epoch = ContinuousClock.now
         let end = epoch + plan.duration
-        let clients = (0..<plan.clients).map { LoadClient(index: $0, plan: plan, connection: HubConnection(address: hub.routed(to: plan.channel(of: $0)), loop: loop, trust: trust),
-                                                          tally: tally, epoch: epoch) }
+        let clients = (0..<plan.clients).map { index in
+            LoadClient(index: index, plan: plan, tally: tally, epoch: epoch,
+                       connection: HubConnection(address: hub.routed(to: plan.channel(of: index)), loop: loops[index % loops.count], trust: trust))
+        }
         await withTaskGroup(of: Void.self) { group in
             for client in clients {
                 group.addTask {
@@ -30,6 +41,16 @@ public enum HubLoadRun {
             client.connection.close()
             if !client.everJoined.load(ordering: .relaxed) { tally.error("never joined") }
             tally.record(Measure.fanOut, client.fanOut.withLock { $0 })
+        }
+        if let _ = getenv("HUBLOAD_LATE") {
+            let counts = Probe.counts.withLock { $0 }
+            var line = ""
+            for (kind, name) in ["late frames by second", "late joins by tenth", "frames by second"].enumerated() {
+                line += name + ":"
+                for (slot, count) in counts[kind].enumerated() where count > 0 { line += " \(slot):\(count)" }
+                line += "\n"
+            }
+            FileHandle.standardError.write(line.data(using: .utf8)!)
         }
         return tally.figures
     }
@@ -78,7 +99,7 @@ enum TimedFrame {
     }
 }
 
-/// One headless client. Its events arrive on the loop's thread, one at a time, so what only they touch needs no lock.
+/// One headless client. Its events arrive on its loop's thread, one at a time, so what only they touch needs no lock.
 final class LoadClient: @unchecked Sendable {
     let index: Int
     let connection: HubConnection
@@ -95,7 +116,7 @@ final class LoadClient: @unchecked Sendable {
     private var joinSentAt: ContinuousClock.Instant?
     private var warnedAt: ContinuousClock.Instant?
 
-    init(index: Int, plan: LoadPlan, connection: HubConnection, tally: LoadTally, epoch: ContinuousClock.Instant) {
+    init(index: Int, plan: LoadPlan, tally: LoadTally, epoch: ContinuousClock.Instant, connection: HubConnection) {
         (self.index, self.plan, self.connection, self.tally, self.epoch) = (index, plan, connection, tally, epoch)
     }
 
@@ -118,6 +139,9 @@ final class LoadClient: @unchecked Sendable {
         case .video(let frame):
             if let sentAt = TimedFrame.sentAt(frame) {
                 let latency = (.now - epoch) - sentAt
+                let second = min(199, Int(sentAt.components.seconds))
+                Probe.add(2, second)
+                if latency > .milliseconds(50) { Probe.add(0, second) }
                 fanOut.withLock { $0.append(latency) }
             }
         case .unreadableVideo:
@@ -130,7 +154,10 @@ final class LoadClient: @unchecked Sendable {
     private func handle(_ notice: HubNotice) {
         switch notice {
         case .joined:
-            if let joinSentAt { tally.recordJoin(.now - joinSentAt, on: connection.hubName) }
+            if let joinSentAt {
+                tally.recordJoin(.now - joinSentAt, on: connection.hubName)
+                if ContinuousClock.now - joinSentAt > .milliseconds(100) { Probe.add(1, Int((joinSentAt - epoch) / .milliseconds(100))) }
+            }
             joined.store(true, ordering: .relaxed)
             everJoined.store(true, ordering: .relaxed)
         case .connectionStateChanged(_, let reason, _):

@@ -44,8 +44,9 @@ enum LoadCommand {
         let (plan, hub) = try read(args)
         let figures: LoadFigures
         if let hub {
-            let loop: HubClientLoop
-            do { loop = try HubClientLoop() } catch {
+            // A loop a core: the clients' reading and decoding is the load's own work, not the hub's.
+            let loops: [HubClientLoop]
+            do { loops = try (0..<max(1, ProcessInfo.processInfo.activeProcessorCount)).map { _ in try HubClientLoop() } } catch {
                 Console.error("tokencall load: \(error); raise the open-file limit (ulimit -n)")
                 return ExitCode.failure
             }
@@ -54,7 +55,7 @@ enum LoadCommand {
                       + "\(plan.framesPerSecond) video frame\(plan.framesPerSecond == 1 ? "" : "s") a second each"
                       + (plan.rampUp > .zero ? ", arriving over \(plan.rampUp.components.seconds) s" : ""))
             }
-            figures = await HubLoadRun.run(plan, hub: hub, loop: loop, trust: try args.trust())
+            figures = await HubLoadRun.run(plan, hub: hub, loops: loops, trust: try args.trust())
         } else {
             if !args.has("json") { print("tokencall load: \(plan.clients) clients fetching at once, then renewing at once") }
             figures = await TokenStampede.run(plan)
