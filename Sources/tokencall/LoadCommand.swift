@@ -64,6 +64,9 @@ enum LoadCommand {
         return figures.errors.isEmpty ? ExitCode.ok : ExitCode.failure
     }
 
+    /// Token requests under way at once for each core, when the clients are in a hub.
+    static let fetchWorkersPerCore = 4
+
     static func read(_ args: Invocation) throws(UsageError) -> (LoadPlan, HubAddress?) {
         // --no-hub is the user's word for this run; TOKENCALL_HUB only a default it overrides.
         let hubGiven = args.has("hub") && !(args.has("no-hub") && args.isFromEnvironment("hub"))
@@ -87,8 +90,12 @@ enum LoadCommand {
             throw args.error("--token-request: \(error)")
         }
         let clients: Int = try args.integer("clients", in: LoadPlan.clientRange)
+        // Clients in a hub fetch on a few threads a core, in turn, so that a thousand fetches at once (the join storm,
+        // every renewal at the warning) leave the clients' loops the cores; --no-hub's stampede starts every fetch at
+        // once, on a thread each, as the fleet it plays would.
+        let workers = hub == nil ? nil : Self.fetchWorkersPerCore * max(1, ProcessInfo.processInfo.activeProcessorCount)
         let provider = HTTPTokenProvider(url: url, shape: shape, bearer: args.string("auth-bearer"), origin: try args.origin(),
-                                         transport: SocketHTTPTransport.tokencall(trust: try args.trust()))
+                                         transport: SocketHTTPTransport.tokencall(trust: try args.trust(), workers: workers))
         let duration: Int = try args.integer("duration", in: LoadPlan.durationRange)
         let rampUp: Int = try args.integer("ramp-up", in: 0...(LoadPlan.durationRange.upperBound - 1))
         guard rampUp < duration else {

@@ -1,0 +1,47 @@
+import Foundation
+import Synchronization
+
+/// At most `most` threads, each running waiting exchanges in the order they came until none is left, then ending: a
+/// thousand requests at once wait their turn on a few threads instead of starting a thousand.
+final class ExchangeWorkers: Sendable {
+    private struct State {
+        var waiting: [@Sendable () -> Void] = []
+        /// Where the next job to run is in `waiting`; the run ones before it are dropped when the queue empties.
+        var next = 0
+        var running = 0
+    }
+
+    let most: Int
+    private let state = Mutex(State())
+
+    init(most: Int) {
+        precondition(most > 0, "at least one worker")
+        self.most = most
+    }
+
+    /// Runs `job` on a worker as soon as one is free.
+    func run(_ job: @escaping @Sendable () -> Void) {
+        let startsOne = state.withLock { state in
+            state.waiting.append(job)
+            guard state.running < most else { return false }
+            state.running += 1
+            return true
+        }
+        if startsOne { Thread.detachNewThread { [self] in work() } }
+    }
+
+    private func work() {
+        while let job = state.withLock({ state -> (@Sendable () -> Void)? in
+            guard state.next < state.waiting.count else {
+                state.waiting.removeAll(keepingCapacity: true)
+                state.next = 0
+                state.running -= 1
+                return nil
+            }
+            defer { state.next += 1 }
+            return state.waiting[state.next]
+        }) {
+            job()
+        }
+    }
+}
