@@ -2,12 +2,6 @@ import HubClient
 import HubProtocol
 import Synchronization
 import TLS
-import Foundation
-
-enum Probe {
-    static let counts = Mutex<[[Int]]>(Array(repeating: Array(repeating: 0, count: 200), count: 3))
-    static func add(_ kind: Int, _ slot: Int) { counts.withLock { $0[kind][min(199, max(0, slot))] += 1 } }
-}
 
 /// N headless clients on a few loops (raw hub connections, not engines): each fetches its token, joins channel
 /// k mod M, renews on `tokenPrivilegeWillExpire`, and sends flat video frames whose first two cells carry when
@@ -41,16 +35,6 @@ public enum HubLoadRun {
             client.connection.close()
             if !client.everJoined.load(ordering: .relaxed) { tally.error("never joined") }
             tally.record(Measure.fanOut, client.fanOut.withLock { $0 })
-        }
-        if let _ = getenv("HUBLOAD_LATE") {
-            let counts = Probe.counts.withLock { $0 }
-            var line = ""
-            for (kind, name) in ["late frames by second", "late joins by tenth", "frames by second"].enumerated() {
-                line += name + ":"
-                for (slot, count) in counts[kind].enumerated() where count > 0 { line += " \(slot):\(count)" }
-                line += "\n"
-            }
-            FileHandle.standardError.write(line.data(using: .utf8)!)
         }
         return tally.figures
     }
@@ -139,9 +123,6 @@ final class LoadClient: @unchecked Sendable {
         case .video(let frame):
             if let sentAt = TimedFrame.sentAt(frame) {
                 let latency = (.now - epoch) - sentAt
-                let second = min(199, Int(sentAt.components.seconds))
-                Probe.add(2, second)
-                if latency > .milliseconds(50) { Probe.add(0, second) }
                 fanOut.withLock { $0.append(latency) }
             }
         case .unreadableVideo:
@@ -154,10 +135,7 @@ final class LoadClient: @unchecked Sendable {
     private func handle(_ notice: HubNotice) {
         switch notice {
         case .joined:
-            if let joinSentAt {
-                tally.recordJoin(.now - joinSentAt, on: connection.hubName)
-                if ContinuousClock.now - joinSentAt > .milliseconds(100) { Probe.add(1, Int((joinSentAt - epoch) / .milliseconds(100))) }
-            }
+            if let joinSentAt { tally.recordJoin(.now - joinSentAt, on: connection.hubName) }
             joined.store(true, ordering: .relaxed)
             everJoined.store(true, ordering: .relaxed)
         case .connectionStateChanged(_, let reason, _):
