@@ -6,7 +6,8 @@ import Synchronization
 final class ExchangeWorkers: Sendable {
     private struct State {
         var waiting: [@Sendable () -> Void] = []
-        /// Where the next job to run is in `waiting`; the run ones before it are dropped when the queue empties.
+        /// Where the next job to run is in `waiting`; the ones before it have been taken, and are dropped when the
+        /// queue empties or they are most of it.
         var next = 0
         var running = 0
     }
@@ -18,6 +19,9 @@ final class ExchangeWorkers: Sendable {
         precondition(most > 0, "at least one worker")
         self.most = most
     }
+
+    /// Whether no worker runs (each ends when it finds nothing waiting).
+    var idle: Bool { state.withLock { $0.running == 0 } }
 
     /// Runs `job` on a worker as soon as one is free.
     func run(_ job: @escaping @Sendable () -> Void) {
@@ -38,8 +42,13 @@ final class ExchangeWorkers: Sendable {
                 state.running -= 1
                 return nil
             }
-            defer { state.next += 1 }
-            return state.waiting[state.next]
+            let job = state.waiting[state.next]
+            state.next += 1
+            if state.next >= 64, state.next * 2 >= state.waiting.count {
+                state.waiting.removeFirst(state.next)
+                state.next = 0
+            }
+            return job
         }) {
             job()
         }
