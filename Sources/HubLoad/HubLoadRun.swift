@@ -52,7 +52,10 @@ public enum HubLoadRun {
             for client in bySlot[tick % videoSlots] where client.joined.load(ordering: .relaxed) {
                 client.connection.sendVideo(TimedFrame.make(sentAt: .now - epoch))
             }
-            tick += 1
+            // A sender that woke late catches up, but by one interval at most: each client sends one frame for the time
+            // missed, as a camera would, not seconds of frames at once (seen after this task stood still for 4 s: the
+            // load's own storm, not the hub's).
+            tick = max(tick + 1, Int((ContinuousClock.now - epoch) / slice) - videoSlots + 1)
             try? await Task.sleep(until: epoch + slice * tick)
         }
     }
