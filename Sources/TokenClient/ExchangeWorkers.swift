@@ -12,7 +12,7 @@ final class ExchangeWorkers: Sendable {
         var running = 0
     }
 
-    let most: Int
+    private let most: Int
     private let state = Mutex(State())
 
     init(most: Int) {

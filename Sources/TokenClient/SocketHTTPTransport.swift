@@ -25,9 +25,9 @@ public struct SocketHTTPTransport: HTTPTransport {
     private let workers: ExchangeWorkers?
 
     /// `userAgent` is sent unless the request names its own; https:// certificates are checked against `trust`.
-    /// With `workers`, this transport and its copies run at most that many exchanges at a time, each on one of as many
-    /// threads, and the others wait their turn (their deadline running, a cancel answered at once); without, every
-    /// exchange starts at once on a thread of its own.
+    /// With `workers` (1 or more), this transport and its copies run at most that many exchanges at a time, each on one
+    /// of as many threads, and the others wait their turn (their deadline running, a cancel answered at once); without,
+    /// every exchange starts at once on a thread of its own.
     public init(userAgent: String? = nil, limit: Duration = defaultLimit, trust: TLSTrust = .system, workers: Int? = nil) {
         self.userAgent = userAgent
         self.limit = limit

@@ -46,7 +46,7 @@ enum LoadCommand {
         if let hub {
             // A loop a core: the clients' reading and decoding is the load's own work, not the hub's.
             let loops: [HubClientLoop]
-            do { loops = try (0..<max(1, ProcessInfo.processInfo.activeProcessorCount)).map { _ in try HubClientLoop() } } catch {
+            do { loops = try (0..<cores).map { _ in try HubClientLoop() } } catch {
                 Console.error("tokencall load: \(error); raise the open-file limit (ulimit -n)")
                 return ExitCode.failure
             }
@@ -66,6 +66,7 @@ enum LoadCommand {
 
     /// Token requests under way at once for each core, when the clients are in a hub.
     static let fetchWorkersPerCore = 4
+    static var cores: Int { max(1, ProcessInfo.processInfo.activeProcessorCount) }
 
     static func read(_ args: Invocation) throws(UsageError) -> (LoadPlan, HubAddress?) {
         // --no-hub is the user's word for this run; TOKENCALL_HUB only a default it overrides.
@@ -93,7 +94,7 @@ enum LoadCommand {
         // Clients in a hub fetch on a few threads a core, in turn, so that a thousand fetches at once (the join storm,
         // every renewal at the warning) leave the clients' loops the cores; --no-hub's stampede starts every fetch at
         // once, on a thread each, as the fleet it plays would.
-        let workers = hub == nil ? nil : Self.fetchWorkersPerCore * max(1, ProcessInfo.processInfo.activeProcessorCount)
+        let workers = hub == nil ? nil : Self.fetchWorkersPerCore * Self.cores
         let provider = HTTPTokenProvider(url: url, shape: shape, bearer: args.string("auth-bearer"), origin: try args.origin(),
                                          transport: SocketHTTPTransport.tokencall(trust: try args.trust(), workers: workers))
         let duration: Int = try args.integer("duration", in: LoadPlan.durationRange)
