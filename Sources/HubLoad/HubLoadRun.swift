@@ -3,17 +3,22 @@ import HubProtocol
 import Synchronization
 import TLS
 
-/// N headless clients on one loop (raw hub connections, not engines): each fetches its token, joins channel
+/// N headless clients on a few loops (raw hub connections, not engines): each fetches its token, joins channel
 /// k mod M, renews on `tokenPrivilegeWillExpire`, and sends flat video frames whose first two cells carry when
 /// they were sent, so each receiver measures the fan-out's latency on the process's one clock.
 public enum HubLoadRun {
-    /// A wss:// hub's certificate is checked against `trust`.
-    public static func run(_ plan: LoadPlan, hub: HubAddress, loop: HubClientLoop, trust: TLSTrust = .system) async -> LoadFigures {
+    /// Client k is served by loop k mod `loops.count` (`tokencall load` gives one a core: reading a thousand sockets
+    /// and decoding every frame is more than one thread keeps up with). A wss:// hub's certificate is checked against
+    /// `trust`.
+    public static func run(_ plan: LoadPlan, hub: HubAddress, loops: [HubClientLoop], trust: TLSTrust = .system) async -> LoadFigures {
+        precondition(!loops.isEmpty, "a load runs on at least one loop")
         let tally = LoadTally(names: [Measure.tokenFetch, Measure.join, Measure.renewal, Measure.fanOut])
         let epoch = ContinuousClock.now
         let end = epoch + plan.duration
-        let clients = (0..<plan.clients).map { LoadClient(index: $0, plan: plan, connection: HubConnection(address: hub.routed(to: plan.channel(of: $0)), loop: loop, trust: trust),
-                                                          tally: tally, epoch: epoch) }
+        let clients = (0..<plan.clients).map { index in
+            LoadClient(index: index, plan: plan, tally: tally, epoch: epoch,
+                       connection: HubConnection(address: hub.routed(to: plan.channel(of: index)), loop: loops[index % loops.count], trust: trust))
+        }
         await withTaskGroup(of: Void.self) { group in
             for client in clients {
                 group.addTask {
@@ -47,7 +52,10 @@ public enum HubLoadRun {
             for client in bySlot[tick % videoSlots] where client.joined.load(ordering: .relaxed) {
                 client.connection.sendVideo(TimedFrame.make(sentAt: .now - epoch))
             }
-            tick += 1
+            // A sender that woke late catches up, but by one interval at most: each client sends one frame for the time
+            // missed, as a camera would, not seconds of frames at once (seen after this task stood still for 4 s: the
+            // load's own storm, not the hub's).
+            tick = max(tick + 1, Int((ContinuousClock.now - epoch) / slice) - videoSlots + 1)
             try? await Task.sleep(until: epoch + slice * tick)
         }
     }
@@ -78,7 +86,7 @@ enum TimedFrame {
     }
 }
 
-/// One headless client. Its events arrive on the loop's thread, one at a time, so what only they touch needs no lock.
+/// One headless client. Its events arrive on its loop's thread, one at a time, so what only they touch needs no lock.
 final class LoadClient: @unchecked Sendable {
     let index: Int
     let connection: HubConnection
@@ -95,7 +103,7 @@ final class LoadClient: @unchecked Sendable {
     private var joinSentAt: ContinuousClock.Instant?
     private var warnedAt: ContinuousClock.Instant?
 
-    init(index: Int, plan: LoadPlan, connection: HubConnection, tally: LoadTally, epoch: ContinuousClock.Instant) {
+    init(index: Int, plan: LoadPlan, tally: LoadTally, epoch: ContinuousClock.Instant, connection: HubConnection) {
         (self.index, self.plan, self.connection, self.tally, self.epoch) = (index, plan, connection, tally, epoch)
     }
 

@@ -10,9 +10,9 @@ import Timers
 /// `Redirects`. For https:// a `TLSSession` (OpenSSL over memory BIOs) sits between the socket and the HTTP bytes, so
 /// the handshake runs under the exchange's deadline like any read.
 ///
-/// Each exchange runs on a thread of its own, waiting in slices of `slice` so that a cancel (the token cache's deadline)
-/// closes the connection soon after the caller, who is answered at once, has gone. `limit` bounds the whole exchange,
-/// redirects included, when nothing cancels it sooner.
+/// Each exchange runs on a thread of its own (or, given `workers`, on one of that many, in turn), waiting in slices of
+/// `slice` so that a cancel (the token cache's deadline) closes the connection soon after the caller, who is answered
+/// at once, has gone. `limit` bounds the whole exchange, redirects included, when nothing cancels it sooner.
 public struct SocketHTTPTransport: HTTPTransport {
     /// The longest a whole exchange may take unless the caller gives up first.
     public static let defaultLimit: Duration = .seconds(60)
@@ -22,12 +22,17 @@ public struct SocketHTTPTransport: HTTPTransport {
     private let userAgent: String?
     private let limit: Duration
     private let trust: TLSTrust
+    private let workers: ExchangeWorkers?
 
     /// `userAgent` is sent unless the request names its own; https:// certificates are checked against `trust`.
-    public init(userAgent: String? = nil, limit: Duration = defaultLimit, trust: TLSTrust = .system) {
+    /// With `workers` (1 or more), this transport and its copies run at most that many exchanges at a time, each on one
+    /// of as many threads, and the others wait their turn (their deadline running, a cancel answered at once); without,
+    /// every exchange starts at once on a thread of its own.
+    public init(userAgent: String? = nil, limit: Duration = defaultLimit, trust: TLSTrust = .system, workers: Int? = nil) {
         self.userAgent = userAgent
         self.limit = limit
         self.trust = trust
+        self.workers = workers.map { ExchangeWorkers(most: $0) }
     }
 
     public func send(_ request: HTTPRequest, bodyLimit: Int) async throws -> (reply: HTTPReply, url: URL) {
@@ -38,7 +43,8 @@ public struct SocketHTTPTransport: HTTPTransport {
         }
     }
 
-    /// One request and its answer, on a thread of its own; the caller is answered at once when its task is cancelled.
+    /// One request and its answer, on a thread; the caller is answered at once when its task is cancelled, and an
+    /// exchange cancelled while it waits for a worker never starts.
     private func exchange(_ request: HTTPRequest, bodyLimit: Int, deadline: ContinuousClock.Instant) async throws -> (reply: HTTPReply, url: URL) {
         let plan = try Plan(request, userAgent: userAgent, trust: trust)
         let outcome = FirstOutcome()
@@ -46,7 +52,8 @@ public struct SocketHTTPTransport: HTTPTransport {
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 guard outcome.start(continuation) else { return }
-                Thread.detachNewThread {
+                onThread {
+                    guard !outcome.isKnown else { return }
                     outcome.finish(Result {
                         try plan.run(bodyLimit: bodyLimit, deadline: deadline, limit: limit, abandoned: { outcome.isKnown })
                     })
@@ -55,6 +62,11 @@ public struct SocketHTTPTransport: HTTPTransport {
         } onCancel: {
             outcome.finish(.failure(CancellationError()))
         }
+    }
+
+    /// Runs blocking work on a worker when there are workers, else on a thread of its own.
+    private func onThread(_ work: @escaping @Sendable () -> Void) {
+        if let workers { workers.run(work) } else { Thread.detachNewThread(work) }
     }
 }
 
@@ -80,7 +92,7 @@ extension SocketHTTPTransport: ServerProbe {
         let plan = try Plan(HTTPRequest(url: url), userAgent: userAgent, trust: trust)
         let deadline = ContinuousClock.now + limit
         return try await withCheckedThrowingContinuation { continuation in
-            Thread.detachNewThread { continuation.resume(with: Result { try plan.facts(deadline: deadline, limit: limit) }) }
+            onThread { continuation.resume(with: Result { try plan.facts(deadline: deadline, limit: limit) }) }
         }
     }
 

@@ -44,8 +44,9 @@ enum LoadCommand {
         let (plan, hub) = try read(args)
         let figures: LoadFigures
         if let hub {
-            let loop: HubClientLoop
-            do { loop = try HubClientLoop() } catch {
+            // A loop a core: the clients' reading and decoding is the load's own work, not the hub's.
+            let loops: [HubClientLoop]
+            do { loops = try (0..<cores).map { _ in try HubClientLoop() } } catch {
                 Console.error("tokencall load: \(error); raise the open-file limit (ulimit -n)")
                 return ExitCode.failure
             }
@@ -54,7 +55,7 @@ enum LoadCommand {
                       + "\(plan.framesPerSecond) video frame\(plan.framesPerSecond == 1 ? "" : "s") a second each"
                       + (plan.rampUp > .zero ? ", arriving over \(plan.rampUp.components.seconds) s" : ""))
             }
-            figures = await HubLoadRun.run(plan, hub: hub, loop: loop, trust: try args.trust())
+            figures = await HubLoadRun.run(plan, hub: hub, loops: loops, trust: try args.trust())
         } else {
             if !args.has("json") { print("tokencall load: \(plan.clients) clients fetching at once, then renewing at once") }
             figures = await TokenStampede.run(plan)
@@ -62,6 +63,10 @@ enum LoadCommand {
         print(args.has("json") ? figures.json : figures.text)
         return figures.errors.isEmpty ? ExitCode.ok : ExitCode.failure
     }
+
+    /// Token requests under way at once for each core, when the clients are in a hub.
+    static let fetchWorkersPerCore = 4
+    static var cores: Int { max(1, ProcessInfo.processInfo.activeProcessorCount) }
 
     static func read(_ args: Invocation) throws(UsageError) -> (LoadPlan, HubAddress?) {
         // --no-hub is the user's word for this run; TOKENCALL_HUB only a default it overrides.
@@ -86,8 +91,12 @@ enum LoadCommand {
             throw args.error("--token-request: \(error)")
         }
         let clients: Int = try args.integer("clients", in: LoadPlan.clientRange)
+        // Clients in a hub fetch on a few threads a core, in turn, so that a thousand fetches at once (the join storm,
+        // every renewal at the warning) leave the clients' loops the cores; --no-hub's stampede starts every fetch at
+        // once, on a thread each, as the fleet it plays would.
+        let workers = hub == nil ? nil : Self.fetchWorkersPerCore * Self.cores
         let provider = HTTPTokenProvider(url: url, shape: shape, bearer: args.string("auth-bearer"), origin: try args.origin(),
-                                         transport: SocketHTTPTransport.tokencall(trust: try args.trust()))
+                                         transport: SocketHTTPTransport.tokencall(trust: try args.trust(), workers: workers))
         let duration: Int = try args.integer("duration", in: LoadPlan.durationRange)
         let rampUp: Int = try args.integer("ramp-up", in: 0...(LoadPlan.durationRange.upperBound - 1))
         guard rampUp < duration else {

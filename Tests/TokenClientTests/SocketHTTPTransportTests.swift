@@ -1,5 +1,6 @@
 import Foundation
 import HTTP1
+import Synchronization
 import TestSupport
 import Testing
 @testable import TokenClient
@@ -130,6 +131,54 @@ import Testing
         #expect(error?.description.contains("TLS: the server's answer is not TLS") == true, "\(String(describing: error))")
         #expect(server.requests.count == 1)
         #expect(server.requests.allSatisfy { !$0.contains("POST") && !$0.contains("uid") })
+    }
+
+    @Test func withWorkersRequestsAtOnceRunAFewAtATimeAndEachIsAnswered() async throws {
+        let open = Mutex((now: 0, most: 0))
+        let server = try HostileServer { connection in
+            open.withLock { $0.now += 1; $0.most = max($0.most, $0.now) }
+            Thread.sleep(forTimeInterval: 0.02)
+            open.withLock { $0.now -= 1 }
+            connection.write(head("200 OK", ["Content-Length: 2"]) + "{}")
+        }
+        defer { server.stop() }
+        let pooled = SocketHTTPTransport(limit: Self.transportLimit, workers: 2)
+        let statuses = await withTaskGroup(of: Int?.self) { group in
+            for _ in 0..<12 { group.addTask { try? await pooled.send(Self.post(server.url), bodyLimit: 100).reply.status } }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(statuses == Array(repeating: 200, count: 12))
+        #expect(open.withLock { $0.most } <= 2)
+        #expect(server.requests.count == 12)
+    }
+
+    @Test func aRequestCancelledWhileItWaitsForAWorkerEndsAtOnceAndIsNeverSent() async throws {
+        let silent = try HostileServer { $0.waitForClose(upTo: .seconds(30)) }
+        defer { silent.stop() }
+        let answering = try HostileServer { $0.write(head("204 No Content")) }
+        defer { answering.stop() }
+        let pooled = SocketHTTPTransport(limit: Self.transportLimit, workers: 1)
+        let holding = Task { try await pooled.send(Self.post(silent.url), bodyLimit: 100) }
+        #expect(await eventually { silent.requests.count == 1 })
+        let waiting = Task { try await pooled.send(Self.post(silent.url), bodyLimit: 100) }
+        waiting.cancel()
+        await #expect(throws: CancellationError.self) { try await waiting.value }
+        holding.cancel()
+        await #expect(throws: CancellationError.self) { try await holding.value }
+        // The one worker takes what waits in order: once a later request is answered, the cancelled one was passed over.
+        #expect(try await pooled.send(Self.post(answering.url), bodyLimit: 100).reply.status == 204)
+        #expect(silent.requests.count == 1)
+    }
+
+    @Test func theWaitForAWorkerCountsAgainstTheDeadline() async throws {
+        let server = try HostileServer { $0.waitForClose(upTo: .seconds(30)) }
+        defer { server.stop() }
+        let pooled = SocketHTTPTransport(limit: .milliseconds(300), workers: 1)
+        async let first = Self.failure(Self.post(server.url), pooled)
+        async let second = Self.failure(Self.post(server.url), pooled)
+        let errors = await [first, second].map { $0 as? TokenClientError }
+        #expect(errors == [.timeout(.milliseconds(300)), .timeout(.milliseconds(300))])
+        #expect(server.requests.count == 1, "the second's deadline passed while the first held the worker")
     }
 
     @Test func nobodyListeningIsAConnectionRefused() async throws {
