@@ -70,43 +70,27 @@ public final class HostileServer: Sendable {
         var requests: [String] = []
         var bytesSent = 0
         var clientClosed = false
-        /// The connections whose scripts still run.
-        var open: Set<Int32> = []
-        var stopped = false
     }
 
     public let port: UInt16
     fileprivate let state = Mutex(State())
-    private let listener: Int32
-    private let threads = OwnedThreads()
+    private let connections: ThreadPerConnection
 
     /// Listens on a free port of 127.0.0.1 and runs `script` on a thread of its own for each request. The test stops
     /// it (`defer { server.stop() }`) before it ends.
     public init(_ script: @escaping @Sendable (Connection) -> Void) throws {
         guard let (listener, port) = Loopback.listen(backlog: 128) else { throw POSIXError(.EADDRNOTAVAIL) }
         self.port = port
-        self.listener = listener
-        threads.start { [self] in
-            while true {
-                let fd = accept(listener, nil, nil)
-                guard fd >= 0 else { return }
-                guard state.withLock({ $0.stopped ? false : $0.open.insert(fd).inserted }) else {
-                    close(fd)
-                    return
-                }
-                var small: Int32 = 4096
-                setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &small, socklen_t(MemoryLayout<Int32>.size))
-                threads.start { [self] in
-                    let request = Self.readRequest(fd)
-                    let index = state.withLock { state in
-                        state.requests.append(request)
-                        return state.requests.count - 1
-                    }
-                    script(Connection(index: index, request: request, fd: fd, server: self))
-                    state.withLock { _ = $0.open.remove(fd) }
-                    close(fd)
-                }
+        connections = ThreadPerConnection(listener: listener)
+        connections.start { [self] fd in
+            var small: Int32 = 4096
+            setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &small, socklen_t(MemoryLayout<Int32>.size))
+            let request = Self.readRequest(fd)
+            let index = state.withLock { state in
+                state.requests.append(request)
+                return state.requests.count - 1
             }
+            script(Connection(index: index, request: request, fd: fd, server: self))
         }
     }
 
@@ -118,21 +102,9 @@ public final class HostileServer: Sendable {
     /// Whether the client closed a connection while the server was still answering.
     public var clientClosed: Bool { state.withLock { $0.clientClosed } }
 
-    /// Stops accepting, shuts the connections whose scripts still run (so that their reads end and their writes fail)
-    /// and waits for every thread of the server to end, so that none runs on into the test process's exit. Once is
-    /// enough; again does nothing.
-    public func stop() {
-        let first = state.withLock { state in
-            defer { state.stopped = true }
-            guard !state.stopped else { return false }
-            for fd in state.open { shutdown(fd, Int32(SHUT_RDWR)) }
-            return true
-        }
-        guard first else { return }
-        shutdown(listener, Int32(SHUT_RDWR))
-        threads.joinAll()
-        close(listener)
-    }
+    /// Stops accepting, shuts the connections whose scripts still run and waits for every thread of the server to
+    /// end (`ThreadPerConnection.stop`).
+    public func stop() { connections.stop() }
 
     /// The head and, as its Content-Length says, the body; whatever came within two seconds.
     private static func readRequest(_ fd: Int32) -> String {

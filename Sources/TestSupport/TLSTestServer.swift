@@ -8,13 +8,10 @@ import Synchronization
 public final class TLSTestServer: @unchecked Sendable {
     // The SSL_CTX is only read once set up; `requests` is guarded.
     public let port: UInt16
-    private let listener: Int32
     private let context: OpaquePointer
     private let received = Mutex<[String]>([])
     private let names = Mutex<[String]>([])
-    /// The connections being served, and whether the server has stopped.
-    private let connections = Mutex<(open: Set<Int32>, stopped: Bool)>(([], false))
-    private let threads = OwnedThreads()
+    private let connections: ThreadPerConnection
 
     /// Serves with `certificate`; `maxVersion` (an OpenSSL version constant such as TLS1_1_VERSION) caps what it speaks.
     public init(_ certificate: TestCertificates.Pair, maxVersion: Int32? = nil, answer: @escaping @Sendable (String) -> String) throws {
@@ -30,22 +27,8 @@ public final class TLSTestServer: @unchecked Sendable {
         self.context = context
         guard let (listener, port) = Loopback.listen(backlog: 64) else { throw POSIXError(.EADDRNOTAVAIL) }
         self.port = port
-        self.listener = listener
-        threads.start { [self] in
-            while true {
-                let fd = accept(listener, nil, nil)
-                guard fd >= 0 else { return }
-                guard connections.withLock({ $0.stopped ? false : $0.open.insert(fd).inserted }) else {
-                    close(fd)
-                    return
-                }
-                threads.start { [self] in
-                    serve(fd, answer: answer)
-                    connections.withLock { _ = $0.open.remove(fd) }
-                    close(fd)
-                }
-            }
-        }
+        connections = ThreadPerConnection(listener: listener)
+        connections.start { [self] fd in serve(fd, answer: answer) }
     }
 
     deinit { SSL_CTX_free(context) }
@@ -79,20 +62,9 @@ public final class TLSTestServer: @unchecked Sendable {
     public var requests: [String] { received.withLock { $0 } }
     /// The server name (SNI) each finished handshake carried; "" for none.
     public var serverNames: [String] { names.withLock { $0 } }
-    /// Stops accepting, shuts the connections still served and waits for every thread of the server to end, as
-    /// `HostileServer.stop` does. Again does nothing.
-    public func stop() {
-        let first = connections.withLock { connections in
-            defer { connections.stopped = true }
-            guard !connections.stopped else { return false }
-            for fd in connections.open { shutdown(fd, Int32(SHUT_RDWR)) }
-            return true
-        }
-        guard first else { return }
-        shutdown(listener, Int32(SHUT_RDWR))
-        threads.joinAll()
-        close(listener)
-    }
+    /// Stops accepting, shuts the connections still served and waits for every thread of the server to end
+    /// (`ThreadPerConnection.stop`). Again does nothing.
+    public func stop() { connections.stop() }
 
     private func serve(_ fd: Int32, answer: (String) -> String) {
         var timeout = timeval(tv_sec: 10, tv_usec: 0)
