@@ -77,6 +77,9 @@ static inline int tc_tls_min_version_1_2(SSL_CTX *ctx) { return (int)SSL_CTX_set
 static inline int tc_tls_max_version(SSL_CTX *ctx, int version) { return (int)SSL_CTX_set_max_proto_version(ctx, version); }
 static inline int tc_tls_server_name(SSL *ssl, const char *name) { return (int)SSL_set_tlsext_host_name(ssl, name); }
 static inline long tc_bio_pending(BIO *bio) { return (long)BIO_ctrl_pending(bio); }
+/* Empties the thread's error queue, as SSL_read, SSL_write and SSL_do_handshake need before SSL_get_error can be
+   trusted. ERR_clear_error wipes all of the queue's slots on every call; an empty queue needs nothing. */
+static inline void tc_err_clear(void) { if (ERR_peek_error() != 0) ERR_clear_error(); }
 static inline int tc_err_reason(unsigned long error) { return ERR_GET_REASON(error); }
 static inline int tc_err_is_ssl(unsigned long error) { return ERR_GET_LIB(error) == ERR_LIB_SSL; }
 

@@ -227,8 +227,13 @@ public final class TLSSession {
 
     /// Takes ciphertext the socket received.
     public func received(_ bytes: ArraySlice<UInt8>) {
-        guard !bytes.isEmpty else { return }
-        _ = bytes.withUnsafeBytes { BIO_write(incoming, $0.baseAddress, Int32(clamping: $0.count)) }
+        bytes.withUnsafeBytes { received($0) }
+    }
+
+    /// Takes ciphertext the socket received, from memory the caller keeps.
+    public func received(_ bytes: UnsafeRawBufferPointer) {
+        guard let start = bytes.baseAddress, !bytes.isEmpty else { return }
+        _ = BIO_write(incoming, start, Int32(clamping: bytes.count))
     }
 
     /// The socket's peer closed its side: reads past what arrived end instead of waiting.
@@ -239,16 +244,24 @@ public final class TLSSession {
 
     /// The ciphertext waiting to be sent, taken.
     public func takeOutgoing() -> [UInt8] {
+        var bytes: [UInt8] = []
+        takeOutgoing(appendingTo: &bytes)
+        return bytes
+    }
+
+    /// The ciphertext waiting to be sent, taken straight into the end of `bytes`.
+    public func takeOutgoing(appendingTo bytes: inout [UInt8]) {
         let count = Int(tc_bio_pending(outgoing))
-        guard count > 0 else { return [] }
-        var bytes = [UInt8](repeating: 0, count: count)
-        let read = BIO_read(outgoing, &bytes, Int32(count))
-        return Array(bytes.prefix(max(0, Int(read))))
+        guard count > 0 else { return }
+        let start = bytes.count
+        bytes.append(contentsOf: repeatElement(0, count: count))
+        let read = bytes.withUnsafeMutableBytes { BIO_read(outgoing, $0.baseAddress! + start, Int32(count)) }
+        bytes.removeLast(count - max(0, Int(read)))
     }
 
     /// Runs the handshake as far as what arrived allows: true once it is done.
     public func handshake() throws(TLSFailure) -> Bool {
-        ERR_clear_error()
+        tc_err_clear()
         let result = SSL_do_handshake(ssl)
         if result == 1 { return true }
         try failIfBroken(result, during: "the handshake")
@@ -259,7 +272,7 @@ public final class TLSSession {
     public func write(_ plaintext: [UInt8]) throws(TLSFailure) {
         var offset = 0
         while offset < plaintext.count {
-            ERR_clear_error()
+            tc_err_clear()
             let wrote = plaintext[offset...].withUnsafeBytes { SSL_write(ssl, $0.baseAddress, Int32(clamping: $0.count)) }
             guard wrote > 0 else {
                 try failIfBroken(wrote, during: "sending \(peer.receives)")
@@ -279,14 +292,20 @@ public final class TLSSession {
     /// Appends the plaintext that the ciphertext so far holds to `plaintext`; true once the peer has ended the
     /// stream (a close_notify, or a closed connection).
     public func read(into plaintext: inout [UInt8]) throws(TLSFailure) -> Bool {
-        var scratch = [UInt8](repeating: 0, count: 16 * 1024)
         while true {
-            ERR_clear_error()
-            let count = SSL_read(ssl, &scratch, Int32(scratch.count))
-            if count > 0 {
-                plaintext += scratch[..<Int(count)]
-                continue
-            }
+            let arrived = Int(tc_bio_pending(incoming))
+            let decrypted = Int(SSL_pending(ssl))
+            // Nothing arrived, decrypted or half-read: SSL_read could only want more.
+            if arrived == 0, decrypted == 0, SSL_has_pending(ssl) == 0, !peerEnded { return false }
+            // A record's plaintext is shorter than its ciphertext, so what arrived bounds what reads out of it; a
+            // record already half in OpenSSL's buffer can hold up to the largest one.
+            let room = SSL_has_pending(ssl) != 0 ? Self.largestRecord : max(arrived + decrypted, 1)
+            let start = plaintext.count
+            plaintext.append(contentsOf: repeatElement(0, count: room))
+            tc_err_clear()
+            let count = plaintext.withUnsafeMutableBytes { SSL_read(ssl, $0.baseAddress! + start, Int32(room)) }
+            plaintext.removeLast(room - max(0, Int(count)))
+            if count > 0 { continue }
             let error = SSL_get_error(ssl, count)
             if error == SSL_ERROR_WANT_READ { return false }
             if error == SSL_ERROR_ZERO_RETURN { return true }
@@ -297,6 +316,9 @@ public final class TLSSession {
             return false
         }
     }
+
+    /// The most plaintext one TLS record holds.
+    private static let largestRecord = 16 * 1024
 
     /// Throws what went wrong when `result` is a failure other than wanting more ciphertext.
     private func failIfBroken(_ result: Int32, during step: String) throws(TLSFailure) {

@@ -11,6 +11,8 @@ public final class Wire: @unchecked Sendable {
     private let tls: TLSSession?
     private var output: [UInt8] = []
     private var sent = 0
+    /// What the last receive brought over TLS, kept for its capacity until OpenSSL has taken it.
+    private var ciphertext: [UInt8] = []
     private var secured: Bool
 
     /// What a receive brought.
@@ -54,40 +56,41 @@ public final class Wire: @unchecked Sendable {
     public func start() throws(TLSFailure) {
         guard let tls, !secured else { return }
         secured = try tls.handshake()
-        output += tls.takeOutgoing()
+        tls.takeOutgoing(appendingTo: &output)
     }
 
     /// Reads what the socket has (at most one receive, through `scratch`) and turns it into plaintext.
     public func receive(scratch: inout [UInt8]) -> Arrival {
-        var arrived: [UInt8] = []
-        let received = socket.receive(appendingTo: &arrived, scratch: &scratch)
         guard let tls else {
-            switch received {
+            var arrived: [UInt8] = []
+            switch socket.receive(appendingTo: &arrived, scratch: &scratch) {
             case .received: return .data(arrived)
             case .nothingYet: return .nothing
             case .closed: return .ended([])
             }
         }
+        ciphertext.removeAll(keepingCapacity: true)
+        let received = socket.receive(appendingTo: &ciphertext, scratch: &scratch)
         switch received {
         case .nothingYet: return .nothing
-        case .received: tls.received(arrived[...])
+        case .received: tls.received(ciphertext[...])
         case .closed: tls.receivedEnd()
         }
         do {
             var finished = false
             if !secured {
                 secured = try tls.handshake()
-                output += tls.takeOutgoing()
+                tls.takeOutgoing(appendingTo: &output)
                 if !secured { return received == .closed ? .refused(tls.peer.closed(during: "the handshake")) : .nothing }
                 finished = true
             }
             var plaintext: [UInt8] = []
             let ended = try tls.read(into: &plaintext)
-            output += tls.takeOutgoing()
+            tls.takeOutgoing(appendingTo: &output)
             if ended || received == .closed { return .ended(plaintext) }
             return finished ? .secured(plaintext) : (plaintext.isEmpty ? .nothing : .data(plaintext))
         } catch {
-            output += tls.takeOutgoing()  // an alert, for the peer to learn why
+            tls.takeOutgoing(appendingTo: &output)  // an alert, for the peer to learn why
             return .refused(error)
         }
     }
@@ -104,7 +107,7 @@ public final class Wire: @unchecked Sendable {
             return
         }
         try tls.write(plaintext)
-        output += tls.takeOutgoing()
+        tls.takeOutgoing(appendingTo: &output)
     }
 
     /// Sends what the socket takes now.
@@ -132,7 +135,7 @@ public final class Wire: @unchecked Sendable {
     public func shutdownWrite() {
         if let tls, secured {
             tls.close()
-            output += tls.takeOutgoing()
+            tls.takeOutgoing(appendingTo: &output)
             _ = flush()
         }
         shutdown(socket.fd, Int32(SHUT_WR))

@@ -77,6 +77,25 @@ private func hexBytes(_ hex: String) -> [UInt8] {
         #expect(pair.client.peer == .server && pair.server.peer == .client)
     }
 
+    @Test func aMessageOfManyRecordsInOddPiecesReadsBackWholeThenTheCloseEndsIt() throws {
+        let pair = try SessionPair(trust: .file(try TLSServerTests.certificates.get().caFile))
+        let (client, server) = pair.handshake()
+        #expect(client == .success(true) && server == .success(true))
+        let message = (0..<100_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+        try pair.client.write(message)
+        pair.client.close()
+        let ciphertext = pair.client.takeOutgoing()
+        var request: [UInt8] = [], ended = false, offset = 0, piece = 1
+        while offset < ciphertext.count {
+            let end = min(offset + piece, ciphertext.count)
+            pair.server.received(ciphertext[offset..<end])
+            ended = try pair.server.read(into: &request)
+            (offset, piece) = (end, piece * 3 % 7919 + 1)
+        }
+        #expect(request == message)
+        #expect(ended, "the close_notify after the last record ends the stream")
+    }
+
     @Test func aClientSideReplayedToANewServerIsRefusedAtItsFinished() throws {
         let pair = try SessionPair(trust: .file(try TLSServerTests.certificates.get().caFile))
         var sent: [UInt8] = []
