@@ -97,22 +97,17 @@ extension AccessToken2 {
     }
 
     static func signature(of info: [UInt8], appCertificate: String, issuedAt: UInt32, salt: UInt32) -> [UInt8] {
-        var certificate = appCertificate
-        return certificate.withUTF8 { certificate in
-            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { keys in
-                let byTime = keys.baseAddress!, bySalt = byTime + 32
-                withUnsafeBytes(of: issuedAt.littleEndian) {
-                    Crypto.hmacSHA256(key: $0, message: UnsafeRawBufferPointer(certificate), into: byTime)
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { keys in
+            let byTime = keys.baseAddress!, bySalt = byTime + 32
+            TimeKey.last.key(certificate: appCertificate, issuedAt: issuedAt, into: byTime)
+            withUnsafeBytes(of: salt.littleEndian) {
+                Crypto.hmacSHA256(key: $0, message: UnsafeRawBufferPointer(start: byTime, count: 32), into: bySalt)
+            }
+            return [UInt8](unsafeUninitializedCapacity: 32) { out, count in
+                info.withUnsafeBytes {
+                    Crypto.hmacSHA256(key: UnsafeRawBufferPointer(start: bySalt, count: 32), message: $0, into: out.baseAddress!)
                 }
-                withUnsafeBytes(of: salt.littleEndian) {
-                    Crypto.hmacSHA256(key: $0, message: UnsafeRawBufferPointer(start: byTime, count: 32), into: bySalt)
-                }
-                return [UInt8](unsafeUninitializedCapacity: 32) { out, count in
-                    info.withUnsafeBytes {
-                        Crypto.hmacSHA256(key: UnsafeRawBufferPointer(start: bySalt, count: 32), message: $0, into: out.baseAddress!)
-                    }
-                    count = 32
-                }
+                count = 32
             }
         }
     }
