@@ -337,9 +337,10 @@ public final class TLSSession {
             case SSL_R_UNSUPPORTED_PROTOCOL, SSL_R_NO_PROTOCOLS_AVAILABLE, SSL_R_TLSV1_ALERT_PROTOCOL_VERSION,
                  SSL_R_VERSION_TOO_LOW:
                 throw .version(words)
-            case SSL_R_WRONG_VERSION_NUMBER, SSL_R_PACKET_LENGTH_TOO_LONG,
-                 SSL_R_UNEXPECTED_MESSAGE, SSL_R_UNEXPECTED_RECORD, SSL_R_HTTP_REQUEST, SSL_R_HTTPS_PROXY_REQUEST:
+            case SSL_R_WRONG_VERSION_NUMBER, SSL_R_PACKET_LENGTH_TOO_LONG, SSL_R_HTTP_REQUEST, SSL_R_HTTPS_PROXY_REQUEST:
                 throw .notTLS(words, from: peer)
+            case SSL_R_UNEXPECTED_MESSAGE, SSL_R_UNEXPECTED_RECORD:
+                throw .handshakeRefused("\(peer.name) sent a TLS message out of order (\(words))")
             case SSL_R_UNEXPECTED_EOF_WHILE_READING:
                 throw peer.closed(during: step)
             default:

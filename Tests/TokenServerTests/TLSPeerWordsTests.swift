@@ -144,6 +144,19 @@ private func hexBytes(_ hex: String) -> [UInt8] {
         #expect(failure(of: server, after: helloTLS12 + alert) == .handshakeRefused(words))
     }
 
+    /// Well-formed TLS in the wrong place is TLS: the words say so rather than asking about http://.
+    @Test(arguments: [
+        [0x14, 0x03, 0x03, 0x00, 0x01, 0x01],  // a change_cipher_spec before any hello
+        [0x17, 0x03, 0x03, 0x00, 0x05, 0x68, 0x65, 0x6C, 0x6C, 0x6F],  // application data before any hello
+        [0x16, 0x03, 0x03, 0x00, 0x04, 0x02, 0x00, 0x00, 0x00],  // a ServerHello sent to a server
+    ] as [[UInt8]])
+    func aValidRecordOutOfOrderIsRefusedAsOutOfOrderNotAsNotTLS(_ record: [UInt8]) throws {
+        let server = try SessionPair(trust: .system).server
+        let failed = try #require(failure(of: server, after: record))
+        guard case .handshakeRefused(let words) = failed else { Issue.record("\(failed)"); return }
+        #expect(words.hasPrefix("the client sent a TLS message out of order ("), "\(words)")
+    }
+
     @Test func aServerSessionSaysAPlainHTTPRequestIsNotTLSFromTheClient() throws {
         let server = try SessionPair(trust: .system).server
         let failed = try #require(failure(of: server, after: Array("GET /ping HTTP/1.1\r\nHost: x\r\n\r\n".utf8)))
