@@ -118,7 +118,7 @@ struct HubConnectionMachine {
         switch phase {
         case .handshaking(let key, _):
             head += bytes
-            let end = head.firstRange(of: [13, 10, 13, 10])
+            let end = Self.blankLine(in: head)
             guard (end?.lowerBound ?? head.count) <= WebSocketHandshake.maxAnswerHeadBytes else {
                 return lost("\(dialing) answered the handshake with a head over \(WebSocketHandshake.maxAnswerHeadBytes) bytes", now: now)
             }
@@ -293,6 +293,15 @@ struct HubConnectionMachine {
             }
         }
         return actions
+    }
+
+    /// Where the first CR LF CR LF is in `head`: the end of an answer's head.
+    static func blankLine(in head: [UInt8]) -> Range<Int>? {
+        guard head.count >= 4 else { return nil }
+        for start in 0...(head.count - 4) where head[start] == 13 && head[start + 1] == 10 && head[start + 2] == 13 && head[start + 3] == 10 {
+            return start..<(start + 4)
+        }
+        return nil
     }
 
     /// The `X-Tokencall-Hub` header of a handshake's answer: at most 64 bytes of letters, digits and `-._:`; nil otherwise.

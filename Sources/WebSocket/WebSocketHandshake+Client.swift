@@ -7,7 +7,8 @@ extension WebSocketHandshake {
     /// 16 random bytes in base64: a client's `Sec-WebSocket-Key`.
     public static func randomKey() -> String {
         var generator = SystemRandomNumberGenerator()
-        return Data((0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }).base64EncodedString()
+        let (high, low) = (generator.next() as UInt64, generator.next() as UInt64)
+        return Data((0..<16).map { UInt8(truncatingIfNeeded: ($0 < 8 ? high : low) >> (($0 % 8) * 8)) }).base64EncodedString()
     }
 
     /// A client's opening request for `target` (path and query) on `host` (the Host header's value).
@@ -37,7 +38,7 @@ extension WebSocketHandshake {
         var headers: [String: String] = [:]
         for line in lines.dropFirst() {
             guard let colon = line.firstIndex(of: ":") else { return refuse("a header line without a colon") }
-            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            headers[line[..<colon].lowercased()] = String(trimmingSpace(line[line.index(after: colon)...]))
         }
         guard hasToken("websocket", in: headers["upgrade"]) else { return refuse("Upgrade is not websocket") }
         guard hasToken("upgrade", in: headers["connection"]) else { return refuse("Connection does not list Upgrade") }
