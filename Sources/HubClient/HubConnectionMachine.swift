@@ -306,7 +306,7 @@ struct HubConnectionMachine {
 
     /// The `X-Tokencall-Hub` header of a handshake's answer: at most 64 bytes of letters, digits and `-._:`; nil otherwise.
     static func hubName(inAnswer head: ArraySlice<UInt8>) -> String? {
-        for line in String(decoding: head, as: UTF8.self).split(separator: "\r\n") where line.lowercased().hasPrefix("x-tokencall-hub:") {
+        for line in WebSocketHandshake.headLines(head) where line.utf8.count >= 16 && line.prefix(16).lowercased() == "x-tokencall-hub:" {
             let value = line.dropFirst("x-tokencall-hub:".count).trimmingCharacters(in: .whitespaces)
             guard !value.isEmpty, value.utf8.count <= 64,
                   value.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-._:".contains($0)) }) else { return nil }

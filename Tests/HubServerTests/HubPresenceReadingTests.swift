@@ -16,6 +16,9 @@ import Testing
         .userOffline(uid: 9, reason: .quit),
         .userOffline(uid: 4_294_967_295, reason: .dropped),
         .userOffline(uid: 0, reason: .becomeAudience),
+        .joined(channel: "c", uid: 1, role: .broadcaster, expiresAt: 1, users: []),
+        .joined(channel: "load-7", uid: 4_294_967_295, role: .audience, expiresAt: 1_800_000_600,
+                users: [HubPeer(uid: 2, account: "bob"), HubPeer(uid: 3, account: nil), HubPeer(uid: 0, account: "")]),
     ]
 
     @Test(arguments: written)
@@ -29,7 +32,8 @@ import Testing
         .userJoined(HubPeer(uid: 2, account: "back\\slash")),
         .userJoined(HubPeer(uid: 2, account: "é")),
         .userJoined(HubPeer(uid: 2, account: "\u{1B}[2J")),
-        .joined(channel: "c", uid: 1, role: .broadcaster, expiresAt: 1, users: []),
+        .joined(channel: "a\"b", uid: 1, role: .broadcaster, expiresAt: 1, users: []),
+        .joined(channel: "c", uid: 1, role: .broadcaster, expiresAt: 1, users: [HubPeer(uid: 2, account: "é")]),
         .tokenPrivilegeWillExpire(expiresAt: 1_800_000_570),
     ])
     func anythingElseIsLeftToTheJSONReader(_ notice: HubNotice) throws {
@@ -43,6 +47,11 @@ import Testing
         #"{"type":"userJoined","uid":1}}"#, #"{"type":"userJoined","uid":12345678901}"#, #"{"type":"userJoined","uid":}"#,
         #"{"type":"userJoined", "uid":1}"#, #"{"reason":"quit","reasonCode":1,"type":"userOffline","uid":1}"#,
         #"{"reason":"kicked","reasonCode":7,"type":"userOffline","uid":1}"#, #"{"account":"a,"type":"userJoined","uid":1}"#,
+        #"{"channel":"c","expiresAt":1,"role":"host","type":"joined","uid":1,"users":[]}"#,
+        #"{"channel":"c","expiresAt":1,"role":"audience","type":"joined","uid":1,"users":[{"uid":2},]}"#,
+        #"{"channel":"c","expiresAt":1,"role":"audience","type":"joined","uid":1,"users":[{"uid":2}{"uid":3}]}"#,
+        #"{"channel":"c","expiresAt":1,"role":"audience","type":"joined","uid":1,"users":[,]}"#,
+        #"{"channel":"c","expiresAt":1,"role":"audience","type":"joined","uid":1,"users":[]"#,
     ])
     func aNearMissIsLeftToTheJSONReader(_ text: String) {
         #expect(HubNotice.presence(inJSON: text) == nil)
