@@ -226,11 +226,7 @@ final class WebSocketHost: @unchecked Sendable {
             switch event {
             case .ping(let payload): enqueue(WebSocketFrame.encode(.pong, payload), to: peer)
             case .pong: break
-            case .text(let text):
-                service.received(.text(text), from: peer.id)
-                // A request's answer goes at once: waiting for the end of the turn, behind every other request read in
-                // it, was most of a join's time in a storm. What the others were sent still goes at the end of the turn.
-                if peer.isHeld, peer.queued > 0 { write(peer) }
+            case .text(let text): service.received(.text(text), from: peer.id)
             case .binary(let bytes): service.received(.binary(bytes), from: peer.id)
             case .close(let code, _):
                 enqueue(WebSocketFrame.close(code == .noStatus ? .normal : code, reason: ""), to: peer)
