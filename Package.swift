@@ -56,7 +56,7 @@ let package = Package(
         .testTarget(name: "SocketsTests", dependencies: ["Sockets"]),
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1"]),
         .testTarget(name: "WebSocketTests", dependencies: ["WebSocket", "SeededRandom"]),
-        .testTarget(name: "HubServerTests", dependencies: ["HubServer", "AgoraVocabulary", "HubProtocol", "TokenServer", "AccessToken", "JSON", "WebSocket", "TestSupport"]),
+        .testTarget(name: "HubServerTests", dependencies: ["HubServer", "AgoraVocabulary", "HubProtocol", "TokenServer", "AccessToken", "JSON", "WebSocket", "TestSupport", "SeededRandom"]),
         .testTarget(name: "HubClientTests", dependencies: ["HubClient", "HubLoad", "TokenClient", "HubServer", "HubProtocol", "TokenServer", "AccessToken", "TestSupport", "Sockets", "TLS"]),
         .testTarget(name: "RedisClientTests", dependencies: ["RedisClient", "Sockets", "TestSupport"]),
         .testTarget(name: "JSONTests", dependencies: ["JSON", "SeededRandom"]),

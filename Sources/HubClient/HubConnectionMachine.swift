@@ -118,7 +118,7 @@ struct HubConnectionMachine {
         switch phase {
         case .handshaking(let key, _):
             head += bytes
-            let end = head.firstRange(of: [13, 10, 13, 10])
+            let end = Self.blankLine(in: head)
             guard (end?.lowerBound ?? head.count) <= WebSocketHandshake.maxAnswerHeadBytes else {
                 return lost("\(dialing) answered the handshake with a head over \(WebSocketHandshake.maxAnswerHeadBytes) bytes", now: now)
             }
@@ -295,9 +295,18 @@ struct HubConnectionMachine {
         return actions
     }
 
+    /// Where the first CR LF CR LF is in `head`: the end of an answer's head.
+    static func blankLine(in head: [UInt8]) -> Range<Int>? {
+        guard head.count >= 4 else { return nil }
+        for start in 0...(head.count - 4) where head[start] == 13 && head[start + 1] == 10 && head[start + 2] == 13 && head[start + 3] == 10 {
+            return start..<(start + 4)
+        }
+        return nil
+    }
+
     /// The `X-Tokencall-Hub` header of a handshake's answer: at most 64 bytes of letters, digits and `-._:`; nil otherwise.
     static func hubName(inAnswer head: ArraySlice<UInt8>) -> String? {
-        for line in String(decoding: head, as: UTF8.self).split(separator: "\r\n") where line.lowercased().hasPrefix("x-tokencall-hub:") {
+        for line in WebSocketHandshake.headLines(head) where line.utf8.count >= 16 && line.prefix(16).lowercased() == "x-tokencall-hub:" {
             let value = line.dropFirst("x-tokencall-hub:".count).trimmingCharacters(in: .whitespaces)
             guard !value.isEmpty, value.utf8.count <= 64,
                   value.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-._:".contains($0)) }) else { return nil }

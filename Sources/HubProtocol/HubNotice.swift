@@ -33,10 +33,10 @@ public enum HubNotice: Equatable, Sendable {
         switch self {
         case .joined(let channel, let uid, let role, let expiresAt, let users):
             object = ["type": "joined", "channel": .string(channel), "uid": .integer(Int64(uid)), "role": .string(role.name),
-                      "expiresAt": .integer(expiresAt), "users": .objects(users.map(Self.fields))]
+                      "expiresAt": .integer(expiresAt), "users": .peers(users)]
         case .userJoined(let peer):
-            object = Self.fields(peer)
-            object["type"] = "userJoined"
+            object = ["type": "userJoined", "uid": .integer(Int64(peer.uid))]
+            if let account = peer.account { object["account"] = .string(account) }
         case .userOffline(let uid, let reason):
             object = ["type": "userOffline", "uid": .integer(Int64(uid))]
             Self.add(reason, as: "reason", to: &object)
@@ -59,12 +59,6 @@ public enum HubNotice: Equatable, Sendable {
         return HubJSON.text(object)
     }
 
-    private static func fields(_ peer: HubPeer) -> HubJSON.Object {
-        var object: HubJSON.Object = ["uid": .integer(Int64(peer.uid))]
-        if let account = peer.account { object["account"] = .string(account) }
-        return object
-    }
-
     private static func add(_ code: some AgoraCode, as name: String, to object: inout HubJSON.Object) {
         object[name] = .string(code.name)
         object[name + "Code"] = .integer(Int64(code.rawValue))
@@ -75,13 +69,36 @@ public enum HubNotice: Equatable, Sendable {
 /// Written by hand, not through `JSONSerialization`: the hub writes a notice for every join, and bridging each
 /// dictionary to Foundation's objects was a quarter of its CPU in a join storm (`Docs/benchmarks.md`, "Hub").
 enum HubJSON {
-    typealias Object = [String: Value]
+    /// An object's members in the order they were set; written with their keys sorted. Not a dictionary: a notice is
+    /// written for every join, and hashing its few keys cost more than writing them.
+    struct Object: ExpressibleByDictionaryLiteral {
+        fileprivate var members: [(key: String, value: Value)]
+
+        init(dictionaryLiteral elements: (String, Value)...) {
+            members = elements.map { (key: $0.0, value: $0.1) }
+        }
+
+        /// A member's value; setting one that is there replaces it.
+        subscript(key: String) -> Value? {
+            get { members.first { $0.key == key }?.value }
+            set {
+                let index = members.firstIndex { $0.key == key }
+                switch (index, newValue) {
+                case (let index?, let value?): members[index].value = value
+                case (let index?, nil): members.remove(at: index)
+                case (nil, let value?): members.append((key: key, value: value))
+                case (nil, nil): break
+                }
+            }
+        }
+    }
 
     /// What a member holds: nothing else is sent.
     enum Value: ExpressibleByStringLiteral {
         case string(String)
         case integer(Int64)
-        case objects([Object])
+        /// Users as notices list them: `{"account":…,"uid":…}`, the account only when there is one.
+        case peers([HubPeer])
 
         init(stringLiteral value: String) { self = .string(value) }
     }
@@ -95,18 +112,28 @@ enum HubJSON {
 
     private static func write(_ object: Object, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "{"))
-        for (index, (key, value)) in object.sorted(by: { $0.key < $1.key }).enumerated() {
+        for (index, (key, value)) in object.members.sorted(by: { $0.key < $1.key }).enumerated() {
             if index > 0 { out.append(UInt8(ascii: ",")) }
             write(string: key, to: &out)
             out.append(UInt8(ascii: ":"))
             switch value {
             case .string(let text): write(string: text, to: &out)
             case .integer(let number): out += String(number).utf8
-            case .objects(let list):
+            case .peers(let peers):
                 out.append(UInt8(ascii: "["))
-                for (index, member) in list.enumerated() {
+                for (index, peer) in peers.enumerated() {
                     if index > 0 { out.append(UInt8(ascii: ",")) }
-                    write(member, to: &out)
+                    out.append(UInt8(ascii: "{"))
+                    if let account = peer.account {
+                        write(string: "account", to: &out)
+                        out.append(UInt8(ascii: ":"))
+                        write(string: account, to: &out)
+                        out.append(UInt8(ascii: ","))
+                    }
+                    write(string: "uid", to: &out)
+                    out.append(UInt8(ascii: ":"))
+                    out += String(peer.uid).utf8
+                    out.append(UInt8(ascii: "}"))
                 }
                 out.append(UInt8(ascii: "]"))
             }

@@ -31,7 +31,7 @@ final class WebSocketHost: @unchecked Sendable {
     private var nextID: UInt64 = 0
     /// Connections that ended, for the service to hear of once its callback under way has returned.
     private var ended: [(WebSocketClientID, WebSocketEnd)] = []
-    private let clock = ContinuousClock()
+    fileprivate let clock = ContinuousClock()
     private var scratch = [UInt8](repeating: 0, count: Socket.receiveSize)
     /// The service's next planned tick, armed on the loop.
     private var serviceTimer: (EventLoop.Timer, ContinuousClock.Instant)?
@@ -99,6 +99,8 @@ final class WebSocketHost: @unchecked Sendable {
         var timer: (EventLoop.Timer, ContinuousClock.Instant)?
         /// In the host's `pending`.
         var isPending = false
+        /// In the host's `peers`: false once dropped (a flag, not a lookup: the hot paths ask it for every peer sent to).
+        var isHeld = true
 
         init(_ adopted: Adopted, id: WebSocketClientID, limits: WebSocketLimits, now: ContinuousClock.Instant) {
             self.id = id
@@ -143,16 +145,16 @@ final class WebSocketHost: @unchecked Sendable {
     }
 
     private func ready(_ peer: Peer, _ readiness: EventLoop.Readiness) {
-        guard peers[peer.id] === peer else { return }
+        guard peer.isHeld else { return }
         if readiness.writable { write(peer) }
-        if readiness.readable, peers[peer.id] === peer { read(peer) }
+        if readiness.readable, peer.isHeld { read(peer) }
         tellEnded()
         settle(peer)
     }
 
     /// Waits for what the peer's state needs, and arms its deadline.
     private func settle(_ peer: Peer) {
-        guard peers[peer.id] === peer, let registration = peer.registration else { return }
+        guard peer.isHeld, let registration = peer.registration else { return }
         let wanted: EventLoop.Interest = peer.queued > 0 ? [.read, .write] : .read
         if wanted != peer.interest {
             peer.interest = wanted
@@ -195,7 +197,7 @@ final class WebSocketHost: @unchecked Sendable {
                 peer.reader.append(bytes)
                 handleFrames(peer)
             }
-            guard peers[peer.id] === peer else { return }
+            guard peer.isHeld else { return }
             if peer.isOpen { log(peer, "lost: the connection closed without a close frame") }
             return drop(peer, .lost, tell: peer.isOpen)
         case .refused(let failure):
@@ -209,7 +211,7 @@ final class WebSocketHost: @unchecked Sendable {
     }
 
     private func handleFrames(_ peer: Peer) {
-        while peer.isOpen, peers[peer.id] === peer {
+        while peer.isOpen, peer.isHeld {
             let event: WebSocketEvent?
             do {
                 event = try peer.reader.next()
@@ -245,13 +247,13 @@ final class WebSocketHost: @unchecked Sendable {
         ended.append((peer.id, .closedByHost(code)))
     }
 
-    private func enqueue(_ frame: [UInt8], to peer: Peer) {
+    private func enqueue(_ frame: [UInt8], to peer: Peer, now: ContinuousClock.Instant? = nil) {
         guard peer.isOpen else { return }
         guard peer.queued + frame.count <= limits.maxQueuedBytes else {
             log(peer, "dropped: \(peer.queued) bytes wait for it, over the limit of \(limits.maxQueuedBytes); too slow a reader")
             return drop(peer, .closedByHost(.policyViolation), tell: true)
         }
-        peer.machine.queued(now: clock.now, wasEmpty: peer.queued == 0)
+        if peer.queued == 0 { peer.machine.queued(now: now ?? clock.now, wasEmpty: true) }
         if !peer.isPending {
             peer.isPending = true
             pending.append(peer)
@@ -267,30 +269,32 @@ final class WebSocketHost: @unchecked Sendable {
     private func flush() {
         let queued = pending
         pending.removeAll(keepingCapacity: true)
+        let now = clock.now
         for peer in queued {
             peer.isPending = false
-            guard peers[peer.id] === peer else { continue }
-            write(peer)
+            guard peer.isHeld else { continue }
+            write(peer, now: now)
             settle(peer)
         }
     }
 
-    private func write(_ peer: Peer) {
+    private func write(_ peer: Peer, now: ContinuousClock.Instant? = nil) {
+        let now = now ?? clock.now
         if peer.queued > 0 {
             switch peer.wire.flush() {
-            case .done: peer.machine.progressed(now: clock.now)
+            case .done: peer.machine.progressed(now: now)
             case .partial(let progressed):
-                if progressed { peer.machine.progressed(now: clock.now) }
+                if progressed { peer.machine.progressed(now: now) }
                 return
             case .failed: return drop(peer, .lost, tell: peer.isOpen)
             }
         }
-        if peer.queued == 0, case .halfClose = peer.machine.queueEmptied(now: clock.now) { peer.wire.shutdownWrite() }
+        if peer.queued == 0, case .halfClose = peer.machine.queueEmptied(now: now) { peer.wire.shutdownWrite() }
     }
 
     private func checkTimes(_ peer: Peer) {
         let now = clock.now
-        guard peers[peer.id] === peer, now >= deadline(of: peer) else { return }
+        guard peer.isHeld, now >= deadline(of: peer) else { return }
         switch peer.machine.deadlinePassed(now: now, queued: peer.queued > 0) {
         case .wait, .halfClose: break
         case .end(.tooSlow):
@@ -307,6 +311,7 @@ final class WebSocketHost: @unchecked Sendable {
     /// Ends the connection at once; `tell` says whether the service has yet to hear of it.
     private func drop(_ peer: Peer, _ end: WebSocketEnd, tell: Bool) {
         guard peers.removeValue(forKey: peer.id) != nil else { return }
+        peer.isHeld = false
         peer.machine.ended()
         if let registration = peer.registration { loop.deregister(registration) }
         peer.registration = nil
@@ -346,7 +351,8 @@ final class WebSocketHost: @unchecked Sendable {
         }
 
         private func send(_ frame: [UInt8], to clients: some Sequence<WebSocketClientID>) {
-            for id in clients { if let peer = host.peer(id) { host.enqueue(frame, to: peer) } }
+            let now = host.clock.now
+            for id in clients { if let peer = host.peer(id) { host.enqueue(frame, to: peer, now: now) } }
         }
 
         func close(_ client: WebSocketClientID, code: WebSocketCloseCode, reason: String) {

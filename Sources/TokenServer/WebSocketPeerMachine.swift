@@ -40,7 +40,7 @@ struct WebSocketPeerMachine {
         (lastHeard, lastProgress, self.limits) = (now, now, limits)
     }
 
-    var isOpen: Bool { phase == .open }
+    var isOpen: Bool { if case .open = phase { true } else { false } }
 
     /// A whole frame arrived: bytes that trickle in and never finish one keep nobody in.
     mutating func heard(now: ContinuousClock.Instant) { lastHeard = now }

@@ -7,7 +7,8 @@ extension WebSocketHandshake {
     /// 16 random bytes in base64: a client's `Sec-WebSocket-Key`.
     public static func randomKey() -> String {
         var generator = SystemRandomNumberGenerator()
-        return Data((0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }).base64EncodedString()
+        let (high, low) = (generator.next() as UInt64, generator.next() as UInt64)
+        return Data((0..<16).map { UInt8(truncatingIfNeeded: ($0 < 8 ? high : low) >> (($0 % 8) * 8)) }).base64EncodedString()
     }
 
     /// A client's opening request for `target` (path and query) on `host` (the Host header's value).
@@ -26,7 +27,7 @@ extension WebSocketHandshake {
     /// `Upgrade: websocket`, `Connection: Upgrade`, the exact `Sec-WebSocket-Accept`, and no extension or
     /// subprotocol, since the client asked for none (RFC 6455 §4.1).
     public static func checkAnswer(_ head: [UInt8], key: String) -> Result<Void, AnswerRefusal> {
-        let lines = String(decoding: head, as: UTF8.self).split(separator: "\r\n", omittingEmptySubsequences: false)
+        let lines = headLines(head[...])
         let statusLine = String(lines.first ?? "")
         func refuse(_ problem: String) -> Result<Void, AnswerRefusal> {
             .failure(AnswerRefusal(statusLine: statusLine, problem: problem))
@@ -37,7 +38,7 @@ extension WebSocketHandshake {
         var headers: [String: String] = [:]
         for line in lines.dropFirst() {
             guard let colon = line.firstIndex(of: ":") else { return refuse("a header line without a colon") }
-            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            headers[line[..<colon].lowercased()] = String(trimmingSpace(line[line.index(after: colon)...]))
         }
         guard hasToken("websocket", in: headers["upgrade"]) else { return refuse("Upgrade is not websocket") }
         guard hasToken("upgrade", in: headers["connection"]) else { return refuse("Connection does not list Upgrade") }
@@ -48,5 +49,23 @@ extension WebSocketHandshake {
             return refuse("it names an extension or subprotocol, and none was asked for")
         }
         return .success(())
+    }
+
+    /// A head's lines, split at each CR LF (as a `String` splits at its "\r\n" characters, without the grapheme
+    /// breaking that cost a thousand clients opening at once more than the rest of the check).
+    public static func headLines(_ head: ArraySlice<UInt8>) -> [String] {
+        var lines: [String] = []
+        var start = head.startIndex, at = head.startIndex
+        while at < head.endIndex {
+            if head[at] == 13, at + 1 < head.endIndex, head[at + 1] == 10 {
+                lines.append(String(decoding: head[start..<at], as: UTF8.self))
+                at += 2
+                start = at
+            } else {
+                at += 1
+            }
+        }
+        lines.append(String(decoding: head[start...], as: UTF8.self))
+        return lines
     }
 }

@@ -24,10 +24,10 @@ public enum WebSocketHandshake {
             return refuse("this endpoint speaks WebSocket only; send Upgrade: websocket and Connection: Upgrade")
         }
         guard hasToken("upgrade", in: header("Connection")) else { return refuse("the Connection header must list Upgrade") }
-        guard header("Sec-WebSocket-Version")?.trimmingCharacters(in: .whitespaces) == "13" else {
+        guard header("Sec-WebSocket-Version").map(trimmingSpace) == "13" else {
             return .failure(Refusal(status: 426, message: "only WebSocket version 13 is spoken; send Sec-WebSocket-Version: 13"))
         }
-        guard let key = header("Sec-WebSocket-Key")?.trimmingCharacters(in: .whitespaces),
+        guard let key = header("Sec-WebSocket-Key").map({ String(trimmingSpace($0)) }),
               let nonce = Data(base64Encoded: key), nonce.count == 16 else {
             return refuse("Sec-WebSocket-Key must be 16 random bytes in base64 (24 characters)")
         }
@@ -49,6 +49,15 @@ public enum WebSocketHandshake {
 
     static func hasToken(_ token: String, in value: String?) -> Bool {
         guard let value else { return false }
-        return value.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces).lowercased() == token }
+        return value.split(separator: ",").contains { trimmingSpace($0).lowercased() == token }
+    }
+
+    /// A field value without the spaces and tabs around it (RFC 9110's OWS). Not Foundation's `trimmingCharacters`,
+    /// which a thousand clients opening at once spent a tenth of a load's loops in.
+    static func trimmingSpace(_ text: some StringProtocol) -> Substring {
+        let isSpace = { (character: Character) in character == " " || character == "\t" }
+        let text = Substring(text)
+        guard let first = text.firstIndex(where: { !isSpace($0) }), let last = text.lastIndex(where: { !isSpace($0) }) else { return "" }
+        return text[first...last]
     }
 }

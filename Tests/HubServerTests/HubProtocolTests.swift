@@ -18,8 +18,9 @@ import Testing
         let offline = HubNotice.userOffline(uid: 7, reason: .becomeAudience)
         #expect(offline.json == #"{"reason":"becomeAudience","reasonCode":2,"type":"userOffline","uid":7}"#)
         let joined = HubNotice.joined(channel: "c", uid: 1, role: .broadcaster, expiresAt: 1_800_000_600,
-                                      users: [HubPeer(uid: 2, account: "bob")])
-        #expect(joined.json == #"{"channel":"c","expiresAt":1800000600,"role":"broadcaster","type":"joined","uid":1,"users":[{"account":"bob","uid":2}]}"#)
+                                      users: [HubPeer(uid: 2, account: "bob"), HubPeer(uid: 3, account: nil)])
+        #expect(joined.json == #"{"channel":"c","expiresAt":1800000600,"role":"broadcaster","type":"joined","uid":1,"users":[{"account":"bob","uid":2},{"uid":3}]}"#)
+        #expect(HubNotice.userJoined(HubPeer(uid: 4, account: "al")).json == #"{"account":"al","type":"userJoined","uid":4}"#)
     }
 
     @Test func aNoticesTextIsEscapedAsJSONAsksAndNoMore() {
