@@ -50,6 +50,27 @@ import Testing
         #expect(comparison.count == 5_000)
     }
 
+    /// 20 000 inputs around the fixed/dynamic boundary: up to 600 bytes drawn from 8 to 256 low or high byte values,
+    /// a third with a repeat, so that zlib's choice between fixed and dynamic codes turns on a few bits.
+    @Test func inputsNearTheFixedDynamicBoundaryCompressAsZlibDoes() {
+        var random = SplitMix64(seed: 0xB0DA)
+        var comparison = Comparison(reference: ResetStream())
+        for _ in 0..<20_000 {
+            let alphabet = 8 + random.below(249), low = random.below(2) == 0
+            let length = 1 + random.below(600)
+            var bytes = (0..<length).map { _ in
+                UInt8(truncatingIfNeeded: (low ? 0 : 256 - alphabet) + random.below(alphabet))
+            }
+            if random.below(3) == 0, length > 20 {
+                let start = random.below(length - 10), size = 3 + random.below(8)
+                bytes.insert(contentsOf: bytes[start..<start + size], at: random.below(length))
+            }
+            comparison.check(bytes)
+        }
+        comparison.expectNoDifferences()
+        #expect(comparison.blockTypes == [.stored, .fixed, .dynamic])
+    }
+
     @Test func everyLengthTo300OfEachKindCompressesAsZlibDoes() {
         var random = SplitMix64(seed: 1)
         var comparison = Comparison()
