@@ -70,9 +70,21 @@ struct TokenRoutes: Sendable {
         }
     }
 
+    /// The endpoints that issue tokens.
+    private enum Issuing {
+        case fetchRTCToken, getToken
+        case rtc([String])
+
+        var method: String {
+            switch self {
+            case .fetchRTCToken, .getToken: "POST"
+            case .rtc: "GET"
+            }
+        }
+    }
+
     private func route(_ request: HTTPRequest) -> HTTPResponse {
-        let allowed: String
-        let issue: (HTTPRequest) throws(BadRequest) -> HTTPResponse
+        let issuing: Issuing
         switch endpoint(request) {
         case .asset(let asset):
             guard allows(request, "GET") else { return notAllowed(request, "GET") }
@@ -82,19 +94,21 @@ struct TokenRoutes: Sendable {
         case .ping:
             guard allows(request, "GET") else { return notAllowed(request, "GET") }
             return .json(200, member: "message", "pong")
-        case .fetchRTCToken:
-            (allowed, issue) = ("POST", fetchRTCToken)
-        case .getToken:
-            (allowed, issue) = ("POST", getToken)
-        case .rtc(let segments):
-            (allowed, issue) = ("GET", { request throws(BadRequest) in try rtcPath(request, segments) })
+        case .fetchRTCToken: issuing = .fetchRTCToken
+        case .getToken: issuing = .getToken
+        case .rtc(let segments): issuing = .rtc(segments)
         case .none(let path):
             return .error(404, "no endpoint at \(path); try POST /fetch_rtc_token, POST /getToken, GET /rtc/{channel}/{role}/uid/{uid}/ or GET /ping")
         }
+        let allowed = issuing.method
         guard allows(request, allowed) else { return notAllowed(request, allowed) }
         if let refusal = checkBearer(request) { return refusal }
-        do {
-            return try issue(request)
+        do throws(BadRequest) {
+            switch issuing {
+            case .fetchRTCToken: return try fetchRTCToken(request)
+            case .getToken: return try getToken(request)
+            case .rtc(let segments): return try rtcPath(request, segments)
+            }
         } catch {
             return .error(400, error.message)
         }
