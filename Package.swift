@@ -63,7 +63,7 @@ let package = Package(
         .testTarget(name: "PrintableTextTests", dependencies: ["PrintableText"]),
         .testTarget(name: "OutputFilesTests", dependencies: ["OutputFiles", "TestSupport"]),
         .testTarget(name: "ChannelEngineTests", dependencies: ["ChannelEngine", "AccessToken", "HubProtocol", "TestSupport"]),
-        .testTarget(name: "TokenServerTests", dependencies: ["HTTP1", "TokenServer", "AccessToken", "Sockets", "TLS", "TestSupport"]),
+        .testTarget(name: "TokenServerTests", dependencies: ["HTTP1", "JSON", "TokenServer", "AccessToken", "Sockets", "TLS", "TestSupport"]),
         .testTarget(name: "TokenClientTests", dependencies: ["HTTP1", "TokenClient", "TLS", "Sockets", "TokenServer", "AccessToken", "TestSupport"]),
         .testTarget(name: "RecordingTests", dependencies: ["Recording", "CallSession", "ChannelEngine", "AccessToken", "OutputFiles"]),
         .testTarget(name: "CallSessionTests", dependencies: ["HTTP1", "CallSession", "HubProtocol", "Timers", "CallScreen", "OutputFiles", "Recording", "ChannelEngine", "TokenClient", "TokenServer", "TestSupport"]),

@@ -28,22 +28,34 @@ public struct HTTPReply: Sendable, Equatable {
 
     /// `HTTP/1.1 200 OK` and its CR LF.
     public static func appendStatusLine(_ status: Int, to bytes: inout [UInt8]) {
-        bytes += "HTTP/1.1 ".utf8
-        bytes += String(status).utf8
+        append("HTTP/1.1 ", to: &bytes)
+        if (100...999).contains(status) {
+            bytes.append(UInt8(ascii: "0") + UInt8(status / 100))
+            bytes.append(UInt8(ascii: "0") + UInt8(status / 10 % 10))
+            bytes.append(UInt8(ascii: "0") + UInt8(status % 10))
+        } else {
+            append(String(status), to: &bytes)
+        }
         bytes.append(Syntax.space)
-        bytes += reason(status).utf8
+        append(reason(status), to: &bytes)
         bytes.append(Syntax.cr)
         bytes.append(Syntax.lf)
     }
 
     /// `Name: value` and its CR LF.
     public static func appendField(_ name: String, _ value: String, to bytes: inout [UInt8]) {
-        bytes += name.utf8
+        append(name, to: &bytes)
         bytes.append(Syntax.colon)
         bytes.append(Syntax.space)
-        bytes += value.utf8
+        append(value, to: &bytes)
         bytes.append(Syntax.cr)
         bytes.append(Syntax.lf)
+    }
+
+    /// `text`'s UTF-8, copied as one block (appending `text.utf8` goes a byte at a time through the view).
+    public static func append(_ text: String, to bytes: inout [UInt8]) {
+        var text = text
+        text.withUTF8 { bytes.append(contentsOf: $0) }
     }
 
     /// The reason phrase written after a status.

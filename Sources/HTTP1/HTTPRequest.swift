@@ -22,6 +22,8 @@ public struct HTTPRequest: Sendable {
 
     /// The target's path, percent-decoded, without the query (a server's parser refuses a path that does not decode).
     public var path: String {
+        var target = target
+        if target.withUTF8({ Percent.plainWithoutQuery($0) }) { return target }
         let path = target.utf8.firstIndex(of: UInt8(ascii: "?")).map { String(target[..<$0]) } ?? target
         return Percent.plain(path) ? path : (Percent.decoded(Substring(path)) ?? path)
     }
@@ -81,6 +83,12 @@ enum Percent {
     /// A target part that decodes to itself: ASCII without `%`.
     static func plain(_ text: String) -> Bool {
         text.utf8.allSatisfy { $0 != UInt8(ascii: "%") && $0 < 0x80 }
+    }
+
+    /// A target that is its own path: ASCII without `%` and without a query.
+    static func plainWithoutQuery(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        for byte in bytes where byte == UInt8(ascii: "%") || byte == UInt8(ascii: "?") || byte >= 0x80 { return false }
+        return true
     }
 
     /// `text` with each %XX made its byte (and `+` a space when asked); nil when an escape is malformed or the bytes are

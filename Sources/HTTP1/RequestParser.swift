@@ -56,6 +56,7 @@ public struct RequestParser: Sendable {
             case .head(let ending):
                 let scan = bytes.withUnsafeBufferPointer { Self.scanHead(UnsafeBufferPointer(rebasing: $0[(index - bytes.startIndex)...]),
                                                                          ending: ending, held: head.count) }
+                let parsedHead: Result<HTTPRequest, HTTPRefusal>
                 switch scan {
                 case .refused(let refusal):
                     return refuse(refusal)
@@ -64,14 +65,19 @@ public struct RequestParser: Sendable {
                     phase = .head(ending: ending)
                     return .needMore
                 case .whole(let used):
-                    head += bytes[index..<(index + used)]
+                    if head.isEmpty {  // the whole head arrived at once: read where it is
+                        parsedHead = Self.request(bytes[index..<(index + used - 4)])
+                    } else {
+                        head += bytes[index..<(index + used)]
+                        head.removeLast(4)
+                        parsedHead = Self.request(head[...])
+                    }
                     index += used
-                    head.removeLast(4)
+                    head.removeAll(keepingCapacity: true)
                 }
-                switch Self.request(head[...]) {
+                switch parsedHead {
                 case .failure(let refusal): return refuse(refusal)
                 case .success(let request):
-                    head.removeAll(keepingCapacity: true)
                     switch Self.bodyLength(request) {
                     case .failure(let refusal): return refuse(refusal)
                     case .success(let length): phase = .body(request, left: length)
@@ -105,21 +111,32 @@ public struct RequestParser: Sendable {
     /// CR LF CR LF: lines end with CR LF, and the head within `maxHeaderBytes`.
     private static func scanHead(_ bytes: UnsafeBufferPointer<UInt8>, ending: Int, held: Int) -> HeadScan {
         var ending = ending
-        for (offset, byte) in bytes.enumerated() {
+        var offset = 0
+        // Bytes before this offset are within `lastCR`.
+        let allowed = min(bytes.count, lastCR - held + 1)
+        while offset < bytes.count {
+            let byte = bytes[offset]
             if ending == 1 || ending == 3 {
                 guard byte == Syntax.lf else {
                     return .refused(HTTPRefusal(400, "the request head has a CR without LF after it; end each line with CR LF"))
                 }
                 if ending == 3 { return .whole(used: offset + 1) }
                 ending = 2
+                offset += 1
                 continue
             }
-            if held + offset > lastCR { return .refused(tooLong) }
+            if offset >= allowed { return .refused(tooLong) }
             switch byte {
             case Syntax.cr: ending = ending == 2 ? 3 : 1
             case Syntax.lf: return .refused(HTTPRefusal(400, "the request head has an LF without CR before it; HTTP lines end with CR LF"))
-            default: ending = 0
+            default:
+                ending = 0
+                offset += 1
+                // The rest of the line, up to its CR (or a stray LF, or the limit).
+                while offset < allowed, bytes[offset] > Syntax.cr || (bytes[offset] != Syntax.cr && bytes[offset] != Syntax.lf) { offset += 1 }
+                continue
             }
+            offset += 1
         }
         if ending != 1, ending != 3, held + bytes.count > lastCR { return .refused(tooLong) }
         return .partial(ending: ending)
@@ -200,11 +217,15 @@ public struct RequestParser: Sendable {
         }
         let value = Syntax.trimmed(line[(colon + 1)...])
         let nameText = String(decoding: name, as: UTF8.self)
-        if let bad = value.first(where: { !Syntax.isValueByte($0) }) {
-            return .failure(HTTPRefusal(400, "the \(nameText.prefix(40)) header has the control character \(Syntax.describe(bad)); send text only"))
+        var ascii = true
+        for byte in value {
+            guard Syntax.isValueByte(byte) else {
+                return .failure(HTTPRefusal(400, "the \(nameText.prefix(40)) header has the control character \(Syntax.describe(byte)); send text only"))
+            }
+            if byte >= 0x80 { ascii = false }
         }
         let valueText: String
-        if value.allSatisfy({ $0 < 0x80 }) {
+        if ascii {
             // ASCII is UTF-8 as it stands; `String(validating:)` is unspecialized generic code, ~1 000 instructions a line.
             valueText = String(decoding: value, as: UTF8.self)
         } else {

@@ -70,6 +70,9 @@ struct HTTPConnectionMachine {
     private(set) var buffer: [UInt8] = []
     /// The request being read, from the bytes of `buffer` handed to it.
     private var requests = RequestParser()
+    /// Where each answer is written, its room kept from one to the next (up to `keptAnswerRoom`).
+    private var answer: [UInt8] = []
+    static let keptAnswerRoom = 16 * 1024
     let times: Times
 
     /// A new connection: waiting for its first request, or first for its TLS handshake.
@@ -132,7 +135,9 @@ struct HTTPConnectionMachine {
         guard case .receiving = phase else { return waiting() }
         let then: AfterSending = response.takeover.map { .handOver($0) } ?? (keepAlive ? .next : .close)
         phase = .sending(progress: now, then: then)
-        return .send(response.serialized(keepAlive: keepAlive, withBody: request?.method != "HEAD"))
+        if answer.capacity > Self.keptAnswerRoom { answer = [] } else { answer.removeAll(keepingCapacity: true) }
+        response.write(keepAlive: keepAlive, withBody: request?.method != "HEAD", to: &answer)
+        return .send(answer)
     }
 
     /// The socket took bytes of the answer (`progressed`), and now everything queued is out or not (`allOut`).

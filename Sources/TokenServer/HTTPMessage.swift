@@ -53,23 +53,28 @@ public struct HTTPResponse: Sendable {
     /// The bytes on the wire; an answer to HEAD (`withBody: false`) has the headers, Content-Length included, and no body.
     func serialized(keepAlive: Bool, withBody: Bool = true) -> [UInt8] {
         var bytes: [UInt8] = []
+        write(keepAlive: keepAlive, withBody: withBody, to: &bytes)
+        return bytes
+    }
+
+    /// Appends the bytes `serialized` gives to `bytes`.
+    func write(keepAlive: Bool, withBody: Bool = true, to bytes: inout [UInt8]) {
         var headerBytes = 0
         for header in headers { headerBytes += header.name.utf8.count + header.value.utf8.count + 4 }
-        bytes.reserveCapacity(160 + contentType.utf8.count + body.count + headerBytes)
+        bytes.reserveCapacity(bytes.count + 160 + contentType.utf8.count + body.count + headerBytes)
         HTTPReply.appendStatusLine(status, to: &bytes)
         guard status != 101 else {
             for header in headers { HTTPReply.appendField(header.name, header.value, to: &bytes) }
-            bytes.append(contentsOf: "\r\n".utf8)
-            return bytes
+            HTTPReply.append("\r\n", to: &bytes)
+            return
         }
         if !body.isEmpty || status != 204 { HTTPReply.appendField("Content-Type", contentType, to: &bytes) }
-        bytes.append(contentsOf: "Cache-Control: no-store\r\nContent-Length: ".utf8)
+        HTTPReply.append("Cache-Control: no-store\r\nContent-Length: ", to: &bytes)
         PlainJSON.appendDecimal(body.count, to: &bytes)
-        bytes.append(contentsOf: (keepAlive ? "\r\nConnection: keep-alive\r\n" : "\r\nConnection: close\r\n").utf8)
+        HTTPReply.append(keepAlive ? "\r\nConnection: keep-alive\r\n" : "\r\nConnection: close\r\n", to: &bytes)
         for header in headers { HTTPReply.appendField(header.name, header.value, to: &bytes) }
-        bytes.append(contentsOf: "\r\n".utf8)
+        HTTPReply.append("\r\n", to: &bytes)
         if withBody { bytes.append(contentsOf: body) }
-        return bytes
     }
 }
 

@@ -8,14 +8,36 @@ enum PlainJSON {
         // (Bytes from 0x7F up would too, unescaped; they are left to it so that nothing here depends on that.)
         var text = text
         return text.withUTF8 { utf8 in
-            for byte in utf8 {
-                guard byte >= 0x20, byte < 0x7F, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\") else { return false }
-            }
+            guard isPlain(utf8) else { return false }
             bytes.append(UInt8(ascii: "\""))
             bytes.append(contentsOf: utf8)
             bytes.append(UInt8(ascii: "\""))
             return true
         }
+    }
+
+    /// Whether every byte is from 0x20 to 0x7E and neither `"` nor `\`: eight bytes at a time (the classic "has a byte
+    /// less than", "more than" and "equal to" tests on a word, exact about whether any byte is), then one at a time.
+    static func isPlain(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        func hasZero(_ word: UInt64) -> Bool { (word &- ones) & ~word & highs != 0 }
+        var index = 0
+        if let base = bytes.baseAddress {
+            let raw = UnsafeRawPointer(base)
+            while index + 8 <= bytes.count {
+                let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                let below = (word &- ones &* 0x20) & ~word & highs
+                let above = ((word &+ ones) | word) & highs
+                if below | above != 0 || hasZero(word ^ (ones &* 0x22)) || hasZero(word ^ (ones &* 0x5C)) { return false }
+                index += 8
+            }
+        }
+        while index < bytes.count {
+            let byte = bytes[index]
+            guard byte >= 0x20, byte < 0x7F, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\") else { return false }
+            index += 1
+        }
+        return true
     }
 
     /// Appends a whole number in decimal, as JSONEncoder and string interpolation write it.

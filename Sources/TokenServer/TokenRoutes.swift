@@ -6,6 +6,13 @@ import JSON
 /// The endpoints of the token servers users already run, answering with AccessToken2 tokens.
 struct TokenRoutes: Sendable {
     let config: TokenServerConfig
+    /// Whether an asset has the path of a fixed endpoint (`/ping`, ...), which then is the asset's.
+    private let assetsShadowFixedPaths: Bool
+
+    init(config: TokenServerConfig) {
+        self.config = config
+        assetsShadowFixedPaths = Endpoint.fixed.contains { config.assets[$0.path.description] != nil }
+    }
 
     /// A field that is missing or wrong: a 400 with these words.
     struct BadRequest: Error {
@@ -15,40 +22,93 @@ struct TokenRoutes: Sendable {
 
     func handle(_ request: HTTPRequest) -> HTTPResponse {
         var response = route(request)
-        if let origin = allowedOrigin(request) {
+        if !config.corsOrigins.isEmpty, let origin = allowedOrigin(request) {
             response.headers += [("Access-Control-Allow-Origin", origin), ("Vary", "Origin")]
         }
         return response
     }
 
-    private func route(_ request: HTTPRequest) -> HTTPResponse {
+    /// What a request's path names.
+    enum Endpoint {
+        case asset(WebAsset)
+        case ping
+        case fetchRTCToken
+        case getToken
+        /// `/rtc/...`, its five segments.
+        case rtc([String])
+        case none(path: String)
+
+        /// The endpoints at one path (also written with more slashes, as `/ping/`).
+        static let fixed: [(path: StaticString, endpoint: Endpoint)] = [
+            ("/ping", .ping), ("/fetch_rtc_token", .fetchRTCToken), ("/getToken", .getToken),
+        ]
+    }
+
+    func endpoint(_ request: HTTPRequest) -> Endpoint {
+        if !assetsShadowFixedPaths, let fixed = Self.fixedEndpoint(request.target) { return fixed }
         let path = request.path
-        if let asset = config.assets[path] {
+        if let asset = config.assets[path] { return .asset(asset) }
+        let segments = path.utf8.split(separator: UInt8(ascii: "/")).map(Substring.init)
+        switch segments.first {
+        case "ping" where segments.count == 1: return .ping
+        case "fetch_rtc_token" where segments.count == 1: return .fetchRTCToken
+        case "getToken" where segments.count == 1: return .getToken
+        case "rtc" where segments.count == 5: return .rtc(segments.map(String.init))
+        default: return .none(path: path)
+        }
+    }
+
+    /// The fixed endpoint whose path is the whole target, as written; nil for any other target.
+    private static func fixedEndpoint(_ target: String) -> Endpoint? {
+        var target = target
+        return target.withUTF8 { bytes in
+            for (path, endpoint) in Endpoint.fixed where path.utf8CodeUnitCount == bytes.count
+                && memcmp(path.utf8Start, bytes.baseAddress!, bytes.count) == 0 {
+                return endpoint
+            }
+            return nil
+        }
+    }
+
+    /// The endpoints that issue tokens.
+    private enum Issuing {
+        case fetchRTCToken, getToken
+        case rtc([String])
+
+        var method: String {
+            switch self {
+            case .fetchRTCToken, .getToken: "POST"
+            case .rtc: "GET"
+            }
+        }
+    }
+
+    private func route(_ request: HTTPRequest) -> HTTPResponse {
+        let issuing: Issuing
+        switch endpoint(request) {
+        case .asset(let asset):
             guard allows(request, "GET") else { return notAllowed(request, "GET") }
             var response = HTTPResponse(status: 200, headers: [("X-Content-Type-Options", "nosniff")], body: asset.body)
             response.contentType = asset.contentType
             return response
-        }
-        let segments = path.utf8.split(separator: UInt8(ascii: "/")).map(Substring.init)
-        let allowed: String
-        let issue: (HTTPRequest) throws(BadRequest) -> HTTPResponse
-        switch segments.first {
-        case "ping" where segments.count == 1:
+        case .ping:
             guard allows(request, "GET") else { return notAllowed(request, "GET") }
             return .json(200, member: "message", "pong")
-        case "fetch_rtc_token" where segments.count == 1:
-            (allowed, issue) = ("POST", fetchRTCToken)
-        case "getToken" where segments.count == 1:
-            (allowed, issue) = ("POST", getToken)
-        case "rtc" where segments.count == 5:
-            (allowed, issue) = ("GET", { request throws(BadRequest) in try rtcPath(request, segments.map(String.init)) })
-        default:
+        case .fetchRTCToken: issuing = .fetchRTCToken
+        case .getToken: issuing = .getToken
+        case .rtc(let segments): issuing = .rtc(segments)
+        case .none(let path):
             return .error(404, "no endpoint at \(path); try POST /fetch_rtc_token, POST /getToken, GET /rtc/{channel}/{role}/uid/{uid}/ or GET /ping")
         }
+        let allowed = issuing.method
         guard allows(request, allowed) else { return notAllowed(request, allowed) }
         if let refusal = checkBearer(request) { return refusal }
-        do {
-            return try issue(request)
+        do throws(BadRequest) {
+            switch issuing {
+            case .fetchRTCToken: return try fetchRTCToken(request)
+            case .getToken: return try getToken(request)
+            case .rtc(let segments): return try rtcPath(request, segments)
+            }
         } catch {
             return .error(400, error.message)
         }
@@ -193,8 +253,28 @@ struct TokenRoutes: Sendable {
 
     // MARK: Fields
 
-    static func object(_ body: [UInt8]) throws(BadRequest) -> [String: JSONValue] {
+    /// A request body's members, looked up by name.
+    enum Body {
+        case flat(JSONFlatObject)
+        case parsed([String: JSONValue])
+
+        subscript(name: String) -> JSONValue? {
+            switch self {
+            case .flat(let object): object[name]
+            case .parsed(let members): members[name]
+            }
+        }
+    }
+
+    /// The body's object; a flat one (a token request's) is read straight from the bytes unless `flat` is false,
+    /// everything else by the full parser, whose errors these are.
+    static func object(_ body: [UInt8], flat: Bool = true) throws(BadRequest) -> Body {
         guard !body.isEmpty else { throw BadRequest("the body is empty; send a JSON object") }
+        if flat, let object = body.withUnsafeBufferPointer(JSONFlatObject.read) { return .flat(object) }
+        return .parsed(try parsedObject(body))
+    }
+
+    private static func parsedObject(_ body: [UInt8]) throws(BadRequest) -> [String: JSONValue] {
         let value: JSONValue
         do {
             value = try JSONValue.decode(body)

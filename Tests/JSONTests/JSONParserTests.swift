@@ -144,3 +144,55 @@ extension Result {
         if case .failure(let error) = self { error } else { nil }
     }
 }
+
+/// `JSONFlatObject` reads what a token request's body is without the full parser: whenever it reads anything, the
+/// full parser reads the same members, and the bench's body and its like are read.
+@Suite struct JSONFlatObjectTests {
+    static func members(_ text: String) -> [String: JSONValue]? {
+        Array(text.utf8).withUnsafeBufferPointer(JSONFlatObject.read).map { object in
+            Dictionary(object.members.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })
+        }
+    }
+
+    @Test func readsTheTokenRequestsBody() {
+        #expect(Self.members(#"{"uid": 42, "channelName": "bench", "role": 1}"#)
+                == ["uid": .integer(42), "channelName": .string("bench"), "role": .integer(1)])
+        #expect(Self.members(" {}\n") == [:])
+        #expect(Self.members(#"{"uid":"007","x":0}"#) == ["uid": .string("007"), "x": .integer(0)])
+    }
+
+    @Test(arguments: [#"{"a": 1, "a": 2}"#, #"{"a": -1}"#, #"{"a": 01}"#, #"{"a": 1.5}"#, #"{"a": 1e3}"#, #"{"a": "\n"}"#,
+                      #"{"a": "é"}"#, #"{"a": true}"#, #"{"a": {}}"#, #"{"a": 1,}"#, #"{"a": 1} x"#, "[1]", "",
+                      #"{"a": 1234567890123456789}"#, #"{"a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7,"h":8,"i":9}"#])
+    func leavesAnythingElseToTheFullParser(_ text: String) {
+        #expect(Self.members(text) == nil)
+    }
+
+    @Test func whatItReadsIsWhatTheFullParserReads() {
+        var random = SplitMix64(seed: 21)
+        let pieces = ["{", "}", "[", "]", ",", ":", " ", "\t", "\r\n", #""uid""#, #""role""#, #""channelName""#, #""bench""#,
+                      #""a\"b""#, #""é""#, "\"\u{7f}\"", "\"\u{1f}\"", #""""#, "42", "1", "0", "00", "-1", "-0", "1.5", "2e3", "1E2",
+                      "99999999999999999999", "123456789012345678", "1234567890123456789", "true", "null", "x"]
+        var read = 0
+        for round in 0..<60_000 {
+            let text: String
+            if round % 2 == 0 {
+                text = (0..<(1 + random.below(10))).map { _ in pieces[random.below(pieces.count)] }.joined()
+            } else {
+                // The bench's body with a byte changed, dropped or doubled.
+                var bytes = Array(#"{"uid": 42, "channelName": "bench", "role": 1}"#.utf8)
+                let at = random.below(bytes.count)
+                switch random.below(3) {
+                case 0: bytes[at] = random.byte()
+                case 1: bytes.remove(at: at)
+                default: bytes.insert(bytes[at], at: at)
+                }
+                text = String(decoding: bytes, as: UTF8.self)
+            }
+            guard let flat = Self.members(text) else { continue }
+            read += 1
+            #expect(JSONValue.parse(Array(text.utf8)) == .object(flat), "\(text.debugDescription)")
+        }
+        #expect(read > 2_000)
+    }
+}

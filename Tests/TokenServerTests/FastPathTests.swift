@@ -2,6 +2,8 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import HTTP1
+import JSON
 import Testing
 @testable import TokenServer
 
@@ -51,6 +53,69 @@ import Testing
             #expect(answer.body == Array(try Self.encoder.encode(TokenRoutes.FetchAnswer(token: token, expiresIn: lifetime))))
             #expect(answer.status == 200 && answer.headers.isEmpty)
         }
+    }
+
+    /// The members a body gives the endpoints, whichever way it was read; the error's words when it is refused.
+    static func members(_ body: [UInt8], flat: Bool) -> Result<[String: JSONValue], TokenRoutes.BadRequest> {
+        Result { () throws(TokenRoutes.BadRequest) in
+            switch try TokenRoutes.object(body, flat: flat) {
+            case .flat(let object): Dictionary(object.members.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })
+            case .parsed(let members): members
+            }
+        }
+    }
+
+    /// A body read straight from its bytes gives the endpoints the members the full parser gives (they read nothing
+    /// else of it), so the answers and errors are the same for every body.
+    @Test func tokenRequestBodiesReadEitherWayAlike() {
+        var random = Generator(state: 21)
+        let bench = Array(#"{"uid": 42, "channelName": "bench", "role": 1}"#.utf8)
+        let pieces = [#""uid""#, #""channelName""#, #""ChannelName""#, #""role""#, #""bench""#, #""user""#, #""a"b""#, #""é""#,
+                      "42", "-1", "4294967296", "0", "01", "2.0", "1e2", "true", "null", "{", "}", ":", ",", " ", "\n", "[]"]
+        var flat = 0
+        for round in 0..<30_000 {
+            var body = bench
+            if round % 3 == 0 {
+                body = Array((0..<(1 + Int(random.next() % 12))).map { _ in random.pick(pieces) }.joined().utf8)
+            } else if round % 3 == 1 {
+                let at = Int(random.next() % UInt64(body.count))
+                body[at] = UInt8(truncatingIfNeeded: random.next())
+            } else {
+                let at = Int(random.next() % UInt64(body.count))
+                body.insert(contentsOf: random.pick(pieces).utf8, at: at)
+            }
+            let fast = Self.members(body, flat: true), full = Self.members(body, flat: false)
+            switch (fast, full) {
+            case (.success(let a), .success(let b)): #expect(a == b, "\(String(decoding: body, as: UTF8.self).debugDescription)")
+            case (.failure(let a), .failure(let b)): #expect(a.message == b.message)
+            default: Issue.record("one way read \(String(decoding: body, as: UTF8.self).debugDescription) and the other refused it")
+            }
+            if case .flat = try? TokenRoutes.object(body) { flat += 1 }
+        }
+        #expect(flat > 5_000)
+        if case .flat = try? TokenRoutes.object(bench) {} else { Issue.record("the bench's body took the full parser") }
+    }
+
+    @Test func plainTextIsFoundEightBytesAtATimeAsOneAtATime() {
+        var random = Generator(state: 8)
+        let bytes: [UInt8] = [0x00, 0x1F, 0x20, 0x21, 0x22, 0x5B, 0x5C, 0x5D, 0x7E, 0x7F, 0x80, 0xFF, 0x41, 0x61, 0x30]
+        for _ in 0..<50_000 {
+            let text = (0..<Int(random.next() % 40)).map { _ in random.chance(90) ? UInt8(ascii: "a") + UInt8(random.next() % 26) : random.pick(bytes) }
+            let expected = text.allSatisfy { $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }
+            #expect(text.withUnsafeBufferPointer(PlainJSON.isPlain) == expected, "\(text)")
+        }
+    }
+
+    @Test func anAssetAtAnEndpointsPathIsTheAsset() {
+        var config = TokenServerConfig(port: 0, appID: String(repeating: "a", count: 32), appCertificate: String(repeating: "b", count: 32))
+        config.assets["/ping"] = WebAsset(contentType: "text/plain", body: Array("asset".utf8))
+        #expect(TokenRoutes(config: config).handle(HTTPRequest(target: "/ping")).body == Array("asset".utf8))
+        config.assets = ["/other": WebAsset(contentType: "text/plain", body: [])]
+        let routes = TokenRoutes(config: config)
+        for target in ["/ping", "/ping/", "//ping", "/ping?x=1", "/p%69ng"] {
+            #expect(routes.handle(HTTPRequest(target: target)).body == Array(#"{"message":"pong"}"#.utf8), "\(target)")
+        }
+        #expect(routes.handle(HTTPRequest(target: "/Ping")).status == 404)
     }
 
     @Test func responsesSerializeAsBefore() {
