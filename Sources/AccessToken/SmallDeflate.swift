@@ -1,4 +1,6 @@
-import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// zlib 1.2.13's level-6 stream (`compress2` at `Z_DEFAULT_COMPRESSION`), reproduced byte for byte for small inputs.
 ///
@@ -13,12 +15,28 @@ enum SmallDeflate {
     /// The zlib stream for `input`: header 78 9C, one deflate block, big-endian Adler-32.
     static func compress(_ input: UnsafeBufferPointer<UInt8>) -> [UInt8] {
         precondition(input.count <= limit, "SmallDeflate takes at most \(limit) bytes, not \(input.count)")
-        let workspace = pool.withLock { $0.popLast() } ?? Workspace()
-        defer { pool.withLock { $0.append(workspace) } }
-        return workspace.compress(input)
+        return Workspace.ofThisThread.compress(input)
     }
+}
 
-    private static let pool = Mutex<[Workspace]>([])
+/// Each thread's workspace, made at its first stream and freed when the thread ends. One shared pool handed a
+/// server's workspaces from core to core, and their Huffman heaps had to come across with them each time.
+private let workspaceKey: pthread_key_t = {
+    var key = pthread_key_t()
+    let made = pthread_key_create(&key) { Unmanaged<SmallDeflate.Workspace>.fromOpaque($0!).release() }
+    precondition(made == 0, "pthread_key_create failed: \(made)")
+    return key
+}()
+
+extension SmallDeflate.Workspace {
+    static var ofThisThread: SmallDeflate.Workspace {
+        if let kept = pthread_getspecific(workspaceKey) {
+            return Unmanaged<SmallDeflate.Workspace>.fromOpaque(kept).takeUnretainedValue()
+        }
+        let workspace = SmallDeflate.Workspace()
+        pthread_setspecific(workspaceKey, Unmanaged.passRetained(workspace).toOpaque())
+        return workspace
+    }
 }
 
 // zlib's level-6 parameters and the deflate alphabets.
