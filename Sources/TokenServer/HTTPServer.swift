@@ -214,8 +214,24 @@ final class HTTPServer: Sendable {
         let loop: EventLoop
         var connections: [ObjectIdentifier: Connection] = [:]
         var scratch = [UInt8](repeating: 0, count: Socket.receiveSize)
+        /// Connections that queued an answer this turn, sent at its end. Sent as each was made, every answer woke its
+        /// client's thread on its own; sent together after the turn's requests, one wake-up finds several waiting.
+        var answered: [Connection] = []
+        private var sending: [Connection] = []
 
-        init(loop: EventLoop) { self.loop = loop }
+        init(loop: EventLoop) {
+            self.loop = loop
+            loop.execute { [weak self] in loop.eachTurn { self?.sendAnswered() } }
+        }
+
+        private func sendAnswered() {
+            // A pipelined request answered while sending comes round again in the same turn.
+            while !answered.isEmpty {
+                swap(&answered, &sending)
+                for connection in sending { connection.sendQueued() }
+                sending.removeAll(keepingCapacity: true)
+            }
+        }
 
         func adopt(_ socket: Socket, server: HTTPServer) {
             guard !loop.isStopping else { return server.forget(socket) }  // handed over as the loop ended
@@ -335,11 +351,8 @@ final class HTTPServer: Sendable {
                         continue
                     }
                     updateBusy()
-                    switch wire.flush() {
-                    case .failed: action = machine.peerClosed()
-                    case .done: action = machine.sent(allOut: true, progressed: true, now: .now)
-                    case .partial(let progressed): action = machine.sent(allOut: false, progressed: progressed, now: .now)
-                    }
+                    worker.answered.append(self)
+                    return
                 case .wait(let waiting, let until):
                     updateInterest(waiting == .write || wire.queued > 0 ? [.read, .write] : .read)
                     arm(until)
@@ -361,6 +374,16 @@ final class HTTPServer: Sendable {
                     takeover.adopt(wire, leftover, server.address(of: socket), { server.forget(socket) })
                     return
                 }
+            }
+        }
+
+        /// Sends the answer queued in this turn and goes on from there.
+        func sendQueued() {
+            guard registration != nil else { return }
+            switch wire.flush() {
+            case .failed: perform(machine.peerClosed())
+            case .done: perform(machine.sent(allOut: true, progressed: true, now: .now))
+            case .partial(let progressed): perform(machine.sent(allOut: false, progressed: progressed, now: .now))
             }
         }
 

@@ -159,6 +159,22 @@ import Testing
         #expect(client.isClosedByServer())
     }
 
+    @Test func requestsOfManyClientsReadInOneTurnAreEachAnsweredToTheirOwnClient() throws {
+        let server = try startServer()
+        defer { server.stop() }
+        let clients = try (0..<40).map { _ in try RawClient(port: server.port) }
+        for round in 0..<3 {
+            for (index, client) in clients.enumerated() {
+                let body = #"{"uid": \#(round * 100 + index + 1), "channelName": "many"}"#
+                client.send("POST /fetch_rtc_token HTTP/1.1\r\nHost: t\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
+            }
+            for (index, client) in clients.enumerated() {
+                let token = try verifiedToken(client.readResponse())
+                #expect(token.rtc?.uid == "\(round * 100 + index + 1)" && token.rtc?.channel == "many")
+            }
+        }
+    }
+
     @Test func aClientThatStopsReadingHoldsUpNobodyAndIsDroppedAfterTheSendTimeout() throws {
         var limits = HTTPServer.Limits()
         limits.sendTimeout = .milliseconds(300)
