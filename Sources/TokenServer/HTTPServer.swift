@@ -398,7 +398,13 @@ final class HTTPServer: Sendable {
             if let (held, _) = timer { loop.cancel(held) }
             timer = (loop.schedule(at: HTTPConnectionMachine.instant(deadline)) { [self] in
                 timer = nil
-                perform(machine.deadlinePassed(now: .now))
+                let wasHandshaking = if case .handshaking = machine.phase { true } else { false }
+                let action = machine.deadlinePassed(now: .now)
+                if wasHandshaking, case .close = action {
+                    server.logRefusal?(server.address(of: wire.socket), .handshakeRefused(
+                        "the client did not finish it within \(server.limits.requestDeadline); the connection is closed"))
+                }
+                perform(action)
             }, deadline)
         }
 

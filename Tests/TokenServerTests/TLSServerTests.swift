@@ -86,9 +86,10 @@ func closedByServer(_ fd: Int32, within limit: Duration) -> Bool {
 @Suite(.serialized) struct TLSServerTests {
     static let certificates = Result { try TestCertificates.make() }
 
-    static func serve(requestDeadline: Duration = .seconds(10)) throws -> (TokenServer, TestCertificates) {
+    static func serve(requestDeadline: Duration = .seconds(10), log: LogLines? = nil) throws -> (TokenServer, TestCertificates) {
         let certificates = try certificates.get()
-        var config = TokenServerConfig(port: 0, appID: TestCredentials.appID, appCertificate: TestCredentials.certificate)
+        var config = TokenServerConfig(port: 0, appID: TestCredentials.appID, appCertificate: TestCredentials.certificate,
+                                       log: log.map { lines in { @Sendable line in lines.append(line) } })
         config.tls = try TLSContext(certificateFile: certificates.good.certificate, keyFile: certificates.good.key)
         config.requestDeadline = requestDeadline
         return (try TokenServer(config), certificates)
@@ -108,7 +109,8 @@ func closedByServer(_ fd: Int32, within limit: Duration) -> Bool {
     }
 
     @Test func aClientThatOpensTLSAndGoesSilentIsClosedAtTheDeadlineWhileOthersAreServed() throws {
-        let (server, certificates) = try Self.serve(requestDeadline: .milliseconds(600))
+        let log = LogLines()
+        let (server, certificates) = try Self.serve(requestDeadline: .milliseconds(600), log: log)
         defer { server.stop() }
         // One sends nothing at all; another sends its ClientHello and never answers the server's.
         let mute = try Socket.connect(host: "127.0.0.1", port: server.port, until: .now + .seconds(5))
@@ -125,6 +127,8 @@ func closedByServer(_ fd: Int32, within limit: Duration) -> Bool {
         #expect(closedByServer(mute.fd, within: .seconds(5)))
         #expect(closedByServer(hello.socket.fd, within: .seconds(5)))
         #expect(ContinuousClock.now - started >= .milliseconds(550), "kept until the deadline, not refused at once")
+        let silent = "127.0.0.1 TLS: handshake refused: the client did not finish it within 0.6 seconds; the connection is closed"
+        #expect(log.all.filter { $0 == silent }.count == 2, "each silent client is logged once: \(log.all)")
         #expect(try TLSTestClient(port: server.port, caFile: certificates.caFile).get("/ping")?.status == 200)
     }
 
