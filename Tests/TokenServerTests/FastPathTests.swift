@@ -175,6 +175,23 @@ import Testing
         }
     }
 
+    @Test func moreRequestsInATurnThanAnswersHeldAreAllAnsweredToTheirOwnClient() throws {
+        var limits = HTTPServer.Limits()
+        limits.workers = 1
+        limits.maxConnectionsPerAddress = limits.maxConnections
+        let server = try HTTPServer(host: "127.0.0.1", port: 0, limits: limits, log: nil) { request in
+            HTTPResponse(status: 200, body: Array(request.path.utf8))
+        }
+        defer { server.stop() }
+        let count = 3 * HTTPServer.answersHeld + 5
+        let clients = try (0..<count).map { _ in try RawClient(port: server.port) }
+        for (index, client) in clients.enumerated() { client.send("GET /\(index) HTTP/1.1\r\nHost: t\r\n\r\n") }
+        for (index, client) in clients.enumerated() {
+            let response = client.readResponse()
+            #expect(response?.status == 200 && response?.body == "/\(index)")
+        }
+    }
+
     @Test func aClientThatStopsReadingHoldsUpNobodyAndIsDroppedAfterTheSendTimeout() throws {
         var limits = HTTPServer.Limits()
         limits.sendTimeout = .milliseconds(300)
