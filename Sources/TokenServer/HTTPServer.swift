@@ -385,11 +385,7 @@ final class HTTPServer: Sendable {
         /// Sends the answer queued in this turn and goes on from there.
         func sendQueued() {
             guard registration != nil else { return }
-            switch wire.flush() {
-            case .failed: perform(machine.peerClosed())
-            case .done: perform(machine.sent(allOut: true, progressed: true, now: .now))
-            case .partial(let progressed): perform(machine.sent(allOut: false, progressed: progressed, now: .now))
-            }
+            _ = flushed()
         }
 
         private func updateInterest(_ wanted: EventLoop.Interest) {
