@@ -78,8 +78,13 @@ public struct HubAddress: Equatable, Sendable, CustomStringConvertible {
         return HubAddress(host: host, port: port, target: target + joined + "channel=" + channel, isSecure: isSecure)
     }
 
-    /// The owner's scheme, host, port and path with this address's query: where a redirected client connects.
-    public func redirected(to owner: HubAddress) -> HubAddress {
+    /// The owner's scheme, host, port and path with this address's query: where a redirected client connects. Never
+    /// from wss:// to ws://, where the token would cross the network unencrypted.
+    public func redirected(to owner: HubAddress) throws(HubAddressError) -> HubAddress {
+        guard owner.isSecure || !isSecure else {
+            throw HubAddressError(description: "\(owner) is not followed: from a wss:// hub a redirect goes only to wss://, "
+                                  + "or the token would cross the network unencrypted")
+        }
         let path = owner.target.prefix { $0 != "?" }
         let query = target.firstIndex(of: "?").map { String(target[$0...]) } ?? ""
         return HubAddress(host: owner.host, port: owner.port, target: path + query, isSecure: owner.isSecure)

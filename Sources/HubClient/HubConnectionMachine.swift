@@ -256,17 +256,23 @@ struct HubConnectionMachine {
     }
 
     /// The hub says the channel lives on another hub: the next try goes there at once, with this address's query
-    /// (a few times in a row at most; then back to `address` after the usual backoff).
+    /// (a few times in a row at most, never from wss:// to ws://; otherwise back to `address` after the usual backoff).
     private mutating func follow(redirect reason: String, said: String, now: Instant) -> [Action] {
         let from = dialing
-        let owner = try? HubAddress(parsing: reason)
-        guard let owner, redirects < Self.maxRedirects else {
-            return lost("\(from) closed the connection \(said)" + (owner == nil ? " (not an address to follow)" : " (too many redirects in a row)"), now: now)
+        guard let owner = try? HubAddress(parsing: reason) else {
+            return lost("\(from) closed the connection \(said) (not an address to follow)", now: now)
+        }
+        let next: HubAddress
+        do { next = try address.redirected(to: owner) } catch {
+            return lost("\(from) closed the connection \(said): \(error); the next try is to \(address) again", now: now)
+        }
+        guard redirects < Self.maxRedirects else {
+            return lost("\(from) closed the connection \(said) (too many redirects in a row)", now: now)
         }
         let actions = lost("\(from) closed the connection \(said): the channel lives on \(owner)", promptly: true, now: now)
         failures -= 1  // a hub that redirects works; only a try that fails counts
         redirects += 1
-        redirect = address.redirected(to: owner)
+        redirect = next
         return actions
     }
 

@@ -13,8 +13,9 @@ import WebSocket
     /// A machine whose connect succeeded and whose upgrade request went; returns the key it sent.
     private func handshaking(_ machine: inout Machine, at now: ContinuousClock.Instant) -> String? {
         guard case .connect(_, let attempt)? = machine.open(now: now).first ?? machine.tick(now: now).first else { return nil }
-        let actions = machine.connected(attempt: attempt, now: now)
-        guard actions.count == 2, actions[0] == .adopt(secure: false), case .send(let request) = actions[1] else { return nil }
+        var actions = machine.connected(attempt: attempt, now: now)
+        if actions == [.adopt(secure: true)] { actions = machine.secured([], now: now) } else if actions.first == .adopt(secure: false) { actions.removeFirst() }
+        guard actions.count == 1, case .send(let request) = actions[0] else { return nil }
         let line = String(decoding: request, as: UTF8.self).split(separator: "\r\n").first { $0.hasPrefix("Sec-WebSocket-Key: ") }
         return line.map { String($0.dropFirst("Sec-WebSocket-Key: ".count)) }
     }
@@ -26,8 +27,8 @@ import WebSocket
     }
 
     /// An open machine: connected, its handshake answered.
-    private func opened(at now: ContinuousClock.Instant) -> Machine {
-        var machine = Machine(address: address, timing: timing)
+    private func opened(at now: ContinuousClock.Instant, to address: HubAddress? = nil) -> Machine {
+        var machine = Machine(address: address ?? self.address, timing: timing)
         let key = handshaking(&machine, at: now)!
         _ = machine.received(answer(key: key), now: now)
         return machine
@@ -146,6 +147,30 @@ import WebSocket
         #expect(refused?.hasSuffix("(too many redirects in a row)") == true)
         #expect(machine.dialing == address)
         #expect(wait(of: machine, from: now).map { $0 > timing.promptReconnect } == true)
+    }
+
+    @Test func aRedirectFromWssToWsIsRefusedInWordsAndTheNextTryIsTheNamedHubAfterABackoff() throws {
+        let secure = try HubAddress(parsing: "wss://hub.test/hub").routed(to: "room")
+        var machine = opened(at: start, to: secure)
+        let reason = lostReason(machine.received(closeFrame(HubCloseCode.redirect, "ws://owner.test:9000/hub"), now: start))
+        #expect(reason == "wss://hub.test:443/hub?channel=room closed the connection with 4302: ws://owner.test:9000/hub: "
+                + "ws://owner.test:9000/hub is not followed: from a wss:// hub a redirect goes only to wss://, or the token "
+                + "would cross the network unencrypted; the next try is to wss://hub.test:443/hub?channel=room again")
+        #expect(machine.dialing == secure)
+        let backoff = try #require(wait(of: machine, from: start))
+        #expect(backoff > timing.promptReconnect, "the usual backoff: a hub that keeps redirecting there is not hammered")
+        #expect(machine.tick(now: start + backoff) == [.connect(secure, attempt: 2)])
+        #expect(machine.connected(attempt: 2, now: start + backoff) == [.adopt(secure: true)], "over TLS, to the hub the user named")
+    }
+
+    @Test func aRedirectFromWssToAnotherWssHubIsFollowedOverTLS() throws {
+        let secure = try HubAddress(parsing: "wss://hub.test/hub").routed(to: "room")
+        var machine = opened(at: start, to: secure)
+        _ = machine.received(closeFrame(HubCloseCode.redirect, "wss://owner.test:9443/hub"), now: start)
+        #expect(machine.dialing.description == "wss://owner.test:9443/hub?channel=room")
+        let next = start + timing.promptReconnect
+        #expect(machine.tick(now: next) == [.connect(machine.dialing, attempt: 2)])
+        #expect(machine.connected(attempt: 2, now: next) == [.adopt(secure: true)])
     }
 
     @Test func aRedirectToSomethingNotAnAddressIsALossInWords() {

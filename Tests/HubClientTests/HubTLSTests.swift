@@ -1,5 +1,6 @@
 import HubClient
 import HubProtocol
+import HubServer
 import TestSupport
 import Testing
 import TLS
@@ -49,6 +50,31 @@ import TLS
         defer { client.close() }
         let reason = log.next()?.lostReason
         #expect(reason?.contains("not for 127.0.0.1: it names elsewhere.example") == true, "\(String(describing: reason))")
+    }
+
+    @Test func aRedirectFromWssToWsIsRefusedInWordsAndNoByteReachesTheWsAddress() throws {
+        // Where the redirect points: a "hub" that would accept the WebSocket and read the join, token and all.
+        let plain = try HostileServer { connection in
+            connection.acceptWebSocket()
+            _ = connection.read(upTo: .seconds(2))
+        }
+        defer { plain.stop() }
+        let certificates = try Self.certificates.get()
+        let hub = try ServedHub(tls: try TLSContext(certificateFile: certificates.good.certificate, keyFile: certificates.good.key),
+                                leases: ElsewhereLeases(owner: "ws://127.0.0.1:\(plain.port)/hub"))
+        let named = hub.address.routed(to: "room")
+        let (client, log) = try openConnection(named, trust: .file(certificates.caFile))
+        defer { client.close() }
+        for _ in 0..<2 {
+            #expect(log.next() == .connected)
+            client.send(ServedHub.join(1))  // as the engine does on each connection
+            let reason = log.next()?.lostReason
+            #expect(reason?.hasPrefix("\(named) closed the connection with 4302") == true, "every try goes to the hub the user named")
+            #expect(reason?.hasSuffix("ws://127.0.0.1:\(plain.port)/hub is not followed: from a wss:// hub a redirect goes only to "
+                                      + "wss://, or the token would cross the network unencrypted; the next try is to \(named) again") == true,
+                    "\(reason ?? "no loss")")
+        }
+        #expect(plain.requests.isEmpty, "nothing reached the ws:// address: \(plain.requests)")
     }
 
     @Test func wssToAPlainHubSaysItIsNotTLS() throws {

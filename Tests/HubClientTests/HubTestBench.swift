@@ -14,12 +14,13 @@ final class ServedHub {
     private(set) var server: TokenServer
     let limits: WebSocketLimits
     let tls: TLSContext?
+    let leases: (any ChannelLeases)?
 
-    /// With `tls`, the hub is wss://.
-    init(port: UInt16 = 0, limits: WebSocketLimits = HubServer.endpointLimits, tls: TLSContext? = nil) throws {
-        self.limits = limits
-        self.tls = tls
-        server = try Self.serve(port: port, limits: limits, tls: tls)
+    /// With `tls`, the hub is wss://; with `leases`, it serves only the channels they say are its own.
+    init(port: UInt16 = 0, limits: WebSocketLimits = HubServer.endpointLimits, tls: TLSContext? = nil,
+         leases: (any ChannelLeases)? = nil) throws {
+        (self.limits, self.tls, self.leases) = (limits, tls, leases)
+        server = try Self.serve(port: port, limits: limits, tls: tls, leases: leases)
     }
 
     deinit { server.stop() }
@@ -31,12 +32,14 @@ final class ServedHub {
     func restart() throws {
         let port = server.port
         server.stop()
-        server = try Self.serve(port: port, limits: limits, tls: tls)
+        server = try Self.serve(port: port, limits: limits, tls: tls, leases: leases)
     }
 
-    private static func serve(port: UInt16, limits: WebSocketLimits, tls: TLSContext?) throws -> TokenServer {
-        let hub = HubServer(.init(appID: TestCredentials.appID, appCertificate: TestCredentials.certificate,
-                                   unixTime: { Date().timeIntervalSince1970 }))
+    private static func serve(port: UInt16, limits: WebSocketLimits, tls: TLSContext?, leases: (any ChannelLeases)?) throws -> TokenServer {
+        var hubConfig = HubServer.Configuration(appID: TestCredentials.appID, appCertificate: TestCredentials.certificate,
+                                                unixTime: { Date().timeIntervalSince1970 })
+        hubConfig.leases = leases
+        let hub = HubServer(hubConfig)
         var config = TokenServerConfig(port: port, appID: TestCredentials.appID, appCertificate: TestCredentials.certificate)
         config.webSocket = WebSocketEndpoint(path: "/hub", service: hub, limits: limits)
         config.tls = tls
@@ -52,6 +55,16 @@ final class ServedHub {
     static func join(_ uid: UInt32, channel: String = "room", token: String? = nil) -> HubRequest {
         .join(HubJoin(channel: channel, user: .uid(uid), token: token ?? Self.token(channel: channel, uid: uid)))
     }
+}
+
+/// Leases that say every channel lives on `owner`: a hub that redirects every join there.
+final class ElsewhereLeases: ChannelLeases, Sendable {
+    let owner: String
+    let leaseDuration: Duration = .seconds(3)
+    init(owner: String) { self.owner = owner }
+    func claim(_ channel: String) -> ChannelClaim { .elsewhere(owner) }
+    func renew(_ channels: [String]) -> Result<[String], LeaseStoreError> { .success(channels) }
+    func release(_ channels: [String]) {}
 }
 
 /// What a connection delivered, in order; `next` waits for the next event up to 10 s, so a failing test ends.
