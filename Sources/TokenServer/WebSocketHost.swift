@@ -236,14 +236,17 @@ final class WebSocketHost: @unchecked Sendable {
         }
     }
 
-    /// Queues a close frame, tells the service, and ends the connection once the frame is out.
+    /// Queues a close frame, tells the service, and ends the connection once the frame is out: sent by this turn's
+    /// flush, whoever decided it (a frame read, or the service's tick).
     private func closeNow(_ peer: Peer, code: WebSocketCloseCode, reason: String) {
         guard peer.isOpen else { return }
         // A client too slow for its queue would not read the close frame either.
         if peer.queued + 2 + WebSocketFrame.maxControlPayload <= limits.maxQueuedBytes {
+            willQueue(to: peer, now: clock.now)
             try? peer.wire.queue(WebSocketFrame.close(code, reason: reason))
         }
         peer.machine.closing()
+        markPending(peer)
         ended.append((peer.id, .closedByHost(code)))
     }
 
@@ -253,16 +256,25 @@ final class WebSocketHost: @unchecked Sendable {
             log(peer, "dropped: \(peer.queued) bytes wait for it, over the limit of \(limits.maxQueuedBytes); too slow a reader")
             return drop(peer, .closedByHost(.policyViolation), tell: true)
         }
-        if peer.queued == 0 { peer.machine.queued(now: now ?? clock.now, wasEmpty: true) }
-        if !peer.isPending {
-            peer.isPending = true
-            pending.append(peer)
-        }
+        willQueue(to: peer, now: now ?? clock.now)
+        markPending(peer)
         do {
             try peer.wire.queue(frame)
         } catch {
             drop(peer, .lost, tell: true)
         }
+    }
+
+    /// Bytes are about to be queued for the peer: with nothing waiting before, its send timeout starts now.
+    private func willQueue(to peer: Peer, now: ContinuousClock.Instant) {
+        if peer.queued == 0 { peer.machine.queued(now: now, wasEmpty: true) }
+    }
+
+    /// The peer is flushed at the end of this turn.
+    private func markPending(_ peer: Peer) {
+        guard !peer.isPending else { return }
+        peer.isPending = true
+        pending.append(peer)
     }
 
     /// Sends what the socket takes now of every client that was queued something this turn.

@@ -128,6 +128,19 @@ final class MemoryLeaseStore: Sendable {
         #expect(a.outlet.closes[member] == .goingAway)
     }
 
+    @Test func aMemberOfAChannelWhoseLeaseIsLostSeesThe1001CloseFrameAtOnce() throws {
+        let loopback = try LoopbackHub(time: time, leases: MemoryLeaseStore.Leases(store, address: "ws://127.0.0.1:3/hub"))
+        let member = try loopback.member(uid: 1)
+        store.leases.withLock { $0["room"] = .init(owner: "ws://127.0.0.1:2/hub", until: time.now + 3) }
+        time.advance(by: 1.25)  // past the next renewal, a third of the lease
+        loopback.hub.timeChanged()
+        let told = ContinuousClock.now
+        let close = try #require(try member.closeFrame(), "no close frame")
+        #expect(close.code == .goingAway)
+        #expect(close.reason == "the channel moved to another hub; connect again")
+        #expect(ContinuousClock.now - told < .seconds(1), "reconnecting at once, not after a bare TCP close")
+    }
+
     @Test func withoutLeasesEveryChannelIsServedAsBefore() {
         let hub = HubFixture(time: time)
         let client = hub.connect()

@@ -10,14 +10,19 @@ import WebSocket
 
 /// The hub behind a real server on 127.0.0.1, reached by WebSocket clients; its time moves by hand.
 final class LoopbackHub {
-    let fixture = HubFixture()
+    let fixture: HubFixture
     let hub: HubServer
     let server: TokenServer
     let log = ServerLog()
 
-    init() throws {
-        let time = fixture.time
-        hub = HubServer(.init(appID: TestCredentials.appID, appCertificate: TestCredentials.certificate, unixTime: { time.now }))
+    /// A hub on `time`, with `leases` when given and `outsideLimit` in place of the hub's own.
+    init(time: HandTime = HandTime(), leases: (any ChannelLeases)? = nil, outsideLimit: Duration? = nil) throws {
+        fixture = HubFixture(time: time)
+        var hubConfig = HubServer.Configuration(appID: TestCredentials.appID, appCertificate: TestCredentials.certificate,
+                                                unixTime: { time.now })
+        hubConfig.leases = leases
+        if let outsideLimit { hubConfig.outsideLimit = outsideLimit }
+        hub = HubServer(hubConfig)
         let log = self.log
         var config = TokenServerConfig(port: 0, appID: TestCredentials.appID, appCertificate: TestCredentials.certificate,
                                        log: { line in log.lines.withLock { $0.append(line) } }, unixTime: { UInt32(time.now) })
@@ -88,6 +93,20 @@ extension WebSocketTestClient {
         loopback.hub.timeChanged()
         #expect(try lapses.notice()?["reason"]?.string == "tokenExpired")
         #expect(try stays.notice() == ["type": .string("userOffline"), "uid": .integer(1), "reason": .string("quit"), "reasonCode": .integer(0)])
+    }
+
+    @Test func aConnectionOutOfAnyChannelTooLongSeesTheCloseFrameAtOnce() throws {
+        let loopback = try LoopbackHub(outsideLimit: .seconds(2))
+        let idle = try WebSocketTestClient.open(port: loopback.server.port)
+        idle.send(text: #"{"type":"leave"}"#)
+        #expect(try idle.notice()?.type == "error", "the hub has the connection")
+        loopback.fixture.time.advance(by: 2)
+        loopback.hub.timeChanged()
+        let told = ContinuousClock.now
+        let close = try #require(try idle.closeFrame(), "no close frame")
+        #expect(close.code == .policyViolation)
+        #expect(close.reason == "out of any channel for 2.0 seconds; connect again to join")
+        #expect(ContinuousClock.now - told < .seconds(1))
     }
 
     @Test func anOversizedVideoFrameClosesWith1009AndALogLine() throws {

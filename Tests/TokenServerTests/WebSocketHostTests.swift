@@ -5,13 +5,16 @@ import Testing
 import TokenServer
 import WebSocket
 
-/// A service that greets each client, sends every message back to every client, floods on request, and says
-/// when a client has gone.
+/// A service that greets each client, sends every message back to every client, floods on request, closes a client
+/// from its tick on request, and says when a client has gone.
 final class BroadcastService: WebSocketService, @unchecked Sendable {
     private var outlet: (any WebSocketOutlet)?
+    private var wake: @Sendable () -> Void = {}
     private var clients: [WebSocketClientID] = []
+    /// Clients to close at the next tick, as a hub closes those whose deadline came.
+    private var closingAtTick: [WebSocketClientID] = []
 
-    func start(outlet: any WebSocketOutlet, wake: @escaping @Sendable () -> Void) { self.outlet = outlet }
+    func start(outlet: any WebSocketOutlet, wake: @escaping @Sendable () -> Void) { (self.outlet, self.wake) = (outlet, wake) }
 
     func opened(_ client: WebSocketClientID, address: String, query: [String: String]) {
         clients.append(client)
@@ -26,6 +29,9 @@ final class BroadcastService: WebSocketService, @unchecked Sendable {
             outlet?.send(text: "flooded", to: clients)
         case .text("refuse"):
             outlet?.close(client, code: .policyViolation, reason: "asked to be refused")
+        case .text("close at tick"):
+            closingAtTick.append(client)
+            wake()
         case .text(let text):
             outlet?.send(text: text, to: clients)
         case .binary(let bytes):
@@ -38,7 +44,11 @@ final class BroadcastService: WebSocketService, @unchecked Sendable {
         outlet?.send(text: "closed \(client) \(end)", to: clients)
     }
 
-    func tick() -> Duration? { nil }
+    func tick() -> Duration? {
+        for client in closingAtTick { outlet?.close(client, code: .goingAway, reason: "closed at the tick") }
+        closingAtTick = []
+        return nil
+    }
 }
 
 func startWebSocketServer(log: LogLines? = nil, limits: WebSocketLimits = WebSocketLimits(silenceLimit: .seconds(20))) throws -> TokenServer {
@@ -119,6 +129,22 @@ func startWebSocketServer(log: LogLines? = nil, limits: WebSocketLimits = WebSoc
         quits.sendClose(.goingAway)
         #expect(try quits.closeFrame()?.code == .goingAway)
         #expect(try stays.nextText() == "closed #3 closedByClient(1001)")
+    }
+
+    @Test func aCloseTheServiceDecidesAtItsTickIsSentAtOnce() throws {
+        let server = try startWebSocketServer()
+        defer { server.stop() }
+        let stays = try WebSocketTestClient.open(port: server.port)
+        #expect(try stays.nextText() == "hello #1")
+        let closed = try WebSocketTestClient.open(port: server.port)
+        _ = try closed.nextText()
+        closed.send(text: "close at tick")
+        let asked = ContinuousClock.now
+        // Nothing more comes from the client: only the host's own flush can send the frame.
+        let close = try #require(try closed.closeFrame(), "no close frame")
+        #expect(close.code == .goingAway && close.reason == "closed at the tick")
+        #expect(ContinuousClock.now - asked < .seconds(1))
+        #expect(try stays.nextText() == "closed #2 closedByHost(1001)")
     }
 
     @Test func aClientThatDoesNotReadIsDroppedAndStallsNobody() throws {
