@@ -30,7 +30,7 @@ enum ServeCommand {
             .value("tls-key", "FILE", help: "the PEM private key of --tls-cert, unencrypted"),
             .value("redis", "URL", help: "keep one owner per channel across hubs in this Redis (redis://HOST:PORT[/DB]); "
                    + "a join for a channel another hub holds is redirected there (Docs/deploy.md)", environment: ["TOKENCALL_REDIS"]),
-            .value("advertise", "URL", help: "with --redis: this hub's address as clients reach it, ws://HOST:PORT/hub "
+            .value("advertise", "URL", help: "with --redis: this hub's address as clients reach it, ws://HOST:PORT/hub, wss:// with --tls-cert "
                    + "(default: the address it listens on)"),
             MisconfigureOption.option,
             .flag("quiet", help: "no line per request"),
@@ -145,6 +145,10 @@ enum ServeCommand {
               text.dropFirst(given.count).contains("/") else {
             throw args.error("--advertise must be ws://HOST:PORT/PATH (wss:// with --tls-cert), without a query, at most 120 "
                              + "bytes (it travels in a close frame)")
+        }
+        if given == "ws://", args.string("tls-cert") != nil {
+            throw args.error("--advertise must be wss:// with --tls-cert: this hub speaks TLS only, and a client of a wss:// hub "
+                             + "follows no redirect to ws://, where its token would cross the network unencrypted")
         }
         if text.hasPrefix("\(given)0.0.0.0:") || text.hasPrefix("\(given)[::]:") {
             throw args.error("listening on all addresses, the hub cannot tell the others where it is: give --advertise ws://HOST:PORT/hub")

@@ -81,6 +81,8 @@ import Testing
             (["--tls-key", certificates.good.key], "--tls-key needs --tls-cert"),
             (["--tls-cert", missing, "--tls-key", certificates.good.key], "the certificate file \(missing) does not exist"),
             (["--tls-cert", certificates.good.certificate, "--tls-key", certificates.otherName.key], "does not match the certificate"),
+            (["--tls-cert", certificates.good.certificate, "--tls-key", certificates.good.key, "--redis", "redis://127.0.0.1:1",
+              "--advertise", "ws://127.0.0.1:8443/hub"], "--advertise must be wss:// with --tls-cert"),
         ]
         for (options, words) in cases {
             let result = try TokenCallProcess.run(["serve", "--port", "0", "--app-id", TestCredentials.appID,
