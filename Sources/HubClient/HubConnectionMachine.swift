@@ -66,7 +66,8 @@ struct HubConnectionMachine {
     private var head: [UInt8] = []
     private var inbound = HubInbound()
 
-    /// Redirects followed in a row at most; past them the next try goes to `address` after the usual backoff.
+    /// Redirects followed in a row at most; past them the next try goes to `address` after the usual backoff, and a
+    /// new round may follow as many.
     static let maxRedirects = 3
 
     init(address: HubAddress, timing: HubTiming) {
@@ -267,6 +268,7 @@ struct HubConnectionMachine {
             return lost("\(from) closed the connection \(said): \(error); the next try is to \(address) again", now: now)
         }
         guard redirects < Self.maxRedirects else {
+            redirects = 0  // the next round, from `address` after the backoff, may follow again: the owner may be right by then
             return lost("\(from) closed the connection \(said) (too many redirects in a row)", now: now)
         }
         let actions = lost("\(from) closed the connection \(said): the channel lives on \(owner)", promptly: true, now: now)

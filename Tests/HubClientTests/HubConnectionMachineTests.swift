@@ -149,6 +149,30 @@ import WebSocket
         #expect(wait(of: machine, from: now).map { $0 > timing.promptReconnect } == true)
     }
 
+    @Test func aRedirectLoopIsCutInWordsAndEachRoundFromTheNamedAddressMayFollowAgainAfterALongerWait() throws {
+        var machine = opened(at: start)
+        var now = start
+        var waits: [Duration] = []
+        for round in 1...3 {
+            for hop in 0...Machine.maxRedirects {
+                let owner = hop % 2 == 0 ? "ws://b.test:9000/hub" : "ws://a.test:9000/hub"
+                let reason = try #require(lostReason(machine.received(closeFrame(HubCloseCode.redirect, owner), now: now)))
+                if hop < Machine.maxRedirects {
+                    #expect(reason.hasSuffix("the channel lives on \(owner)"), "round \(round), hop \(hop): \(reason)")
+                } else {
+                    #expect(reason.hasSuffix("(too many redirects in a row)"), "round \(round): \(reason)")
+                    #expect(machine.dialing == address)
+                }
+                let pause = try #require(wait(of: machine, from: now))
+                if hop == Machine.maxRedirects { waits.append(pause) }
+                now += pause
+                let key = try #require(handshaking(&machine, at: now))
+                _ = machine.received(answer(key: key), now: now)
+            }
+        }
+        #expect(waits[0] < waits[2], "the rounds back off: \(waits)")
+    }
+
     @Test func aRedirectFromWssToWsIsRefusedInWordsAndTheNextTryIsTheNamedHubAfterABackoff() throws {
         let secure = try HubAddress(parsing: "wss://hub.test/hub").routed(to: "room")
         var machine = opened(at: start, to: secure)
