@@ -163,7 +163,8 @@ public final class HubServer: WebSocketService, @unchecked Sendable {
     public func tick() -> Duration? {
         let now = config.unixTime()
         if let due = nextDeadline, now >= due { fireDue(now) }
-        if let due = nextRenewal, now >= due { renewLeases(now) }
+        // A wall clock gone back puts off no renewal: leases age on the store's clock, not this one.
+        if let due = nextRenewal, now >= due || now < lastRenewed { renewLeases(now) }
         let next = [nextDeadline, nextRenewal].compactMap { $0 }.min()
         return next.map { .milliseconds(Int64((($0 - now) * 1000).rounded(.up))) }
     }
@@ -359,7 +360,8 @@ public final class HubServer: WebSocketService, @unchecked Sendable {
             lastRenewed = now
             lost = channels
         case .failure(let error):
-            guard now - lastRenewed >= renewEvery(leases) * 3 else {
+            // With the clock gone back since the last renewal, how long ago that was is unknown: given up too.
+            guard now - lastRenewed >= renewEvery(leases) * 3 || now < lastRenewed else {
                 outlet?.log("hub could not renew its channel leases: \(error.description.escapedForPrinting)")
                 return
             }

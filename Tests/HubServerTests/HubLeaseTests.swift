@@ -141,6 +141,45 @@ final class MemoryLeaseStore: Sendable {
         #expect(ContinuousClock.now - told < .seconds(1), "reconnecting at once, not after a bare TCP close")
     }
 
+    /// A hub whose wall clock jumps by `jump` seconds while it holds a channel, and the store's time, which does not.
+    private func jumping(by jump: Double) -> (HubFixture, WebSocketClientID) {
+        let hubTime = HandTime()
+        let hub = HubFixture(time: hubTime, leases: MemoryLeaseStore.Leases(store, address: "ws://127.0.0.1:3/hub"))
+        let member = hub.connect()
+        let answering = store.answering.withLock { state in defer { state = true }; return state }
+        hub.join(member, uid: 1)
+        #expect(hub.outlet.take(member).first?.type == "joined")
+        store.answering.withLock { $0 = answering }
+        hubTime.advance(by: jump)
+        for _ in 0..<20 {
+            time.advance(by: 0.25)
+            hubTime.advance(by: 0.25)
+            _ = hub.hub.tick()
+        }
+        return (hub, member)
+    }
+
+    @Test func aHubWhoseWallClockGoesBackAnHourKeepsRenewingItsLeases() {
+        let (hub, member) = jumping(by: -3600)
+        #expect(store.owner(of: "room") == "ws://127.0.0.1:3/hub", "renewed all along: no other hub may take the channel")
+        #expect(hub.outlet.closes[member] == nil)
+        #expect(hub.outlet.take(member).isEmpty)
+    }
+
+    @Test func aHubWhoseWallClockGoesBackWhileTheStoreDoesNotAnswerGivesUpItsChannelsWithinALeasesLife() {
+        store.answering.withLock { $0 = false }
+        let (hub, member) = jumping(by: -3600)
+        #expect(hub.outlet.closes[member] == .goingAway, "it cannot tell how long it has gone unrenewed: never a second copy")
+    }
+
+    @Test func aHubWhoseWallClockJumpsAheadAnHourPutsEachMemberOutOnce() {
+        let (hub, member) = jumping(by: 3600)
+        // Tokens end by the wall clock: the member's ended with the jump, and it is told once.
+        #expect(hub.outlet.take(member).map(\.type) == ["connectionStateChanged"])
+        #expect(store.owner(of: "room") == nil, "the channel emptied and was given back")
+        #expect(hub.outlet.closes[member] == nil, "closed only after the limit out of any channel")
+    }
+
     @Test func withoutLeasesEveryChannelIsServedAsBefore() {
         let hub = HubFixture(time: time)
         let client = hub.connect()
