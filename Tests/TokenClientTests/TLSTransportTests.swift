@@ -3,6 +3,7 @@ import CCrypto
 import Foundation
 import HTTP1
 import TestSupport
+import Synchronization
 import Testing
 @testable import TokenClient
 
@@ -38,6 +39,26 @@ import Testing
         let request = try #require(server.requests.first)
         #expect(request.hasPrefix("POST /fetch_rtc_token?x=1 HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\n"))
         #expect(request.hasSuffix("\r\n\r\n{\"uid\":1}"))
+    }
+
+    @Test func aRedirectFromHttpsToHttpOnTheSameHostAndPortIsNotFollowed() async throws {
+        let certificates = try Self.certificates.get()
+        let port = Mutex<UInt16>(0)
+        let server = try TLSTestServer(certificates.good) { _ in
+            head("307 Temporary Redirect", ["Location: http://127.0.0.1:\(port.withLock { $0 })/fetch_rtc_token", "Content-Length: 0"])
+        }
+        defer { server.stop() }
+        port.withLock { $0 = server.port }
+        var request = SocketHTTPTransportTests.post(server.url())
+        request.fields.set("Authorization", "Bearer user-cred")
+        do {
+            _ = try await Self.transport(.file(certificates.caFile)).send(request, bodyLimit: 100)
+            Issue.record("the redirect to http:// was followed")
+        } catch let error as TokenClientError {
+            #expect(error.description.contains("to another origin, http://127.0.0.1:\(server.port); tokencall sends requests, and the --auth-bearer credential, only to"),
+                    "\(error)")
+        }
+        #expect(server.requests.count == 1, "one request, over TLS")
     }
 
     @Test func aNameIsSentAndCheckedAgainstTheCertificatesNames() async throws {
