@@ -30,8 +30,8 @@ enum ServeCommand {
             .value("tls-key", "FILE", help: "the PEM private key of --tls-cert, unencrypted"),
             .value("redis", "URL", help: "keep one owner per channel across hubs in this Redis (redis://HOST:PORT[/DB]); "
                    + "a join for a channel another hub holds is redirected there (Docs/deploy.md)", environment: ["TOKENCALL_REDIS"]),
-            .value("advertise", "URL", help: "with --redis: this hub's address as clients reach it, ws://HOST:PORT/hub, wss:// with --tls-cert "
-                   + "(default: the address it listens on)"),
+            .value("advertise", "URL", help: "with --redis: this hub's address as clients reach it, ws://HOST:PORT/hub "
+                   + "(wss:// with --tls-cert; default: the address it listens on)"),
             MisconfigureOption.option,
             .flag("quiet", help: "no line per request"),
         ],
