@@ -46,7 +46,7 @@ import Glibc
         // More clients than the server has descriptors for: each gets an answer, served or 503, none hangs.
         let clients = (0..<150).compactMap { _ in try? LoopbackClient(port: UInt16(base.port!)) }
         #expect(clients.count == 150)
-        for client in clients { client.send("GET /ping HTTP/1.1\r\nHost: x\r\n\r\n") }
+        for client in clients { client.send("GET /ping HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n") }
         var statuses: [String: Int] = [:]
         for client in clients { statuses[client.statusLine(), default: 0] += 1 }
         #expect(statuses == ["HTTP/1.1 200 OK": 64, "HTTP/1.1 503 Service Unavailable": 86], "\(statuses)")
