@@ -85,10 +85,30 @@ import Glibc
             (["serve", "--app-certificate", "short"], "the App Certificate must be 32 hex characters"),
             (["serve", "--require-bearer", ""], "--require-bearer needs a credential; it is empty"),
             (["serve", "--misconfigure", "late"], "--misconfigure must be wrong-uid, wrong-channel, wrong-app, stale or expired"),
+            (["serve", "--allowed-host", "tokens.example.com,https://evil.example"],
+             #"--allowed-host takes names such as tokens.example.com (or *.example.com), comma-separated, without a scheme or port; "#
+             + #"https://evil.example is not one"#),
         ] {
             let result = try TokenCallProcess.run(arguments, environment: environment)
             #expect(result.status == 64, "\(arguments)")
             #expect(result.stderr.contains(words), "\(result.stderr)")
+        }
+    }
+
+    @Test func itAnswersTheNamesItIsGivenAndRefusesOthersWith421() throws {
+        let (process, _, stderr) = try TokenCallProcess.start(
+            ["serve", "--port", "0", "--quiet", "--allowed-host", "tokens.example.com, *.farm.example",
+             "--redis", "redis://127.0.0.1:1", "--advertise", "ws://hub7.example:8082/hub"],
+            environment: ["APP_ID": TestCredentials.appID, "APP_CERTIFICATE": TestCredentials.certificate, "PATH": "/usr/bin:/bin"])
+        defer { process.terminate(); process.waitUntilExit() }
+        let start = TokenCallProcess.read(stderr, until: " — tokens for App ID")
+        let address = try #require(start.firstRange(of: "listening on http://127.0.0.1:"), "\(start)")
+        let port = try #require(UInt16(start[address.upperBound...].prefix { $0.isNumber }))
+        for (host, status) in [("tokens.example.com", "200 OK"), ("a.farm.example:8080", "200 OK"), ("hub7.example:8082", "200 OK"),
+                               ("localhost:\(port)", "200 OK"), ("evil.example:\(port)", "421 Misdirected Request")] {
+            let client = try LoopbackClient(port: port)
+            client.send("GET /ping HTTP/1.1\r\nHost: \(host)\r\n\r\n")
+            #expect(client.statusLine() == "HTTP/1.1 \(status)", "\(host)")
         }
     }
 
