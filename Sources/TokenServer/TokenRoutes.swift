@@ -147,15 +147,14 @@ struct TokenRoutes: Sendable {
     /// sends).
     private func refusal(ofHost request: HTTPRequest) -> HTTPResponse? {
         guard let host = request.header("Host"), !host.isEmpty else { return nil }
+        let judgement = names.judge(host)
+        guard judgement != .own else { return nil }
         let shown = TokenServer.printable(String(host.prefix(200)))
-        switch names.judge(host) {
-        case .own: return nil
-        case .other:
-            return .error(421, "this server does not answer to the name \(shown): a page of another site may have made its name lead "
-                          + "here (DNS rebinding); if the name is this server's, start it with --allowed-host and the name")
-        case .malformed:
+        if judgement == .malformed {
             return .error(400, "the Host header \(shown) is not a name or address with an optional :port; send the one the server was reached at")
         }
+        return .error(421, "this server does not answer to the name \(shown): a page of another site may have made its name lead "
+                      + "here (DNS rebinding); if the name is this server's, start it with --allowed-host and the name")
     }
 
     /// A 421 or 400 for a request whose `Host` is not the server's (`refusal(ofHost:)`), then a 403 for a browser's
