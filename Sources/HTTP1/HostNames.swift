@@ -33,7 +33,7 @@ public struct HostNames: Sendable {
         return host.withUTF8(judge)
     }
 
-    public func judge(_ host: UnsafeBufferPointer<UInt8>) -> Judgement {
+    func judge(_ host: UnsafeBufferPointer<UInt8>) -> Judgement {
         guard let first = host.first else { return .malformed }
         if first == UInt8(ascii: "[") {
             guard let close = host.firstIndex(of: UInt8(ascii: "]")), close > 1,
