@@ -11,7 +11,8 @@
 //     are split;
 //   - a request uses no more bytes than it was given, and at least its head's closing CR LF CR LF in all;
 //   - an accepted request holds nothing the reader refuses: a method or header name that is not a token, a
-//     control character in a header, Transfer-Encoding, a body that is not Content-Length long or over the limit.
+//     control character in a header, Transfer-Encoding, a body that is not Content-Length long or over the limit;
+//   - an accepted request's Host is judged by HostNames as a plain reading of it judges it (`hostJudgement`).
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
@@ -69,12 +70,42 @@ private func check(_ request: HTTPRequest) {
             fatalError("accepted a control character in \(value.debugDescription)")
         }
     }
+    if let host = request.header("Host"), !host.isEmpty, names.judge(host) != hostJudgement(host) {
+        fatalError("judged the Host \(host.debugDescription) \(names.judge(host)), not \(hostJudgement(host))")
+    }
     if request.header("Transfer-Encoding") != nil { fatalError("accepted Transfer-Encoding") }
     if request.body.count > RequestParser.maxBodyBytes { fatalError("accepted a body of \(request.body.count) bytes") }
     let length = request.header("Content-Length").map { Int($0) } ?? 0
     if length != request.body.count {
         fatalError("read \(request.body.count) body bytes for Content-Length \(request.header("Content-Length") ?? "none")")
     }
+}
+
+private let names = HostNames(["localhost", "Tokens.Example.com.", "*.farm.example"])
+
+/// What `names` should make of `host`, read the plain way: split at colons and dots, lowercased a byte at a time.
+private func hostJudgement(_ host: String) -> HostNames.Judgement {
+    let bytes = Array(host.utf8)
+    func isPort(_ rest: ArraySlice<UInt8>) -> Bool { rest.isEmpty || (rest.first == Syntax.colon && rest.dropFirst().allSatisfy(Syntax.isDigit)) }
+    if bytes.first == UInt8(ascii: "[") {
+        guard let close = bytes.firstIndex(of: UInt8(ascii: "]")), close > 1,
+              bytes[1..<close].allSatisfy({ "0123456789abcdefABCDEF:.".utf8.contains($0) }), isPort(bytes[(close + 1)...]) else {
+            return .malformed
+        }
+        return .own
+    }
+    let parts = bytes.split(separator: Syntax.colon, omittingEmptySubsequences: false)
+    guard parts.count <= 2, parts.count == 1 || parts[1].allSatisfy(Syntax.isDigit) else { return .malformed }
+    var name = parts[0].map(Syntax.lower)
+    if name.last == UInt8(ascii: ".") { name.removeLast() }
+    guard !name.isEmpty else { return .malformed }
+    let labels = name.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+    if labels.count == 4, labels.allSatisfy({ (1...3).contains($0.count) && $0.allSatisfy(Syntax.isDigit) && Int(String(decoding: $0, as: UTF8.self))! <= 255 }) {
+        return .own
+    }
+    if name.elementsEqual("localhost".utf8) || name.elementsEqual("tokens.example.com".utf8) { return .own }
+    if labels.count == 3, !labels[0].isEmpty, labels[1].elementsEqual("farm".utf8), labels[2].elementsEqual("example".utf8) { return .own }
+    return .other
 }
 
 private func describe(_ request: HTTPRequest) -> String {

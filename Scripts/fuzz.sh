@@ -305,6 +305,7 @@ http_seeds() {
     seed "$seeds" bare-lf '\x01GET /ping HTTP/1.1\r\nX: a\nTransfer-Encoding: chunked\r\n\r\n'
     seed "$seeds" smuggle '\x00POST / HTTP/1.1\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n'
     seed "$seeds" fold '\x03GET / HTTP/1.1\r\nX: a\r\n b\r\nContent-Length: +1\r\n\r\nx'
+    seed "$seeds" hosts '\x02GET / HTTP/1.1\r\nHost: [::1]:8082\r\n\r\nGET / HTTP/1.1\r\nHost: Tokens.Example.COM.:443\r\n\r\nGET / HTTP/1.1\r\nHost: a.farm.example\r\n\r\nGET / HTTP/1.1\r\nHost: 10.0.0.255:80\r\n\r\n'
 }
 
 # The JSON harness: the whole input is a body.

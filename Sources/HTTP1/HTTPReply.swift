@@ -79,6 +79,7 @@ public struct HTTPReply: Sendable, Equatable {
         case 408: "Request Timeout"
         case 411: "Length Required"
         case 413: "Content Too Large"
+        case 421: "Misdirected Request"
         case 426: "Upgrade Required"
         case 429: "Too Many Requests"
         case 431: "Request Header Fields Too Large"

@@ -1,3 +1,4 @@
+import HubProtocol
 import PrintableText
 
 /// Why a hub address was refused, in a sentence that shows what was given (escaped) and the form to use.
@@ -64,9 +65,7 @@ public struct HubAddress: Equatable, Sendable, CustomStringConvertible {
         (host, self.port, self.target, self.isSecure) = (String(hostPart), port, target, isSecure)
     }
 
-    /// The characters a channel name may hold to travel as `?channel=NAME` unescaped, as a balancer hashes it and the
-    /// hub refuses it escaped (`Docs/hub-protocol.md`, "Connecting").
-    static let routable = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~!$(),;:@".unicodeScalars)
+    static let routable = Set(HubRoute.characters.unicodeScalars)
 
     /// This address with `channel=NAME` added to its query, so a balancer routes by it; unchanged when the query names
     /// a channel already, or when the name holds a character a URL would have to escape.

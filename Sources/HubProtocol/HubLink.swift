@@ -20,6 +20,13 @@ public enum HubSilence {
     public static let limit: Duration = .seconds(20)
 }
 
+/// What a client puts in the hub's URL for a balancer to route by (`Docs/hub-protocol.md`, "Connecting").
+public enum HubRoute {
+    /// The characters a channel name may hold to travel as `?channel=NAME` unescaped, as a balancer hashes it and the
+    /// hub refuses it escaped; a name with any other goes without the parameter.
+    public static let characters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~!$(),;:@"
+}
+
 /// The hub's own WebSocket close codes (`Docs/hub-protocol.md`, "Limits and close codes"), beside RFC 6455's 1001
 /// for a hub that is stopping (reconnect at once).
 public enum HubCloseCode {

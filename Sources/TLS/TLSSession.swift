@@ -146,6 +146,15 @@ public final class TLSContext: @unchecked Sendable {
         }
     }
 
+    /// A server's: the DNS and IP names its certificate is for (its common name when it has none), as written there.
+    public var certificateNames: [String] {
+        guard isServer, let cert = SSL_CTX_get0_certificate(context) else { return [] }
+        var buffer = [CChar](repeating: 0, count: 4096)
+        tc_x509_names(cert, &buffer, buffer.count)
+        let text = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return text.split(separator: ",").map { String($0.drop { $0 == " " }) }
+    }
+
     private static func mismatch(_ certificateFile: String, _ keyFile: String) -> TLSFailure {
         .setup("the private key in \(keyFile.escapedForPrinting) does not match the certificate in \(certificateFile.escapedForPrinting); give the key the certificate was made for")
     }

@@ -8,10 +8,13 @@ struct TokenRoutes: Sendable {
     let config: TokenServerConfig
     /// Whether an asset has the path of a fixed endpoint (`/ping`, ...), which then is the asset's.
     private let assetsShadowFixedPaths: Bool
+    /// What a request's `Host` may name.
+    private let names: HostNames
 
     init(config: TokenServerConfig) {
         self.config = config
         assetsShadowFixedPaths = Endpoint.fixed.contains { config.assets[$0.path.description] != nil }
+        names = HostNames(["localhost", config.host] + config.allowedHosts + (config.tls?.certificateNames ?? []))
     }
 
     /// A field that is missing or wrong: a 400 with these words.
@@ -21,6 +24,7 @@ struct TokenRoutes: Sendable {
     }
 
     func handle(_ request: HTTPRequest) -> HTTPResponse {
+        if let refusal = refusal(ofHost: request) { return refusal }
         var response = route(request)
         if !config.corsOrigins.isEmpty, let origin = allowedOrigin(request) {
             response.headers += [("Access-Control-Allow-Origin", origin), ("Vary", "Origin")]
@@ -137,10 +141,28 @@ struct TokenRoutes: Sendable {
         return config.corsOrigins.contains(origin) ? origin : nil
     }
 
-    /// A 403 for a browser's WebSocket from a page whose origin is neither this server's own (its `Host`, over
-    /// http or https) nor one `corsOrigins` allows: a page elsewhere must not ride its user's credentials into the
-    /// hub. A client that is not a browser sends no `Origin` and is let through.
+    /// A 421 for a request whose `Host` names a site that is not this server: a page there whose name was made to
+    /// resolve to this server's address (DNS rebinding) must not get tokens or open the hub. A 400 for a `Host` that is
+    /// not `host[:port]`; nil for the server's own names, any IP address, and no `Host` (HTTP/1.0, which no browser
+    /// sends).
+    private func refusal(ofHost request: HTTPRequest) -> HTTPResponse? {
+        guard let host = request.header("Host"), !host.isEmpty else { return nil }
+        let judgement = names.judge(host)
+        guard judgement != .own else { return nil }
+        let shown = TokenServer.printable(String(host.prefix(200)))
+        if judgement == .malformed {
+            return .error(400, "the Host header \(shown) is not a name or address with an optional :port; send the one the server was reached at")
+        }
+        return .error(421, "this server does not answer to the name \(shown): a page of another site may have made its name lead "
+                      + "here (DNS rebinding); if the name is this server's, start it with --allowed-host and the name")
+    }
+
+    /// A 421 or 400 for a request whose `Host` is not the server's (`refusal(ofHost:)`), then a 403 for a browser's
+    /// WebSocket from a page whose origin is neither this server's own (its `Host`, over http or https) nor one
+    /// `corsOrigins` allows: a page elsewhere must not ride its user's credentials into the hub. A client that is not
+    /// a browser sends no `Origin` and is let through.
     func refusal(ofWebSocketFrom request: HTTPRequest) -> HTTPResponse? {
+        if let refusal = refusal(ofHost: request) { return refusal }
         guard let origin = request.header("Origin") else { return nil }
         if config.corsOrigins.contains("*") || config.corsOrigins.contains(origin) { return nil }
         if let host = request.header("Host")?.lowercased(), ["http://\(host)", "https://\(host)"].contains(origin.lowercased()) {

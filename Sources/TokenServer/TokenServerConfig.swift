@@ -12,6 +12,9 @@ public struct TokenServerConfig: Sendable {
     public var requiredBearer: String?
     /// Origins allowed by CORS (`*` for any); empty turns CORS off.
     public var corsOrigins: [String]
+    /// Names it answers to besides `localhost`, `host`, any IP address and its certificate's names (a name in front
+    /// of it, as `--allowed-host` and `--advertise` give); a request whose `Host` names another gets 421.
+    public var allowedHosts: [String] = []
     /// Connections served at once; more get 503 (lowered at start when the open-file limit has no room for them).
     public var maxConnections: Int
     /// Connections one client address may hold; more get 503.

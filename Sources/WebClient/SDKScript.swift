@@ -14,6 +14,7 @@ enum SDKScript {
           framesPerSecond: \#(HubVideoFrame.maxPerSecond),
           maxFrameBytes: \#(HubVideoFrame.maxBytes),
           pingMs: \#(HubSilence.limit.components.seconds * 1000 / 4),
+          routable: "\#(HubRoute.characters)",
         };
         """#
 
@@ -345,7 +346,8 @@ enum SDKScript {
           constructor(channel, handlers) {
             const url = new URL(HUB.path, scriptURL);
             url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
-            url.search = "?channel=" + encodeURIComponent(channel);
+            // Escaped, the hub would refuse it (a balancer hashes it as sent): a name that needs escaping goes without.
+            url.search = channel && [...channel].every((c) => HUB.routable.includes(c)) ? "?channel=" + channel : "";
             this.url = url.origin.replace(/^http/, "ws") + url.pathname;
             this.handlers = handlers;
             this.isOpen = false;

@@ -3,6 +3,7 @@ import Arguments
 import HubServer
 import Dispatch
 import Foundation
+import PrintableText
 import TLS
 import RedisClient
 import TokenServer
@@ -22,6 +23,8 @@ enum ServeCommand {
             .value("token-lifetime", "SECONDS", help: "lifetime of issued tokens, 1...86400", default: "3600"),
             .value("require-bearer", "CREDENTIAL", help: "answer token requests only with Authorization: Bearer CREDENTIAL"),
             .value("cors-origin", "ORIGINS", help: "comma-separated origins allowed by CORS, or *", environment: ["CORS_ALLOW_ORIGIN"]),
+            .value("allowed-host", "NAMES", help: "comma-separated names it is reached by besides localhost, --host, any IP address, "
+                   + "--advertise and the certificate's names (such as a balancer's); requests for other names get 421"),
             .value("max-connections", "N", help: "connections served at once; more get 503", default: "256"),
             .value("max-connections-per-address", "N", help: "connections one client address may hold; more get 503",
                    default: "64"),
@@ -65,6 +68,7 @@ enum ServeCommand {
             requiredBearer: args.string("require-bearer"), corsOrigins: origins, maxConnections: maxConnections,
             log: log)
         config.maxConnectionsPerAddress = perAddress
+        config.allowedHosts = try allowedHosts(args)
         config.tls = try tlsContext(args)
         for file in WebAssets.files(appID: config.appID) {
             config.assets[file.path] = WebAsset(contentType: file.contentType, body: Array(file.text.utf8))
@@ -130,6 +134,20 @@ enum ServeCommand {
             }
         }
     }
+    /// `--allowed-host`'s names and the name in `--advertise`.
+    static func allowedHosts(_ args: Invocation) throws(UsageError) -> [String] {
+        let given = (args.string("allowed-host") ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        func isName(_ name: Substring) -> Bool {
+            !name.isEmpty && name.utf8.allSatisfy { $0 < 0x80 && (isalnum(Int32($0)) != 0 || "-._".utf8.contains($0)) }
+        }
+        for name in given where !isName(name.hasPrefix("*.") ? name.dropFirst(2) : name[...]) {
+            throw args.error("--allowed-host takes names such as tokens.example.com (or *.example.com), comma-separated, without a "
+                             + "scheme or port; \(name.escapedForPrinting) is not one")
+        }
+        let advertised = args.string("advertise").flatMap { URL(string: $0)?.host }
+        return given + (advertised.map { [$0] } ?? [])
+    }
+
     static func redisAddress(_ args: Invocation) throws(UsageError) -> RedisAddress? {
         guard let text = args.string("redis") else { return nil }
         do throws(RedisError) { return try RedisAddress(parsing: text) } catch { throw args.error("--redis: \(error)") }

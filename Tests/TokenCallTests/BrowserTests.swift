@@ -104,8 +104,9 @@ final class WholeOutput: @unchecked Sendable {
                  "--token-url", "http://127.0.0.1:\(port)/fetch_rtc_token"] + extra, environment: ["PATH": "/usr/bin:/bin"])
             return (process, WholeOutput(out), WholeOutput(err))
         }
-        // The terminal in "meet" draws its screen when its 35 s are over, while the page is still there (46 s).
-        let (meeter, _, meeterErr) = try join(channel: "meet", uid: 1, ["--duration", "35", "--screenshot", picture.path,
+        // The terminal in "meet up: 1" draws its screen when its 35 s are over, while the page is still there (46 s). The
+        // name needs escaping in a URL, so neither puts it in the hub's (the hub refuses it escaped).
+        let (meeter, _, meeterErr) = try join(channel: "meet up: 1", uid: 1, ["--duration", "35", "--screenshot", picture.path,
                                                                          "--record", record.path])
         let (watcher, watcherOut, _) = try join(channel: "tokens", uid: 2, ["--duration", "90", "--json"])
         defer { if watcher.isRunning { watcher.terminate() } }
@@ -113,7 +114,7 @@ final class WholeOutput: @unchecked Sendable {
         let browser = Process()
         browser.executableURL = URL(fileURLWithPath: Self.python)
         browser.arguments = [Self.harness.path, "--server", "http://127.0.0.1:\(port)", "--app-id", TestCredentials.appID,
-                             "--guide-port", "\(guidePort)", "--elsewhere-port", "\(elsewherePort)", "--meet", "meet",
+                             "--guide-port", "\(guidePort)", "--elsewhere-port", "\(elsewherePort)", "--meet", "meet up: 1",
                              "--tokens", "tokens", "--seconds", "46"]
         let browserOut = Pipe(), browserErr = Pipe()
         (browser.standardOutput, browser.standardError) = (browserOut, browserErr)

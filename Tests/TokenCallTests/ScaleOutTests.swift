@@ -54,7 +54,7 @@ struct ScaleOutTests {
     static func get(_ url: String) throws -> (Data, Int) {
         let socket = try #require(Loopback.connect(port: UInt16(URL(string: url)!.port!)))
         defer { close(socket) }
-        let request = "GET \(URL(string: url)!.path) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+        let request = "GET \(URL(string: url)!.path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
         _ = request.withCString { send(socket, $0, strlen($0), 0) }
         var answer = [UInt8](), buffer = [UInt8](repeating: 0, count: 4096)
         while true {

@@ -46,7 +46,7 @@ import Glibc
         // More clients than the server has descriptors for: each gets an answer, served or 503, none hangs.
         let clients = (0..<150).compactMap { _ in try? LoopbackClient(port: UInt16(base.port!)) }
         #expect(clients.count == 150)
-        for client in clients { client.send("GET /ping HTTP/1.1\r\nHost: x\r\n\r\n") }
+        for client in clients { client.send("GET /ping HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n") }
         var statuses: [String: Int] = [:]
         for client in clients { statuses[client.statusLine(), default: 0] += 1 }
         #expect(statuses == ["HTTP/1.1 200 OK": 64, "HTTP/1.1 503 Service Unavailable": 86], "\(statuses)")
@@ -85,10 +85,30 @@ import Glibc
             (["serve", "--app-certificate", "short"], "the App Certificate must be 32 hex characters"),
             (["serve", "--require-bearer", ""], "--require-bearer needs a credential; it is empty"),
             (["serve", "--misconfigure", "late"], "--misconfigure must be wrong-uid, wrong-channel, wrong-app, stale or expired"),
+            (["serve", "--allowed-host", "tokens.example.com,https://evil.example"],
+             #"--allowed-host takes names such as tokens.example.com (or *.example.com), comma-separated, without a scheme or port; "#
+             + #"https://evil.example is not one"#),
         ] {
             let result = try TokenCallProcess.run(arguments, environment: environment)
             #expect(result.status == 64, "\(arguments)")
             #expect(result.stderr.contains(words), "\(result.stderr)")
+        }
+    }
+
+    @Test func itAnswersTheNamesItIsGivenAndRefusesOthersWith421() throws {
+        let (process, _, stderr) = try TokenCallProcess.start(
+            ["serve", "--port", "0", "--quiet", "--allowed-host", "tokens.example.com, *.farm.example",
+             "--redis", "redis://127.0.0.1:1", "--advertise", "ws://hub7.example:8082/hub"],
+            environment: ["APP_ID": TestCredentials.appID, "APP_CERTIFICATE": TestCredentials.certificate, "PATH": "/usr/bin:/bin"])
+        defer { process.terminate(); process.waitUntilExit() }
+        let start = TokenCallProcess.read(stderr, until: " — tokens for App ID")
+        let address = try #require(start.firstRange(of: "listening on http://127.0.0.1:"), "\(start)")
+        let port = try #require(UInt16(start[address.upperBound...].prefix { $0.isNumber }))
+        for (host, status) in [("tokens.example.com", "200 OK"), ("a.farm.example:8080", "200 OK"), ("hub7.example:8082", "200 OK"),
+                               ("localhost:\(port)", "200 OK"), ("evil.example:\(port)", "421 Misdirected Request")] {
+            let client = try LoopbackClient(port: port)
+            client.send("GET /ping HTTP/1.1\r\nHost: \(host)\r\n\r\n")
+            #expect(client.statusLine() == "HTTP/1.1 \(status)", "\(host)")
         }
     }
 

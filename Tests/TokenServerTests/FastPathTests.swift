@@ -140,10 +140,10 @@ import Testing
         var batch = ""
         for uid in 0..<20 {
             let body = #"{"uid": \#(uid + 1), "channelName": "pipe"}"#
-            batch += uid % 5 == 4 ? "GET /nowhere HTTP/1.1\r\nHost: t\r\n\r\n"
-                : "POST /fetch_rtc_token HTTP/1.1\r\nHost: t\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
+            batch += uid % 5 == 4 ? "GET /nowhere HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+                : "POST /fetch_rtc_token HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
         }
-        batch += "GET /ping HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n"
+        batch += "GET /ping HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
         client.send(batch)
         for uid in 0..<20 {
             let response = client.readResponse()
@@ -166,7 +166,7 @@ import Testing
         for round in 0..<3 {
             for (index, client) in clients.enumerated() {
                 let body = #"{"uid": \#(round * 100 + index + 1), "channelName": "many"}"#
-                client.send("POST /fetch_rtc_token HTTP/1.1\r\nHost: t\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
+                client.send("POST /fetch_rtc_token HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
             }
             for (index, client) in clients.enumerated() {
                 let token = try verifiedToken(client.readResponse())
@@ -185,7 +185,7 @@ import Testing
         defer { server.stop() }
         let count = 3 * HTTPServer.answersHeld + 5
         let clients = try (0..<count).map { _ in try RawClient(port: server.port) }
-        for (index, client) in clients.enumerated() { client.send("GET /\(index) HTTP/1.1\r\nHost: t\r\n\r\n") }
+        for (index, client) in clients.enumerated() { client.send("GET /\(index) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n") }
         for (index, client) in clients.enumerated() {
             let response = client.readResponse()
             #expect(response?.status == 200 && response?.body == "/\(index)")
@@ -204,7 +204,7 @@ import Testing
         let stuck = try RawClient(port: server.port)
         var shrink: Int32 = 4096
         setsockopt(stuck.fd, SOL_SOCKET, SO_RCVBUF, &shrink, socklen_t(MemoryLayout<Int32>.size))
-        stuck.send(String(repeating: "GET /big HTTP/1.1\r\nHost: t\r\n\r\n", count: 40))
+        stuck.send(String(repeating: "GET /big HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", count: 40))
         Thread.sleep(forTimeInterval: 0.1)
         let started = ContinuousClock.now
         for _ in 0..<5 {

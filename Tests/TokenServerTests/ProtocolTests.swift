@@ -10,13 +10,13 @@ import Testing
         ("no version", "GET /ping\r\n\r\n", 400),
         ("bad version", "GET /ping HTTP/9.9\r\n\r\n", 400),
         ("header without colon", "GET /ping HTTP/1.1\r\nHost 127.0.0.1\r\n\r\n", 400),
-        ("non-numeric length", "POST /getToken HTTP/1.1\r\nHost: t\r\nContent-Length: ten\r\n\r\n", 400),
-        ("conflicting lengths", "POST /getToken HTTP/1.1\r\nHost: t\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}", 400),
-        ("POST without length", "POST /getToken HTTP/1.1\r\nHost: x\r\n\r\n", 411),
-        ("chunked", "POST /getToken HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n", 411),
-        ("body over 16 KiB", "POST /getToken HTTP/1.1\r\nHost: t\r\nContent-Length: 16385\r\n\r\n", 413),
+        ("non-numeric length", "POST /getToken HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: ten\r\n\r\n", 400),
+        ("conflicting lengths", "POST /getToken HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}", 400),
+        ("POST without length", "POST /getToken HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", 411),
+        ("chunked", "POST /getToken HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n", 411),
+        ("body over 16 KiB", "POST /getToken HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 16385\r\n\r\n", 413),
         ("bare LF line ends", "GET /ping HTTP/1.1\nHost: x\n\n", 400),
-        ("headers over 8 KiB", "GET /ping HTTP/1.1\r\nHost: t\r\nX-Big: \(String(repeating: "a", count: 9000))\r\n\r\n", 431),
+        ("headers over 8 KiB", "GET /ping HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: \(String(repeating: "a", count: 9000))\r\n\r\n", 431),
     ])
     func malformedRequestsGetAnErrorAndAClosedConnection(name: String, raw: String, status: Int) throws {
         let server = try startServer()
@@ -35,7 +35,7 @@ import Testing
         let server = try startServer()
         defer { server.stop() }
         let client = try RawClient(port: server.port)
-        client.send("POST /fetch_rtc_token HTTP/1.1\r\nHost: t\r\nContent-Length: 2\r\n\r\n{}junk")
+        client.send("POST /fetch_rtc_token HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 2\r\n\r\n{}junk")
         #expect(client.readResponse()?.status == 400)
         client.send("\r\n\r\n")
         #expect(client.readResponse()?.status == 400)
@@ -49,7 +49,7 @@ import Testing
         let dripping = OwnedThreads()
         defer { dripping.joinAll() }
         dripping.start {
-            for byte in "GET /ping HTTP/1.1\r\nHost: x\r\n".utf8 {
+            for byte in "GET /ping HTTP/1.1\r\nHost: 127.0.0.1\r\n".utf8 {
                 slow.send([byte])
                 Thread.sleep(forTimeInterval: 0.1)
             }
@@ -68,7 +68,7 @@ import Testing
         let server = try startServer()
         defer { server.stop() }
         let client = try RawClient(port: server.port)
-        let upload = Array("POST /getToken HTTP/1.1\r\nHost: t\r\nContent-Length: 262144\r\n\r\n".utf8) + [UInt8](repeating: 0x7B, count: 262_144)
+        let upload = Array("POST /getToken HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 262144\r\n\r\n".utf8) + [UInt8](repeating: 0x7B, count: 262_144)
         let uploading = OwnedThreads()
         defer { uploading.joinAll() }
         uploading.start { client.send(upload) }
@@ -80,7 +80,7 @@ import Testing
         let server = try startServer(deadline: .milliseconds(300))
         defer { server.stop() }
         let client = try RawClient(port: server.port)
-        client.send("POST /fetch_rtc_token HTTP/1.1\r\nHost: t\r\nContent-Length: 100\r\n\r\n{\"uid\":")
+        client.send("POST /fetch_rtc_token HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100\r\n\r\n{\"uid\":")
         #expect(client.readResponse()?.status == 408)
     }
 

@@ -12,12 +12,15 @@ import Glibc
 /// bounded so that a failing test ends.
 final class TLSTestClient {
     let wire: Wire
+    /// The name it asks the server for, and sends as `Host`.
+    private let name: String
     private var scratch = [UInt8](repeating: 0, count: Socket.receiveSize)
     private var plaintext: [UInt8] = []
 
-    init(port: UInt16, caFile: String) throws {
+    init(port: UInt16, caFile: String, name: String = "127.0.0.1") throws {
+        self.name = name
         let socket = try Socket.connect(host: "127.0.0.1", port: port, until: .now + .seconds(5))
-        let session = try TLSSession(context: try TLSContext.shared(.file(caFile)), host: "127.0.0.1")
+        let session = try TLSSession(context: try TLSContext.shared(.file(caFile)), host: name)
         wire = Wire(socket, tls: session)
         try wire.start()
         let deadline = ContinuousClock.now + .seconds(10)
@@ -38,8 +41,8 @@ final class TLSTestClient {
     deinit { wire.socket.close() }
 
     /// Sends a GET and reads one answer; its status and body, nil when the server closed or said nothing in 10 s.
-    func get(_ path: String, close: Bool = false) throws -> (status: Int, body: String)? {
-        try wire.queue(Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n\(close ? "Connection: close\r\n" : "")\r\n".utf8))
+    func get(_ path: String, host: String? = nil, close: Bool = false) throws -> (status: Int, body: String)? {
+        try wire.queue(Array("GET \(path) HTTP/1.1\r\nHost: \(host ?? name)\r\n\(close ? "Connection: close\r\n" : "")\r\n".utf8))
         while wire.queued > 0 {
             guard case .partial = wire.flush() else { break }
             _ = wire.socket.waitWritable(milliseconds: 100)
@@ -86,11 +89,12 @@ func closedByServer(_ fd: Int32, within limit: Duration) -> Bool {
 @Suite(.serialized) struct TLSServerTests {
     static let certificates = Result { try TestCertificates.make() }
 
-    static func serve(requestDeadline: Duration = .seconds(10), log: LogLines? = nil) throws -> (TokenServer, TestCertificates) {
+    static func serve(requestDeadline: Duration = .seconds(10), log: LogLines? = nil,
+                      pair: KeyPath<TestCertificates, TestCertificates.Pair> = \.good) throws -> (TokenServer, TestCertificates) {
         let certificates = try certificates.get()
         var config = TokenServerConfig(port: 0, appID: TestCredentials.appID, appCertificate: TestCredentials.certificate,
                                        log: log.map { lines in { @Sendable line in lines.append(line) } })
-        config.tls = try TLSContext(certificateFile: certificates.good.certificate, keyFile: certificates.good.key)
+        config.tls = try TLSContext(certificateFile: certificates[keyPath: pair].certificate, keyFile: certificates[keyPath: pair].key)
         config.requestDeadline = requestDeadline
         return (try TokenServer(config), certificates)
     }
@@ -106,6 +110,16 @@ func closedByServer(_ fd: Int32, within limit: Duration) -> Bool {
         }
         #expect(try client.get("/ping", close: true)?.status == 200)
         #expect(closedByServer(client.wire.socket.fd, within: .seconds(5)))
+    }
+
+    @Test func theNamesOfItsCertificateAreTheServersOwn() throws {
+        let (server, certificates) = try Self.serve(pair: \.otherName)
+        defer { server.stop() }
+        #expect(server.config.tls?.certificateNames == ["elsewhere.example"])
+        let client = try TLSTestClient(port: server.port, caFile: certificates.caFile, name: "elsewhere.example")
+        #expect(try client.get("/ping")?.status == 200)
+        #expect(try client.get("/ping", host: "Elsewhere.Example.:443")?.status == 200)
+        #expect(try client.get("/ping", host: "other.example")?.status == 421)
     }
 
     @Test func aClientThatOpensTLSAndGoesSilentIsClosedAtTheDeadlineWhileOthersAreServed() throws {

@@ -6,9 +6,10 @@ import Testing
 /// Browsers open the hub only from the server's own pages and the origins `--cors-origin` allows; the server's
 /// assets answer GET and HEAD with their own content type.
 @Suite struct WebOriginTests {
-    func start(cors: [String]) throws -> TokenServer {
+    func start(cors: [String], allowedHosts: [String] = []) throws -> TokenServer {
         var config = TokenServerConfig(port: 0, appID: TestCredentials.appID, appCertificate: TestCredentials.certificate,
                                        corsOrigins: cors)
+        config.allowedHosts = allowedHosts
         config.webSocket = WebSocketEndpoint(path: "/hub", service: BroadcastService(), limits: WebSocketLimits(silenceLimit: .seconds(20)))
         config.assets["/sdk.js"] = WebAsset(contentType: "text/javascript; charset=utf-8", body: Array("window.sdk = 1;\n".utf8))
         return try TokenServer(config)
@@ -35,6 +36,52 @@ import Testing
             let answer = try handshake(server.port, host: host, origin: origin)
             #expect(answer.hasPrefix("HTTP/1.1 101 "), "\(origin ?? "no Origin"): \(answer)")
         }
+    }
+
+    /// A token request from a page at `host` (its Host, and an Origin naming it).
+    func token(_ port: UInt16, host: String) throws -> RawClient.Response? {
+        let client = try RawClient(port: port)
+        let body = #"{"uid": 7, "channelName": "a"}"#
+        client.send("POST /fetch_rtc_token HTTP/1.1\r\nHost: \(host)\r\nOrigin: http://\(host)\r\nContent-Type: application/json\r\n"
+                    + "Content-Length: \(body.utf8.count)\r\n\r\n\(body)")
+        return client.readResponse()
+    }
+
+    @Test func aPageOfAnotherSiteWhoseNameLeadsHereGetsNoTokenAndCannotOpenTheHub() throws {
+        let server = try start(cors: [])
+        defer { server.stop() }
+        for name in ["evil.example", "EVIL.example.", "localhost.evil.example", "127.0.0.1.evil.example"] {
+            let host = "\(name):\(server.port)"
+            let answer = try handshake(server.port, host: host, origin: "http://\(host)")
+            #expect(answer.hasPrefix("HTTP/1.1 421 Misdirected Request\r\n"), "\(host): \(answer)")
+            #expect(answer.contains("this server does not answer to the name \(host): a page of another site may have made its name "
+                                    + "lead here (DNS rebinding); if the name is this server's, start it with --allowed-host and the name"))
+            #expect(!answer.contains("Sec-WebSocket-Accept"))
+            let refused = try token(server.port, host: host)
+            #expect(refused?.status == 421, "\(host)")
+            #expect((refused?.json?["error"] as? String)?.contains("does not answer to the name") == true, "\(host)")
+            #expect(refused?.json?["token"] == nil)
+        }
+        for name in ["127.0.0.1", "localhost", "LocalHost.", "[::1]", "10.0.0.11"] {
+            let host = "\(name):\(server.port)"
+            #expect(try handshake(server.port, host: host, origin: "http://\(host)").hasPrefix("HTTP/1.1 101 "), "\(host)")
+            #expect(try token(server.port, host: host)?.json?["token"] is String, "\(host)")
+        }
+    }
+
+    @Test func namesTheServerIsGivenAreItsOwnAndAPageMustStillBeOfTheNameItReachedItBy() throws {
+        let server = try start(cors: [], allowedHosts: ["tokens.example.com", "*.farm.example"])
+        defer { server.stop() }
+        for host in ["tokens.example.com", "Tokens.Example.Com:443", "hub1.farm.example:\(server.port)"] {
+            #expect(try handshake(server.port, host: host, origin: "https://\(host)").hasPrefix("HTTP/1.1 101 "), "\(host)")
+            #expect(try token(server.port, host: host)?.status == 200, "\(host)")
+        }
+        for host in ["farm.example", "a.hub1.farm.example", "tokens.example.com.evil"] {
+            #expect(try token(server.port, host: host)?.status == 421, "\(host)")
+        }
+        let elsewhere = try handshake(server.port, host: "tokens.example.com", origin: "https://evil.example")
+        #expect(elsewhere.hasPrefix("HTTP/1.1 403 Forbidden\r\n"), "\(elsewhere)")
+        #expect(try token(server.port, host: "localhost:80x")?.status == 400)
     }
 
     @Test func anyOriginMayOpenTheHubWhenCORSAllowsEveryOne() throws {

@@ -77,14 +77,14 @@ func startWebSocketServer(log: LogLines? = nil, limits: WebSocketLimits = WebSoc
     @Test func theEndpointRefusesWhatIsNotAHandshakeAndTheOtherRoutesStillAnswer() throws {
         let server = try startWebSocketServer()
         defer { server.stop() }
-        let plain = try WebSocketTestClient(port: server.port).handshake("GET /hub HTTP/1.1\r\nHost: x\r\n\r\n")
+        let plain = try WebSocketTestClient(port: server.port).handshake("GET /hub HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
         #expect(plain.hasPrefix("HTTP/1.1 400 "))
         #expect(plain.contains("this endpoint speaks WebSocket only"))
         let old = try WebSocketTestClient(port: server.port).handshake(
-            "GET /hub HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 8\r\n\r\n")
+            "GET /hub HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 8\r\n\r\n")
         #expect(old.hasPrefix("HTTP/1.1 426 "))
         #expect(old.contains("Sec-WebSocket-Version: 13\r\n"))
-        let ping = try WebSocketTestClient(port: server.port).handshake("GET /ping HTTP/1.1\r\nHost: x\r\n\r\n")
+        let ping = try WebSocketTestClient(port: server.port).handshake("GET /ping HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
         #expect(ping.hasPrefix("HTTP/1.1 200 "))
     }
 
@@ -152,7 +152,7 @@ func startWebSocketServer(log: LogLines? = nil, limits: WebSocketLimits = WebSoc
         let server = try startWebSocketServer(log: log)
         defer { server.stop() }
         let stuck = try WebSocketTestClient(port: server.port, receiveBuffer: 4096)
-        _ = try stuck.handshake("GET /hub HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        _ = try stuck.handshake("GET /hub HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
                                 + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
         #expect(try stuck.nextText() == "hello #1")  // and not a byte more
         let reader = try WebSocketTestClient.open(port: server.port)
