@@ -121,7 +121,7 @@ import Testing
     @Test func aSwitchingProtocolsAnswerHandsTheConnectionOverWithTheBytesAfterTheRequest() throws {
         var machine = HTTPConnectionMachine(now: start, times: times, handshaking: false)
         let request = try #require(served(machine.received(bytes("GET /hub HTTP/1.1\r\nHost: t\r\n\r\nframe"), now: start)))
-        let response = HTTPResponse.switchingProtocols(headers: [], to: Takeover { _, _, _, _ in })
+        let response = HTTPResponse.switchingProtocols(headers: [], to: Takeover(adopt: { _, _, _, _ in }, evict: { _ in }))
         _ = machine.respond(response, to: request, keepAlive: true, now: start)
         guard case .handOver(_, let leftover) = machine.sent(allOut: true, progressed: true, now: start) else {
             Issue.record("not handed over"); return

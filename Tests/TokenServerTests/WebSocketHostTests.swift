@@ -26,6 +26,9 @@ final class BroadcastService: WebSocketService, @unchecked Sendable {
             outlet?.send(text: "flooded", to: clients)
         case .text("refuse"):
             outlet?.close(client, code: .policyViolation, reason: "asked to be refused")
+        case .text("prove"):
+            outlet?.prove(client, true)
+            outlet?.send(text: "proven", to: [client])
         case .text(let text):
             outlet?.send(text: text, to: clients)
         case .binary(let bytes):
