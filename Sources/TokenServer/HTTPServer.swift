@@ -399,7 +399,9 @@ final class HTTPServer: Sendable {
             if readiness.writable, wire.queued > 0 {
                 guard flushed() else { return }
             }
+            // While an answer is pending nothing is read (`.wait(.write, …)`): a hang-up shows as a failed send.
             guard readiness.readable, registration != nil else { return }
+            if case .sending = machine.phase { return }
             let arrival = wire.receive(scratch: &worker.scratch)
             if lingering {
                 if case .ended = arrival { close() } else if case .refused = arrival { close() }
@@ -465,7 +467,7 @@ final class HTTPServer: Sendable {
                     worker.answered.append(self)
                     return
                 case .wait(let waiting, let until):
-                    updateInterest(waiting == .write || wire.queued > 0 ? [.read, .write] : .read)
+                    updateInterest(waiting == .write ? .write : wire.queued > 0 ? [.read, .write] : .read)
                     arm(until)
                     updateBusy()
                     return
