@@ -12,7 +12,8 @@ public struct TokenServerConfig: Sendable {
     public var requiredBearer: String?
     /// Origins allowed by CORS (`*` for any); empty turns CORS off.
     public var corsOrigins: [String]
-    /// Connections served at once; more get 503 (lowered at start when the open-file limit has no room for them).
+    /// Connections served at once (lowered at start when the open-file limit has no room for them); a newcomer then takes
+    /// the place of an unproven one, or gets 503 when every one is proven (`Docs/token-server.md`).
     public var maxConnections: Int
     /// Connections one client address may hold; more get 503.
     public var maxConnectionsPerAddress: Int = 64

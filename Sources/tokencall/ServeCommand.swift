@@ -22,7 +22,7 @@ enum ServeCommand {
             .value("token-lifetime", "SECONDS", help: "lifetime of issued tokens, 1...86400", default: "3600"),
             .value("require-bearer", "CREDENTIAL", help: "answer token requests only with Authorization: Bearer CREDENTIAL"),
             .value("cors-origin", "ORIGINS", help: "comma-separated origins allowed by CORS, or *", environment: ["CORS_ALLOW_ORIGIN"]),
-            .value("max-connections", "N", help: "connections served at once; more get 503", default: "256"),
+            .value("max-connections", "N", help: "connections served at once; a newcomer then takes the place of one with no request answered yet, or gets 503", default: "256"),
             .value("max-connections-per-address", "N", help: "connections one client address may hold; more get 503",
                    default: "64"),
             .value("tls-cert", "FILE", help: "serve https and the hub as wss on the same port, with this PEM certificate "
