@@ -227,6 +227,7 @@ public final class HubServer: WebSocketService, @unchecked Sendable {
         let member = Member(channel: join.channel, uid: uid, account: account, role: join.role, expiresAt: token.joinDeadline)
         let present = (channels[join.channel] ?? [:]).values.compactMap { connections[$0]?.member }.filter { $0.role == .broadcaster }
         connections[client]?.phase = .inChannel(member)
+        outlet?.prove(client, true)
         channels[join.channel, default: [:]][uid] = client
         if let account {
             accounts[account, default: AccountUse(uid: uid, members: 0)].members += 1
@@ -383,6 +384,7 @@ public final class HubServer: WebSocketService, @unchecked Sendable {
         let now = config.unixTime()
         if connections[client] != nil {
             connections[client]?.phase = .outside(since: now)
+            outlet?.prove(client, false)
             plan(now + outsideSeconds)
         }
         channels[member.channel]?[member.uid] = nil

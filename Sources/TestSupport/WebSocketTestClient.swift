@@ -15,17 +15,18 @@ public final class WebSocketTestClient: @unchecked Sendable {
     private var reader = WebSocketReader(role: .client, maxMessageBytes: 1 << 20)
     private var buffer: [UInt8] = []
 
-    /// Connects to 127.0.0.1:`port`; `receiveBuffer` shrinks the socket's receive buffer (a slow reader).
-    public init(port: UInt16, receiveBuffer: Int32? = nil) throws {
-        guard let fd = Loopback.connect(port: port, receiveBuffer: receiveBuffer) else {
+    /// Connects to 127.0.0.1:`port` (from `source`, another loopback address, when given); `receiveBuffer` shrinks the
+    /// socket's receive buffer (a slow reader).
+    public init(port: UInt16, from source: String? = nil, receiveBuffer: Int32? = nil) throws {
+        guard let fd = Loopback.connect(port: port, from: source, receiveBuffer: receiveBuffer) else {
             throw Failure(description: "cannot connect to 127.0.0.1:\(port)")
         }
         self.fd = fd
     }
 
     /// Connects and completes the handshake on `path`, checking the server's accept key.
-    public static func open(port: UInt16, path: String = "/hub") throws -> WebSocketTestClient {
-        let client = try WebSocketTestClient(port: port)
+    public static func open(port: UInt16, path: String = "/hub", from source: String? = nil) throws -> WebSocketTestClient {
+        let client = try WebSocketTestClient(port: port, from: source)
         let key = Data((0..<16).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
         let head = try client.handshake("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
                                         + "Sec-WebSocket-Key: \(key)\r\nSec-WebSocket-Version: 13\r\n\r\n")

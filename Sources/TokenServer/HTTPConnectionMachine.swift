@@ -47,6 +47,8 @@ struct HTTPConnectionMachine {
         case handOver(Takeover)
     }
 
+    /// `read` also sends what is queued (a TLS handshake's bytes); `write` sends the answer and reads nothing until it
+    /// is out, so a client that pipelines and does not read its answers is not read from either.
     enum Waiting: Equatable { case read, write }
 
     enum Action {
@@ -73,6 +75,9 @@ struct HTTPConnectionMachine {
     /// Where each answer is written, its room kept from one to the next (up to `keptAnswerRoom`).
     private var answer: [UInt8] = []
     static let keptAnswerRoom = 16 * 1024
+    /// The most `buffer` keeps while an answer is pending: what a read brought with the request before it (the loop
+    /// reads nothing more until the answer is out). Bytes past it close the connection.
+    static let maxHeldWhileSending = 64 * 1024
     let times: Times
 
     /// A new connection: waiting for its first request, or first for its TLS handshake.
@@ -114,6 +119,11 @@ struct HTTPConnectionMachine {
         case .lingering(let until): return .wait(.read, until: until)
         case .handshaking: return waiting()
         case .sending:
+            guard buffer.count + bytes.count <= Self.maxHeldWhileSending else {
+                phase = .closed
+                buffer = []
+                return .close
+            }
             buffer += bytes  // pipelined: read once the answer is out
             return waiting()
         case .idle, .receiving:

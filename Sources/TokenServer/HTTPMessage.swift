@@ -79,8 +79,10 @@ public struct HTTPResponse: Sendable {
 }
 
 /// Takes a connection over from the HTTP server after a 101: its wire (the socket, and its TLS session on https), the
-/// bytes that arrived after the request, the client's address, and what to call (once) instead of closing the socket,
-/// so the server's count stays true.
+/// bytes that arrived after the request, the client's address, and its place in the server's count (released once
+/// instead of closing the socket, so the count stays true).
 struct Takeover: Sendable {
-    let adopt: @Sendable (_ wire: Wire, _ leftover: [UInt8], _ address: String, _ close: @escaping @Sendable () -> Void) -> Void
+    let adopt: @Sendable (_ wire: Wire, _ leftover: [UInt8], _ address: String, _ counted: CountedConnection) -> Void
+    /// Closes the connection of this `CountedConnection.id`, from any thread: the server gave its place to another.
+    let evict: @Sendable (_ id: UInt64) -> Void
 }

@@ -15,7 +15,8 @@ import Glibc
 /// (the token routes do).
 final class HTTPServer: Sendable {
     struct Limits: Sendable {
-        /// Lowered at start to what the open-file limit leaves room for (`FileLimit`).
+        /// Lowered at start to what the open-file limit leaves room for (`FileLimit`). When they are all open, a newcomer
+        /// takes the place of an unproven one (`admit`).
         var maxConnections = 256
         /// One client address may hold this many of them; a client opening more gets 503 like any over the limit.
         var maxConnectionsPerAddress = 64
@@ -50,11 +51,40 @@ final class HTTPServer: Sendable {
     typealias RefusalLogger = @Sendable (String, TLSFailure) -> Void
 
     private struct State {
-        /// Each open connection's client address.
-        var open: [Int32: String] = [:]
-        /// How many connections each client address has open.
-        var perAddress: [String: Int] = [:]
+        /// Each open connection by its id (descriptors are reused; ids are not).
+        var open: [UInt64: Slot] = [:]
+        /// Each client address's open connections.
+        var perAddress: [String: Held] = [:]
+        var lastID: UInt64 = 0
         var stopping = false
+    }
+
+    /// An open connection as the count sees it.
+    private struct Slot {
+        let address: String
+        var owner: Owner
+    }
+
+    /// Who closes a connection the server needs the place of.
+    private enum Owner {
+        /// The loop of `workers` at this index.
+        case worker(Int)
+        /// What took it over after a 101 (`Takeover.evict`).
+        case takenOver(@Sendable (UInt64) -> Void)
+    }
+
+    /// One address's connections: how many, and the ids of those not yet proven (`prove`), longest unproven first.
+    private struct Held {
+        var count = 0
+        var unproven: [UInt64] = []
+    }
+
+    /// What `admit` decided.
+    private enum Admission {
+        /// Counted in under this id; the server was full, and the connection in `evicting` gave up its place.
+        case admitted(UInt64, evicting: (UInt64, Owner)?)
+        /// Over a limit, for this reason.
+        case refused(String)
     }
 
     /// The numeric address it listens on (`0.0.0.0` for every IPv4 interface).
@@ -157,7 +187,12 @@ final class HTTPServer: Sendable {
                     }
                     return
                 }
-                if let refusal = admit(client, from: address) {
+                let id: UInt64, index = next
+                switch admit(from: address, to: index) {
+                case .admitted(let admitted, let evicting):
+                    id = admitted
+                    if let (victim, owner) = evicting { evict(victim, from: owner) }
+                case .refused(let refusal):
                     let busy = HTTPResponse.error(503, refusal, headers: [("Retry-After", "1")])
                     // Over https a plain answer would read as a broken handshake, and a handshake per refusal is
                     // what an overloaded server cannot afford: the connection is closed unanswered.
@@ -169,9 +204,11 @@ final class HTTPServer: Sendable {
                     client.close()
                     continue
                 }
-                let worker = workers[next]
                 next = (next + 1) % workers.count
-                if !worker.loop.execute({ [self] in worker.adopt(client, server: self) }) { forget(client) }
+                let worker = workers[index]
+                if !worker.loop.execute({ [self] in worker.adopt(client, id: id, address: address, server: self) }) {
+                    forget(id, closing: client)
+                }
             }
             if isStopping, let held = registration {
                 loop.deregister(held)
@@ -182,41 +219,88 @@ final class HTTPServer: Sendable {
         loop.whenStopping { if let held = registration { loop.deregister(held) } }
     }
 
-    /// Counts the connection in; the reason when it is over a limit.
-    private func admit(_ client: Socket, from address: String) -> String? {
-        state.withLock { state -> String? in
-            if state.stopping { return "the server is stopping" }
-            guard state.open.count < limits.maxConnections else {
-                return "the server is at its limit of \(limits.maxConnections) connections; retry shortly"
+    /// Counts a new connection in, unproven; when the server is full, in the place of the longest unproven connection
+    /// of the address with the most unproven ones. Refused over the address's limit, or when every place is proven.
+    private func admit(from address: String, to worker: Int) -> Admission {
+        state.withLock { state -> Admission in
+            if state.stopping { return .refused("the server is stopping") }
+            let held = state.perAddress[address, default: Held()]
+            guard held.count < limits.maxConnectionsPerAddress else {
+                return .refused("\(address) has \(held.count) connections open, the most one address may; reuse or close one, or retry shortly")
             }
-            let held = state.perAddress[address, default: 0]
-            guard held < limits.maxConnectionsPerAddress else {
-                return "\(address) has \(held) connections open, the most one address may; reuse or close one, or retry shortly"
+            var evicting: (UInt64, Owner)?
+            if state.open.count >= limits.maxConnections {
+                let longest = state.perAddress.max { a, b in
+                    a.value.unproven.count != b.value.unproven.count
+                        ? a.value.unproven.count < b.value.unproven.count
+                        : (a.value.unproven.first ?? 0) > (b.value.unproven.first ?? 0)
+                }
+                guard let (victimAddress, victimHeld) = longest, let victim = victimHeld.unproven.first,
+                      let slot = state.open.removeValue(forKey: victim) else {
+                    return .refused("the server is at its limit of \(limits.maxConnections) connections, all of them in use; retry shortly")
+                }
+                state.perAddress[victimAddress] = victimHeld.count > 1
+                    ? Held(count: victimHeld.count - 1, unproven: Array(victimHeld.unproven.dropFirst())) : nil
+                evicting = (victim, slot.owner)
             }
-            state.open[client.fd] = address
-            state.perAddress[address] = held + 1
-            return nil
+            state.lastID += 1
+            state.open[state.lastID] = Slot(address: address, owner: .worker(worker))
+            state.perAddress[address, default: Held()].count += 1
+            state.perAddress[address, default: Held()].unproven.append(state.lastID)
+            return .admitted(state.lastID, evicting: evicting)
         }
     }
 
-    /// Uncounts the socket and closes it.
-    fileprivate func forget(_ socket: Socket) {
+    /// Asks the connection's owner to close it: its place is another's now.
+    private func evict(_ id: UInt64, from owner: Owner) {
+        switch owner {
+        case .worker(let index):
+            let worker = workers[index]
+            worker.loop.execute { [self] in worker.evict(id, server: self) }
+        case .takenOver(let evict):
+            evict(id)
+        }
+    }
+
+    /// The connection has shown it is a client (a request read whole, a WebSocket in a channel): a newcomer never takes
+    /// its place. `false` makes it unproven again (a WebSocket leaving its channel), the newest of them.
+    fileprivate func prove(_ id: UInt64, _ proven: Bool = true) {
         state.withLock { state in
-            guard let address = state.open.removeValue(forKey: socket.fd) else { return }
-            let held = state.perAddress[address, default: 1] - 1
-            state.perAddress[address] = held > 0 ? held : nil
+            guard let address = state.open[id]?.address, var held = state.perAddress[address] else { return }
+            held.unproven.removeAll { $0 == id }
+            if !proven { held.unproven.append(id) }
+            state.perAddress[address] = held
+        }
+    }
+
+    /// The connection went to another owner after a 101 (`adopt` already called), unproven; if its place was taken
+    /// meanwhile, that owner closes it now.
+    fileprivate func handedOver(_ id: UInt64, to takeover: Takeover) {
+        let kept = state.withLock { state -> Bool in
+            guard state.open[id] != nil else { return false }
+            state.open[id]?.owner = .takenOver(takeover.evict)
+            return true
+        }
+        if !kept { takeover.evict(id) }
+    }
+
+    /// Uncounts the connection and closes its socket.
+    fileprivate func forget(_ id: UInt64, closing socket: Socket) {
+        state.withLock { state in
+            guard let slot = state.open.removeValue(forKey: id), var held = state.perAddress[slot.address] else { return }
+            held.count -= 1
+            held.unproven.removeAll { $0 == id }
+            state.perAddress[slot.address] = held.count > 0 ? held : nil
         }
         socket.close()
     }
-
-    fileprivate func address(of socket: Socket) -> String { state.withLock { $0.open[socket.fd] } ?? "?" }
 
     // MARK: Serving (on each loop)
 
     /// One loop's connections; touched only on its thread.
     private final class Worker: @unchecked Sendable {
         let loop: EventLoop
-        var connections: [ObjectIdentifier: Connection] = [:]
+        var connections: [UInt64: Connection] = [:]
         var scratch = [UInt8](repeating: 0, count: Socket.receiveSize)
         /// Connections that queued an answer this turn, sent at its end. Sent as each was made, every answer woke its
         /// client's thread on its own; sent together after the turn's requests, one wake-up finds several waiting.
@@ -237,22 +321,34 @@ final class HTTPServer: Sendable {
             }
         }
 
-        func adopt(_ socket: Socket, server: HTTPServer) {
-            guard !loop.isStopping else { return server.forget(socket) }  // handed over as the loop ended
+        func adopt(_ socket: Socket, id: UInt64, address: String, server: HTTPServer) {
+            guard !loop.isStopping else { return server.forget(id, closing: socket) }  // handed over as the loop ended
             socket.makeNonBlocking()
             let session: TLSSession?
             if let context = server.tls {
                 do {
                     session = try TLSSession(serving: context)
                 } catch {
-                    return server.forget(socket)
+                    return server.forget(id, closing: socket)
                 }
             } else {
                 session = nil
             }
-            let connection = Connection(Wire(socket, tls: session), worker: self, server: server)
-            connections[ObjectIdentifier(connection)] = connection
+            let connection = Connection(Wire(socket, tls: session), id: id, address: address, worker: self, server: server)
+            connections[id] = connection
             connection.begin()
+        }
+
+        /// Closes an unproven connection whose place a newcomer took (`admit`); over http it hears why first.
+        func evict(_ id: UInt64, server: HTTPServer) {
+            guard let connection = connections[id] else { return }  // closed meanwhile
+            let full = HTTPResponse.error(503, "the server is full, and this connection had sent no whole request; "
+                                              + "its place went to a newer one; connect again", headers: [("Retry-After", "1")])
+            if !connection.wire.isTLS, connection.wire.queued == 0 {
+                _ = connection.wire.socket.sendSome(full.serialized(keepAlive: false), from: 0)
+            }
+            server.log?(nil, full, .zero)
+            connection.close()
         }
 
         func stopping(_ server: HTTPServer) {
@@ -270,6 +366,10 @@ final class HTTPServer: Sendable {
     private final class Connection {
         var machine: HTTPConnectionMachine
         let wire: Wire
+        let id: UInt64
+        let address: String
+        /// Whether a request of it was read whole (`HTTPServer.prove`), kept here so that later ones take no lock.
+        var proven = false
         unowned let worker: Worker
         let server: HTTPServer
         var registration: EventLoop.Registration?
@@ -279,8 +379,10 @@ final class HTTPServer: Sendable {
         var countedBusy = false
         var lingering = false
 
-        init(_ wire: Wire, worker: Worker, server: HTTPServer) {
+        init(_ wire: Wire, id: UInt64, address: String, worker: Worker, server: HTTPServer) {
             self.wire = wire
+            self.id = id
+            self.address = address
             self.worker = worker
             self.server = server
             machine = HTTPConnectionMachine(now: .now, times: server.limits.times, handshaking: wire.isTLS)
@@ -297,7 +399,9 @@ final class HTTPServer: Sendable {
             if readiness.writable, wire.queued > 0 {
                 guard flushed() else { return }
             }
+            // While an answer is pending nothing is read (`.wait(.write, …)`): a hang-up shows as a failed send.
             guard readiness.readable, registration != nil else { return }
+            if case .sending = machine.phase { return }
             let arrival = wire.receive(scratch: &worker.scratch)
             if lingering {
                 if case .ended = arrival { close() } else if case .refused = arrival { close() }
@@ -315,7 +419,7 @@ final class HTTPServer: Sendable {
             case .ended:
                 perform(machine.peerClosed())
             case .refused(let failure):
-                server.logRefusal?(server.address(of: wire.socket), failure)
+                server.logRefusal?(address, failure)
                 _ = wire.flush()  // the alert, if the socket takes it
                 perform(machine.peerClosed())
             }
@@ -343,6 +447,10 @@ final class HTTPServer: Sendable {
                 switch action {
                 case .serve(let request, let started):
                     let response = server.handler(request)
+                    if !proven, response.takeover == nil {
+                        proven = true
+                        server.prove(id)
+                    }
                     server.log?(request, response, .now - HTTPConnectionMachine.instant(started))
                     action = machine.respond(response, to: request, keepAlive: request.keepAlive && !server.isStopping, now: .now)
                 case .refuse(let response, let started):
@@ -359,7 +467,7 @@ final class HTTPServer: Sendable {
                     worker.answered.append(self)
                     return
                 case .wait(let waiting, let until):
-                    updateInterest(waiting == .write || wire.queued > 0 ? [.read, .write] : .read)
+                    updateInterest(waiting == .write ? .write : wire.queued > 0 ? [.read, .write] : .read)
                     arm(until)
                     updateBusy()
                     return
@@ -374,9 +482,8 @@ final class HTTPServer: Sendable {
                     return close()
                 case .handOver(let takeover, let leftover):
                     release()
-                    let socket = wire.socket
-                    let server = server
-                    takeover.adopt(wire, leftover, server.address(of: socket), { server.forget(socket) })
+                    takeover.adopt(wire, leftover, address, CountedConnection(id: id, server: server, socket: wire.socket))
+                    server.handedOver(id, to: takeover)
                     return
                 }
             }
@@ -402,7 +509,7 @@ final class HTTPServer: Sendable {
                 let wasHandshaking = if case .handshaking = machine.phase { true } else { false }
                 let action = machine.deadlinePassed(now: .now)
                 if wasHandshaking, case .close = action {
-                    server.logRefusal?(server.address(of: wire.socket), .handshakeRefused(
+                    server.logRefusal?(address, .handshakeRefused(
                         "the client did not finish it within \(server.limits.requestDeadline); the connection is closed"))
                 }
                 perform(action)
@@ -423,13 +530,28 @@ final class HTTPServer: Sendable {
             if let (held, _) = timer { loop.cancel(held) }
             timer = nil
             updateBusy()
-            worker.connections[ObjectIdentifier(self)] = nil
+            worker.connections[id] = nil
         }
 
         func close() {
             guard registration != nil else { return }
             release()
-            server.forget(wire.socket)
+            server.forget(id, closing: wire.socket)
         }
     }
+}
+
+/// A connection taken over after a 101, as the HTTP server still counts it until `release`.
+struct CountedConnection: Sendable {
+    /// The id `Takeover.evict` names it by.
+    let id: UInt64
+    fileprivate let server: HTTPServer
+    fileprivate let socket: Socket
+
+    /// Whether it has shown it is a client (a WebSocket in a channel): an unproven one's place goes to a newcomer when the
+    /// server is full.
+    func prove(_ proven: Bool) { server.prove(id, proven) }
+
+    /// Uncounts it and closes its socket; called once, instead of closing the socket.
+    func release() { server.forget(id, closing: socket) }
 }

@@ -15,7 +15,8 @@ public struct TokenServerConfig: Sendable {
     /// Names it answers to besides `localhost`, `host`, any IP address and its certificate's names (a name in front
     /// of it, as `--allowed-host` and `--advertise` give); a request whose `Host` names another gets 421.
     public var allowedHosts: [String] = []
-    /// Connections served at once; more get 503 (lowered at start when the open-file limit has no room for them).
+    /// Connections served at once (lowered at start when the open-file limit has no room for them); a newcomer then takes
+    /// the place of an unproven one, or gets 503 when every one is proven (`Docs/token-server.md`).
     public var maxConnections: Int
     /// Connections one client address may hold; more get 503.
     public var maxConnectionsPerAddress: Int = 64

@@ -17,7 +17,7 @@ final class WebSocketHost: @unchecked Sendable {
         let leftover: [UInt8]
         let address: String
         let query: [String: String]
-        let close: @Sendable () -> Void
+        let counted: CountedConnection
     }
 
     let path: String
@@ -28,6 +28,8 @@ final class WebSocketHost: @unchecked Sendable {
     private let stopping = Atomic(false)
     // The rest belongs to the loop's thread.
     private var peers: [WebSocketClientID: Peer] = [:]
+    /// The same peers by their id in the HTTP server's count (`CountedConnection.id`), which evicts by it.
+    private var byCountedID: [UInt64: Peer] = [:]
     private var nextID: UInt64 = 0
     /// Connections that ended, for the service to hear of once its callback under way has returned.
     private var ended: [(WebSocketClientID, WebSocketEnd)] = []
@@ -58,15 +60,20 @@ final class WebSocketHost: @unchecked Sendable {
         case .success(let accept):
             return .switchingProtocols(
                 headers: [("Upgrade", "websocket"), ("Connection", "Upgrade"), ("Sec-WebSocket-Accept", accept)],
-                to: Takeover { [self] wire, leftover, address, close in
-                    let adopted = Adopted(wire: wire, leftover: leftover, address: address, query: request.query, close: close)
+                to: Takeover(adopt: { [self] wire, leftover, address, counted in
+                    let adopted = Adopted(wire: wire, leftover: leftover, address: address, query: request.query, counted: counted)
                     let taken = loop.execute { [self] in
                         guard !stopping.load(ordering: .sequentiallyConsistent) else { return Self.sayStopping(adopted) }
                         adopt(adopted)
                         afterEvent()
                     }
                     if !taken { Self.sayStopping(adopted) }
-                })
+                }, evict: { [self] id in
+                    loop.execute { [self] in
+                        evict(id)
+                        afterEvent()
+                    }
+                }))
         }
     }
 
@@ -74,7 +81,7 @@ final class WebSocketHost: @unchecked Sendable {
     private static func sayStopping(_ adopted: Adopted) {
         try? adopted.wire.queue(WebSocketFrame.close(.goingAway, reason: "the server is stopping"))
         _ = adopted.wire.flush()
-        adopted.close()
+        adopted.counted.release()
     }
 
     /// Closes every connection (1001) and ends the loop's thread.
@@ -90,7 +97,7 @@ final class WebSocketHost: @unchecked Sendable {
         let id: WebSocketClientID
         let wire: Wire
         let address: String
-        let release: @Sendable () -> Void
+        let counted: CountedConnection
         var reader: WebSocketReader
         var machine: WebSocketPeerMachine
         var registration: EventLoop.Registration?
@@ -106,7 +113,7 @@ final class WebSocketHost: @unchecked Sendable {
             self.id = id
             wire = adopted.wire
             address = adopted.address
-            release = adopted.close
+            counted = adopted.counted
             reader = WebSocketReader(role: .server, maxMessageBytes: limits.maxMessageBytes)
             machine = WebSocketPeerMachine(now: now, limits: limits)
         }
@@ -179,6 +186,7 @@ final class WebSocketHost: @unchecked Sendable {
         nextID += 1
         let peer = Peer(adopted, id: WebSocketClientID(nextID), limits: limits, now: clock.now)
         peers[peer.id] = peer
+        byCountedID[peer.counted.id] = peer
         peer.registration = loop.register(peer.wire.socket.fd, for: .read) { [self, peer] readiness in
             ready(peer, readiness)
         }
@@ -323,13 +331,14 @@ final class WebSocketHost: @unchecked Sendable {
     /// Ends the connection at once; `tell` says whether the service has yet to hear of it.
     private func drop(_ peer: Peer, _ end: WebSocketEnd, tell: Bool) {
         guard peers.removeValue(forKey: peer.id) != nil else { return }
+        byCountedID[peer.counted.id] = nil
         peer.isHeld = false
         peer.machine.ended()
         if let registration = peer.registration { loop.deregister(registration) }
         peer.registration = nil
         if let (held, _) = peer.timer { loop.cancel(held) }
         peer.timer = nil
-        peer.release()
+        peer.counted.release()
         if tell { ended.append((peer.id, end)) }
     }
 
@@ -342,6 +351,19 @@ final class WebSocketHost: @unchecked Sendable {
     }
 
     private func peer(_ id: WebSocketClientID) -> Peer? { peers[id] }
+
+    /// The HTTP server gave this unproven connection's place to a newcomer: it hears why and is closed at once, without
+    /// waiting for its close frame, so that its descriptor is free now too.
+    private func evict(_ id: UInt64) {
+        guard let peer = byCountedID[id] else { return }
+        let reason = "the server is full, and this connection had not proven itself (joined); connect again"
+        log(peer, "closed \(WebSocketCloseCode.policyViolation): \(reason)")
+        if peer.isOpen, peer.queued + 2 + WebSocketFrame.maxControlPayload <= limits.maxQueuedBytes {
+            try? peer.wire.queue(WebSocketFrame.close(.policyViolation, reason: reason))
+            _ = peer.wire.flush()
+        }
+        drop(peer, .closedByHost(.policyViolation), tell: peer.isOpen)
+    }
 
     private func log(_ peer: Peer, _ what: String) {
         serverLog?("ws \(TokenServer.printable(path)) \(peer.address) \(peer.id) \(what)")
@@ -370,6 +392,8 @@ final class WebSocketHost: @unchecked Sendable {
         func close(_ client: WebSocketClientID, code: WebSocketCloseCode, reason: String) {
             if let peer = host.peer(client) { host.closeNow(peer, code: code, reason: reason) }
         }
+
+        func prove(_ client: WebSocketClientID, _ proven: Bool) { host.peer(client)?.counted.prove(proven) }
 
         func log(_ line: String) { host.log(line) }
     }

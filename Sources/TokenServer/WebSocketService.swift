@@ -28,6 +28,9 @@ public protocol WebSocketOutlet: AnyObject {
     func close(_ client: WebSocketClientID, code: WebSocketCloseCode, reason: String)
     /// Writes a line to the server's log.
     func log(_ line: String)
+    /// Whether the client has shown it is one (a hub's in a channel). Until it has, its place is the first the server
+    /// gives to a newcomer when it is full: it is closed with 1008.
+    func prove(_ client: WebSocketClientID, _ proven: Bool)
 }
 
 /// What runs behind a WebSocket endpoint. The host calls it from its one thread, never two calls at once, so a

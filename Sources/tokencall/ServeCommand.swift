@@ -25,7 +25,7 @@ enum ServeCommand {
             .value("cors-origin", "ORIGINS", help: "comma-separated origins allowed by CORS, or *", environment: ["CORS_ALLOW_ORIGIN"]),
             .value("allowed-host", "NAMES", help: "comma-separated names it is reached by besides localhost, --host, any IP address, "
                    + "--advertise and the certificate's names (such as a balancer's); requests for other names get 421"),
-            .value("max-connections", "N", help: "connections served at once; more get 503", default: "256"),
+            .value("max-connections", "N", help: "connections served at once; a newcomer then takes the place of one with no request answered yet, or gets 503", default: "256"),
             .value("max-connections-per-address", "N", help: "connections one client address may hold; more get 503",
                    default: "64"),
             .value("tls-cert", "FILE", help: "serve https and the hub as wss on the same port, with this PEM certificate "

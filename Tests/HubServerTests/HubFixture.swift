@@ -21,6 +21,8 @@ final class RecordingOutlet: WebSocketOutlet {
     private(set) var closes: [WebSocketClientID: WebSocketCloseCode] = [:]
     private(set) var closeReasons: [WebSocketClientID: String] = [:]
     private(set) var lines: [String] = []
+    /// Whom the hub last said proven (in a channel) or not.
+    private(set) var proven: [WebSocketClientID: Bool] = [:]
 
     func send(text: String, to clients: some Sequence<WebSocketClientID>) {
         let object = JSONValue.parse(Array(text.utf8))?.object ?? ["unreadable": .string(text)]
@@ -36,6 +38,7 @@ final class RecordingOutlet: WebSocketOutlet {
         closeReasons[client] = reason
     }
     func log(_ line: String) { lines.append(line) }
+    func prove(_ client: WebSocketClientID, _ proven: Bool) { self.proven[client] = proven }
 
     /// The messages sent to `client` since the last call.
     func take(_ client: WebSocketClientID) -> [[String: JSONValue]] {

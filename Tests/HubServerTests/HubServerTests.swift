@@ -132,6 +132,18 @@ import WebSocket
         #expect(hub.outlet.take(client).first?.type == "joined")
     }
 
+    @Test func aConnectionIsProvenWhileInAChannelOnly() {
+        let hub = HubFixture()
+        let refused = hub.connect(), leaves = hub.connect(), first = hub.connect(), second = hub.connect()
+        hub.join(refused, uid: 1, token: hub.token(channel: "elsewhere", uid: 1))
+        hub.join(leaves, uid: 2)
+        hub.join(first, uid: 3)
+        #expect(hub.outlet.proven == [leaves: true, first: true], "a refused join proves nothing")
+        hub.say(leaves, #"{"type":"leave"}"#)
+        hub.join(second, uid: 3)
+        #expect(hub.outlet.proven == [leaves: false, first: false, second: true], "left, or pushed out by the same uid")
+    }
+
     @Test func aConnectionOutOfAnyChannelForAMinuteIsClosed() {
         let hub = HubFixture()
         let refused = hub.connect(), leaves = hub.connect()

@@ -4,6 +4,7 @@ import Glibc
 #endif
 import HTTP1
 import JSON
+import TestSupport
 import Testing
 @testable import TokenServer
 
@@ -214,6 +215,39 @@ import Testing
         let deadline = ContinuousClock.now + .seconds(3)
         while server.connectionCount > 0, ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.02) }
         #expect(server.connectionCount == 0, "the stuck connection is closed")
+    }
+
+    @Test func aClientPipeliningMegabytesThatReadsSlowlyIsNotReadFromAndOthersAreServed() throws {
+        var limits = HTTPServer.Limits()
+        limits.workers = 1  // the pipelining client and the others share one thread
+        limits.sendTimeout = .seconds(30)
+        let server = try HTTPServer(host: "127.0.0.1", port: 0, limits: limits, log: nil) { _ in .json(200, member: "message", "pong") }
+        defer { server.stop() }
+        let fd = try #require(Loopback.connect(port: server.port, receiveBuffer: 4096))
+        defer { close(fd) }
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+        let requests = [UInt8](String(repeating: "GET /ping HTTP/1.1\r\nHost: t\r\n\r\n", count: 2048).utf8)
+        let attempt = 64 * 1024 * 1024
+        var sent = 0, lastProgress = ContinuousClock.now, lastRead = ContinuousClock.now
+        while sent < attempt, ContinuousClock.now - lastProgress < .seconds(1) {
+            let count = requests.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if count > 0 {
+                sent += count
+                lastProgress = .now
+            } else {
+                var entry = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+                _ = poll(&entry, 1, 20)
+            }
+            if ContinuousClock.now - lastRead > .milliseconds(500) {  // reads one byte now and then
+                var byte: UInt8 = 0
+                _ = recv(fd, &byte, 1, 0)
+                lastRead = .now
+            }
+        }
+        #expect(sent < attempt / 2, "the server stopped reading: \(sent) of \(attempt) bytes went out")
+        let started = ContinuousClock.now
+        for _ in 0..<10 { #expect(try RawClient(port: server.port).request("GET", "/ping")?.status == 200) }
+        #expect(ContinuousClock.now - started < .seconds(2), "others are served meanwhile")
     }
 
     @Test func connectionsSpreadOverTheWorkersAndAllAreServed() async throws {

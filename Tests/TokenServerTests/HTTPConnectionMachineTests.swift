@@ -87,6 +87,21 @@ import Testing
         #expect(served(machine.sent(allOut: true, progressed: true, now: start + .seconds(1)))?.path == "/b")
     }
 
+    @Test func aClientPipeliningMegabytesWhileItsAnswerIsPendingIsNotBufferedBeyondTheBound() throws {
+        var machine = HTTPConnectionMachine(now: start, times: times, handshaking: false)
+        let request = try #require(served(machine.received(bytes("GET /a HTTP/1.1\r\nHost: t\r\n\r\n"), now: start)))
+        _ = machine.respond(.error(404, "no"), to: request, keepAlive: true, now: start)
+        #expect(waits(machine.sent(allOut: false, progressed: false, now: start))!.0 == .write, "the loop stops reading")
+        let chunk = bytes(String(repeating: "GET /b HTTP/1.1\r\nHost: t\r\n\r\n", count: 512))  // 16 KiB, a receive's worth
+        var closed = false, mostHeld = 0
+        for _ in 0..<(4 * 1024 * 1024 / chunk.count) where !closed {
+            if case .close = machine.received(chunk, now: start) { closed = true }
+            mostHeld = max(mostHeld, machine.buffer.count)
+        }
+        #expect(mostHeld <= HTTPConnectionMachine.maxHeldWhileSending)
+        #expect(closed, "bytes past the bound close the connection")
+    }
+
     @Test func anAnswerTheClientTakesNoneOfForTheSendTimeoutClosesTheConnection() {
         var machine = HTTPConnectionMachine(now: start, times: times, handshaking: false)
         let request = served(machine.received(bytes("GET /big HTTP/1.1\r\nHost: t\r\n\r\n"), now: start))!
@@ -121,7 +136,7 @@ import Testing
     @Test func aSwitchingProtocolsAnswerHandsTheConnectionOverWithTheBytesAfterTheRequest() throws {
         var machine = HTTPConnectionMachine(now: start, times: times, handshaking: false)
         let request = try #require(served(machine.received(bytes("GET /hub HTTP/1.1\r\nHost: t\r\n\r\nframe"), now: start)))
-        let response = HTTPResponse.switchingProtocols(headers: [], to: Takeover { _, _, _, _ in })
+        let response = HTTPResponse.switchingProtocols(headers: [], to: Takeover(adopt: { _, _, _, _ in }, evict: { _ in }))
         _ = machine.respond(response, to: request, keepAlive: true, now: start)
         guard case .handOver(_, let leftover) = machine.sent(allOut: true, progressed: true, now: start) else {
             Issue.record("not handed over"); return

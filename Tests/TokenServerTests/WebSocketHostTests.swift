@@ -32,6 +32,9 @@ final class BroadcastService: WebSocketService, @unchecked Sendable {
         case .text("close at tick"):
             closingAtTick.append(client)
             wake()
+        case .text("prove"):
+            outlet?.prove(client, true)
+            outlet?.send(text: "proven", to: [client])
         case .text(let text):
             outlet?.send(text: text, to: clients)
         case .binary(let bytes):
