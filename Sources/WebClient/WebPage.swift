@@ -1,21 +1,20 @@
-import Foundation
-
 /// The page at `/`: what the terminal's call screen shows, in a browser, written only with the public `AgoraRTC`
 /// as a web developer would write theirs — a token from this server's `/fetch_rtc_token`, the tiles, the token's
 /// countdown and lifetime bar, the event log, and buttons to join, leave, renew, expire and switch role.
 enum WebPage {
     /// The page for a server of this App ID (which is no secret: every Agora page carries it).
     static func html(appID: String) -> String {
-        head.replacingOccurrences(of: "APP_ID", with: appID.filter(\.isHexDigit)) + body
+        head(appID: appID.filter(\.isHexDigit)) + body
     }
 
-    private static let head = #"""
+    private static func head(appID: String) -> String {
+        #"""
         <!doctype html>
         <html lang="en">
         <head>
         <meta charset="utf-8">
         <meta name="viewport" content="width=device-width, initial-scale=1">
-        <meta name="tokencall-app-id" content="APP_ID">
+        <meta name="tokencall-app-id" content="\#(appID)">
         <title>tokencall</title>
         <style>
           body { font: 14px/1.4 system-ui, sans-serif; margin: 0 auto; max-width: 72rem; padding: 1rem; background: #111; color: #ddd; }
@@ -37,6 +36,7 @@ enum WebPage {
         </head>
 
         """#
+    }
 
     private static let body = #"""
         <body>
