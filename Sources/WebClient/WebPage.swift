@@ -98,25 +98,40 @@ enum WebPage {
           return { value, lifetime: seconds, expiresAt: Date.now() + seconds * 1000 };
         }
 
-        function tile(key, label) {
-          let div = $(`tile-${key}`);
-          if (!div) {
-            div = document.createElement("div");
-            div.id = `tile-${key}`;
-            div.className = "tile";
-            div.innerHTML = '<div class="video"></div><div class="label"></div>';
-            $("tiles").appendChild(div);
-          }
+        // Each remote user's tile by uid (a number, or the account it joined with) in a Map, and yours apart (#tile-local):
+        // no uid or account the hub names can pick another's tile, or yours.
+        const remoteTiles = new Map();
+        function tile(label) {
+          const div = document.createElement("div");
+          div.className = "tile";
+          div.innerHTML = '<div class="video"></div><div class="label"></div>';
           div.querySelector(".label").textContent = label;
+          return $("tiles").appendChild(div);
+        }
+        function remoteTile(user) {
+          if (!remoteTiles.has(user.uid)) {
+            const div = tile(describe(user));
+            div.dataset.uid = user.uid;
+            remoteTiles.set(user.uid, div);
+          }
+          return remoteTiles.get(user.uid);
+        }
+        function removeRemoteTile(user) {
+          const div = remoteTiles.get(user.uid);
+          if (div) div.remove();
+          remoteTiles.delete(user.uid);
+        }
+        function localTile() {
+          const div = $("tile-local") || Object.assign(tile(""), { id: "tile-local" });
+          div.querySelector(".label").textContent = `you, uid ${client.uid}`;
           return div;
         }
-        const removeTile = (key) => { const div = $(`tile-${key}`); if (div) div.remove(); };
 
         async function publishCamera() {
           if ($("role").value !== "host" || !$("camera").checked) return;
           if (!camera) camera = await AgoraRTC.createCameraVideoTrack();
           await client.publish(camera);
-          camera.play(tile("local", `you, uid ${client.uid}`).querySelector(".video"));
+          camera.play(localTile().querySelector(".video"));
           log("publishing the camera");
         }
 
@@ -151,7 +166,7 @@ enum WebPage {
             if (next === "audience" && camera) await client.unpublish(camera);
             if (client.connectionState === "CONNECTED") await client.setClientRole(next);
             $("role").value = next;
-            if (next === "audience") { removeTile("local"); if (camera) camera.stop(); }
+            if (next === "audience") { if ($("tile-local")) $("tile-local").remove(); if (camera) camera.stop(); }
             log(`role: ${next}`);
             if (next === "host" && client.connectionState === "CONNECTED") await publishCamera();
           } catch (error) {
@@ -173,15 +188,16 @@ enum WebPage {
             $("me").textContent = "";
             token = null;
             for (const div of [...$("tiles").children]) div.remove();
+            remoteTiles.clear();
           }
         });
-        client.on("user-joined", (user) => { tile(user.uid, describe(user)); log(`user-joined ${describe(user)}`); });
-        client.on("user-left", (user, reason) => { removeTile(user.uid); log(`user-left ${describe(user)} ${reason}`); });
+        client.on("user-joined", (user) => { remoteTile(user); log(`user-joined ${describe(user)}`); });
+        client.on("user-left", (user, reason) => { removeRemoteTile(user); log(`user-left ${describe(user)} ${reason}`); });
         client.on("user-published", async (user, mediaType) => {
           log(`user-published ${describe(user)} ${mediaType}`);
           if (mediaType !== "video") return;
           const track = await client.subscribe(user, mediaType);
-          track.play(tile(user.uid, describe(user)).querySelector(".video"));
+          track.play(remoteTile(user).querySelector(".video"));
         });
         client.on("user-unpublished", (user, mediaType) => log(`user-unpublished ${describe(user)} ${mediaType}`));
         client.on("token-privilege-will-expire", () => {

@@ -7,7 +7,8 @@ import WebSocket
 
 /// Issue 31's Web SDK items, in Chromium against a hostile hub that serves the SDK itself: values that name
 /// `Object.prototype`'s members (`constructor`, `__proto__`, `toString`) as a reason, a code or an error are refused as
-/// the terminal refuses a value it does not know, and 20,000 announced users make no more than the terminal's 128.
+/// the terminal refuses a value it does not know, 20,000 announced users make no more than the terminal's 128, and on
+/// the page at `/` a user whose account is `local` does not take the page user's own tile.
 @Suite(.serialized) struct BrowserHostileHubTests {
     static let prototypeNames = ["constructor", "__proto__", "toString"]
 
@@ -62,7 +63,9 @@ import WebSocket
 
     /// The SDK, the page, and at /hub the notices of the channel the connection names.
     static func hostileHub() throws -> HostileServer {
-        let script = try #require(WebAssets.files(appID: TestCredentials.appID).first { $0.path == WebAssets.classicPath }).text
+        let files = WebAssets.files(appID: TestCredentials.appID)
+        let script = try #require(files.first { $0.path == WebAssets.classicPath }).text
+        let home = try #require(files.first { $0.path == "/" }).text
         return try HostileServer { connection in
             let target = connection.request.split(separator: " ", maxSplits: 2).dropFirst().first.map(String.init) ?? ""
             func answer(_ type: String, _ body: String) {
@@ -70,6 +73,26 @@ import WebSocket
             }
             if target == WebAssets.classicPath { return answer("text/javascript; charset=utf-8", script) }
             if target.hasPrefix("/page?") { return answer("text/html; charset=utf-8", page) }
+            if target == "/" { return answer("text/html; charset=utf-8", home) }
+            if target == "/fetch_rtc_token" { return answer("application/json", #"{"token":"007eJxTYA","expiresIn":600}"#) }
+            if target == "/hub?channel=demo" {
+                // The page at /: once its camera's first frame comes, a user whose account is "local" joins and leaves.
+                guard connection.acceptWebSocket() else { return }
+                _ = connection.read(upTo: .seconds(10)) { !$0.isEmpty }
+                guard connection.write(joined("demo", users: [])) else { return }
+                var reader = WebSocketReader(role: .server)
+                _ = connection.read(upTo: .seconds(10)) { bytes in
+                    reader = WebSocketReader(role: .server)
+                    reader.append(bytes)
+                    while let event = try? reader.next() { if case .binary = event { return true } }
+                    return false
+                }
+                let local = HubPeer(uid: 1_000_000_001, account: "local")
+                guard connection.write(text(HubNotice.userJoined(local).json) + text(HubNotice.userOffline(uid: local.uid, reason: .quit).json))
+                else { return }
+                connection.waitForClose(upTo: .seconds(30))
+                return
+            }
             guard target.hasPrefix("/hub?channel="), connection.acceptWebSocket() else { return }
             _ = connection.read(upTo: .seconds(10)) { !$0.isEmpty }  // the join
             guard connection.write(notices(for: String(target.dropFirst("/hub?channel=".count)))) else { return }
@@ -82,14 +105,14 @@ import WebSocket
         let args: [Any]
     }
 
-    /// Each channel's page in Chromium, in turn: what each emitted, and the browser's console.
-    static func open(_ channels: [String]) throws -> (pages: [[Event]], console: [String]) {
+    /// The harness on the hostile hub's pages at `paths` (with its `options`): what it printed.
+    static func drive(_ paths: [String], _ options: [String] = []) throws -> [String: Any] {
         let hub = try hostileHub()
         defer { hub.stop() }
         let browser = Process()
         browser.executableURL = URL(fileURLWithPath: BrowserTests.python)
-        browser.arguments = [BrowserTests.harness.path, "--seconds", "10"]
-            + channels.flatMap { ["--page", "http://127.0.0.1:\(hub.port)/page?channel=\($0)"] }
+        browser.arguments = [BrowserTests.harness.path, "--seconds", "10"] + options
+            + paths.flatMap { ["--page", "http://127.0.0.1:\(hub.port)\($0)"] }
         let out = Pipe(), err = Pipe()
         (browser.standardOutput, browser.standardError) = (out, err)
         try browser.run()
@@ -98,11 +121,16 @@ import WebSocket
         DispatchQueue.global().asyncAfter(deadline: .now() + 180) { kill(pid, SIGKILL) }
         browser.waitUntilExit()
         try #require(browser.terminationStatus == 0, "the browser harness failed: \(errors.text)")
-        let seen = try #require(try JSONSerialization.jsonObject(with: Data(output.text.utf8)) as? [String: Any])
+        return try #require(try JSONSerialization.jsonObject(with: Data(output.text.utf8)) as? [String: Any], "\(output.text)")
+    }
+
+    /// Each channel's page in Chromium, in turn: what each emitted, and the browser's console.
+    static func open(_ channels: [String]) throws -> (pages: [[Event]], console: [String]) {
+        let seen = try drive(channels.map { "/page?channel=\($0)" })
         let pages = (seen["pages"] as? [[[String: Any]]] ?? []).map { page in
             page.map { Event(name: $0["name"] as? String ?? "", args: $0["args"] as? [Any] ?? []) }
         }
-        try #require(pages.count == channels.count, "\(output.text)")
+        try #require(pages.count == channels.count, "\(seen)")
         return (pages, seen["console"] as? [String] ?? [])
     }
 
@@ -153,5 +181,25 @@ import WebSocket
         #expect(pages[0].contains { $0.name == "user-left" && $0.args.first as? Int == 1 })
         let said = console.filter { $0.contains("the hub names more than \(HubPeer.announcedLimit) users in cap; the others are not announced") }
         #expect(said.count == 1, "\(console.suffix(5))")
+    }
+
+    @Test func anAccountNamedLocalDoesNotTakeThePagesOwnTile() async throws {
+        try await onOwnThread { try self.localAccountBlocking() }
+    }
+
+    func localAccountBlocking() throws {
+        if let missing = BrowserTests.missingTools() {
+            Issue.record(Comment(rawValue: missing))
+            return
+        }
+        let read = ##"{log: document.getElementById("log").innerText, camera: !!document.querySelector("#tile-local video"), "##
+            + ##"labels: [...document.querySelectorAll(".tile .label")].map((label) => label.textContent)}"##
+        let seen = try Self.drive(["/"], ["--click", "join", "--done", #"document.getElementById("log").innerText.includes("user-left")"#,
+                                          "--read", read])
+        let page = try #require((seen["pages"] as? [[String: Any]])?.first, "\(seen)")
+        let log = page["log"] as? String ?? ""
+        #expect(log.contains("user-left uid local Quit"), "\(log)")
+        #expect(page["camera"] as? Bool == true, "your camera's tile went with the user named local: \(page)")
+        #expect(page["labels"] as? [String] == ["you, uid 7"], "\(page)")
     }
 }

@@ -11,9 +11,10 @@ wait for the tokens' end:
   module    module.html from the allowed origin, uid 25: the ES module through an import map, and what the SDK refuses
 After --seconds it prints one JSON object of what each page saw, and exits 0; a page that cannot be driven is exit 1.
 
-With --page URL (one or more) it opens each page in turn instead, waits until the page sets window.done (at most
---seconds each), and prints {"pages": [the page's window.events], "console": [the browser's console lines]}: pages a
-test serves itself, such as BrowserHostileHubTests' hostile hub.
+With --page URL (one or more) it opens each page in turn instead, clicks the element --click names if given, waits
+until --done is true (window.done; at most --seconds each), and prints {"pages": [--read's value for each page
+(window.events)], "console": [the browser's console lines]}: pages a test serves itself, such as
+BrowserHostileHubTests' hostile hub.
 """
 import argparse
 import functools
@@ -72,7 +73,7 @@ def guide(port, **query):
 # of its own camera taken down to 32x18 the way a person would look at it.
 READ_MEET = """
 const log = document.getElementById("log").innerText;
-const canvas = document.querySelector("#tile-1 canvas");
+const canvas = document.querySelector('[data-uid="1"] canvas');
 let remote = [];
 if (canvas && canvas.width > 0) {
   const context = canvas.getContext("2d");
@@ -116,9 +117,13 @@ def pages(args):
         for url in args.page:
             driver.get(url)
             deadline = time.time() + args.seconds
-            while not driver.execute_script("return window.done === true") and time.time() < deadline:
+            if args.click:
+                while not driver.find_elements(By.ID, args.click) and time.time() < deadline:
+                    time.sleep(0.1)
+                driver.find_element(By.ID, args.click).click()
+            while not driver.execute_script("return " + args.done) and time.time() < deadline:
                 time.sleep(0.1)
-            result["pages"].append(driver.execute_script("return window.events || []"))
+            result["pages"].append(driver.execute_script("return " + args.read))
             result["console"] += [entry["message"] for entry in driver.get_log("browser")]
     finally:
         driver.quit()
@@ -130,6 +135,9 @@ def main():
         parser = argparse.ArgumentParser()
         parser.add_argument("--page", action="append", required=True)
         parser.add_argument("--seconds", type=float, default=10)
+        parser.add_argument("--click")
+        parser.add_argument("--done", default="window.done === true")
+        parser.add_argument("--read", default="window.events || []")
         return pages(parser.parse_args())
     parser = argparse.ArgumentParser()
     parser.add_argument("--server", required=True, help="the serve's base URL, http://127.0.0.1:PORT")
