@@ -80,16 +80,14 @@ import WebSocket
                 guard connection.acceptWebSocket() else { return }
                 _ = connection.read(upTo: .seconds(10)) { !$0.isEmpty }
                 guard connection.write(joined("demo", users: [])) else { return }
-                var reader = WebSocketReader(role: .server)
                 _ = connection.read(upTo: .seconds(10)) { bytes in
-                    reader = WebSocketReader(role: .server)
+                    var reader = WebSocketReader(role: .server)
                     reader.append(bytes)
                     while let event = try? reader.next() { if case .binary = event { return true } }
                     return false
                 }
                 let local = HubPeer(uid: 1_000_000_001, account: "local")
-                guard connection.write(text(HubNotice.userJoined(local).json) + text(HubNotice.userOffline(uid: local.uid, reason: .quit).json))
-                else { return }
+                connection.write(text(HubNotice.userJoined(local).json) + text(HubNotice.userOffline(uid: local.uid, reason: .quit).json))
                 connection.waitForClose(upTo: .seconds(30))
                 return
             }
