@@ -39,7 +39,7 @@ let package = Package(
         .target(name: "Recording", dependencies: ["CallSession", "ChannelEngine", "AccessToken", "JSON", "OutputFiles", "PrintableText", "Timers"]),
         .target(name: "CallScreen", dependencies: ["CallSession", "ChannelEngine", "AccessToken", "CNcurses", "OutputFiles", "PrintableText", "Timers", "TokenClient"]),
         .target(name: "TokenDoctor", dependencies: ["TokenClient", "HTTP1", "TLS", "AccessToken", "Timers", "PrintableText"]),
-        .target(name: "WebClient", dependencies: ["HubProtocol"]),
+        .target(name: "WebClient", dependencies: ["HubProtocol", "AgoraVocabulary"]),
         .target(name: "TestSupport", dependencies: ["CCrypto", "HubProtocol", "Timers", "WebSocket"]),
         .executableTarget(name: "tokencall", dependencies: ["AccessToken", "Arguments", "TokenServer", "HubServer", "TokenDoctor", "CallSession", "CallScreen", "ChannelEngine", "TokenClient", "PrintableText", "Recording", "Timers", "HubClient", "HubLoad", "HubProtocol", "OutputFiles", "TLS", "WebClient", "RedisClient"]),
 
@@ -72,6 +72,6 @@ let package = Package(
         .testTarget(name: "TokenDoctorTests", dependencies: ["HTTP1", "TLS", "TokenDoctor", "TokenClient", "TokenServer", "AccessToken", "TestSupport"]),
         .testTarget(name: "TokenCallTests", dependencies: ["tokencall", "AccessToken", "CallScreen", "ChannelEngine", "HubProtocol", "WebSocket",
                                                    "JSON", "RedisClient", "Sockets",
-                                                   "TestSupport"], exclude: ["Browser"]),
+                                                   "TestSupport", "WebClient"], exclude: ["Browser"]),
     ]
 )

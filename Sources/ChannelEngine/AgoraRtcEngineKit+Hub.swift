@@ -10,9 +10,9 @@ extension AgoraRtcEngineKit {
     static let hubVideoFrozenAfter: Duration = .seconds(1)
     /// How often the local user's video goes to the hub, and a hub user's can change.
     public nonisolated static let hubVideoInterval: Duration = .seconds(1) / HubVideoFrame.maxPerSecond
-    /// The most users of a hub's channel the engine announces: those the hub names first (in `joined`, then as they
-    /// join); the hub may name more, a screen could not show them, and each costs callbacks.
-    public nonisolated static let hubUserLimit = 128
+    /// The most users of a hub's channel the engine announces (`HubPeer.announcedLimit`): those the hub names first (in
+    /// `joined`, then as they join).
+    public nonisolated static let hubUserLimit = HubPeer.announcedLimit
     /// The most callbacks that may wait for the main actor when the hub speaks: more, and the hub is sending faster
     /// than the app takes in, so the engine drops the link (`HubLink.drop`) rather than hold them all.
     public nonisolated static let hubBacklogLimit = 4096

@@ -32,7 +32,7 @@ public struct HubAddress: Equatable, Sendable, CustomStringConvertible {
             throw refuse("the path is missing; add the hub's path, as in \(Self.form)")
         }
         let authority = rest[..<slash], target = String(rest[slash...])
-        guard !authority.contains("@") else { throw refuse("a hub address holds no user name or password") }
+        guard !authority.utf8.contains(UInt8(ascii: "@")) else { throw refuse("a hub address holds no user name or password") }
         guard target.unicodeScalars.allSatisfy({ (0x21...0x7E).contains($0.value) && $0 != "#" }) else {
             throw refuse("the path may hold only visible ASCII, without spaces or a # fragment (percent-encode the rest)")
         }
@@ -73,7 +73,7 @@ public struct HubAddress: Equatable, Sendable, CustomStringConvertible {
         let query = target.split(separator: "?", maxSplits: 1).dropFirst().first ?? ""
         guard !channel.isEmpty, channel.unicodeScalars.allSatisfy(Self.routable.contains),
               !query.split(separator: "&").contains(where: { $0 == "channel" || $0.hasPrefix("channel=") }) else { return self }
-        let joined = target.contains("?") ? (target.hasSuffix("?") || target.hasSuffix("&") ? "" : "&") : "?"
+        let joined = target.utf8.contains(UInt8(ascii: "?")) ? (target.hasSuffix("?") || target.hasSuffix("&") ? "" : "&") : "?"
         return HubAddress(host: host, port: port, target: target + joined + "channel=" + channel, isSecure: isSecure)
     }
 
@@ -94,7 +94,7 @@ public struct HubAddress: Equatable, Sendable, CustomStringConvertible {
     }
 
     /// The `Host` header's value: the host (an IPv6 address in brackets) and the port.
-    var hostHeader: String { (host.contains(":") ? "[\(host)]" : host) + ":\(port)" }
+    var hostHeader: String { (host.utf8.contains(UInt8(ascii: ":")) ? "[\(host)]" : host) + ":\(port)" }
 
     public var description: String { "\(isSecure ? "wss" : "ws")://\(hostHeader)\(target)" }
 }

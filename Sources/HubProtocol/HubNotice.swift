@@ -2,6 +2,10 @@ import AgoraVocabulary
 
 /// Another user in the channel, as the others see them.
 public struct HubPeer: Equatable, Sendable {
+    /// The most users of a channel a client announces (the engine's `didJoinedOfUid`, the Web SDK's `user-joined`): those
+    /// the hub names first; it may name more, a screen could not show them, and each costs callbacks.
+    public static let announcedLimit = 128
+
     public let uid: UInt32
     /// The account it joined with, if it joined with one.
     public let account: String?

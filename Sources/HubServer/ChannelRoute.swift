@@ -21,7 +21,7 @@ enum ChannelRoute {
             return .failure(RouteRefusal(message: "the URL names channel \(found.count) times; a balancer routes by the first and a "
                                          + "join could name another: give ?channel= once"))
         }
-        if value.contains("%") || value.contains("+") {
+        if value.utf8.contains(where: Self.isEscape) {
             return .failure(RouteRefusal(message: "the channel parameter is percent-encoded (or holds +); a balancer hashes it as sent: "
                                          + "give the name as it is (letters, digits and -._~!$(),;:@), or connect without ?channel="))
         }
@@ -31,7 +31,7 @@ enum ChannelRoute {
 
     /// Whether a parameter name written with escapes or `+` means `name`.
     private static func decodes(_ raw: Substring, to name: String) -> Bool {
-        guard raw.contains("%") || raw.contains("+") else { return false }
+        guard raw.utf8.contains(where: Self.isEscape) else { return false }
         var bytes: [UInt8] = [], input = Array(raw.utf8)[...]
         while let byte = input.popFirst() {
             switch byte {
@@ -43,6 +43,11 @@ enum ChannelRoute {
             }
         }
         return bytes == Array(name.utf8)
+    }
+
+    /// `%` or `+`: a byte a decoding reader would read as another.
+    private static func isEscape(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: "%") || byte == UInt8(ascii: "+")
     }
 
     private static func hex(_ byte: UInt8) -> UInt8? {

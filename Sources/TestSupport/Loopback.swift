@@ -55,12 +55,11 @@ public enum Loopback {
 
     /// The request's head and body once `bytes` hold all of them (as its Content-Length says), else nil.
     static func wholeRequest(_ bytes: [UInt8]) -> String? {
-        let text = String(decoding: bytes, as: UTF8.self)
-        guard let end = text.range(of: "\r\n\r\n") else { return nil }
-        let length = text[..<end.lowerBound].split(separator: "\r\n")
+        guard let end = bytes.firstRange(of: Array("\r\n\r\n".utf8)) else { return nil }
+        let length = String(decoding: bytes[..<end.lowerBound], as: UTF8.self).split(separator: "\r\n")
             .first { $0.lowercased().hasPrefix("content-length:") }
             .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
-        return text.utf8.distance(from: end.upperBound, to: text.utf8.endIndex) >= length ? text : nil
+        return bytes.count - end.upperBound >= length ? String(decoding: bytes, as: UTF8.self) : nil
     }
 
     private static func bind(_ fd: Int32, to host: String, port: UInt16) -> Int32 {

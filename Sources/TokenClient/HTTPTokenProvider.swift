@@ -118,7 +118,7 @@ public struct HTTPTokenProvider: TokenProvider {
         guard (200..<300).contains(status) else {
             let message = Self.errorText(data, object)
             switch status {
-            case 403 where origin == nil && message?.lowercased().contains("origin") == true:
+            case 403 where origin == nil && message?.lowercased().utf8.firstRange(of: "origin".utf8) != nil:
                 throw .originRequired(message: message ?? "")
             case 401, 403:
                 throw .unauthorized(status: status, message: message, sent: sent)
@@ -127,7 +127,7 @@ public struct HTTPTokenProvider: TokenProvider {
             }
         }
         let start = String(decoding: data.prefix(64), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        if start.hasPrefix("<") || reply.header("Content-Type")?.contains("html") == true {
+        if start.hasPrefix("<") || reply.header("Content-Type")?.utf8.firstRange(of: "html".utf8) != nil {
             throw .invalidResponse("it is HTML, not JSON; is the URL the token endpoint?")
         }
         guard let object else { throw .invalidResponse("it is not a JSON object") }

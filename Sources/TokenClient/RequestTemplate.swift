@@ -108,7 +108,7 @@ public struct RequestTemplate: Sendable, Equatable, CustomStringConvertible {
         let target = afterMethod.prefix { $0 != " " && $0 != "\t" }
         let bodyText = afterMethod.dropFirst(target.count).drop { $0 == " " || $0 == "\t" }
         guard target.first == "/" else {
-            if target.contains("://") {
+            if target.utf8.firstRange(of: "://".utf8) != nil {
                 throw Problem("the template names a whole URL; write only its path (/token...): requests, and the bearer credential, "
                     + "go only to --token-url's server")
             }
@@ -168,7 +168,7 @@ public struct RequestTemplate: Sendable, Equatable, CustomStringConvertible {
             case "{":
                 guard let close = rest.firstIndex(of: "}") else { throw Problem("the \(part) has a { without its }") }
                 let name = rest[rest.index(after: rest.startIndex)..<close]
-                if name.contains("{") { throw Problem("the \(part) has a { without its }") }
+                if name.utf8.contains(UInt8(ascii: "{")) { throw Problem("the \(part) has a { without its }") }
                 if !literal.isEmpty { pieces.append(.text(literal)) }
                 literal = ""
                 pieces.append(.value(try placeholder(name)))

@@ -130,7 +130,7 @@ private struct Plan: Sendable {
         let components = URLComponents(url: url, resolvingAgainstBaseURL: true)
         let path = components?.percentEncodedPath ?? ""
         let target = (path.isEmpty ? "/" : path) + (components?.percentEncodedQuery.map { "?\($0)" } ?? "")
-        let shownHost = host.contains(":") ? "[\(host)]" : host
+        let shownHost = host.utf8.contains(UInt8(ascii: ":")) ? "[\(host)]" : host
         var fields: HTTPFields = [("Host", shownHost + (port == defaultPort ? "" : ":\(port)")), ("Connection", "close")]
         for field in request.fields where !Self.framing.contains(field.name.lowercased()) {
             guard field.isSendable else {

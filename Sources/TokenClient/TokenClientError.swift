@@ -58,7 +58,7 @@ public enum TokenClientError: Error, Equatable, Sendable, Codable, CustomStringC
         switch self {
         case .unauthorized(let status, let message, let sent):
             let said = "the token server refused the request (HTTP \(status)" + (message.map { ", \"\($0.escapedForPrinting)\"" } ?? "") + ")"
-            if sent.contains(.origin), message?.lowercased().contains("origin") == true {
+            if sent.contains(.origin), message?.lowercased().utf8.firstRange(of: "origin".utf8) != nil {
                 return (said, "add the origin --origin gives to those it allows (agora-token-service: CORS_ALLOW_ORIGIN)")
             }
             if sent.contains(.bearer) { return (said, "check --auth-bearer") }

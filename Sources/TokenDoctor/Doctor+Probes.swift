@@ -146,14 +146,14 @@ extension Doctor {
     func badInputCheck() async -> Check? {
         var probes: [(input: String, good: String, goodRequest: HTTPRequest, badRequest: HTTPRequest)] = []
         // The shape's request for the largest uid, with that number made one too large wherever the shape put it.
-        let largest = String(UInt32.max), tooLarge = String(UInt64(UInt32.max) + 1)
+        let largest = Array(String(UInt32.max).utf8), tooLarge = Array(String(UInt64(UInt32.max) + 1).utf8)
         var high = setup.request
         high.user = .uid(UInt32.max)
         if let good = try? provider.httpRequest(for: high) {
             var bad = good
-            bad.target = good.target.replacingOccurrences(of: largest, with: tooLarge)
-            bad.body = Array(String(decoding: good.body, as: UTF8.self).replacingOccurrences(of: largest, with: tooLarge).utf8)
-            probes.append(("uid \(tooLarge)", "uid \(largest)", good, bad))
+            bad.target = String(decoding: Array(good.target.utf8).replacing(largest, with: tooLarge), as: UTF8.self)
+            bad.body = good.body.replacing(largest, with: tooLarge)
+            probes.append(("uid \(UInt64(UInt32.max) + 1)", "uid \(UInt32.max)", good, bad))
         }
         var empty = setup.request
         empty.channel = ""

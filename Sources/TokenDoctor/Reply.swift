@@ -15,7 +15,7 @@ struct Reply: Sendable {
 
     /// An HTML page, by its type or its first character: what a catch-all route answers to any path.
     var isWebPage: Bool {
-        header("Content-Type")?.lowercased().contains("html") == true
+        header("Content-Type")?.lowercased().utf8.firstRange(of: "html".utf8) != nil
             || String(decoding: data.prefix(64), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines).hasPrefix("<")
     }
 

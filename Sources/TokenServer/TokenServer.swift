@@ -87,7 +87,7 @@ public final class TokenServer: Sendable {
     private static let wildcardLoopback = ["0.0.0.0": "127.0.0.1", "::": "::1"]
 
     private static func url(host: String, port: UInt16, tls: Bool) -> String {
-        "\(tls ? "https" : "http")://\(host.contains(":") ? "[\(host)]" : host):\(port)"
+        "\(tls ? "https" : "http")://\(host.utf8.contains(UInt8(ascii: ":")) ? "[\(host)]" : host):\(port)"
     }
 
     /// `text` with spaces and what is unsafe to print (controls, bidi overrides, line separators) written as %-escapes

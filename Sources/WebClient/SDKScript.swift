@@ -1,3 +1,4 @@
+import AgoraVocabulary
 import HubProtocol
 
 /// The JavaScript of the Web SDK's shape: one function that, given the URL it was loaded from, makes the `AgoraRTC`
@@ -15,8 +16,22 @@ enum SDKScript {
           maxFrameBytes: \#(HubVideoFrame.maxBytes),
           pingMs: \#(HubSilence.limit.components.seconds * 1000 / 4),
           routable: "\#(HubRoute.characters)",
+          userLimit: \#(HubPeer.announcedLimit),
+        };
+        // Agora's values a notice may name, name to number, by what they are.
+        const CODES = {
+          offline: \#(map(AgoraUserOfflineReason.self)),
+          renewal: \#(map(AgoraRenewTokenErrorCode.self)),
+          state: \#(map(AgoraConnectionState.self)),
+          reason: \#(map(AgoraConnectionChangedReason.self)),
+          error: \#(map(AgoraErrorCode.self)),
         };
         """#
+
+    /// An Agora enum's values as a JavaScript `Map` from each name to its number.
+    private static func map<Code: AgoraCode>(_: Code.Type) -> String {
+        "new Map([" + Code.allCases.map { "[\"\($0.name)\", \($0.rawValue)]" }.joined(separator: ", ") + "])"
+    }
 
     /// `function (scriptURL) { ...; return AgoraRTC; }`.
     static let maker = "function makeAgoraRTC(scriptURL) {\n\"use strict\";\n" + constants + "\n" + body + "\nreturn AgoraRTC;\n}"
@@ -44,21 +59,22 @@ enum SDKScript {
         }
         const fail = (code, message, data) => new AgoraRTCError(code, message, data);
 
-        // The gateway's reasons after CAN_NOT_GET_GATEWAY_SERVER, by the native error code the hub reports.
-        const GATEWAY_REASONS = {
-          101: "invalid vendor key, can not find appid",
-          109: "dynamic key or token timeout",
-          110: "invalid token, authorized failed",
-          120: "dynamic use static key",
-        };
+        // The gateway's reasons after CAN_NOT_GET_GATEWAY_SERVER, by the native error code the hub reports. Every table
+        // read by a value from outside is a Map: a plain object would answer "constructor" from its prototype.
+        const GATEWAY_REASONS = new Map([
+          [101, "invalid vendor key, can not find appid"],
+          [109, "dynamic key or token timeout"],
+          [110, "invalid token, authorized failed"],
+          [120, "dynamic use static key"],
+        ]);
         function gatewayError(code) {
-          const reason = GATEWAY_REASONS[code] || `join refused (${code})`;
+          const reason = GATEWAY_REASONS.get(code) || `join refused (${code})`;
           return fail("CAN_NOT_GET_GATEWAY_SERVER", `flag: 4096, message: AgoraRTCError CAN_NOT_GET_GATEWAY_SERVER: ${reason}`,
                       { desc: reason, retry: false });
         }
 
         // user-left's reasons, by the hub's userOffline reason.
-        const LEFT_REASONS = { quit: "Quit", dropped: "ServerTimeOut", becomeAudience: "BecomeAudience" };
+        const LEFT_REASONS = new Map([["quit", "Quit"], ["dropped", "ServerTimeOut"], ["becomeAudience", "BecomeAudience"]]);
 
         class Emitter {
           constructor() { this._listeners = new Map(); }
@@ -338,6 +354,47 @@ enum SDKScript {
           return config.microphoneId ? { deviceId: { exact: config.microphoneId } } : true;
         }
 
+        // MARK: the hub's notices (Docs/hub-protocol.md, "Hub → client")
+
+        const isUid = (value) => Number.isInteger(value) && value >= 0 && value <= 4294967295;
+        const isPeer = (value) => value !== null && typeof value === "object" && isUid(value.uid)
+          && (value.account === undefined || typeof value.account === "string");
+
+        /// Whether the notice names one of `codes`' values as `member` (its name) and `memberCode` (that name's number).
+        function names(notice, member, codes) {
+          const name = notice[member];
+          return typeof name === "string" && codes.has(name) && codes.get(name) === notice[member + "Code"];
+        }
+
+        /// What is wrong with a notice, as the terminal's client would refuse it, or "" when it reads: every member this
+        /// script uses is checked, and an Agora value it does not know is never taken for a near one.
+        function noticeProblem(notice) {
+          if (notice === null || typeof notice !== "object" || Array.isArray(notice)) return "a text message that is not a JSON object";
+          switch (notice.type) {
+            case "joined":
+              return isUid(notice.uid) && Array.isArray(notice.users) && notice.users.every(isPeer) ? ""
+                : "joined without its uid and its users [{uid, account?}]";
+            case "userJoined":
+              return isPeer(notice) ? "" : "userJoined without a uid (and an account, if any, as a string)";
+            case "userOffline":
+              return !isUid(notice.uid) ? "userOffline without a uid"
+                : names(notice, "reason", CODES.offline) ? "" : "userOffline's reason and reasonCode are not one of Agora's reasons";
+            case "clientRoleChanged": case "tokenPrivilegeWillExpire":
+              return "";
+            case "renewTokenResult":
+              return names(notice, "result", CODES.renewal) ? "" : "renewTokenResult's result and resultCode are not one of Agora's results";
+            case "connectionStateChanged":
+              if (!names(notice, "state", CODES.state)) return "connectionStateChanged's state and stateCode are not one of Agora's states";
+              if (!names(notice, "reason", CODES.reason)) return "connectionStateChanged's reason and reasonCode are not one of Agora's reasons";
+              return (notice.error === undefined && notice.errorCode === undefined) || names(notice, "error", CODES.error) ? ""
+                : "connectionStateChanged's error and errorCode are not one of Agora's error codes";
+            case "error":
+              return typeof notice.message === "string" ? "" : "error without a message";
+            default:
+              return "a notice of a type the hub does not send";
+          }
+        }
+
         // MARK: the hub link
 
         /// One WebSocket to the hub for one stay in a channel: requests as JSON, frames as binary, a ping every few
@@ -363,8 +420,10 @@ enum SDKScript {
               if (this.closed) return;
               if (typeof message.data === "string") {
                 let notice;
-                try { notice = JSON.parse(message.data); } catch (error) { return; }
-                if (notice && typeof notice.type === "string") handlers.notice(notice);
+                try { notice = JSON.parse(message.data); } catch (error) { return this._broken("a text message that is not JSON"); }
+                const problem = noticeProblem(notice);
+                if (problem) return this._broken(problem);
+                handlers.notice(notice);
               } else {
                 handlers.frame(new Uint8Array(message.data));
               }
@@ -389,6 +448,11 @@ enum SDKScript {
             this.closed = true;
             clearInterval(this.pinger);
             this.handlers.closed(code, this.isOpen);
+          }
+          /// The hub broke the protocol: the link is closed and reported as ended, with what was wrong.
+          _broken(problem) {
+            this.close();
+            this.handlers.closed(1000, this.isOpen, `the hub at ${this.url} sent what this SDK cannot read: ${problem}`);
           }
         }
 
@@ -433,7 +497,7 @@ enum SDKScript {
             const session = {
               appid, channel, user, token: token === undefined ? null : token, hubUid: 0, link: null,
               remote: new Map(), lastFrame: new Map(), renewals: [], roleChange: null, leaving: null, abort: null,
-              timers: [], sampler: null,
+              timers: [], sampler: null, saidPastUserLimit: false,
             };
             this._session = session;
             this._setState("CONNECTING");
@@ -479,12 +543,15 @@ enum SDKScript {
                   if (this._session === session && session.link === link) this._notice(session, notice);
                 },
                 frame: (bytes) => { if (settled && this._session === session && session.link === link) this._frame(session, bytes); },
-                closed: (code, opened) => {
+                closed: (code, opened, problem) => {
                   if (!settled) {
+                    if (problem) return settle(fail("UNEXPECTED_RESPONSE", problem));
                     return settle(fail("WS_ERR", opened ? `the hub at ${link.url} closed the connection (${code})`
                       : `could not open the hub at ${link.url}: is this page's origin (${location.origin}) one that tokencall serve allows (--cors-origin)?`));
                   }
-                  if (this._session === session && session.link === link) this._lost(session);
+                  if (this._session !== session || session.link !== link) return;
+                  if (problem) console.warn(`AgoraRTC: ${problem}; connecting again`);
+                  this._lost(session);
                 },
               });
               session.link = link;
@@ -511,7 +578,9 @@ enum SDKScript {
             session.remote = new Map();
             this.remoteUsers = [];
             const announced = [];
-            for (const peer of joined.users || []) {
+            for (const peer of joined.users) {
+              if (peer.uid === joined.uid || session.remote.has(peer.uid)) continue;
+              if (session.remote.size >= HUB.userLimit) { this._pastUserLimit(session); break; }
               const user = before.get(peer.uid) || { uid: peer.account !== undefined ? peer.account : peer.uid, hasVideo: false, hasAudio: false,
                                                      videoTrack: undefined, audioTrack: undefined };
               session.remote.set(peer.uid, user);
@@ -547,7 +616,7 @@ enum SDKScript {
                 return this._joined(session, joined, true);
               } catch (error) {
                 if (this._session !== session) return;
-                if (error.code === "CAN_NOT_GET_GATEWAY_SERVER" && error.data && error.data.desc === GATEWAY_REASONS[109]) {
+                if (error.code === "CAN_NOT_GET_GATEWAY_SERVER" && error.data && error.data.desc === GATEWAY_REASONS.get(109)) {
                   this._end(session, "TOKEN_EXPIRE");
                   return this.emit("token-privilege-did-expire");
                 }
@@ -584,7 +653,8 @@ enum SDKScript {
             }
             switch (notice.type) {
               case "userJoined": {
-                if (session.remote.has(notice.uid)) return;
+                if (session.remote.has(notice.uid) || notice.uid === session.hubUid) return;
+                if (session.remote.size >= HUB.userLimit) return this._pastUserLimit(session);
                 const user = { uid: notice.account !== undefined ? notice.account : notice.uid, hasVideo: false, hasAudio: false,
                                videoTrack: undefined, audioTrack: undefined };
                 session.remote.set(notice.uid, user);
@@ -595,7 +665,7 @@ enum SDKScript {
                 const user = session.remote.get(notice.uid);
                 if (!user) return;
                 session.remote.delete(notice.uid);
-                return this._left(session, user, LEFT_REASONS[notice.reason] || "Quit", notice.uid);
+                return this._left(session, user, LEFT_REASONS.get(notice.reason), notice.uid);
               }
               case "clientRoleChanged":
                 if (session.roleChange) session.roleChange.resolve();
@@ -627,6 +697,13 @@ enum SDKScript {
                 }
                 return console.warn(`AgoraRTC: the hub says: ${notice.message}`);
             }
+          }
+
+          /// The hub named more users than HUB.userLimit: those past it are not announced (said once per stay).
+          _pastUserLimit(session) {
+            if (session.saidPastUserLimit) return;
+            session.saidPastUserLimit = true;
+            console.warn(`AgoraRTC: the hub names more than ${HUB.userLimit} users in ${session.channel}; the others are not announced`);
           }
 
           _left(session, user, reason, hubUid) {

@@ -1,21 +1,20 @@
-import Foundation
-
 /// The page at `/`: what the terminal's call screen shows, in a browser, written only with the public `AgoraRTC`
 /// as a web developer would write theirs — a token from this server's `/fetch_rtc_token`, the tiles, the token's
 /// countdown and lifetime bar, the event log, and buttons to join, leave, renew, expire and switch role.
 enum WebPage {
     /// The page for a server of this App ID (which is no secret: every Agora page carries it).
     static func html(appID: String) -> String {
-        head.replacingOccurrences(of: "APP_ID", with: appID.filter(\.isHexDigit)) + body
+        head(appID: appID.filter(\.isHexDigit)) + body
     }
 
-    private static let head = #"""
+    private static func head(appID: String) -> String {
+        #"""
         <!doctype html>
         <html lang="en">
         <head>
         <meta charset="utf-8">
         <meta name="viewport" content="width=device-width, initial-scale=1">
-        <meta name="tokencall-app-id" content="APP_ID">
+        <meta name="tokencall-app-id" content="\#(appID)">
         <title>tokencall</title>
         <style>
           body { font: 14px/1.4 system-ui, sans-serif; margin: 0 auto; max-width: 72rem; padding: 1rem; background: #111; color: #ddd; }
@@ -37,6 +36,7 @@ enum WebPage {
         </head>
 
         """#
+    }
 
     private static let body = #"""
         <body>
@@ -98,25 +98,40 @@ enum WebPage {
           return { value, lifetime: seconds, expiresAt: Date.now() + seconds * 1000 };
         }
 
-        function tile(key, label) {
-          let div = $(`tile-${key}`);
-          if (!div) {
-            div = document.createElement("div");
-            div.id = `tile-${key}`;
-            div.className = "tile";
-            div.innerHTML = '<div class="video"></div><div class="label"></div>';
-            $("tiles").appendChild(div);
-          }
+        // Each remote user's tile by uid (a number, or the account it joined with) in a Map, and yours apart (#tile-local):
+        // no uid or account the hub names can pick another's tile, or yours.
+        const remoteTiles = new Map();
+        function tile(label) {
+          const div = document.createElement("div");
+          div.className = "tile";
+          div.innerHTML = '<div class="video"></div><div class="label"></div>';
           div.querySelector(".label").textContent = label;
+          return $("tiles").appendChild(div);
+        }
+        function remoteTile(user) {
+          if (!remoteTiles.has(user.uid)) {
+            const div = tile(describe(user));
+            div.dataset.uid = user.uid;
+            remoteTiles.set(user.uid, div);
+          }
+          return remoteTiles.get(user.uid);
+        }
+        function removeRemoteTile(user) {
+          const div = remoteTiles.get(user.uid);
+          if (div) div.remove();
+          remoteTiles.delete(user.uid);
+        }
+        function localTile() {
+          const div = $("tile-local") || Object.assign(tile(""), { id: "tile-local" });
+          div.querySelector(".label").textContent = `you, uid ${client.uid}`;
           return div;
         }
-        const removeTile = (key) => { const div = $(`tile-${key}`); if (div) div.remove(); };
 
         async function publishCamera() {
           if ($("role").value !== "host" || !$("camera").checked) return;
           if (!camera) camera = await AgoraRTC.createCameraVideoTrack();
           await client.publish(camera);
-          camera.play(tile("local", `you, uid ${client.uid}`).querySelector(".video"));
+          camera.play(localTile().querySelector(".video"));
           log("publishing the camera");
         }
 
@@ -151,7 +166,7 @@ enum WebPage {
             if (next === "audience" && camera) await client.unpublish(camera);
             if (client.connectionState === "CONNECTED") await client.setClientRole(next);
             $("role").value = next;
-            if (next === "audience") { removeTile("local"); if (camera) camera.stop(); }
+            if (next === "audience") { if ($("tile-local")) $("tile-local").remove(); if (camera) camera.stop(); }
             log(`role: ${next}`);
             if (next === "host" && client.connectionState === "CONNECTED") await publishCamera();
           } catch (error) {
@@ -173,15 +188,16 @@ enum WebPage {
             $("me").textContent = "";
             token = null;
             for (const div of [...$("tiles").children]) div.remove();
+            remoteTiles.clear();
           }
         });
-        client.on("user-joined", (user) => { tile(user.uid, describe(user)); log(`user-joined ${describe(user)}`); });
-        client.on("user-left", (user, reason) => { removeTile(user.uid); log(`user-left ${describe(user)} ${reason}`); });
+        client.on("user-joined", (user) => { remoteTile(user); log(`user-joined ${describe(user)}`); });
+        client.on("user-left", (user, reason) => { removeRemoteTile(user); log(`user-left ${describe(user)} ${reason}`); });
         client.on("user-published", async (user, mediaType) => {
           log(`user-published ${describe(user)} ${mediaType}`);
           if (mediaType !== "video") return;
           const track = await client.subscribe(user, mediaType);
-          track.play(tile(user.uid, describe(user)).querySelector(".video"));
+          track.play(remoteTile(user).querySelector(".video"));
         });
         client.on("user-unpublished", (user, mediaType) => log(`user-unpublished ${describe(user)} ${mediaType}`));
         client.on("token-privilege-will-expire", () => {

@@ -157,10 +157,11 @@ enum ServeCommand {
     static func advertise(_ args: Invocation, port: UInt16) throws(UsageError) -> String {
         let host = args.string("host") ?? "127.0.0.1"
         let scheme = args.string("tls-cert") == nil ? "ws://" : "wss://"
-        let text = args.string("advertise") ?? "\(scheme)\(host.contains(":") ? "[\(host)]" : host):\(port)/hub"
+        let text = args.string("advertise") ?? "\(scheme)\(host.utf8.contains(UInt8(ascii: ":")) ? "[\(host)]" : host):\(port)/hub"
         let given = text.hasPrefix("wss://") ? "wss://" : "ws://"
-        guard text.hasPrefix(given), text.utf8.count <= 120, !text.contains("?"), !text.contains("@"),
-              text.dropFirst(given.count).contains("/") else {
+        guard text.hasPrefix(given), text.utf8.count <= 120,
+              !text.utf8.contains(UInt8(ascii: "?")), !text.utf8.contains(UInt8(ascii: "@")),
+              text.utf8.dropFirst(given.utf8.count).contains(UInt8(ascii: "/")) else {
             throw args.error("--advertise must be ws://HOST:PORT/PATH (wss:// with --tls-cert), without a query, at most 120 "
                              + "bytes (it travels in a close frame)")
         }

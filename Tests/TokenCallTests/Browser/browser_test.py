@@ -10,6 +10,11 @@ wait for the tokens' end:
   elsewhere guide.html from an origin not allowed (--elsewhere-port), uid 24, with a good token and a bare WebSocket
   module    module.html from the allowed origin, uid 25: the ES module through an import map, and what the SDK refuses
 After --seconds it prints one JSON object of what each page saw, and exits 0; a page that cannot be driven is exit 1.
+
+With --page URL (one or more) it opens each page in turn instead, clicks the element --click names if given, waits
+until --done is true (window.done; at most --seconds each), and prints {"pages": [--read's value for each page
+(window.events)], "console": [the browser's console lines]}: pages a test serves itself, such as
+BrowserHostileHubTests' hostile hub.
 """
 import argparse
 import functools
@@ -68,7 +73,7 @@ def guide(port, **query):
 # of its own camera taken down to 32x18 the way a person would look at it.
 READ_MEET = """
 const log = document.getElementById("log").innerText;
-const canvas = document.querySelector("#tile-1 canvas");
+const canvas = document.querySelector('[data-uid="1"] canvas');
 let remote = [];
 if (canvas && canvas.width > 0) {
   const context = canvas.getContext("2d");
@@ -93,7 +98,47 @@ return {log, remote, camera, state: document.getElementById("state").textContent
 """
 
 
+def chromium():
+    options = webdriver.ChromeOptions()
+    options.binary_location = "/usr/bin/chromium"
+    for flag in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                 "--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream", "--window-size=1400,1100",
+                 "--disable-background-timer-throttling", "--disable-renderer-backgrounding",
+                 "--no-first-run", "--no-default-browser-check", "--disable-extensions", "--disable-sync"]:
+        options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+
+
+def pages(args):
+    driver = chromium()
+    result = {"pages": [], "console": []}
+    try:
+        for url in args.page:
+            driver.get(url)
+            deadline = time.time() + args.seconds
+            if args.click:
+                while not driver.find_elements(By.ID, args.click) and time.time() < deadline:
+                    time.sleep(0.1)
+                driver.find_element(By.ID, args.click).click()
+            while not driver.execute_script("return " + args.done) and time.time() < deadline:
+                time.sleep(0.1)
+            result["pages"].append(driver.execute_script("return " + args.read))
+            result["console"] += [entry["message"] for entry in driver.get_log("browser")]
+    finally:
+        driver.quit()
+    print(json.dumps(result))
+
+
 def main():
+    if "--page" in sys.argv:
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--page", action="append", required=True)
+        parser.add_argument("--seconds", type=float, default=10)
+        parser.add_argument("--click")
+        parser.add_argument("--done", default="window.done === true")
+        parser.add_argument("--read", default="window.events || []")
+        return pages(parser.parse_args())
     parser = argparse.ArgumentParser()
     parser.add_argument("--server", required=True, help="the serve's base URL, http://127.0.0.1:PORT")
     parser.add_argument("--app-id", required=True)
@@ -120,15 +165,7 @@ def main():
         for name, url in frames.items()) + "</body>"
     Pages.harness = harness.encode()
 
-    options = webdriver.ChromeOptions()
-    options.binary_location = "/usr/bin/chromium"
-    for flag in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                 "--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream", "--window-size=1400,1100",
-                 "--disable-background-timer-throttling", "--disable-renderer-backgrounding",
-                 "--no-first-run", "--no-default-browser-check", "--disable-extensions", "--disable-sync"]:
-        options.add_argument(flag)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    driver = chromium()
     result = {}
     try:
         driver.set_script_timeout(10)
