@@ -360,5 +360,7 @@ final class WebSocketHost: @unchecked Sendable {
         }
 
         func log(_ line: String) { host.log(line) }
+
+        var loop: EventLoop? { host.loop }
     }
 }

@@ -1,4 +1,5 @@
 import HTTP1
+import Sockets
 import WebSocket
 
 /// One WebSocket connection on a host, for as long as the host runs.
@@ -28,6 +29,9 @@ public protocol WebSocketOutlet: AnyObject {
     func close(_ client: WebSocketClientID, code: WebSocketCloseCode, reason: String)
     /// Writes a line to the server's log.
     func log(_ line: String)
+    /// The host's loop, for the service's own sockets (its handlers run between the host's events, and what they queue
+    /// is flushed at the end of the turn); nil without one (tests).
+    var loop: EventLoop? { get }
 }
 
 /// What runs behind a WebSocket endpoint. The host calls it from its one thread, never two calls at once, so a

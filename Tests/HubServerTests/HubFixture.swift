@@ -2,6 +2,7 @@ import AccessToken
 import HubServer
 import HubProtocol
 import JSON
+import Sockets
 import Synchronization
 import TestSupport
 import TokenServer
@@ -36,6 +37,7 @@ final class RecordingOutlet: WebSocketOutlet {
         closeReasons[client] = reason
     }
     func log(_ line: String) { lines.append(line) }
+    var loop: EventLoop? { nil }
 
     /// The messages sent to `client` since the last call.
     func take(_ client: WebSocketClientID) -> [[String: JSONValue]] {

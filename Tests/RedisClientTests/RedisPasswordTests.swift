@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import RedisClient
 import Sockets
@@ -70,14 +71,29 @@ import Testing
 
     /// A PING through a connection with the password to 127.0.0.1:`port`: what it failed with.
     static func failure(port: UInt16) -> RedisError? {
-        do {
-            let connection = RedisConnection(address: try RedisAddress(parsing: "redis://:\(password)@127.0.0.1:\(port)/1"))
-            _ = try connection.call(["PING"])
+        guard case .failure(let error)? = try? exchange(RedisAddress(parsing: "redis://:\(password)@127.0.0.1:\(port)/1"), [["PING"]]) else {
             return nil
-        } catch {
-            return error
+        }
+        return error
+    }
+}
+
+/// Sends `commands` through a `RedisConnection` on a loop of its own and waits for their answers.
+func exchange(_ address: RedisAddress, _ commands: [[String]], deadline: Duration = .milliseconds(500)) throws -> Result<[RESPValue], RedisError> {
+    let loop = try EventLoop(name: "redis-test")
+    defer { loop.stop() }
+    let answer = Mutex<Result<[RESPValue], RedisError>?>(nil)
+    let done = DispatchSemaphore(value: 0)
+    loop.execute {
+        let connection = RedisConnection(address: address, loop: loop, deadline: deadline)
+        connection.send(commands) { result in
+            answer.withLock { $0 = result }
+            connection.close("the test is done")
+            done.signal()
         }
     }
+    done.wait()
+    return answer.withLock { $0! }
 }
 
 /// A Redis for one connection: it reads what comes until the password's line, answers `answer` (nothing more to
