@@ -2,12 +2,6 @@ import Dispatch
 import Sockets
 import TLS
 
-/// Why a Redis exchange failed, in words (never with the password).
-public struct RedisError: Error, Equatable, Sendable, CustomStringConvertible {
-    public let description: String
-    public init(description: String) { self.description = description }
-}
-
 /// A connection to one Redis server on an event loop, which it never blocks: commands are pipelined, each request
 /// answered (or failed in words) within `deadline`, the connect is non-blocking and registered on the loop, and only
 /// a host name's lookup runs on a thread of its own. `RedisMachine` decides; this carries its actions out. Made on

@@ -34,11 +34,13 @@ import Testing
         #expect(error?.description.contains(Self.leaked) == false, "\(String(describing: error))")
     }
 
-    @Test func aRedisThatIsDownIsNamedWithoutThePassword() throws {
+    /// By address, and by a name looked up on a thread of its own.
+    @Test(arguments: ["127.0.0.1", "localhost"])
+    func aRedisThatIsDownIsNamedWithoutThePassword(_ host: String) throws {
         let (listener, _, port) = try Socket.listen(host: "127.0.0.1", port: 0)
         listener.close()
-        let error = Self.failure(port: port)
-        #expect(error?.description.hasPrefix("cannot connect to redis://127.0.0.1:\(port)/1: ") == true, "\(String(describing: error))")
+        let error = Self.failure(port: port, host: host)
+        #expect(error?.description.hasPrefix("cannot connect to redis://\(host):\(port)/1: ") == true, "\(String(describing: error))")
         #expect(error?.description.contains(Self.leaked) == false)
     }
 
@@ -69,9 +71,9 @@ import Testing
         #expect(error?.description.contains(Self.leaked) == false)
     }
 
-    /// A PING through a connection with the password to 127.0.0.1:`port`: what it failed with.
-    static func failure(port: UInt16) -> RedisError? {
-        guard case .failure(let error)? = try? exchange(RedisAddress(parsing: "redis://:\(password)@127.0.0.1:\(port)/1"), [["PING"]]) else {
+    /// A PING through a connection with the password to `host`:`port`: what it failed with.
+    static func failure(port: UInt16, host: String = "127.0.0.1") -> RedisError? {
+        guard case .failure(let error)? = try? exchange(RedisAddress(parsing: "redis://:\(password)@\(host):\(port)/1"), [["PING"]]) else {
             return nil
         }
         return error
