@@ -194,7 +194,8 @@ public final class HubServer: WebSocketService, @unchecked Sendable {
     public func tick() -> Duration? {
         let now = config.unixTime()
         if let due = nextDeadline, now >= due { fireDue(now) }
-        if case .due(let at) = renewal, now >= at { renewLeases(now) }
+        // A wall clock gone back puts off no renewal: leases age on the store's clock, not this one.
+        if case .due(let at) = renewal, now >= at || now < lastRenewed { renewLeases(now) }
         var renewalDue: Double? { if case .due(let at) = renewal { at } else { nil } }
         let next = [nextDeadline, renewalDue].compactMap { $0 }.min()
         return next.map { .milliseconds(Int64((($0 - now) * 1000).rounded(.up))) }
@@ -434,7 +435,9 @@ public final class HubServer: WebSocketService, @unchecked Sendable {
             lastRenewed = sentAt
             lost = channels
         case .failure(let error):
-            guard config.unixTime() - lastRenewed >= renewEvery(store) * 3 else {
+            // With the clock gone back since the last renewal, how long ago that was is unknown: given up too.
+            let now = config.unixTime()
+            guard now - lastRenewed >= renewEvery(store) * 3 || now < lastRenewed else {
                 outlet?.log("hub could not renew its channel leases: \(error.description.escapedForPrinting)")
                 return
             }
