@@ -430,10 +430,12 @@ public final class HubServer: WebSocketService, @unchecked Sendable {
         guard let store = config.leases, case .sent(let sentAt, let next) = renewal else { return }
         renewal = .due(at: next)
         let lost: [String]
+        let (logged, told): (String, String)
         switch result {
         case .success(let channels):
             lastRenewed = sentAt
             lost = channels
+            (logged, told) = ("its clients go where it lives now", "the channel moved to another hub; connect again")
         case .failure(let error):
             // With the clock gone back since the last renewal, how long ago that was is unknown: given up too.
             let now = config.unixTime()
@@ -442,12 +444,15 @@ public final class HubServer: WebSocketService, @unchecked Sendable {
                 return
             }
             lost = leases.filter { $0.value == .held }.map(\.key)
+            (logged, told) = ("the store has not renewed it for \(store.leaseDuration) (\(error.description.escapedForPrinting)); "
+                              + "its clients go where it lives now",
+                              "the hub cannot reach the store of channel owners; connect again")
         }
         for channel in lost where leases[channel] == .held {
             leases[channel] = nil
-            outlet?.log("hub lost the lease of \(channel.escapedForPrinting): its clients go where it lives now")
+            outlet?.log("hub lost the lease of \(channel.escapedForPrinting): \(logged)")
             for client in (channels[channel] ?? [:]).values {
-                outlet?.close(client, code: .goingAway, reason: "the channel moved to another hub; connect again")
+                outlet?.close(client, code: .goingAway, reason: told)
             }
         }
     }

@@ -3,7 +3,8 @@ import Sockets
 
 /// Channel leases in Redis, as LiveKit keeps its room→node map there: the key `tokencall:channel:NAME` holds the
 /// owning hub's address with a time to live. Taken with `SET NX PX … GET` (one exchange: set when free, else the
-/// holder), renewed and given back by scripts that touch the key only while it still names this hub. Its
+/// holder), renewed and given back by scripts that touch the key only while it still names this hub (a renewal takes
+/// a key that is gone again). Its
 /// `RedisConnection` runs on the hub's loop, pipelining what the hub asks and never blocking it.
 public final class RedisLeases: ChannelLeases, @unchecked Sendable {
     /// This hub's address as its clients reach it, what the keys hold.
@@ -16,7 +17,14 @@ public final class RedisLeases: ChannelLeases, @unchecked Sendable {
     private var connection: RedisConnection?
 
     static let keyPrefix = "tokencall:channel:"
-    static let renewScript = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) else return 0 end"
+    /// Extends the key while it names this hub, and takes it again when it is gone (Redis restarted empty, or the lease
+    /// lapsed unclaimed: nobody else holds the channel); 0 when another hub holds it.
+    static let renewScript = """
+        local holder = redis.call('GET', KEYS[1])
+        if holder == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+        if holder == false then redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) return 1 end
+        return 0
+        """
     static let releaseScript = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end"
 
     /// Leases of `leaseDuration` for the hub at `hubAddress`; a request Redis has not answered within `deadline`

@@ -216,4 +216,23 @@ final class MemoryLeaseStore: Sendable {
         #expect(aLeases.renewals == 2, "the next, due meanwhile, goes once the first is answered")
         #expect(a.outlet.closes[member] == nil)
     }
+
+    /// Issue 31, item 10: the store gone for longer than a lease's life (Redis down): the members are told why in words,
+    /// and once it answers again their joins get in.
+    @Test func aStoreGoneForALeasesLifeClosesTheMembersSayingSoAndTheyGetBackInOnceItAnswers() {
+        let member = a.connect()
+        a.join(member, uid: 1)
+        #expect(a.outlet.take(member).first?.type == "joined")
+        store.answering.withLock { $0 = false }
+        a.advance(by: 2.5)
+        #expect(a.outlet.closes[member] == nil, "a renewal or two unanswered puts nobody out")
+        a.advance(by: 1)
+        #expect(a.outlet.closes[member] == .goingAway)
+        #expect(a.outlet.closeReasons[member] == "the hub cannot reach the store of channel owners; connect again")
+        #expect(a.outlet.lines.contains { $0.hasPrefix("hub lost the lease of room: the store has not renewed it for 3.0 seconds (no answer)") }, "\(a.outlet.lines)")
+        store.answering.withLock { $0 = true }
+        let back = a.connect()
+        a.join(back, uid: 1)
+        #expect(a.outlet.take(back).first?.type == "joined")
+    }
 }

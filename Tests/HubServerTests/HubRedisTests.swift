@@ -78,4 +78,31 @@ struct HubRedisTests {
         #expect(try Self.redisCLI(port: redis.port, ["DBSIZE"]) == "151", "every channel's lease is held")
         #expect(try Self.redisCLI(port: redis.port, ["GET", "tokencall:channel:steady"]) == Self.hubAddress)
     }
+
+    /// Issue 31, item 10: Redis killed mid-call and started again empty, before the hub's leases would lapse. The hub
+    /// takes its channel's key again at the next renewal; its members are not put out (before, the renewal found the
+    /// key gone, took the channel for another hub's and closed every member with 1001).
+    @Test func aRedisRestartedEmptyGetsTheHeldLeasesBackAndTheMembersStay() throws {
+        var redis: RedisServerProcess? = try RedisServerProcess()
+        let port = try #require(redis?.port)
+        let log = ServerLog()
+        let server = try Self.server(redisPort: port, log: log)
+        defer { server.stop() }
+        let member = try WebSocketTestClient.open(port: server.port, path: "/hub?channel=call")
+        member.send(text: try Self.joinRequest(channel: "call", uid: 1))
+        #expect(try member.notice()?.type == "joined")
+
+        redis = nil  // killed
+        redis = try RedisServerProcess(port: port)
+        #expect(try Self.redisCLI(port: port, ["DBSIZE"]) == "0", "started again empty")
+        let deadline = ContinuousClock.now + .seconds(5)
+        while try Self.redisCLI(port: port, ["GET", "tokencall:channel:call"]) != Self.hubAddress, ContinuousClock.now < deadline {
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        #expect(try Self.redisCLI(port: port, ["GET", "tokencall:channel:call"]) == Self.hubAddress, "the lease is the hub's again")
+        member.send(raw: WebSocketFrame.encode(.ping, Array("still there".utf8), mask: (1, 2, 3, 4)))
+        #expect(try member.next() == .pong(Array("still there".utf8)), "the member is still in, not closed")
+        let lines = log.lines.withLock { $0 }
+        #expect(!lines.contains { $0.contains("lost the lease") }, "\(lines.suffix(20))")
+    }
 }

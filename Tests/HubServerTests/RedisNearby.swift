@@ -11,8 +11,9 @@ final class RedisServerProcess {
     let port: UInt16
     private let process = Process()
 
-    init() throws {
-        guard let port = Loopback.freePort() else { throw NearbyFailure(description: "no free port for redis-server") }
+    /// On `port`, or a free one.
+    init(port: UInt16? = nil) throws {
+        guard let port = port ?? Loopback.freePort() else { throw NearbyFailure(description: "no free port for redis-server") }
         self.port = port
         process.executableURL = URL(fileURLWithPath: Self.path)
         process.arguments = ["--port", "\(port)", "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
