@@ -256,7 +256,8 @@ public final class HubServer: WebSocketService, @unchecked Sendable {
         guard let store = config.leases, leases[join.channel] != .held else { return admit(admission, client: client, now: now) }
         connections[client]?.phase = .claiming(admission, since: since)
         if case .claiming(let waiting) = leases[join.channel] {
-            leases[join.channel] = .claiming(waiting: waiting + [client])
+            // Once each: a connection that left and joined again while the claim waits is let in once.
+            if !waiting.contains(client) { leases[join.channel] = .claiming(waiting: waiting + [client]) }
         } else {
             leases[join.channel] = .claiming(waiting: [client])
             store.claim(join.channel) { [self] claim in claimed(join.channel, claim) }

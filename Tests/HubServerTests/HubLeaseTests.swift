@@ -202,6 +202,17 @@ final class MemoryLeaseStore: Sendable {
         #expect(a.outlet.take(leaving).first?.type == "joined", "the connection may join again")
     }
 
+    @Test func aJoinerThatLeavesAndJoinsAgainWhileTheClaimWaitsIsLetInOnce() {
+        aLeases.holding = true
+        let client = a.connect()
+        a.join(client, uid: 1)
+        a.say(client, #"{"type":"leave"}"#)
+        a.join(client, uid: 1)
+        aLeases.answerHeld()
+        #expect(a.outlet.take(client).map(\.type) == ["connectionStateChanged", "joined"])
+        #expect(aLeases.claims == 1)
+    }
+
     @Test func aRenewalIsNeverSentWhileTheLastIsUnanswered() {
         let member = a.connect()
         a.join(member, uid: 1)
