@@ -35,7 +35,8 @@ struct RedisMachine {
 
     let address: RedisAddress
     let deadline: Duration
-    /// The most commands that may wait for answers at once; more are refused at once.
+    /// The most commands that may wait for answers at once (a hub's renewal is one a channel held, and a hub holds at
+    /// most one channel a connection); more are refused at once.
     let maxWaiting: Int
     private(set) var phase = Phase.idle
     private var attempts = 0
@@ -46,7 +47,7 @@ struct RedisMachine {
     private var unsent: [UInt8] = []
     private var reader = RESPReader()
 
-    init(address: RedisAddress, deadline: Duration, maxWaiting: Int = 10_000) {
+    init(address: RedisAddress, deadline: Duration, maxWaiting: Int = 65_536) {
         (self.address, self.deadline, self.maxWaiting) = (address, deadline, maxWaiting)
     }
 
