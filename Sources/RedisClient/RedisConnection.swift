@@ -59,7 +59,7 @@ public final class RedisConnection: @unchecked Sendable {
             case .connecting(let attempt, let socket, _, _):
                 if socket.waitWritable(milliseconds: milliseconds) { connectEnded(attempt) }
             case .none, .resolving:
-                return close("the connection to \(address) closed as it was still connecting")
+                return close("the loop stopped while the name of \(address) was looked up")
             }
         }
         close("\(address) did not answer within \(limit), as the loop stopped")

