@@ -109,4 +109,30 @@ struct HubRedisTests {
         let lines = log.lines.withLock { $0 }
         #expect(!lines.contains { $0.contains("lost the lease") }, "\(lines.suffix(20))")
     }
+
+    /// A claim Redis cannot answer within its deadline (1 s; Redis 600 ms away each way here) is refused in words
+    /// (4503), and the hub goes on serving its members meanwhile.
+    @Test func aClaimNotAnsweredInTimeIsRefusedInWordsWhileTheHubServesOthers() throws {
+        let redis = try RedisServerProcess()
+        let proxy = try DelayingProxy(to: redis.port, delay: .milliseconds(600))
+        defer { proxy.stop() }
+        let log = ServerLog()
+        let server = try Self.server(redisPort: proxy.port, log: log)
+        defer { server.stop() }
+        let member = try WebSocketTestClient.open(port: server.port)
+        let joiner = try WebSocketTestClient.open(port: server.port)
+        joiner.send(text: try Self.joinRequest(channel: "far", uid: 2))
+        let asked = ContinuousClock.now
+        var refused: String?
+        while refused == nil, ContinuousClock.now - asked < .seconds(3) {
+            let sent = ContinuousClock.now
+            member.send(raw: WebSocketFrame.encode(.ping, Array("meanwhile".utf8), mask: (1, 2, 3, 4)))
+            guard case .pong? = try member.next() else { Issue.record("no pong from the hub"); break }
+            #expect(ContinuousClock.now - sent < .seconds(1), "the hub stalled")
+            refused = log.lines.withLock { $0.first { $0.contains("closed 4503") } }
+            Thread.sleep(forTimeInterval: 0.05)  // a ping every 50 ms or so, not a wait for anything
+        }
+        #expect(refused?.hasSuffix("cannot tell who owns far: redis://127.0.0.1:\(proxy.port) did not answer within 1.0 seconds") == true,
+                "\(String(describing: refused))")
+    }
 }
