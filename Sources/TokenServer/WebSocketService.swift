@@ -19,8 +19,12 @@ public enum WebSocketEnd: Equatable, Sendable {
     case closedByHost(WebSocketCloseCode)
 }
 
-/// What a service does to its clients. Called only on the host's thread, from within the service's callbacks.
+/// What a service does to its clients. Called only on the host's thread: from within the service's callbacks, or from
+/// what the service runs on `loop`.
 public protocol WebSocketOutlet: AnyObject {
+    /// The host's loop, for the service's own sockets (its handlers run between the host's events, and what they queue
+    /// is flushed at the end of the turn); nil without one (tests).
+    var loop: EventLoop? { get }
     /// Queues a text message for each client; a client whose queue is full is dropped as too slow.
     func send(text: String, to clients: some Sequence<WebSocketClientID>)
     /// Queues a binary message for each client, framed once.
@@ -29,9 +33,6 @@ public protocol WebSocketOutlet: AnyObject {
     func close(_ client: WebSocketClientID, code: WebSocketCloseCode, reason: String)
     /// Writes a line to the server's log.
     func log(_ line: String)
-    /// The host's loop, for the service's own sockets (its handlers run between the host's events, and what they queue
-    /// is flushed at the end of the turn); nil without one (tests).
-    var loop: EventLoop? { get }
 }
 
 /// What runs behind a WebSocket endpoint. The host calls it from its one thread, never two calls at once, so a

@@ -37,7 +37,6 @@ final class RecordingOutlet: WebSocketOutlet {
         closeReasons[client] = reason
     }
     func log(_ line: String) { lines.append(line) }
-    var loop: EventLoop? { nil }
 
     /// The messages sent to `client` since the last call.
     func take(_ client: WebSocketClientID) -> [[String: JSONValue]] {
@@ -49,6 +48,9 @@ final class RecordingOutlet: WebSocketOutlet {
         defer { binaries[client] = nil }
         return binaries[client] ?? []
     }
+
+    /// No loop: the leases in these tests need none.
+    var loop: EventLoop? { nil }
 }
 
 /// A hub driven as its host drives it, on a time the test moves.
