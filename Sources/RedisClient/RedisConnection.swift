@@ -25,7 +25,7 @@ public final class RedisConnection: @unchecked Sendable {
         case open(Wire, EventLoop.Registration, EventLoop.Interest)
     }
 
-    public init(address: RedisAddress, loop: EventLoop, deadline: Duration = .seconds(1)) {
+    public init(address: RedisAddress, loop: EventLoop, deadline: Duration) {
         self.address = address
         self.loop = loop
         literal = Socket.literalAddress(host: address.host, port: address.port)
