@@ -18,7 +18,8 @@
 #   tlsserver  what a hostile client sends an https:// server, its ClientHello and after, through a server's Wire
 #                                         (Fuzz/TLSServerFuzzer.swift + Sources/TLS/{TLSSession,Wire}.swift; a certificate
 #                                          and key made with openssl in .build/fuzz/tlsserver/)
-#   resp   what a hostile Redis sends the hub's channel leases (Fuzz/RESPFuzzer.swift + Sources/RedisClient/RESP*.swift)
+#   resp   what a hostile Redis sends the hub's channel leases (Fuzz/RESPFuzzer.swift + Sources/RedisClient/RESP*.swift,
+#                                          RedisMachine.swift, RedisAddress.swift, RedisError.swift)
 #
 #   Scripts/fuzz.sh [seconds] [target...]   (or: make fuzz FUZZ_SECONDS=300)
 #
@@ -157,11 +158,12 @@ hubclient_inputs=(Sources/HubProtocol/*.swift Sources/AgoraVocabulary/*.swift So
 # Room for a joined listing a few hundred users, and a frame past the 4096-byte limit.
 hubclient_options=(-dict=Fuzz/hubclient.dict -max_len=16384)
 
-resp_sources=(Fuzz/RESPFuzzer.swift Sources/RedisClient/RESPReader.swift Sources/RedisClient/RESPValue.swift)
+resp_sources=(Fuzz/RESPFuzzer.swift Sources/RedisClient/RESPReader.swift Sources/RedisClient/RESPValue.swift
+              Sources/RedisClient/RedisMachine.swift Sources/RedisClient/RedisAddress.swift Sources/RedisClient/RedisError.swift)
 resp_module=RedisClient
-resp_flags=()
-resp_inputs=()
-resp_imports=()
+resp_flags=(-I "$root/modules" -L "$root/modules" -lPrintableText)
+resp_inputs=(Sources/PrintableText/*.swift)
+resp_imports=(PrintableText)
 resp_options=(-max_len=4096)
 
 httpresponse_sources=(Fuzz/HTTPResponseFuzzer.swift Fuzz/Arrivals.swift Sources/HTTP1/*.swift)

@@ -1,25 +1,32 @@
+import Sockets
+
 /// Who holds a channel, as the store of leases says.
 public enum ChannelClaim: Equatable, Sendable {
     /// This hub holds it (it took it now, or held it already).
     case ours
     /// Another live hub holds it: its address (`ws://HOST:PORT/PATH`), where the channel's clients go.
     case elsewhere(String)
-    /// The store did not answer; why.
+    /// The store did not answer, or not in time; why.
     case unknown(String)
 }
 
 /// One owner per channel across hubs (`serve --redis`): a lease a hub takes when a channel's first user joins,
 /// renews while anyone is in it, and gives back when the channel empties or the hub stops. A dead hub's leases lapse
-/// by themselves. Called on the hub's thread only, each call bounded by the store's deadline.
+/// by themselves. Called on the hub's loop only, from `start` on, and never waited for: each answer comes later, on
+/// the same loop, within the store's deadline.
 public protocol ChannelLeases: AnyObject, Sendable {
     /// How long a lease lives unrenewed; the hub renews at a third of it.
     var leaseDuration: Duration { get }
+    /// The hub's loop, on which every call comes and every answer is given.
+    func start(on loop: EventLoop)
     /// Takes the channel for this hub, or renews it when it is this hub's; or says who has it.
-    func claim(_ channel: String) -> ChannelClaim
-    /// Renews the channels; returns those that are no longer this hub's, or why the store did not answer.
-    func renew(_ channels: [String]) -> Result<[String], LeaseStoreError>
+    func claim(_ channel: String, _ answer: @escaping (ChannelClaim) -> Void)
+    /// Renews the channels; answers those that are no longer this hub's, or why the store did not answer.
+    func renew(_ channels: [String], _ answer: @escaping (Result<[String], LeaseStoreError>) -> Void)
     /// Gives the channels back (best effort: a lease not given back lapses).
     func release(_ channels: [String])
+    /// The hub is stopping: what was asked goes out and is answered within `limit` at most, the loop waiting for it.
+    func finish(within limit: Duration)
 }
 
 /// Why the store of leases did not answer.

@@ -3,6 +3,7 @@ import AgoraVocabulary
 import HTTP1
 import HubProtocol
 import PrintableText
+import Sockets
 import TokenServer
 import WebSocket
 
@@ -47,11 +48,19 @@ public final class HubServer: WebSocketService, @unchecked Sendable {
         var peer: HubPeer { HubPeer(uid: uid, account: account) }
     }
 
+    /// A join let in by its token, for a channel whose lease is being claimed.
+    struct Admission {
+        let join: HubJoin
+        let token: AgoraToken
+    }
+
     /// One open connection: the channel its URL was routed by (`/hub?channel=`), and whether its user is in a channel.
     struct Connection {
         enum Phase {
             /// Not in a channel (not yet, refused, left, put out) since this unix time.
             case outside(since: Double)
+            /// Its join waits for the channel's lease; out of any channel since this unix time.
+            case claiming(Admission, since: Double)
             case inChannel(Member)
         }
 
@@ -91,10 +100,27 @@ public final class HubServer: WebSocketService, @unchecked Sendable {
     /// When `fireDue` next has something to do (a warning, a token's end, a connection out of a channel too long),
     /// unix seconds, or earlier: a change plans its own connection's deadline alone (`plan`), never a scan of all.
     private var nextDeadline: Double?
-    /// The channels whose lease this hub holds (with `leases` only), and when it next renews them and last did.
-    private var held: Set<String> = []
-    private var nextRenewal: Double?
+    /// A channel's lease (with `leases` only): claimed and awaited by the connections waiting to join it, or held.
+    enum Lease: Equatable {
+        case claiming(waiting: [WebSocketClientID])
+        case held
+    }
+
+    /// The renewal of the held leases: idle (none held), due at a unix time, or sent and awaited.
+    enum Renewal: Equatable {
+        case idle
+        case due(at: Double)
+        /// Sent at `at`; the next is due at `next`, once this one is answered.
+        case sent(at: Double, next: Double)
+    }
+
+    private var leases: [String: Lease] = [:]
+    private var renewal = Renewal.idle
+    /// When the store last renewed every lease held.
     private var lastRenewed: Double = 0
+
+    /// How long a stopping hub waits for the store to take its leases back.
+    static let releaseLimit = Duration.milliseconds(500)
 
     public init(_ config: Configuration) {
         self.config = config
@@ -108,6 +134,7 @@ public final class HubServer: WebSocketService, @unchecked Sendable {
     public func start(outlet: any WebSocketOutlet, wake: @escaping @Sendable () -> Void) {
         self.outlet = outlet
         self.wake = wake
+        if let loop = outlet.loop { config.leases?.start(on: loop) }
     }
 
     /// Refuses a URL whose channel a balancer and the hub could read differently (`ChannelRoute`).
@@ -144,6 +171,10 @@ public final class HubServer: WebSocketService, @unchecked Sendable {
                 guard take(\.presence, client) else { return refuseOverRate(.presence, "joins and role changes", client) }
                 setRole(role, client: client, member)
             case .leave:
+                if case .claiming(_, let since) = connection.phase {
+                    connections[client]?.phase = .outside(since: since)
+                    return send(stateChanged(.disconnected, .reasonLeaveChannel), to: client)
+                }
                 guard let member else { return send(.error("not in a channel; nothing to leave"), to: client) }
                 remove(client, member, peersHear: .quit)
                 send(stateChanged(.disconnected, .reasonLeaveChannel), to: client)
@@ -164,18 +195,23 @@ public final class HubServer: WebSocketService, @unchecked Sendable {
         let now = config.unixTime()
         if let due = nextDeadline, now >= due { fireDue(now) }
         // A wall clock gone back puts off no renewal: leases age on the store's clock, not this one.
-        if let due = nextRenewal, now >= due || now < lastRenewed { renewLeases(now) }
-        let next = [nextDeadline, nextRenewal].compactMap { $0 }.min()
+        if case .due(let at) = renewal, now >= at || now < lastRenewed { renewLeases(now) }
+        var renewalDue: Double? { if case .due(let at) = renewal { at } else { nil } }
+        let next = [nextDeadline, renewalDue].compactMap { $0 }.min()
         return next.map { .milliseconds(Int64((($0 - now) * 1000).rounded(.up))) }
     }
 
-    /// Gives back every lease before the host closes the connections with 1001, so that their clients, reconnecting at
-    /// once, find their channels free on whichever hub the balancer picks.
+    /// Gives back every lease (those being claimed too) before the host closes the connections with 1001, so that their
+    /// clients, reconnecting at once, find their channels free on whichever hub the balancer picks; waits for the store
+    /// for `releaseLimit` at most. The joins still waiting hear the 1001 with everyone else.
     public func stopping() {
-        guard let leases = config.leases, !held.isEmpty else { return }
-        leases.release(Array(held))
-        outlet?.log("hub gave back \(held.count) channel leases: stopping")
-        held = []
+        guard let store = config.leases, !leases.isEmpty else { return }
+        let channels = Array(leases.keys)
+        let held = leases.values.filter { $0 == .held }.count
+        (leases, renewal) = ([:], .idle)
+        store.release(channels)
+        store.finish(within: Self.releaseLimit)
+        outlet?.log("hub gave back \(held) channel leases: stopping")
     }
 
     // MARK: Requests
@@ -191,8 +227,14 @@ public final class HubServer: WebSocketService, @unchecked Sendable {
     }
 
     private func join(_ join: HubJoin, client: WebSocketClientID, on connection: Connection) {
-        if let current = connection.member {
+        let since: Double
+        switch connection.phase {
+        case .inChannel(let current):
             return send(.error("already in channel \(current.channel.escapedForPrinting) as uid \(current.uid); leave first"), to: client)
+        case .claiming(let admission, _):
+            return send(.error("already joining channel \(admission.join.channel.escapedForPrinting); wait for its answer"), to: client)
+        case .outside(let outsideSince):
+            since = outsideSince
         }
         if let route = connection.route, route != join.channel {
             return send(.error("this connection was opened for channel \(route.escapedForPrinting) (/hub?channel=); "
@@ -210,7 +252,21 @@ public final class HubServer: WebSocketService, @unchecked Sendable {
         case .success(nil):
             return  // not reached: with the hub's certificate, the check refuses a missing token
         }
-        guard claim(join.channel, for: client) else { return }
+        let admission = Admission(join: join, token: token)
+        guard let store = config.leases, leases[join.channel] != .held else { return admit(admission, client: client, now: now) }
+        connections[client]?.phase = .claiming(admission, since: since)
+        if case .claiming(let waiting) = leases[join.channel] {
+            // Once each: a connection that left and joined again while the claim waits is let in once.
+            if !waiting.contains(client) { leases[join.channel] = .claiming(waiting: waiting + [client]) }
+        } else {
+            leases[join.channel] = .claiming(waiting: [client])
+            store.claim(join.channel) { [self] claim in claimed(join.channel, claim) }
+        }
+    }
+
+    /// Lets the join in: the channel is this hub's.
+    private func admit(_ admission: Admission, client: WebSocketClientID, now: Double) {
+        let (join, token) = (admission.join, admission.token)
         let (uid, account) = assignUid(join.user, in: join.channel)
         if let earlier = channels[join.channel]?[uid], let holder = connections[earlier]?.member {
             // One uid, two users (an integer uid asked for that an account holds here, or the other way round): the
@@ -318,28 +374,40 @@ public final class HubServer: WebSocketService, @unchecked Sendable {
 
     // MARK: Ownership
 
-    /// Whether the channel is this hub's to serve: always without leases; with them, when it holds the channel's lease
-    /// or takes it now. Otherwise the connection is closed with the hub's redirect (4302, the owner's address) or, the
-    /// store not answering, 4503: never a second copy of a channel another hub serves.
-    private func claim(_ channel: String, for client: WebSocketClientID) -> Bool {
-        guard let leases = config.leases, !held.contains(channel) else { return true }
-        switch leases.claim(channel) {
+    /// The store answered a channel's claim: the joins waiting for it (those still connected and waiting) go in, or
+    /// are closed with the hub's redirect (4302, the owner's address) or, the store not answering in time, 4503: never
+    /// a second copy of a channel another hub serves.
+    private func claimed(_ channel: String, _ claim: ChannelClaim) {
+        guard let store = config.leases, case .claiming(let waiting) = leases[channel] else { return }
+        let joining = waiting.compactMap { client -> (WebSocketClientID, Admission)? in
+            guard case .claiming(let admission, _)? = connections[client]?.phase, admission.join.channel == channel else { return nil }
+            return (client, admission)
+        }
+        leases[channel] = nil
+        let now = config.unixTime()
+        switch claim {
         case .ours:
-            held.insert(channel)
-            if nextRenewal == nil {
-                lastRenewed = config.unixTime()
-                nextRenewal = lastRenewed + renewEvery(leases)
+            leases[channel] = .held
+            if renewal == .idle {
+                lastRenewed = now
+                renewal = .due(at: now + renewEvery(store))
             }
-            return true
+            for (client, admission) in joining { admit(admission, client: client, now: now) }
+            if channels[channel] == nil {  // everyone who waited went away meanwhile
+                leases[channel] = nil
+                store.release([channel])
+            }
         case .elsewhere(let owner):
-            log(client, "redirected: channel \(channel.escapedForPrinting) lives on \(owner.escapedForPrinting)")
-            outlet?.close(client, code: WebSocketCloseCode(rawValue: HubCloseCode.redirect), reason: owner)
-            return false
+            for (client, _) in joining {
+                log(client, "redirected: channel \(channel.escapedForPrinting) lives on \(owner.escapedForPrinting)")
+                outlet?.close(client, code: WebSocketCloseCode(rawValue: HubCloseCode.redirect), reason: owner)
+            }
         case .unknown(let why):
-            log(client, "closed \(HubCloseCode.ownershipUnknown): cannot tell who owns \(channel.escapedForPrinting): \(why.escapedForPrinting)")
-            outlet?.close(client, code: WebSocketCloseCode(rawValue: HubCloseCode.ownershipUnknown),
-                          reason: "the hub cannot tell which hub owns the channel now; try again later")
-            return false
+            for (client, _) in joining {
+                log(client, "closed \(HubCloseCode.ownershipUnknown): cannot tell who owns \(channel.escapedForPrinting): \(why.escapedForPrinting)")
+                outlet?.close(client, code: WebSocketCloseCode(rawValue: HubCloseCode.ownershipUnknown),
+                              reason: "the hub cannot tell which hub owns the channel now; try again later")
+            }
         }
     }
 
@@ -348,31 +416,45 @@ public final class HubServer: WebSocketService, @unchecked Sendable {
         return (Double(seconds) + Double(attoseconds) / 1e18) / 3
     }
 
-    /// Renews the held leases; a channel found to be another's, or every channel once the store has not answered for a
-    /// lease's whole life (another hub may hold them by now), is given up: its clients are closed with 1001 and
-    /// reconnect at once to wherever it lives now.
+    /// Sends the renewal of the held leases, unless one is awaited already.
     private func renewLeases(_ now: Double) {
-        guard let leases = config.leases else { return }
-        guard !held.isEmpty else { nextRenewal = nil; return }
-        nextRenewal = now + renewEvery(leases)
+        guard let store = config.leases else { return }
+        let held = leases.filter { $0.value == .held }.map(\.key)
+        guard !held.isEmpty else { renewal = .idle; return }
+        renewal = .sent(at: now, next: now + renewEvery(store))
+        store.renew(held) { [self] result in renewed(result) }
+    }
+
+    /// The store answered a renewal: a channel found to be another's, or every channel once the store has not answered
+    /// for a lease's whole life (another hub may hold them by now), is given up: its clients are closed with 1001 and
+    /// reconnect at once to wherever it lives now.
+    private func renewed(_ result: Result<[String], LeaseStoreError>) {
+        guard let store = config.leases, case .sent(let sentAt, let next) = renewal else { return }
+        renewal = .due(at: next)
         let lost: [String]
-        switch leases.renew(Array(held)) {
+        let (logged, told): (String, String)
+        switch result {
         case .success(let channels):
-            lastRenewed = now
+            lastRenewed = sentAt
             lost = channels
+            (logged, told) = ("its clients go where it lives now", "the channel moved to another hub; connect again")
         case .failure(let error):
             // With the clock gone back since the last renewal, how long ago that was is unknown: given up too.
-            guard now - lastRenewed >= renewEvery(leases) * 3 || now < lastRenewed else {
+            let now = config.unixTime()
+            guard now - lastRenewed >= renewEvery(store) * 3 || now < lastRenewed else {
                 outlet?.log("hub could not renew its channel leases: \(error.description.escapedForPrinting)")
                 return
             }
-            lost = Array(held)
+            lost = leases.filter { $0.value == .held }.map(\.key)
+            (logged, told) = ("the store has not renewed it for \(store.leaseDuration) (\(error.description.escapedForPrinting)); "
+                              + "its clients go where it lives now",
+                              "the hub cannot reach the store of channel owners; connect again")
         }
-        for channel in lost {
-            held.remove(channel)
-            outlet?.log("hub lost the lease of \(channel.escapedForPrinting): its clients go where it lives now")
+        for channel in lost where leases[channel] == .held {
+            leases[channel] = nil
+            outlet?.log("hub lost the lease of \(channel.escapedForPrinting): \(logged)")
             for client in (channels[channel] ?? [:]).values {
-                outlet?.close(client, code: .goingAway, reason: "the channel moved to another hub; connect again")
+                outlet?.close(client, code: .goingAway, reason: told)
             }
         }
     }
@@ -390,7 +472,10 @@ public final class HubServer: WebSocketService, @unchecked Sendable {
         channels[member.channel]?[member.uid] = nil
         if channels[member.channel]?.isEmpty == true {
             channels[member.channel] = nil
-            if let leases = config.leases, held.remove(member.channel) != nil { leases.release([member.channel]) }
+            if let store = config.leases, leases[member.channel] == .held {
+                leases[member.channel] = nil
+                store.release([member.channel])
+            }
         }
         if let account = member.account, let use = accounts[account] {
             if use.members > 1 {
@@ -416,7 +501,7 @@ public final class HubServer: WebSocketService, @unchecked Sendable {
     private func fireDue(_ client: WebSocketClientID, _ now: Double) {
         guard let connection = connections[client] else { return }
         switch connection.phase {
-        case .outside(let since):
+        case .outside(let since), .claiming(_, let since):
             guard now >= since + outsideSeconds else { return plan(since + outsideSeconds) }
             log(client, "closed 1008: out of any channel for \(config.outsideLimit)")
             outlet?.close(client, code: .policyViolation, reason: "out of any channel for \(config.outsideLimit); connect again to join")

@@ -1,114 +1,213 @@
+import Dispatch
 import Sockets
+import TLS
 
-/// Why a Redis exchange failed, in words (never with the password).
-public struct RedisError: Error, Equatable, Sendable, CustomStringConvertible {
-    public let description: String
-    public init(description: String) { self.description = description }
-}
-
-/// A blocking connection to one Redis server for one thread: each exchange (commands out, their answers in) has a
-/// deadline over the whole of it; a failed exchange closes the connection, and the next one connects again.
-public final class RedisConnection {
+/// A connection to one Redis server on an event loop, which it never blocks: commands are pipelined, each request
+/// answered (or failed in words) within `deadline`, the connect is non-blocking and registered on the loop, and only
+/// a host name's lookup runs on a thread of its own. `RedisMachine` decides; this carries its actions out. Made on
+/// any thread, then used on the loop's thread only; completions are called there.
+public final class RedisConnection: @unchecked Sendable {
     public let address: RedisAddress
-    /// The most one exchange, connecting included, may take.
-    public let deadline: Duration
-    private var socket: Socket?
-    private var reader = RESPReader()
+    private let loop: EventLoop
+    /// The address when the host is written as one, which needs no lookup.
+    private let literal: Socket.Address?
+    private var machine: RedisMachine
+    private var link = Link.none
+    private var timer: (EventLoop.Timer, ContinuousClock.Instant)?
+    /// A flush is handed to the loop: what is asked in this turn goes out in one write after it.
+    private var flushPlanned = false
     private var scratch = [UInt8](repeating: 0, count: Socket.receiveSize)
 
-    public init(address: RedisAddress, deadline: Duration = .milliseconds(500)) {
+    private enum Link {
+        case none
+        case resolving(attempt: Int)
+        case connecting(attempt: Int, Socket, EventLoop.Registration, rest: [Socket.Address])
+        case open(Wire, EventLoop.Registration, EventLoop.Interest)
+    }
+
+    public init(address: RedisAddress, loop: EventLoop, deadline: Duration) {
         self.address = address
-        self.deadline = deadline
+        self.loop = loop
+        literal = Socket.literalAddress(host: address.host, port: address.port)
+        machine = RedisMachine(address: address, deadline: deadline)
     }
 
-    deinit { socket?.close() }
+    deinit { if let socket { socket.close() } }
 
-    /// Sends one command and returns its answer (a server's `-ERR` is an answer, `.error`).
-    public func call(_ command: [String]) throws(RedisError) -> RESPValue {
-        try pipeline([command])[0]
+    /// Sends the commands together, behind whatever waits, and calls `completion` with their answers in order (a
+    /// server's `-ERR` is an answer, `.error`) or why there are none.
+    public func send(_ commands: [[String]], completion: @escaping (Result<[RESPValue], RedisError>) -> Void) {
+        perform(machine.ask(commands, now: .now, completion: completion))
     }
 
-    /// Sends the commands together and returns their answers in order.
-    public func pipeline(_ commands: [[String]]) throws(RedisError) -> [RESPValue] {
-        let end = ContinuousClock.now + deadline
-        do throws(RedisError) {
-            let socket = try connected(until: end)
-            try send(commands.flatMap(RESPCommand.encode), on: socket, until: end)
-            var answers: [RESPValue] = []
-            while answers.count < commands.count { answers.append(try receive(on: socket, until: end)) }
-            return answers
-        } catch {
-            disconnect()
-            throw error
+    /// For a loop that is stopping: sends what waits and reads the answers, blocking the loop's thread for at most
+    /// `limit`, then closes; what is still unanswered fails.
+    public func finish(within limit: Duration) {
+        let end = ContinuousClock.now + limit
+        while machine.nextDeadline != nil {
+            let left = end - .now
+            guard left > .zero else { break }
+            let milliseconds = Int32(clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1)
+            switch link {
+            case .open(let wire, _, _):
+                if machine.hasUnsent { flushNow() }
+                if wire.queued > 0 {
+                    if wire.socket.waitWritable(milliseconds: milliseconds) { write(wire) }
+                } else if wire.socket.waitReadable(milliseconds: milliseconds) {
+                    read(wire)
+                }
+            case .connecting(let attempt, let socket, _, _):
+                if socket.waitWritable(milliseconds: milliseconds) { connectEnded(attempt) }
+            case .none, .resolving:
+                return close("the loop stopped while the name of \(address) was looked up")
+            }
+        }
+        close("\(address) did not answer within \(limit), as the loop stopped")
+    }
+
+    /// Fails every waiting request with `why` and closes the connection.
+    public func close(_ why: String) { perform(machine.close(why)) }
+
+    // MARK: The loop's thread
+
+    private var socket: Socket? {
+        switch link {
+        case .connecting(_, let socket, _, _): socket
+        case .open(let wire, _, _): wire.socket
+        case .none, .resolving: nil
         }
     }
 
-    public func disconnect() {
-        socket?.close()
-        socket = nil
-        reader = RESPReader()
+    private func perform(_ actions: [RedisMachine.Action]) {
+        for action in actions {
+            switch action {
+            case .connect(let attempt): connect(attempt)
+            case .disconnect: disconnect()
+            case .answer(let completion, let result): completion(result)
+            }
+        }
+        settle()
     }
 
-    private func connected(until end: ContinuousClock.Instant) throws(RedisError) -> Socket {
-        if let socket { return socket }
-        let socket: Socket
-        do { socket = try Socket.connect(host: address.host, port: address.port, until: end) } catch {
-            throw RedisError(description: "cannot connect to \(address): \(error.reason)")
+    /// Arms the oldest request's deadline, plans a flush for what was asked, and waits for what the wire needs.
+    private func settle() {
+        if let due = machine.nextDeadline, timer.map({ $0.1 > due }) ?? true {
+            if let (armed, _) = timer { loop.cancel(armed) }
+            timer = (loop.schedule(at: due) { [self] in
+                timer = nil
+                perform(machine.tick(now: .now))
+            }, due)
         }
-        socket.makeNonBlocking()
-        self.socket = socket
-        var setup: [[String]] = []
-        if let password = address.password { setup.append(["AUTH", password]) }
-        if address.database != 0 { setup.append(["SELECT", String(address.database)]) }
-        if !setup.isEmpty {
-            try send(setup.flatMap(RESPCommand.encode), on: socket, until: end)
-            for _ in setup {
-                if case .error(let message) = try receive(on: socket, until: end) {
-                    // A server that does not know AUTH quotes its arguments ("with args beginning with: …").
-                    throw RedisError(description: "\(address) refused the connection's setup: \(address.hidingPassword(in: message))")
+        if machine.hasUnsent, !flushPlanned {
+            flushPlanned = true
+            loop.execute { [self] in
+                flushPlanned = false
+                flushNow()
+            }
+        }
+        if case .open(let wire, let registration, let interest) = link {
+            let wanted: EventLoop.Interest = wire.queued > 0 ? [.read, .write] : .read
+            if wanted != interest {
+                loop.change(registration, to: wanted)
+                link = .open(wire, registration, wanted)
+            }
+        }
+    }
+
+    private func connect(_ attempt: Int) {
+        if let literal { return tryConnecting(attempt, to: [literal], failure: nil) }
+        link = .resolving(attempt: attempt)
+        let (host, port) = (address.host, address.port)
+        DispatchQueue.global().async { [self, loop] in
+            let found = Result { () throws(SocketError) in try Socket.addresses(host: host, port: port) }
+            loop.execute { [self] in
+                guard case .resolving(attempt) = link else { return }
+                link = .none
+                switch found {
+                case .success(let addresses): tryConnecting(attempt, to: addresses, failure: nil)
+                case .failure(let error): perform(machine.failed(attempt: attempt, error.description))
                 }
             }
         }
-        return socket
     }
 
-    private func send(_ bytes: [UInt8], on socket: Socket, until end: ContinuousClock.Instant) throws(RedisError) {
-        var sent = 0
-        while sent < bytes.count {
-            switch socket.sendSome(bytes, from: sent) {
-            case .sent(let count): sent += count
-            case .full:
-                guard socket.waitWritable(milliseconds: Self.milliseconds(until: end)) else {
-                    throw RedisError(description: "\(address) took no command within \(deadline)")
-                }
-            case .failed: throw RedisError(description: "the connection to \(address) broke")
-            }
-        }
-    }
-
-    private func receive(on socket: Socket, until end: ContinuousClock.Instant) throws(RedisError) -> RESPValue {
-        while true {
-            do throws(RESPError) {
-                if let value = try reader.next() { return value }
+    /// Starts a connect to the first of `addresses` that takes one; the others are tried if it fails.
+    private func tryConnecting(_ attempt: Int, to addresses: [Socket.Address], failure: SocketError?) {
+        var rest = addresses[...]
+        var failure = failure
+        while let next = rest.popFirst() {
+            do throws(SocketError) {
+                let socket = try Socket.startConnecting(to: next)
+                let registration = loop.register(socket.fd, for: .write) { [self] _ in connectEnded(attempt) }
+                link = .connecting(attempt: attempt, socket, registration, rest: Array(rest))
+                return
             } catch {
-                throw RedisError(description: "\(address) sent what is not RESP: \(error)")
+                failure = error
             }
-            guard socket.waitReadable(milliseconds: Self.milliseconds(until: end)) else {
-                throw RedisError(description: "\(address) did not answer within \(deadline)")
-            }
-            var received: [UInt8] = []
-            switch socket.receive(appendingTo: &received, scratch: &scratch) {
-            case .received: reader.append(received)
-            case .nothingYet: continue
-            case .closed: throw RedisError(description: "\(address) closed the connection")
-            }
+        }
+        link = .none
+        perform(machine.failed(attempt: attempt, failure?.reason ?? "no address"))
+    }
+
+    private func connectEnded(_ attempt: Int) {
+        guard case .connecting(attempt, let socket, let registration, let rest) = link else { return }
+        if let failure = socket.connectFailure() {
+            loop.deregister(registration)
+            socket.close()
+            return tryConnecting(attempt, to: rest, failure: failure)
+        }
+        let wire = Wire(socket)
+        loop.deregister(registration)
+        let reading = loop.register(socket.fd, for: .read) { [self, wire] readiness in ready(wire, readiness) }
+        link = .open(wire, reading, .read)
+        machine.connected(attempt: attempt)
+        flushNow()
+    }
+
+    private func ready(_ wire: Wire, _ readiness: EventLoop.Readiness) {
+        if readiness.writable { write(wire) }
+        if readiness.readable { read(wire) }
+    }
+
+    private func isCurrent(_ wire: Wire) -> Bool {
+        if case .open(let current, _, _) = link { current === wire } else { false }
+    }
+
+    /// Takes what was asked for the wire and sends what the socket takes.
+    private func flushNow() {
+        guard case .open(let wire, _, _) = link else { return }
+        try? wire.queue(machine.takeUnsent())  // plain: it does not throw
+        write(wire)
+    }
+
+    private func write(_ wire: Wire) {
+        guard isCurrent(wire) else { return }
+        if case .failed = wire.flush() { return perform(machine.failed("broke")) }
+        settle()
+    }
+
+    private func read(_ wire: Wire) {
+        guard isCurrent(wire) else { return }
+        switch wire.receive(scratch: &scratch) {
+        case .nothing: return
+        case .data(let bytes), .secured(let bytes): perform(machine.received(bytes))
+        case .ended(let bytes):
+            if !bytes.isEmpty { perform(machine.received(bytes)) }
+            if isCurrent(wire) { perform(machine.failed("was closed by the server")) }
+        case .refused(let failure): perform(machine.failed("broke: \(failure)"))
         }
     }
 
-    private static func milliseconds(until end: ContinuousClock.Instant) -> Int32 {
-        let left = end - .now
-        guard left > .zero else { return 0 }
-        let (seconds, attoseconds) = left.components
-        return Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1)
+    private func disconnect() {
+        switch link {
+        case .connecting(_, let socket, let registration, _):
+            loop.deregister(registration)
+            socket.close()
+        case .open(let wire, let registration, _):
+            loop.deregister(registration)
+            wire.socket.close()
+        case .none, .resolving: break
+        }
+        link = .none
     }
 }

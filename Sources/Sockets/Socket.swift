@@ -84,29 +84,15 @@ public struct Socket: Sendable {
     /// The name's lookup cannot be cut short.
     public static func connect(host: String, port: UInt16, until deadline: ContinuousClock.Instant,
                                abandoned: () -> Bool = { false }, slice: Duration = .milliseconds(50)) throws(SocketError) -> Socket {
-        var hints = addrinfo()
-        hints.ai_family = AF_UNSPEC
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        hints.ai_flags = AI_NUMERICSERV
-        var list: UnsafeMutablePointer<addrinfo>?
-        let status = getaddrinfo(host, String(port), &hints, &list)
-        guard status == 0, list != nil else {
-            throw SocketError("cannot find host \"\(host)\"",
-                              reason: status == EAI_SYSTEM ? String(cString: strerror(errno)) : String(cString: gai_strerror(status)))
-        }
-        defer { freeaddrinfo(list) }
         var failure = SocketError("cannot connect to \(host):\(port)", reason: "no address")
-        var next = list
-        while let address = next {
-            next = address.pointee.ai_next
-            let fd = socket(address.pointee.ai_family, address.pointee.ai_socktype | Int32(SOCK_CLOEXEC.rawValue), 0)
-            guard fd >= 0 else { failure = SocketError("socket"); continue }
-            let candidate = Socket(fd: fd)
-            candidate.makeNonBlocking()
-            if Glibc.connect(fd, address.pointee.ai_addr, address.pointee.ai_addrlen) == 0 || errno == EINPROGRESS,
-               let error = try candidate.finishConnecting(until: deadline, abandoned: abandoned, slice: slice), error == 0 {
-                var on: Int32 = 1
-                setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
+        for address in try addresses(host: host, port: port) {
+            let candidate: Socket
+            do { candidate = try startConnecting(to: address) } catch {
+                failure = SocketError("cannot connect to \(host):\(port)", reason: error.reason)
+                continue
+            }
+            if let error = try candidate.finishConnecting(until: deadline, abandoned: abandoned, slice: slice), error == 0 {
+                candidate.noDelay()
                 return candidate
             } else {
                 let code = errno
@@ -116,6 +102,82 @@ public struct Socket: Sendable {
             }
         }
         throw failure
+    }
+
+    /// An address to connect to, as a lookup found it.
+    public struct Address: @unchecked Sendable {
+        fileprivate let family, type: Int32
+        fileprivate let storage: sockaddr_storage
+        fileprivate let length: socklen_t
+    }
+
+    /// The addresses `host:port` names, in the order to try them. A name's lookup waits on the network: never call
+    /// it on an event loop's thread.
+    public static func addresses(host: String, port: UInt16) throws(SocketError) -> [Address] {
+        try lookUp(host: host, port: port, flags: AI_NUMERICSERV)
+    }
+
+    /// The address when `host` is written as one (`127.0.0.1`, `::1`), which needs no lookup; nil for a name.
+    public static func literalAddress(host: String, port: UInt16) -> Address? {
+        try? lookUp(host: host, port: port, flags: AI_NUMERICSERV | AI_NUMERICHOST).first
+    }
+
+    private static func lookUp(host: String, port: UInt16, flags: Int32) throws(SocketError) -> [Address] {
+        var hints = addrinfo()
+        hints.ai_family = AF_UNSPEC
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        hints.ai_flags = flags
+        var list: UnsafeMutablePointer<addrinfo>?
+        let status = getaddrinfo(host, String(port), &hints, &list)
+        guard status == 0, list != nil else {
+            throw SocketError("cannot find host \"\(host)\"",
+                              reason: status == EAI_SYSTEM ? String(cString: strerror(errno)) : String(cString: gai_strerror(status)))
+        }
+        defer { freeaddrinfo(list) }
+        var found: [Address] = []
+        var next = list
+        while let entry = next {
+            next = entry.pointee.ai_next
+            var storage = sockaddr_storage()
+            let length = min(entry.pointee.ai_addrlen, socklen_t(MemoryLayout<sockaddr_storage>.size))
+            withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: UnsafeRawBufferPointer(start: entry.pointee.ai_addr, count: Int(length))) }
+            found.append(Address(family: entry.pointee.ai_family, type: entry.pointee.ai_socktype, storage: storage, length: length))
+        }
+        return found
+    }
+
+    /// Begins a connect to `address` without waiting: the socket is non-blocking, and writable once the connect has
+    /// ended, when `connectFailure` says how.
+    public static func startConnecting(to address: Address) throws(SocketError) -> Socket {
+        let fd = socket(address.family, address.type | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw SocketError("socket") }
+        let candidate = Socket(fd: fd)
+        candidate.makeNonBlocking()
+        var storage = address.storage
+        let started = withUnsafePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, address.length) }
+        }
+        guard started == 0 || errno == EINPROGRESS else {
+            let error = SocketError("connect")
+            candidate.close()
+            throw error
+        }
+        return candidate
+    }
+
+    /// Once a socket begun by `startConnecting` is writable: nil when it connected (TCP_NODELAY set), else why not.
+    public func connectFailure() -> SocketError? {
+        var error: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        guard getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length) == 0 else { return SocketError("connect") }
+        guard error == 0 else { return SocketError("connect", code: error) }
+        noDelay()
+        return nil
+    }
+
+    private func noDelay() {
+        var on: Int32 = 1
+        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
     }
 
     /// `finishConnecting` a slice at a time, throwing `abandoned` between slices once the caller has gone.

@@ -396,5 +396,7 @@ final class WebSocketHost: @unchecked Sendable {
         func prove(_ client: WebSocketClientID, _ proven: Bool) { host.peer(client)?.counted.prove(proven) }
 
         func log(_ line: String) { host.log(line) }
+
+        var loop: EventLoop? { host.loop }
     }
 }

@@ -1,4 +1,5 @@
 import HTTP1
+import Sockets
 import WebSocket
 
 /// One WebSocket connection on a host, for as long as the host runs.
@@ -18,8 +19,12 @@ public enum WebSocketEnd: Equatable, Sendable {
     case closedByHost(WebSocketCloseCode)
 }
 
-/// What a service does to its clients. Called only on the host's thread, from within the service's callbacks.
+/// What a service does to its clients. Called only on the host's thread: from within the service's callbacks, or from
+/// what the service runs on `loop`.
 public protocol WebSocketOutlet: AnyObject {
+    /// The host's loop, for the service's own sockets (its handlers run between the host's events, and what they queue
+    /// is flushed at the end of the turn); nil without one (tests).
+    var loop: EventLoop? { get }
     /// Queues a text message for each client; a client whose queue is full is dropped as too slow.
     func send(text: String, to clients: some Sequence<WebSocketClientID>)
     /// Queues a binary message for each client, framed once.

@@ -6,6 +6,7 @@ import Foundation
 import PrintableText
 import TLS
 import RedisClient
+import Sockets
 import TokenServer
 import WebClient
 
@@ -100,7 +101,7 @@ enum ServeCommand {
                 server.stop()
                 throw error
             }
-            leases.store = RedisLeases(redis: redis, hubAddress: advertised)
+            leases.hand(RedisLeases(redis: redis, hubAddress: advertised))
             Console.error("tokencall serve: channels owned through \(redis) as \(advertised)")
         }
         Console.error("tokencall serve: listening on \(server.listening) — tokens for App ID \(config.appID), \(lifetime) s each"
@@ -177,19 +178,44 @@ enum ServeCommand {
 }
 
 /// The hub's leases, handed over once the server listens (the advertised address holds the port); until then there
-/// are no joins to claim for.
+/// are no joins to claim for. The store starts on the hub's loop, whichever of the two comes last.
 final class LateLeases: ChannelLeases, @unchecked Sendable {
     private let lock = NSLock()
-    private var _store: RedisLeases?
-    var store: RedisLeases? {
-        get { lock.withLock { _store } }
-        set { lock.withLock { _store = newValue } }
+    private var handed: (loop: EventLoop?, store: RedisLeases?) = (nil, nil)
+    /// The store once started: on the loop's thread only.
+    private var running: RedisLeases?
+
+    /// Hands the store over, from any thread.
+    func hand(_ store: RedisLeases) {
+        let loop = lock.withLock { () -> EventLoop? in
+            handed.store = store
+            return handed.loop
+        }
+        if let loop { loop.execute { [self] in begin(store, on: loop) } }
     }
 
-    var leaseDuration: Duration { store?.leaseDuration ?? .seconds(3) }
-    func claim(_ channel: String) -> ChannelClaim { store?.claim(channel) ?? .unknown("the hub is starting") }
-    func renew(_ channels: [String]) -> Result<[String], LeaseStoreError> {
-        store?.renew(channels) ?? .failure(LeaseStoreError("the hub is starting"))
+    func start(on loop: EventLoop) {
+        let store = lock.withLock { () -> RedisLeases? in
+            handed.loop = loop
+            return handed.store
+        }
+        if let store { begin(store, on: loop) }
     }
-    func release(_ channels: [String]) { store?.release(channels) }
+
+    private func begin(_ store: RedisLeases, on loop: EventLoop) {
+        store.start(on: loop)
+        running = store
+    }
+
+    var leaseDuration: Duration { running?.leaseDuration ?? RedisLeases.defaultLeaseDuration }
+    func claim(_ channel: String, _ answer: @escaping (ChannelClaim) -> Void) {
+        guard let running else { return answer(.unknown("the hub is starting")) }
+        running.claim(channel, answer)
+    }
+    func renew(_ channels: [String], _ answer: @escaping (Result<[String], LeaseStoreError>) -> Void) {
+        guard let running else { return answer(.failure(LeaseStoreError("the hub is starting"))) }
+        running.renew(channels, answer)
+    }
+    func release(_ channels: [String]) { running?.release(channels) }
+    func finish(within limit: Duration) { running?.finish(within: limit) }
 }

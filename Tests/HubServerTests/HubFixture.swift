@@ -2,6 +2,7 @@ import AccessToken
 import HubServer
 import HubProtocol
 import JSON
+import Sockets
 import Synchronization
 import TestSupport
 import TokenServer
@@ -50,6 +51,9 @@ final class RecordingOutlet: WebSocketOutlet {
         defer { binaries[client] = nil }
         return binaries[client] ?? []
     }
+
+    /// No loop: the leases in these tests need none.
+    var loop: EventLoop? { nil }
 }
 
 /// A hub driven as its host drives it, on a time the test moves.

@@ -1,4 +1,5 @@
 import HubServer
+import Sockets
 import Synchronization
 import Testing
 import TokenServer
@@ -16,14 +17,35 @@ final class MemoryLeaseStore: Sendable {
         leases.withLock { table in table[channel].flatMap { $0.until > time.now ? $0.owner : nil } }
     }
 
-    /// The leases of one hub, at `address`.
-    final class Leases: ChannelLeases, Sendable {
+    /// The leases of one hub, at `address`. Each answer is worked out when it is given: at once, within the call, or
+    /// while `holding`, when the test calls `answerHeld` (a store far away).
+    final class Leases: ChannelLeases, @unchecked Sendable {
         let store: MemoryLeaseStore
         let address: String
         let leaseDuration: Duration = .seconds(3)
+        var holding = false
+        private var held: [() -> Void] = []
+        private(set) var claims = 0, renewals = 0
         init(_ store: MemoryLeaseStore, address: String) { (self.store, self.address) = (store, address) }
 
-        func claim(_ channel: String) -> ChannelClaim {
+        func answerHeld() {
+            let answers = held
+            held = []
+            for answer in answers { answer() }
+        }
+
+        private func answer(_ work: @escaping () -> Void) {
+            if holding { held.append(work) } else { work() }
+        }
+
+        func start(on loop: EventLoop) {}
+
+        func claim(_ channel: String, _ answer: @escaping (ChannelClaim) -> Void) {
+            claims += 1
+            self.answer { [self] in answer(claimNow(channel)) }
+        }
+
+        private func claimNow(_ channel: String) -> ChannelClaim {
             guard store.answering.withLock({ $0 }) else { return .unknown("no answer") }
             let now = store.time.now
             return store.leases.withLock { table in
@@ -33,7 +55,12 @@ final class MemoryLeaseStore: Sendable {
             }
         }
 
-        func renew(_ channels: [String]) -> Result<[String], LeaseStoreError> {
+        func renew(_ channels: [String], _ answer: @escaping (Result<[String], LeaseStoreError>) -> Void) {
+            renewals += 1
+            self.answer { [self] in answer(renewNow(channels)) }
+        }
+
+        private func renewNow(_ channels: [String]) -> Result<[String], LeaseStoreError> {
             guard store.answering.withLock({ $0 }) else { return .failure(LeaseStoreError("no answer")) }
             let now = store.time.now
             return .success(store.leases.withLock { table in
@@ -46,8 +73,12 @@ final class MemoryLeaseStore: Sendable {
         }
 
         func release(_ channels: [String]) {
-            store.leases.withLock { table in for channel in channels where table[channel]?.owner == address { table[channel] = nil } }
+            answer { [self] in
+                store.leases.withLock { table in for channel in channels where table[channel]?.owner == address { table[channel] = nil } }
+            }
         }
+
+        func finish(within limit: Duration) { answerHeld() }
     }
 }
 
@@ -55,10 +86,12 @@ final class MemoryLeaseStore: Sendable {
     let time = HandTime()
     let store: MemoryLeaseStore
     let a: HubFixture, b: HubFixture
+    let aLeases: MemoryLeaseStore.Leases
 
     init() {
         store = MemoryLeaseStore(time: time)
-        a = HubFixture(time: time, leases: MemoryLeaseStore.Leases(store, address: "ws://127.0.0.1:1/hub"))
+        aLeases = MemoryLeaseStore.Leases(store, address: "ws://127.0.0.1:1/hub")
+        a = HubFixture(time: time, leases: aLeases)
         b = HubFixture(time: time, leases: MemoryLeaseStore.Leases(store, address: "ws://127.0.0.1:2/hub"))
     }
 
@@ -185,5 +218,84 @@ final class MemoryLeaseStore: Sendable {
         let client = hub.connect()
         hub.join(client, uid: 1)
         #expect(hub.outlet.take(client).first?.type == "joined")
+    }
+
+    @Test func joinsForOneChannelShareOneClaimAndGoInOnceItIsAnsweredWhileTheHubServesOthers() {
+        aLeases.holding = true
+        let first = a.connect(), second = a.connect(), other = a.connect()
+        a.join(first, uid: 1)
+        a.join(second, uid: 2)
+        #expect(a.outlet.take(first).isEmpty && a.outlet.take(second).isEmpty, "nobody is in before the channel is this hub's")
+        #expect(aLeases.claims == 1, "one claim for the channel")
+        a.join(first, uid: 1)
+        #expect(a.outlet.take(first).first?["message"]?.string == "already joining channel room; wait for its answer")
+        a.say(other, #"{"type":"setRole","role":"audience"}"#)
+        #expect(a.outlet.take(other).first?.type == "error", "the hub answers others meanwhile")
+        aLeases.answerHeld()
+        #expect(a.outlet.take(first).map(\.type) == ["joined", "userJoined"])
+        #expect(a.outlet.take(second).first?.type == "joined")
+        #expect(store.owner(of: "room") == "ws://127.0.0.1:1/hub")
+    }
+
+    @Test func aJoinerThatClosesOrLeavesWhileItsClaimWaitsIsNotLetInAndTheChannelIsGivenBack() {
+        aLeases.holding = true
+        let gone = a.connect(), leaving = a.connect()
+        a.join(gone, uid: 1)
+        a.join(leaving, uid: 2)
+        a.hub.closed(gone, .lost)
+        a.say(leaving, #"{"type":"leave"}"#)
+        #expect(a.outlet.take(leaving).first?["state"]?.string == "disconnected")
+        aLeases.answerHeld()
+        #expect(a.outlet.take(leaving).isEmpty, "no joined after the leave")
+        aLeases.answerHeld()  // the release
+        #expect(store.owner(of: "room") == nil, "nobody is in, so the lease is given back")
+        a.join(leaving, uid: 2)
+        aLeases.answerHeld()
+        #expect(a.outlet.take(leaving).first?.type == "joined", "the connection may join again")
+    }
+
+    @Test func aJoinerThatLeavesAndJoinsAgainWhileTheClaimWaitsIsLetInOnce() {
+        aLeases.holding = true
+        let client = a.connect()
+        a.join(client, uid: 1)
+        a.say(client, #"{"type":"leave"}"#)
+        a.join(client, uid: 1)
+        aLeases.answerHeld()
+        #expect(a.outlet.take(client).map(\.type) == ["connectionStateChanged", "joined"])
+        #expect(aLeases.claims == 1)
+    }
+
+    @Test func aRenewalIsNeverSentWhileTheLastIsUnanswered() {
+        let member = a.connect()
+        a.join(member, uid: 1)
+        #expect(a.outlet.take(member).first?.type == "joined")
+        aLeases.holding = true
+        a.advance(by: 1.25)
+        #expect(aLeases.renewals == 1)
+        a.advance(by: 1.25)
+        #expect(aLeases.renewals == 1, "the first is still unanswered")
+        aLeases.answerHeld()
+        a.advance(by: 0.25)
+        #expect(aLeases.renewals == 2, "the next, due meanwhile, goes once the first is answered")
+        #expect(a.outlet.closes[member] == nil)
+    }
+
+    /// Issue 31, item 10: the store gone for longer than a lease's life (Redis down): the members are told why in words,
+    /// and once it answers again their joins get in.
+    @Test func aStoreGoneForALeasesLifeClosesTheMembersSayingSoAndTheyGetBackInOnceItAnswers() {
+        let member = a.connect()
+        a.join(member, uid: 1)
+        #expect(a.outlet.take(member).first?.type == "joined")
+        store.answering.withLock { $0 = false }
+        a.advance(by: 2.5)
+        #expect(a.outlet.closes[member] == nil, "a renewal or two unanswered puts nobody out")
+        a.advance(by: 1)
+        #expect(a.outlet.closes[member] == .goingAway)
+        #expect(a.outlet.closeReasons[member] == "the hub cannot reach the store of channel owners; connect again")
+        #expect(a.outlet.lines.contains { $0.hasPrefix("hub lost the lease of room: the store has not renewed it for 3.0 seconds (no answer)") }, "\(a.outlet.lines)")
+        store.answering.withLock { $0 = true }
+        let back = a.connect()
+        a.join(back, uid: 1)
+        #expect(a.outlet.take(back).first?.type == "joined")
     }
 }

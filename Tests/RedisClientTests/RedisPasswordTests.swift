@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import RedisClient
 import Sockets
@@ -33,11 +34,13 @@ import Testing
         #expect(error?.description.contains(Self.leaked) == false, "\(String(describing: error))")
     }
 
-    @Test func aRedisThatIsDownIsNamedWithoutThePassword() throws {
+    /// By address, and by a name looked up on a thread of its own.
+    @Test(arguments: ["127.0.0.1", "localhost"])
+    func aRedisThatIsDownIsNamedWithoutThePassword(_ host: String) throws {
         let (listener, _, port) = try Socket.listen(host: "127.0.0.1", port: 0)
         listener.close()
-        let error = Self.failure(port: port)
-        #expect(error?.description.hasPrefix("cannot connect to redis://127.0.0.1:\(port)/1: ") == true, "\(String(describing: error))")
+        let error = Self.failure(port: port, host: host)
+        #expect(error?.description.hasPrefix("cannot connect to redis://\(host):\(port)/1: ") == true, "\(String(describing: error))")
         #expect(error?.description.contains(Self.leaked) == false)
     }
 
@@ -68,16 +71,31 @@ import Testing
         #expect(error?.description.contains(Self.leaked) == false)
     }
 
-    /// A PING through a connection with the password to 127.0.0.1:`port`: what it failed with.
-    static func failure(port: UInt16) -> RedisError? {
-        do {
-            let connection = RedisConnection(address: try RedisAddress(parsing: "redis://:\(password)@127.0.0.1:\(port)/1"))
-            _ = try connection.call(["PING"])
+    /// A PING through a connection with the password to `host`:`port`: what it failed with.
+    static func failure(port: UInt16, host: String = "127.0.0.1") -> RedisError? {
+        guard case .failure(let error)? = try? exchange(RedisAddress(parsing: "redis://:\(password)@\(host):\(port)/1"), [["PING"]]) else {
             return nil
-        } catch {
-            return error
+        }
+        return error
+    }
+}
+
+/// Sends `commands` through a `RedisConnection` on a loop of its own and waits for their answers.
+func exchange(_ address: RedisAddress, _ commands: [[String]], deadline: Duration = .milliseconds(500)) throws -> Result<[RESPValue], RedisError> {
+    let loop = try EventLoop(name: "redis-test")
+    defer { loop.stop() }
+    let answer = Mutex<Result<[RESPValue], RedisError>?>(nil)
+    let done = DispatchSemaphore(value: 0)
+    loop.execute {
+        let connection = RedisConnection(address: address, loop: loop, deadline: deadline)
+        connection.send(commands) { result in
+            answer.withLock { $0 = result }
+            connection.close("the test is done")
+            done.signal()
         }
     }
+    done.wait()
+    return answer.withLock { $0! }
 }
 
 /// A Redis for one connection: it reads what comes until the password's line, answers `answer` (nothing more to

@@ -25,6 +25,7 @@ final class HubFarm {
     let hubPorts: [UInt16]
     let redisPort: UInt16?
     private(set) var hubs: [Process?]
+    private var redis: Process?
     /// What each hub logged, in every run of it on its port.
     private(set) var hubLogs: [[Output]] = [[], [], []]
     private var others: [Process] = []
@@ -44,10 +45,7 @@ final class HubFarm {
         hubPorts = Array(ports[1...3])
         redisPort = redis ? ports[4] : nil
         hubs = [nil, nil, nil]
-        if let redisPort {
-            others.append(try start(Self.redisServer, ["--port", "\(redisPort)", "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]))
-            try Self.waitForPort(redisPort)
-        }
+        if redisPort != nil { try startRedis() }
         for index in 0..<3 { try startHub(index) }
         let config = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Deploy/haproxy.cfg").standardized
         var environment = ["TOKENCALL_LISTEN": "127.0.0.1:\(proxyPort)", "PATH": "/usr/bin:/bin"]
@@ -57,7 +55,7 @@ final class HubFarm {
     }
 
     deinit {
-        for process in hubs.compactMap({ $0 }) + others where process.isRunning {
+        for process in hubs.compactMap({ $0 }) + others + [redis].compactMap({ $0 }) where process.isRunning {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
         }
@@ -77,6 +75,21 @@ final class HubFarm {
         try Self.waitForPort(hubPorts[index])
     }
 
+    /// Starts the farm's `redis-server`, empty.
+    func startRedis() throws {
+        guard let redisPort else { return }
+        redis = try start(Self.redisServer, ["--port", "\(redisPort)", "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
+        try Self.waitForPort(redisPort)
+    }
+
+    /// Kills the farm's `redis-server` (SIGKILL: what it held is gone).
+    func killRedis() {
+        guard let redis else { return }
+        kill(redis.processIdentifier, SIGKILL)
+        redis.waitUntilExit()
+        self.redis = nil
+    }
+
     /// Kills the hub at once (SIGKILL: no goodbye, its leases left to lapse), or stops it (SIGTERM).
     func stopHub(_ index: Int, signal: Int32 = SIGKILL) {
         guard let process = hubs[index] else { return }
@@ -88,8 +101,21 @@ final class HubFarm {
     /// The hub holding a channel's lease, as Redis says. The test's own look, not a hub's: it is given 5 s, not the
     /// 0.5 s a client has by default, which a busy machine exceeded.
     func owner(of channel: String) throws -> Int? {
-        let redis = RedisConnection(address: try RedisAddress(parsing: "redis://127.0.0.1:\(try #require(redisPort))"), deadline: .seconds(5))
-        guard let holder = try redis.call(["GET", "tokencall:channel:\(channel)"]).text else { return nil }
+        let loop = try EventLoop(name: "farm-redis")
+        defer { loop.stop() }
+        let address = try RedisAddress(parsing: "redis://127.0.0.1:\(try #require(redisPort))")
+        let answer = Mutex<Result<[RESPValue], RedisError>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        loop.execute {
+            let redis = RedisConnection(address: address, loop: loop, deadline: .seconds(5))
+            redis.send([["GET", "tokencall:channel:\(channel)"]]) { result in
+                answer.withLock { $0 = result }
+                redis.close("the look is done")
+                done.signal()
+            }
+        }
+        done.wait()
+        guard let holder = try answer.withLock({ $0! }).get()[0].text else { return nil }
         return (0..<3).first { hubAddress($0) == holder }
     }
 
