@@ -3,6 +3,7 @@ import HubServer
 import Foundation
 import HubClient
 import HubProtocol
+import Sockets
 import Synchronization
 import TestSupport
 import TLS
@@ -62,9 +63,11 @@ final class ElsewhereLeases: ChannelLeases, Sendable {
     let owner: String
     let leaseDuration: Duration = .seconds(3)
     init(owner: String) { self.owner = owner }
-    func claim(_ channel: String) -> ChannelClaim { .elsewhere(owner) }
-    func renew(_ channels: [String]) -> Result<[String], LeaseStoreError> { .success(channels) }
+    func start(on loop: EventLoop) {}
+    func claim(_ channel: String, _ answer: @escaping (ChannelClaim) -> Void) { answer(.elsewhere(owner)) }
+    func renew(_ channels: [String], _ answer: @escaping (Result<[String], LeaseStoreError>) -> Void) { answer(.success(channels)) }
     func release(_ channels: [String]) {}
+    func finish(within limit: Duration) {}
 }
 
 /// What a connection delivered, in order; `next` waits for the next event up to 10 s, so a failing test ends.
