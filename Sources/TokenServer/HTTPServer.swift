@@ -56,7 +56,16 @@ final class HTTPServer: Sendable {
         /// Each client address's open connections.
         var perAddress: [String: Held] = [:]
         var lastID: UInt64 = 0
+        /// Counts each time a connection becomes unproven, so that the one unproven longest is found across addresses.
+        var lastUnproven: UInt64 = 0
         var stopping = false
+
+        /// The connection (open, of this address) is unproven from now, the newest of them.
+        mutating func unprove(_ id: UInt64, of address: String) {
+            lastUnproven += 1
+            perAddress[address]?.unproven.removeAll { $0.id == id }
+            perAddress[address]?.unproven.append((id, since: lastUnproven))
+        }
     }
 
     /// An open connection as the count sees it.
@@ -73,10 +82,11 @@ final class HTTPServer: Sendable {
         case takenOver(@Sendable (UInt64) -> Void)
     }
 
-    /// One address's connections: how many, and the ids of those not yet proven (`prove`), longest unproven first.
+    /// One address's connections: how many, and those not proven (`prove`) with when they became so, longest unproven
+    /// first.
     private struct Held {
         var count = 0
-        var unproven: [UInt64] = []
+        var unproven: [(id: UInt64, since: UInt64)] = []
     }
 
     /// What `admit` decided.
@@ -233,9 +243,9 @@ final class HTTPServer: Sendable {
                 let longest = state.perAddress.max { a, b in
                     a.value.unproven.count != b.value.unproven.count
                         ? a.value.unproven.count < b.value.unproven.count
-                        : (a.value.unproven.first ?? 0) > (b.value.unproven.first ?? 0)
+                        : (a.value.unproven.first?.since ?? 0) > (b.value.unproven.first?.since ?? 0)
                 }
-                guard let (victimAddress, victimHeld) = longest, let victim = victimHeld.unproven.first,
+                guard let (victimAddress, victimHeld) = longest, let victim = victimHeld.unproven.first?.id,
                       let slot = state.open.removeValue(forKey: victim) else {
                     return .refused("the server is at its limit of \(limits.maxConnections) connections, all of them in use; retry shortly")
                 }
@@ -246,7 +256,7 @@ final class HTTPServer: Sendable {
             state.lastID += 1
             state.open[state.lastID] = Slot(address: address, owner: .worker(worker))
             state.perAddress[address, default: Held()].count += 1
-            state.perAddress[address, default: Held()].unproven.append(state.lastID)
+            state.unprove(state.lastID, of: address)
             return .admitted(state.lastID, evicting: evicting)
         }
     }
@@ -266,19 +276,19 @@ final class HTTPServer: Sendable {
     /// its place. `false` makes it unproven again (a WebSocket leaving its channel), the newest of them.
     fileprivate func prove(_ id: UInt64, _ proven: Bool = true) {
         state.withLock { state in
-            guard let address = state.open[id]?.address, var held = state.perAddress[address] else { return }
-            held.unproven.removeAll { $0 == id }
-            if !proven { held.unproven.append(id) }
-            state.perAddress[address] = held
+            guard let address = state.open[id]?.address else { return }
+            if proven { state.perAddress[address]?.unproven.removeAll { $0.id == id } } else { state.unprove(id, of: address) }
         }
     }
 
-    /// The connection went to another owner after a 101 (`adopt` already called), unproven; if its place was taken
-    /// meanwhile, that owner closes it now.
+    /// The connection went to another owner after a 101 (`adopt` already called), unproven again whatever it asked before
+    /// (a 101 proves nothing: the new owner says when it is proven); if its place was taken meanwhile, that owner
+    /// closes it now.
     fileprivate func handedOver(_ id: UInt64, to takeover: Takeover) {
         let kept = state.withLock { state -> Bool in
-            guard state.open[id] != nil else { return false }
+            guard let address = state.open[id]?.address else { return false }
             state.open[id]?.owner = .takenOver(takeover.evict)
+            state.unprove(id, of: address)
             return true
         }
         if !kept { takeover.evict(id) }
@@ -289,7 +299,7 @@ final class HTTPServer: Sendable {
         state.withLock { state in
             guard let slot = state.open.removeValue(forKey: id), var held = state.perAddress[slot.address] else { return }
             held.count -= 1
-            held.unproven.removeAll { $0 == id }
+            held.unproven.removeAll { $0.id == id }
             state.perAddress[slot.address] = held.count > 0 ? held : nil
         }
         socket.close()

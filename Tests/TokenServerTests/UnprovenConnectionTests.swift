@@ -120,4 +120,24 @@ import Glibc
         while case .text = event { event = try proven.next() }  // others' ends, told to everyone
         #expect(event == .pong([1]), "the proven one is still open")
     }
+
+    @Test func aWebSocketOpenedOnAConnectionThatWasAnsweredBeforeIsUnprovenTillItJoins() throws {
+        let server = try startWebSocketServer()
+        defer { server.stop() }
+        // A request answered, then the upgrade on the same connection: a 101 proves nothing, whatever came before it.
+        var sockets: [RawClient] = []
+        for address in (2...7).map({ "127.0.0.\($0)" }) {
+            for _ in 0..<43 {
+                let client = try RawClient(port: server.port, from: address)
+                guard client.request("GET", "/ping")?.status == 200 else { continue }
+                client.send("GET /hub HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                            + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
+                if client.readResponse(bodyless: true)?.status == 101 { sockets.append(client) }
+            }
+        }
+        #expect(sockets.count >= server.maxConnections, "every place is held by a WebSocket that never joins")
+        var answered = 0
+        for _ in 0..<10 where try RawClient(port: server.port).request("GET", "/ping")?.status == 200 { answered += 1 }
+        #expect(answered == 10)
+    }
 }
