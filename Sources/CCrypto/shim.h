@@ -90,8 +90,8 @@ static inline void tc_x509_not_after(const X509 *cert, char *out, size_t length)
     if (ASN1_TIME_to_tm(X509_get0_notAfter(cert), &when)) strftime(out, length, "%Y-%m-%d %H:%M:%S UTC", &when);
 }
 
-/* The names the certificate is for (its DNS and IP subject alternative names), comma-separated, into out;
-   its subject's common name when it has none. */
+/* The names the certificate is for (its DNS and IP subject alternative names), comma-separated, into out, as many
+   whole names as fit; its subject's common name when it has none. */
 static inline void tc_x509_names(const X509 *cert, char *out, size_t length) {
     size_t used = 0;
     out[0] = 0;
@@ -100,6 +100,7 @@ static inline void tc_x509_names(const X509 *cert, char *out, size_t length) {
         const GENERAL_NAME *name = sk_GENERAL_NAME_value(names, i);
         char text[256] = {0};
         if (name->type == GEN_DNS) {
+            if (ASN1_STRING_length(name->d.dNSName) >= (int)sizeof text) continue; /* longer than any DNS name */
             snprintf(text, sizeof text, "%.*s", ASN1_STRING_length(name->d.dNSName), (const char *)ASN1_STRING_get0_data(name->d.dNSName));
         } else if (name->type == GEN_IPADD) {
             const unsigned char *ip = ASN1_STRING_get0_data(name->d.iPAddress);
@@ -120,7 +121,10 @@ static inline void tc_x509_names(const X509 *cert, char *out, size_t length) {
             continue;
         }
         int wrote = snprintf(out + used, length - used, "%s%s", used ? ", " : "", text);
-        if (wrote < 0 || (size_t)wrote >= length - used) break;
+        if (wrote < 0 || (size_t)wrote >= length - used) {
+            out[used] = 0; /* snprintf wrote what fitted: a name cut short would be another name */
+            break;
+        }
         used += (size_t)wrote;
     }
     if (names) GENERAL_NAMES_free(names);

@@ -149,7 +149,7 @@ public final class TLSContext: @unchecked Sendable {
     /// A server's: the DNS and IP names its certificate is for (its common name when it has none), as written there.
     public var certificateNames: [String] {
         guard isServer, let cert = SSL_CTX_get0_certificate(context) else { return [] }
-        var buffer = [CChar](repeating: 0, count: 4096)
+        var buffer = [CChar](repeating: 0, count: 64 * 1024)  // once, at start: room for every name a certificate holds
         tc_x509_names(cert, &buffer, buffer.count)
         let text = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         return text.split(separator: ",").map { String($0.drop { $0 == " " }) }

@@ -74,6 +74,14 @@ public struct TestCertificates: Sendable {
                                 selfSigned: Pair(certificate: path("self.pem"), key: path("self.key")))
     }
 
+    /// A self-signed certificate for `names` (`DNS:a,IP:b`, as `subjectAltName` takes them), made in `directory`.
+    public static func selfSigned(names: String, in directory: String) throws -> Pair {
+        let pair = Pair(certificate: "\(directory)/many.pem", key: "\(directory)/many.key")
+        try openssl(["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", pair.key,
+                     "-out", pair.certificate, "-days", "2", "-subj", "/CN=many", "-addext", "subjectAltName=\(names)"])
+        return pair
+    }
+
     /// A unix time as `openssl ca` takes it: YYYYMMDDHHMMSSZ, in UTC.
     private static func stamp(_ unixTime: Int) -> String {
         var time = time_t(unixTime)

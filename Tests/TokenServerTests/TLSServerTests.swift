@@ -122,6 +122,14 @@ func closedByServer(_ fd: Int32, within limit: Duration) -> Bool {
         #expect(try client.get("/ping", host: "other.example")?.status == 421)
     }
 
+    @Test func aCertificateOfManyNamesGivesEachWholeAndNoneCutShort() throws {
+        let folder = try TemporaryFolder()
+        let names = (1...300).map { "DNS:host-\($0)-of-a-long-multi-domain-list.example" }
+        let pair = try TestCertificates.selfSigned(names: names.joined(separator: ","), in: folder.path)
+        let context = try TLSContext(certificateFile: pair.certificate, keyFile: pair.key)
+        #expect(context.certificateNames == names.map { String($0.dropFirst(4)) })
+    }
+
     @Test func aClientThatOpensTLSAndGoesSilentIsClosedAtTheDeadlineWhileOthersAreServed() throws {
         let log = LogLines()
         let (server, certificates) = try Self.serve(requestDeadline: .milliseconds(600), log: log)
