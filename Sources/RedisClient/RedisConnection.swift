@@ -16,6 +16,8 @@ public final class RedisConnection: @unchecked Sendable {
     private var timer: (EventLoop.Timer, ContinuousClock.Instant)?
     /// A flush is handed to the loop: what is asked in this turn goes out in one write after it.
     private var flushPlanned = false
+    /// A name lookup runs on its thread; the attempt waiting when it ends takes its answer.
+    private var lookingUp = false
     private var scratch = [UInt8](repeating: 0, count: Socket.receiveSize)
 
     private enum Link {
@@ -117,15 +119,19 @@ public final class RedisConnection: @unchecked Sendable {
     private func connect(_ attempt: Int) {
         if let literal { return tryConnecting(attempt, to: [literal], failure: nil) }
         link = .resolving(attempt: attempt)
+        // One lookup at a time: a resolver slower than the deadline would otherwise gain a blocked thread per attempt.
+        guard !lookingUp else { return }
+        lookingUp = true
         let (host, port) = (address.host, address.port)
         DispatchQueue.global().async { [self, loop] in
             let found = Result { () throws(SocketError) in try Socket.addresses(host: host, port: port) }
             loop.execute { [self] in
-                guard case .resolving(attempt) = link else { return }
+                lookingUp = false
+                guard case .resolving(let current) = link else { return }
                 link = .none
                 switch found {
-                case .success(let addresses): tryConnecting(attempt, to: addresses, failure: nil)
-                case .failure(let error): perform(machine.failed(attempt: attempt, error.description))
+                case .success(let addresses): tryConnecting(current, to: addresses, failure: nil)
+                case .failure(let error): perform(machine.failed(attempt: current, error.description))
                 }
             }
         }
