@@ -51,9 +51,13 @@ public struct RedisAddress: Sendable, Equatable, CustomStringConvertible {
         return String(scheme + text[text.index(after: at)...]).urlWithoutCredentials
     }
 
-    /// `text` (a server's words) with the password, wherever it is quoted, replaced.
+    /// `text` (a server's words) with the password, wherever it is quoted, replaced; the arguments a server quotes of
+    /// a command it does not know are left out, since it cuts them at 128 bytes and a long password's beginning would
+    /// show.
     func hidingPassword(in text: String) -> String {
         guard let password, !password.isEmpty else { return text }
+        var text = text
+        if let quoted = text.firstRange(of: "with args beginning with:") { text = text[..<quoted.upperBound] + " (not shown)" }
         return text.replacing(password, with: "(the password)")
     }
 
