@@ -58,6 +58,8 @@ public final class AgoraRtcEngineKit: @unchecked Sendable {
     var exCanvases: [ConnectionKey: [UInt: AgoraRtcVideoCanvas]] = [:]
     /// User accounts registered with `registerLocalUserAccount(_:appId:)` and the uids they got.
     var accounts: [String: UInt] = [:]
+    /// The uid the engine (or the hub) gave the first main join with uid 0: later joins with 0 keep it, as the SDK does.
+    var keptUid: UInt?
     var volumeIndicationInterval = 0
     var reportVad = false
     /// The one timer of the 2 s reports and the one of volume reports, while they run.
@@ -201,8 +203,9 @@ public final class AgoraRtcEngineKit: @unchecked Sendable {
         if let newRole = mediaOptions.roleIfSet { role = newRole }
         if let level = mediaOptions.latencyIfSet { latencyLevel = level }
         if let newProfile = mediaOptions.profileIfSet { profile = newProfile }
-        // Through a hub, the hub assigns the uid for 0.
-        let localUid = uid == 0 && hub == nil ? assignUid() : uid
+        // Through a hub, the hub assigns the first uid for 0.
+        let localUid = uid != 0 ? uid : keptUid ?? (hub == nil ? assignUid() : 0)
+        if uid == 0, hub == nil { keptUid = localUid }
         let channel = Channel(connection: ConnectionKey(channelId: channelId, localUid: localUid),
                               role: role, isMain: true, exDelegate: nil)
         channel.account = account

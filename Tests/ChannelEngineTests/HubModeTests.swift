@@ -89,6 +89,13 @@ struct HubHarness {
         #expect(hub.recorder.events.contains(.didJoinChannel(channel: "test", uid: 1_000_000_001, elapsed: 0)))
         #expect(hub.engine.connection?.localUid == 1_000_000_001)
 
+        // Joining again with 0, the engine asks for the uid the hub gave, as the SDK keeps its uid.
+        hub.engine.leaveChannel()
+        await hub.h.settle()
+        hub.engine.joinChannel(byToken: "t", channelId: "test", uid: 0)
+        await hub.h.settle()
+        #expect(hub.link.joins.last?.user == .uid(1_000_000_001))
+
         let other = HubHarness()
         other.link.inject(.connected)
         other.engine.joinChannel(byToken: "t", channelId: "test", userAccount: "alice")
