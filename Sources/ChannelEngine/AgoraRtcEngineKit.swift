@@ -113,7 +113,9 @@ public final class AgoraRtcEngineKit: @unchecked Sendable {
     public var connection: AgoraRtcConnection? {
         locked { main.map { AgoraRtcConnection(channelId: $0.connection.channelId, localUid: Int($0.connection.localUid)) } }
     }
-    public var clientRole: AgoraClientRole { locked { role } }
+    /// The role the main connection holds (through a hub, until the hub has made a change asked for), else the role
+    /// the next join takes.
+    public var clientRole: AgoraClientRole { locked { main.flatMap { $0.isActive ? $0.role : nil } ?? role } }
     /// The token the main connection holds.
     public var currentToken: String? { locked { main?.token } }
     /// When that token stops being accepted (unix seconds), if it expires.

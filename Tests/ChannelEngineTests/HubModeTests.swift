@@ -279,6 +279,7 @@ struct HubHarness {
         await hub.h.settle()
         #expect(hub.link.requests.last == .setRole(.audience))
         #expect(hub.recorder.count("didClientRoleChanged") == 0)
+        #expect(hub.engine.clientRole == .broadcaster, "the role held until the hub makes the change")
         hub.link.inject(.clientRoleChanged(old: .broadcaster, new: .audience))
         await hub.h.settle()
         #expect(hub.recorder.events == [
