@@ -56,11 +56,10 @@ extension CallSession {
         guard let engine else { return emit(.note("role: the engine is not up yet")) }
         let asked: AgoraClientRole = engine.clientRole == .broadcaster ? .audience : .broadcaster
         engine.setClientRole(asked)
-        switch engine.connectionState {
-        case .connected, .reconnecting:
-            if engine.clientRole != asked { emit(.note("role: the hub is asked for \(asked.name); the change shows when it makes it")) }
-        default:
-            emit(.roleChanged(engine.clientRole))
+        if engine.clientRole != asked {
+            emit(.note("role: the hub is asked for \(asked.name); the change shows when it makes it"))
+        } else if engine.connectionState != .connected, engine.connectionState != .reconnecting {
+            emit(.roleChanged(asked))
         }
     }
 

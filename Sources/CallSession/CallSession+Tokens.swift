@@ -191,8 +191,8 @@ extension CallSession {
     /// Why the engine refused `token`, when that is that it names another user than the call joins as (Agora answers
     /// only 110, invalid token) and no note said so before: nil when another check fails first, as that is the cause.
     func userMismatch(in token: String?) -> String? {
-        guard let token, delivered.map({ $0.token != token || !$0.forewarned }) ?? true,
-              let parsed = try? AgoraToken(parsing: token) else { return nil }
+        guard let token, let parsed = try? AgoraToken(parsing: token) else { return nil }
+        if let delivered, delivered.token == token, delivered.forewarned { return nil }
         let check = TokenCheck(appID: appID, appCertificate: certificate, channel: configuration.channel, user: userInUse)
         do throws(TokenError) {
             try parsed.validate(check, now: Int64(configuration.tokenUnixTime().rounded(.down)))
