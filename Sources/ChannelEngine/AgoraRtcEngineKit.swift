@@ -412,6 +412,8 @@ public final class AgoraRtcEngineKit: @unchecked Sendable {
     func setState(_ state: AgoraConnectionState, _ reason: AgoraConnectionChangedReason, on channel: Channel) {
         channel.state = state
         channel.reason = reason
+        // A role change a hub never made ends with the connection: the next join takes the role held.
+        if channel.isMain, state == .disconnected { role = channel.role }
         emit(.connectionStateChanged(state, reason: reason), on: channel)
         if channel.isMain { updateLocalMedia() }
         updateReportTimer()

@@ -305,6 +305,23 @@ struct HubHarness {
         #expect(hub.recorder.count("didJoinChannel") == 1)
     }
 
+    @Test func aRoleChangeLeftBeforeTheHubMadeItIsNotTheRoleTheNextJoinTakes() async {
+        let hub = HubHarness()
+        await hub.join()
+        hub.engine.setClientRole(.audience)
+        await hub.h.settle()
+        #expect(hub.link.requests.last == .setRole(.audience))
+        hub.engine.leaveChannel()
+        await hub.h.settle()
+        #expect(hub.engine.clientRole == .broadcaster)
+        hub.link.inject(.clientRoleChanged(old: .broadcaster, new: .audience))
+        hub.link.inject(.connectionStateChanged(state: AgoraConnectionState.disconnected, reason: .reasonLeaveChannel, error: nil))
+        hub.engine.joinChannel(byToken: hub.h.token(), channelId: "test", uid: 42)
+        await hub.h.settle()
+        #expect(hub.link.joins.last?.role == .broadcaster)
+        #expect(hub.recorder.count("didClientRoleChanged") == 0)
+    }
+
     @Test func aLeaveWhileTheNetworkIsCutReachesTheHubBeforeTheNextJoinSoThatJoinIsLetIn() async {
         let hub = HubHarness()
         let token = await hub.join(users: [7])
