@@ -157,6 +157,7 @@ public struct ScreenState: Sendable, Equatable {
         case .autoRenewChanged(let on): autoRenew = on
         case .renewMethodChanged(let method): renewMethod = method
         case .mistakeChanged(let kind): mistake = kind
+        case .roleChanged(let new): role = new
         case .tokenNeeded: tokenNeeded = true
         default: break
         }

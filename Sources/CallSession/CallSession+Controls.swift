@@ -50,11 +50,17 @@ extension CallSession {
         fetch(for: .rejoin)
     }
 
-    /// Broadcaster ⇄ audience.
+    /// Broadcaster ⇄ audience, from the role the engine holds. In a channel its `didClientRoleChanged` says when the
+    /// role changed (through a hub, once the hub has made the change); out of one, the session says it.
     public func switchRole() {
         guard let engine else { return emit(.note("role: the engine is not up yet")) }
-        engine.setClientRole(engine.clientRole == .broadcaster ? .audience : .broadcaster)
-        emit(.note("role \(engine.clientRole.name)"))
+        let asked: AgoraClientRole = engine.clientRole == .broadcaster ? .audience : .broadcaster
+        engine.setClientRole(asked)
+        if engine.clientRole != asked {
+            emit(.note("role: the hub is asked for \(asked.name); the change shows when it makes it"))
+        } else if engine.connectionState != .connected, engine.connectionState != .reconnecting {
+            emit(.roleChanged(asked))
+        }
     }
 
     public func addRemoteUser() {

@@ -28,7 +28,7 @@ extension CallSession: AgoraRtcEngineDelegate {
         } else if reason == .sameUidLogin {
             emit(.stuck(reason: "the same uid joined this channel elsewhere and took its place (sameUidLogin); join with another uid"))
         } else if Self.refused(state, reason) {
-            let why = reason == .reasonInvalidToken ? userMismatch(in: deliveredToken).map { ": \($0)" } ?? "" : ""
+            let why = reason == .reasonInvalidToken ? userMismatch(in: delivered?.token).map { ": \($0)" } ?? "" : ""
             let mend = if tokensByHand {
                 "paste a token for this App ID, channel and uid to join again"
             } else if let mistake = tokens.ownServer?.mistakes?.current() {
@@ -84,7 +84,7 @@ extension CallSession: AgoraRtcEngineDelegate {
     public func rtcEngine(_ engine: AgoraRtcEngineKit, didOccurError errorCode: AgoraErrorCode) {
         publish(.didOccurError(errorCode))
         // updateChannel's answer to a refused token (renewToken's is renewTokenResult).
-        if errorCode == .invalidToken, engine.connectionState == .connected, let mismatch = userMismatch(in: deliveredToken) {
+        if errorCode == .invalidToken, engine.connectionState == .connected, let mismatch = userMismatch(in: delivered?.token) {
             emit(.note("the engine refused the new token: \(mismatch)"))
         }
         if let pending = pendingRenewal, pending.method == .update, TokenRejection.all.contains(where: { $0.error == errorCode }) {

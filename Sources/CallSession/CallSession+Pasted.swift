@@ -22,10 +22,11 @@ extension CallSession {
     /// channel or uid is handed over all the same, so that the SDK's own answer shows.
     func use(_ token: PastedToken, for reason: FetchReason) {
         emit(.tokenPasted(expiresAt: callTime(of: token.expiresAt, in: token.token)))
-        if let mismatch = token.mismatch(with: tokenRequest, unixTime: configuration.tokenUnixTime()) {
-            emit(.note("the pasted token will be refused: \(mismatch); handing it to the SDK to show its answer"))
-        }
-        deliver(token.token, for: reason)
+        var request = tokenRequest
+        request.user = userInUse
+        let mismatch = token.mismatch(with: request, unixTime: configuration.tokenUnixTime())
+        if let mismatch { emit(.note("the pasted token will be refused: \(mismatch); handing it to the SDK to show its answer")) }
+        deliver(token.token, for: reason, forewarned: mismatch != nil)
     }
 
     /// With no server there is nothing to fetch: a join takes the last pasted token while it lasts; otherwise the

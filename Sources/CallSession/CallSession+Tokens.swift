@@ -54,7 +54,7 @@ extension CallSession {
                 if let flaw = fetched.flaw {
                     emit(.note("\(flaw); handed to the engine anyway, as an app that does not check its tokens would"))
                 }
-                deliver(fetched.token, for: reason)
+                deliver(fetched.token, for: reason, forewarned: fetched.flaw != nil)
             } catch {
                 let retryIn = await cache.retryDelay()
                 tokenPhase = .idle
@@ -103,8 +103,8 @@ extension CallSession {
         }
     }
 
-    /// Hands a fetched token to the engine as `reason` asks.
-    func deliver(_ token: String, for reason: FetchReason) {
+    /// Hands a fetched token to the engine as `reason` asks; `forewarned`: a note has said why it will be refused.
+    func deliver(_ token: String, for reason: FetchReason, forewarned: Bool = false) {
         guard !ended else { return }
         if engine == nil {
             guard let appID = appID ?? (try? AgoraToken(parsing: token))?.appID else { return }
@@ -112,7 +112,7 @@ extension CallSession {
             self.appID = appID
         }
         let engine = makeEngine(appID: appID!)
-        deliveredToken = token
+        delivered = (token, forewarned)
         switch reason {
         case .join, .rejoin:
             join(engine, with: token, renewing: reason == .rejoin ? .rejoin : nil)
@@ -181,12 +181,21 @@ extension CallSession {
         if let cache { Task { await cache.invalidate(rejected: token) } }
     }
 
-    /// Why the engine refused `token`, when the token shows it: it names another user than the call joins as (Agora
-    /// answers only 110, invalid token).
+    /// The user a token must name: the one configured, or for uid 0 the uid the engine gave, which its later joins keep.
+    var userInUse: RTCUser {
+        guard case .uid(0) = configuration.user, let given = engine?.connection?.localUid, given != 0,
+              let uid = UInt32(exactly: given) else { return configuration.user }
+        return .uid(uid)
+    }
+
+    /// Why the engine refused `token`, when that is that it names another user than the call joins as (Agora answers
+    /// only 110, invalid token) and no note said so before: nil when another check fails first, as that is the cause.
     func userMismatch(in token: String?) -> String? {
         guard let token, let parsed = try? AgoraToken(parsing: token) else { return nil }
+        if let delivered, delivered.token == token, delivered.forewarned { return nil }
+        let check = TokenCheck(appID: appID, appCertificate: certificate, channel: configuration.channel, user: userInUse)
         do throws(TokenError) {
-            try parsed.validate(TokenCheck(user: configuration.user), now: Int64(configuration.tokenUnixTime().rounded(.down)))
+            try parsed.validate(check, now: Int64(configuration.tokenUnixTime().rounded(.down)))
         } catch {
             switch error {
             case .uidMismatch, .crcMismatch(field: "uid"): return error.description

@@ -106,8 +106,9 @@ public final class CallSession {
     /// ends it (`rejected`), the same way with or without a hub.
     var pendingRenewal: (method: RenewMethod, token: String)?
     var appID: String?
-    /// The token last handed to the engine, to say why the engine refused it.
-    var deliveredToken: String?
+    /// The token last handed to the engine, to say why the engine refused it, and whether a note said that before it
+    /// was handed over (a pasted token's warning, a fetched token's flaw).
+    var delivered: (token: String, forewarned: Bool)?
     /// The connections the session asked to leave, oldest first: `didLeaveChannelWith` answers them in order.
     var leaving: [AgoraRtcConnection] = []
     /// The views of the canvases set up: the local user's, and each remote user's while they are in the channel.

@@ -39,6 +39,9 @@ public struct SessionEvent: Sendable, Equatable {
         /// The embedded server's tokens now carry this mistake on purpose (nil: they are right again); printed as the
         /// note `misconfigure wrong-uid: ...`.
         case mistakeChanged(TokenMistake?)
+        /// Out of a channel, the role the next join takes changed (in one, `didClientRoleChanged` says so); printed as
+        /// the note `role audience: set out of a channel, a join takes it`.
+        case roleChanged(AgoraClientRole)
         /// Something the session itself says: where the embedded server listens, a key that does not apply.
         case note(String)
         /// Nothing more will happen without a person: a refused credential, a join the network refused.
@@ -64,7 +67,7 @@ public struct SessionEvent: Sendable, Equatable {
         case .tokenRenewed: "tokenRenewed"
         case .tokenPasted: "tokenPasted"
         case .tokenNeeded: "tokenNeeded"
-        case .note, .autoRenewChanged, .renewMethodChanged, .mistakeChanged: "note"
+        case .note, .autoRenewChanged, .renewMethodChanged, .mistakeChanged, .roleChanged: "note"
         case .stuck: "stuck"
         case .sessionEnded: "sessionEnded"
         }
@@ -98,7 +101,7 @@ public struct SessionEvent: Sendable, Equatable {
         case .tokenRenewed(let method): [("method", .text(method.rawValue))]
         case .tokenPasted(let expiresAt): [("expiresAt", .number(expiresAt))]
         case .tokenNeeded(let left): [("secondsLeft", .number(left))]
-        case .note, .autoRenewChanged, .renewMethodChanged, .mistakeChanged: [("text", .text(noteText ?? ""))]
+        case .note, .autoRenewChanged, .renewMethodChanged, .mistakeChanged, .roleChanged: [("text", .text(noteText ?? ""))]
         case .stuck(let reason): [("reason", .text(reason))]
         case .sessionEnded(let failed): [("failed", .flag(failed))]
         }
@@ -113,6 +116,7 @@ public struct SessionEvent: Sendable, Equatable {
         case .mistakeChanged(let mistake?):
             "misconfigure \(mistake.rawValue): the embedded token server hands out \(mistake.summary) from its next token on"
         case .mistakeChanged(nil): "misconfigure none: the embedded token server's tokens are right again"
+        case .roleChanged(let role): "role \(role.name): set out of a channel, a join takes it"
         default: nil
         }
     }

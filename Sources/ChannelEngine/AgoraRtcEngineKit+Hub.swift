@@ -242,6 +242,7 @@ extension AgoraRtcEngineKit {
         guard let hub else { return }
         let token = main.pendingToken ?? main.token
         let state = main.state, renewing = main.reason == .reasonRenewToken
+        if main.connection.localUid == 0, main.account == nil { keptUid = uid }
         main.connection = ConnectionKey(channelId: main.connection.channelId, localUid: uid)
         main.role = hubRole
         main.pendingToken = nil

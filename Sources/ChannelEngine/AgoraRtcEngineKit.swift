@@ -58,6 +58,8 @@ public final class AgoraRtcEngineKit: @unchecked Sendable {
     var exCanvases: [ConnectionKey: [UInt: AgoraRtcVideoCanvas]] = [:]
     /// User accounts registered with `registerLocalUserAccount(_:appId:)` and the uids they got.
     var accounts: [String: UInt] = [:]
+    /// The uid the engine (or the hub) gave the first main join with uid 0: later joins with 0 keep it, as the SDK does.
+    var keptUid: UInt?
     var volumeIndicationInterval = 0
     var reportVad = false
     /// The one timer of the 2 s reports and the one of volume reports, while they run.
@@ -111,7 +113,9 @@ public final class AgoraRtcEngineKit: @unchecked Sendable {
     public var connection: AgoraRtcConnection? {
         locked { main.map { AgoraRtcConnection(channelId: $0.connection.channelId, localUid: Int($0.connection.localUid)) } }
     }
-    public var clientRole: AgoraClientRole { locked { role } }
+    /// The role the main connection holds (through a hub, until the hub has made a change asked for), else the role
+    /// the next join takes.
+    public var clientRole: AgoraClientRole { locked { main.flatMap { $0.isActive ? $0.role : nil } ?? role } }
     /// The token the main connection holds.
     public var currentToken: String? { locked { main?.token } }
     /// When that token stops being accepted (unix seconds), if it expires.
@@ -201,8 +205,9 @@ public final class AgoraRtcEngineKit: @unchecked Sendable {
         if let newRole = mediaOptions.roleIfSet { role = newRole }
         if let level = mediaOptions.latencyIfSet { latencyLevel = level }
         if let newProfile = mediaOptions.profileIfSet { profile = newProfile }
-        // Through a hub, the hub assigns the uid for 0.
-        let localUid = uid == 0 && hub == nil ? assignUid() : uid
+        // Through a hub, the hub assigns the first uid for 0.
+        let localUid = uid != 0 ? uid : keptUid ?? (hub == nil ? assignUid() : 0)
+        if uid == 0, hub == nil { keptUid = localUid }
         let channel = Channel(connection: ConnectionKey(channelId: channelId, localUid: localUid),
                               role: role, isMain: true, exDelegate: nil)
         channel.account = account
@@ -407,6 +412,8 @@ public final class AgoraRtcEngineKit: @unchecked Sendable {
     func setState(_ state: AgoraConnectionState, _ reason: AgoraConnectionChangedReason, on channel: Channel) {
         channel.state = state
         channel.reason = reason
+        // A role change a hub never made ends with the connection: the next join takes the role held.
+        if channel.isMain, state == .disconnected { role = channel.role }
         emit(.connectionStateChanged(state, reason: reason), on: channel)
         if channel.isMain { updateLocalMedia() }
         updateReportTimer()

@@ -24,6 +24,7 @@ extension SessionEvent {
         case .autoRenewChanged(let on): return [("autoRenew", String(on))]
         case .renewMethodChanged(let method): return [("renewMethod", "\"\(method.rawValue)\"")]
         case .mistakeChanged(let mistake): return [("mistake", mistake.map { "\"\($0.rawValue)\"" } ?? "null")]
+        case .roleChanged(let role): return [("role", "\"\(role.name)\"")]
         default: return []
         }
     }
@@ -63,6 +64,7 @@ extension SessionEvent {
             if let mistake = object.members["mistake"] {
                 return .mistakeChanged(mistake == .null ? nil : try object.choice("mistake", \TokenMistake.rawValue))
             }
+            if object.members["role"] != nil { return .roleChanged(try object.choice("role", \AgoraClientRole.name)) }
             return .note(try object.text("text"))
         default: return .engine(try engineEvent(named: name, object))
         }

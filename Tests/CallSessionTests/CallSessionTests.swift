@@ -117,6 +117,23 @@ final class SessionHarness {
         #expect(h.session.engine?.connectionState == .connected)
     }
 
+    @Test(arguments: [SessionCommand.rejoin, .leave])
+    func aCallJoiningAgainWithoutAGivenUidKeepsItsUid(command: SessionCommand) async throws {
+        let h = SessionHarness()
+        h.session.start()
+        await h.run(for: 1)
+        h.session.perform(command)
+        await h.run(for: 1)
+        if command == .leave { h.session.perform(.join) }
+        await h.run(for: 1)
+        let joined = h.events.compactMap { event -> UInt? in
+            if case .engine(.didJoinChannel(_, let uid, _)) = event.kind { uid } else { nil }
+        }
+        #expect(joined.count == 2)
+        #expect(Set(joined).count == 1, "the uid the engine gave stays: \(joined)")
+        await h.stop()
+    }
+
     @Test func addingUsersStopsAtTheLimitAndSaysSo() async throws {
         let h = SessionHarness { $0.remoteUsers = AgoraRtcEngineKit.remoteUserLimit - 1 }
         h.session.start()

@@ -1,3 +1,4 @@
+import CallScreen
 import ChannelEngine
 import HubProtocol
 import TestSupport
@@ -24,6 +25,34 @@ import Testing
         link.inject(.connected)
         await h.run(for: 0.5)
         return (link, h)
+    }
+
+    /// On a hub the role changes when the hub makes the change: until then the session says it asked, and the role
+    /// shown (the engine's) stays the one held.
+    @Test func aRoleChangeOnAHubShowsWhenTheHubMakesIt() async throws {
+        let (link, h) = await joining()
+        link.inject(joined(h))
+        await h.run(for: 0.5)
+        var state = ScreenState(channel: "test", uid: 0, role: .broadcaster, tokenServer: "local", renewMethod: .renew, autoRenew: true)
+        var shown = 0
+        func show() {
+            for event in h.events[shown...] { _ = state.update(.event(event, unixTime: 0)) }
+            shown = h.events.count
+        }
+        h.session.perform(.switchRole)
+        await h.run(for: 0.5)
+        #expect(link.requests.last == .setRole(.audience))
+        #expect(h.events.contains { $0.kind == .note("role: the hub is asked for audience; the change shows when it makes it") })
+        show()
+        #expect(state.role == .broadcaster)
+        #expect(h.session.engine?.clientRole == .broadcaster)
+        link.inject(.notice(.clientRoleChanged(old: .broadcaster, new: .audience)))
+        await h.run(for: 0.5)
+        show()
+        #expect(state.role == .audience)
+        #expect(h.session.engine?.clientRole == .audience)
+        #expect(h.count("didClientRoleChanged") == 1)
+        await h.stop()
     }
 
     @Test func theHubsWarningRenewsThroughItAndAfterTheTokensEndAFreshTokenJoinsAgain() async throws {

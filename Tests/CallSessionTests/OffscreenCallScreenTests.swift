@@ -3,6 +3,7 @@ import Foundation
 import TestSupport
 import Testing
 import Timers
+@testable import CallSession
 
 /// The screen `join --screenshot` pictures: the call screen's program following a session without a terminal, drawn at
 /// the moment asked.
@@ -27,6 +28,31 @@ import Timers
         #expect(screen.picture(width: 120, height: 36, options: options) == grid)
         await h.run(for: 1)
         #expect(screen.picture(width: 120, height: 36, options: options).text.contains("t 13 s"))
+        await h.stop()
+    }
+
+    /// `l`, `c`, `j`, `l`, `c`, `j`: after each, the header and the local tile show the role the engine holds, and the
+    /// engine calls back only for the change to audience out of the channel, as Agora documents.
+    @Test func theScreenShowsTheRoleTheEngineHoldsThroughLeavesAndJoins() async throws {
+        let h = SessionHarness(clock: ManualClock(unixTime: 1_800_000_000)) { $0.remoteUsers = 0 }
+        let screen = CallScreenApp(session: h.session)
+        screen.start()
+        await h.run(for: 1)
+        let steps: [SessionCommand] = [.leave, .switchRole, .join, .leave, .switchRole, .join]
+        for (step, command) in steps.enumerated() {
+            h.session.perform(command)
+            await h.run(for: 1)
+            let engine = try #require(h.session.engine)
+            let text = screen.picture(width: 120, height: 36, options: RenderOptions(colors: 0, unicode: true)).text
+            #expect(text.utf8.starts(with: " tokencall │ channel test │ uid \(engine.connection?.localUid ?? 0) │ \(engine.clientRole.name) │".utf8),
+                    "after step \(step + 1), \(command): the engine holds \(engine.clientRole.name)\n\(text)")
+        }
+        #expect(h.session.engine?.clientRole == .broadcaster)
+        let text = screen.picture(width: 120, height: 36, options: RenderOptions(colors: 0, unicode: true)).text
+        #expect(!text.contains("not publishing"), "joined as a broadcaster, it publishes")
+        #expect(h.count("didClientRoleChanged") == 1)
+        #expect(h.events.filter { $0.kind == .roleChanged(.broadcaster) || $0.kind == .roleChanged(.audience) }.map(\.kind)
+                    == [.roleChanged(.audience), .roleChanged(.broadcaster)])
         await h.stop()
     }
 

@@ -87,6 +87,44 @@ private func started(lifetime: UInt32, channel: String = "test", seconds: Double
         #expect(h.count("stuck") == 1)
     }
 
+    /// A call joined with uid 0 holds the uid the engine gave it; a token pasted for that uid but another App ID is
+    /// refused for the App ID, said once, in or out of the channel; one for the right App ID is taken.
+    @Test(arguments: [false, true])
+    func aPastedTokenForAnotherAppIDIsExplainedOnceByItsCause(inChannel: Bool) async throws {
+        let h = SessionHarness()
+        h.session.start()
+        await h.run(for: 1)
+        let uid = try #require(h.session.engine?.connection?.localUid)
+        if !inChannel {
+            h.session.leave()
+            await h.run(for: 1)
+        }
+        let otherApp = "0123456789abcdef0123456789abcdef"
+        let issued = UInt32(h.clock.unixTime)
+        let wrong = try AccessToken2.buildRTC(appID: otherApp, appCertificate: TestCredentials.certificate, channel: "test",
+                                              user: .uid(UInt32(uid)), role: .publisher, tokenExpire: 600, privilegeExpire: 600,
+                                              issuedAt: issued, salt: 7)
+        let before = h.events.count
+        h.session.paste(try PastedToken(wrong, unixTime: h.clock.unixTime))
+        await h.run(for: 1)
+        let said = h.events[before...].compactMap { event -> String? in
+            if case .stuck(let reason) = event.kind { reason } else { event.noteText }
+        }
+        #expect(said.filter { $0.contains("App ID \(otherApp)") }.count == 1, "\(said)")
+        #expect(!said.contains { $0.contains("uid \(uid)") }, "the uid is the one in use: \(said)")
+
+        if !inChannel {
+            let right = h.events.count
+            h.session.paste(try PastedToken(try serverToken(user: .uid(UInt32(uid)), lifetime: 600, issuedAt: issued, salt: 8),
+                                            unixTime: h.clock.unixTime))
+            await h.run(for: 1)
+            #expect(h.session.engine?.connectionState == .connected, "a token for the uid in use is taken")
+            #expect(h.session.engine?.connection?.localUid == uid)
+            #expect(!h.events[right...].contains { $0.noteText?.hasPrefix("the pasted token will be refused") == true })
+        }
+        await h.stop()
+    }
+
     @Test func withAServerThePastedTokenIsOnlyTheFirst() async throws {
         let clock = SessionHarness.makeClock()
         let server = LocalTokenServer(lifetime: 40, clock: clock)

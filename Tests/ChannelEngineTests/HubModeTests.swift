@@ -89,6 +89,13 @@ struct HubHarness {
         #expect(hub.recorder.events.contains(.didJoinChannel(channel: "test", uid: 1_000_000_001, elapsed: 0)))
         #expect(hub.engine.connection?.localUid == 1_000_000_001)
 
+        // Joining again with 0, the engine asks for the uid the hub gave, as the SDK keeps its uid.
+        hub.engine.leaveChannel()
+        await hub.h.settle()
+        hub.engine.joinChannel(byToken: "t", channelId: "test", uid: 0)
+        await hub.h.settle()
+        #expect(hub.link.joins.last?.user == .uid(1_000_000_001))
+
         let other = HubHarness()
         other.link.inject(.connected)
         other.engine.joinChannel(byToken: "t", channelId: "test", userAccount: "alice")
@@ -272,6 +279,7 @@ struct HubHarness {
         await hub.h.settle()
         #expect(hub.link.requests.last == .setRole(.audience))
         #expect(hub.recorder.count("didClientRoleChanged") == 0)
+        #expect(hub.engine.clientRole == .broadcaster, "the role held until the hub makes the change")
         hub.link.inject(.clientRoleChanged(old: .broadcaster, new: .audience))
         await hub.h.settle()
         #expect(hub.recorder.events == [
@@ -295,6 +303,23 @@ struct HubHarness {
         await hub.h.settle()
         #expect(hub.engine.connectionState == .connected)
         #expect(hub.recorder.count("didJoinChannel") == 1)
+    }
+
+    @Test func aRoleChangeLeftBeforeTheHubMadeItIsNotTheRoleTheNextJoinTakes() async {
+        let hub = HubHarness()
+        await hub.join()
+        hub.engine.setClientRole(.audience)
+        await hub.h.settle()
+        #expect(hub.link.requests.last == .setRole(.audience))
+        hub.engine.leaveChannel()
+        await hub.h.settle()
+        #expect(hub.engine.clientRole == .broadcaster)
+        hub.link.inject(.clientRoleChanged(old: .broadcaster, new: .audience))
+        hub.link.inject(.connectionStateChanged(state: AgoraConnectionState.disconnected, reason: .reasonLeaveChannel, error: nil))
+        hub.engine.joinChannel(byToken: hub.h.token(), channelId: "test", uid: 42)
+        await hub.h.settle()
+        #expect(hub.link.joins.last?.role == .broadcaster)
+        #expect(hub.recorder.count("didClientRoleChanged") == 0)
     }
 
     @Test func aLeaveWhileTheNetworkIsCutReachesTheHubBeforeTheNextJoinSoThatJoinIsLetIn() async {

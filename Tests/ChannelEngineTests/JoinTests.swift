@@ -71,6 +71,22 @@ import Testing
         #expect(try await assigned(seed: 2) != first)
     }
 
+    @Test func uidZeroKeepsTheUidItWasGivenAtEveryLaterJoin() async throws {
+        let h = Harness()
+        var joined: [UInt] = []
+        for _ in 0..<3 {
+            h.engine.joinChannel(byToken: h.token(uid: 0), channelId: "test", uid: 0)
+            await h.advance(1)
+            joined.append(try #require(h.engine.connection?.localUid))
+            h.engine.leaveChannel()
+            await h.advance(1)
+        }
+        #expect(Set(joined).count == 1, "\(joined)")
+        h.engine.joinChannel(byToken: h.token(uid: 7), channelId: "test", uid: 7)
+        await h.advance(1)
+        #expect(h.engine.connection?.localUid == 7, "a uid given is the one joined with")
+    }
+
     struct Refusal: Sendable, CustomTestStringConvertible {
         let name: String
         let token: @Sendable @MainActor (Harness) -> String?

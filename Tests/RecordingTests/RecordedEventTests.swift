@@ -57,6 +57,7 @@ let everyKind: [SessionEvent.Kind] = {
         .renewMethodChanged(.rejoin),
         .mistakeChanged(.wrongUid),
         .mistakeChanged(nil),
+        .roleChanged(.audience),
         .note("embedded token server on http://127.0.0.1:1234\nline two"),
         .stuck(reason: "the token server refused the credential"),
         .sessionEnded(failed: true),
