@@ -65,6 +65,8 @@ final class MistakenTokenServer: Sendable {
         case refusesCrossOrigin
         /// Speaks only agora-token-service's `POST /getToken` (and `/ping`): `/fetch_rtc_token` is a 404.
         case getTokenOnly
+        /// A tutorial Flask server on agora-token-builder's 006: the uid passed on as text, so uid 0 is the account "0".
+        case legacyUIDAsText
     }
 
     static let origin = "https://app.example"
@@ -173,6 +175,9 @@ final class MistakenTokenServer: Sendable {
         case .lifetimeOfTwoDays: expire = 2 * 86_400
         case .clockOffByHours, .clockAheadByHours: issuedAt = now + 3 * 3600
         case .alwaysForAnyUser: user = .uid(0)
+        case .legacyUIDAsText:
+            return Legacy006.token(appID: appID, certificate: certificate, channel: channel, uid: uidText, messageExpiresAt: now + 86_400,
+                                   privileges: role == .publisher ? [1, 2, 3, 4] : [1], privilegesExpireAt: now + expire)
         case .partialPublisher where role == .publisher:
             let privileges = PrivilegeMap([RTCPrivilege.joinChannel.rawValue: expire, RTCPrivilege.publishAudioStream.rawValue: expire])
             let service = Service(type: ServiceType.rtc.rawValue, privileges: privileges, detail: .rtc(channel: channel, uid: user.tokenField))
