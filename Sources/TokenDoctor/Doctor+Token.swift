@@ -37,7 +37,7 @@ extension Doctor {
             }
             let fix = switch error {
             case .server, .rateLimited: "the token endpoint must answer 200 with the token; the server's log says why it did not"
-            default: "point the URL at the token endpoint, and have it answer JSON with the token where --token-request \(setup.shape.description) reads it"
+            default: "point the URL at the token endpoint, and have it answer the token alone, or JSON with the token where --token-request \(setup.shape.description) reads it"
             }
             return .failed(.failed(.answer, "\(reply.excerpt): \(error)", fix: fix))
         }
@@ -67,7 +67,7 @@ extension Doctor {
     func tokenChecks(_ fetched: FetchedAnswer, reply: Reply, receivedAt: Double) -> [Check] {
         let now = Int64(receivedAt.rounded(.down))
         var checks: [Check] = [
-            .passed(.answer, "JSON with a token of \(fetched.answer.token.utf8.count) characters"),
+            .passed(.answer, (fetched.answer.isWholeBody ? "the token alone, " : "JSON with a token of ") + "\(fetched.answer.token.utf8.count) characters"),
             .passed(.token, describe(fetched.token)),
             audienceCheck(fetched.answer.token, now: now),
         ]

@@ -287,6 +287,16 @@ import TokenServer
         #expect(!Self.detail(.answer, in: await Doctor(lost).run()).contains("GET /ping answers"))
     }
 
+    /// Agora's Python sample answers the token alone as a web page: that is the token, and every check passes.
+    @Test func theTokenAloneAsAWebPageIsTheToken() async throws {
+        let server = try MistakenTokenServer(.answersTheTokenAlone)
+        defer { server.stop() }
+        let checks = await Doctor(Self.setup(server.url, bearer: Self.bearer)).run()
+        #expect(Self.failed(checks) == [], "\(checks.filter { !$0.ok }.map(\.detail))")
+        #expect(Self.detail(.answer, in: checks).hasPrefix("the token alone, "), "\(Self.detail(.answer, in: checks))")
+        #expect(Self.detail(.audience, in: checks) == "for App ID \(TestCredentials.appID), channel \"doctor\", uid 42, publisher")
+    }
+
     /// A 006 token for the account "0" where uid 0 was asked is signed right for that account: the audience check
     /// names it, and the signature check does not blame the App Certificate.
     @Test func a006TokenForTheAccount0IsNamedNotBlamedOnTheCertificate() async throws {

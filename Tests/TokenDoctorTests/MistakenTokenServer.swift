@@ -65,6 +65,8 @@ final class MistakenTokenServer: Sendable {
         case refusesCrossOrigin
         /// Speaks only agora-token-service's `POST /getToken` (and `/ping`): `/fetch_rtc_token` is a 404.
         case getTokenOnly
+        /// No mistake: the token alone as `text/html` with a newline, as Agora's Python sample answers.
+        case answersTheTokenAlone
         /// A tutorial Flask server on agora-token-builder's 006: the uid passed on as text, so uid 0 is the account "0".
         case legacyUIDAsText
     }
@@ -129,6 +131,7 @@ final class MistakenTokenServer: Sendable {
                     guard let token = Self.token(for: request, mistake, startedAt: startedAt) else {
                         return answer("400 Bad Request", #"{"error":"uid must be 0...4294967295 and channel 1-63 characters"}"#)
                     }
+                    if mistake == .answersTheTokenAlone { return answer("200 OK", token + "\n", type: "text/html; charset=utf-8") }
                     answer("200 OK", #"{"token":"\#(mistake == .truncatedToken ? String(token.prefix(99)) : token)"}"#)
                 }
             case _ where mistake == .catchAllPage:
