@@ -84,7 +84,8 @@ public struct AccessToken006: Sendable, Equatable {
             throw .crcMismatch(field: "channel")
         }
         if let user = check.user, !matches(user: user) {
-            throw .crcMismatch(field: "uid")
+            guard let holder = self.user(near: user) else { throw .crcMismatch(field: "uid") }
+            throw .uidMismatch(token: holder.tokenField, expected: user)
         }
         if let certificate = check.appCertificate, let channel = check.channel, let user = check.user,
            !hasValidSignature(appCertificate: certificate, channel: channel, user: user) {

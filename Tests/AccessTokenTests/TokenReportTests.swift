@@ -143,6 +143,18 @@ private func report(_ token: String, certificate: String? = fx.app_certificate, 
         #expect(otherCertificate.problems.contains { $0.contains("different App Certificate") })
     }
 
+    /// What join and the engine say of it: the user it is for, not a checksum that does not match.
+    @Test func a006TokenForTheAccount0IsRefusedForUid0NamingTheAccount() throws {
+        let token = try AgoraToken(parsing: Legacy006.token(appID: fx.app_id, certificate: fx.app_certificate, channel: "room", uid: "0",
+                                                            messageExpiresAt: issued + 86_400, privilegesExpireAt: issued + 3600))
+        #expect(throws: TokenError.uidMismatch(token: "0", expected: .uid(0))) {
+            try token.validate(TokenCheck(appCertificate: fx.app_certificate, channel: "room", user: .uid(0)), now: Int64(issued))
+        }
+        #expect(throws: TokenError.crcMismatch(field: "uid")) {
+            try token.validate(TokenCheck(channel: "room", user: .uid(42)), now: Int64(issued))
+        }
+    }
+
     /// A 006 token for a user whose checksum names neither the user asked nor its other reading: which user cannot be
     /// told, and its signature (over that user's text) cannot be checked, so the certificate is not blamed.
     @Test func a006TokenForAnUnknownUserLeavesTheSignatureUnchecked() {
