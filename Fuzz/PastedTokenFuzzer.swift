@@ -3,7 +3,9 @@
 // Built by Scripts/fuzz.sh together with Sources/TokenClient/PastedToken.swift and TokenRequest.swift into one module
 // named TokenClient. The whole input is the pasted text. A finding is a crash, a sanitizer report, or a broken
 // promise: an accepted token that is not one bare unexpired string of at most 4096 bytes, or an error or an
-// abbreviation that repeats a long paste. The searches for the paste are of bytes: Foundation's `contains(_:)` (which
+// abbreviation that repeats a long paste. The same bytes are also read as a server's whole answer
+// (`PastedToken.alone(in:)`): a token found there must be those bytes without the white space at their ends, 006… or
+// 007… in base64's alphabet. The searches for the paste are of bytes: Foundation's `contains(_:)` (which
 // PastedToken.swift's import puts in reach here) traps on Linux for text with NULs and a non-ASCII character searched
 // for a longer run of NULs, and that trap was the harness's, not PastedToken's.
 
@@ -14,7 +16,16 @@ private let now: Double = 1_000_000
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-    let text = String(decoding: UnsafeBufferPointer(start: data, count: size), as: UTF8.self)
+    let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+    if let alone = PastedToken.alone(in: bytes) {
+        let trimmed = bytes.drop { [0x20, 0x09, 0x0A, 0x0B, 0x0C, 0x0D].contains($0) }.reversed().drop { [0x20, 0x09, 0x0A, 0x0B, 0x0C, 0x0D].contains($0) }
+        if Array(alone.utf8) != Array(trimmed.reversed()) { fatalError("the token alone is not the body without its white space") }
+        if !(alone.utf8.starts(with: "006".utf8) || alone.utf8.starts(with: "007".utf8)) || alone.utf8.count > PastedToken.maximumLength
+            || !alone.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) || [0x2B, 0x2F, 0x3D].contains($0) }) {
+            fatalError("a token alone that is not 006… or 007… in base64's alphabet, of at most \(PastedToken.maximumLength) bytes")
+        }
+    }
+    let text = String(decoding: bytes, as: UTF8.self)
     let shown = PastedToken.abbreviated(text)
     if text.count > 16, holds(shown, text) { fatalError("the abbreviation repeats the whole paste") }
     do {

@@ -5,7 +5,7 @@
 //
 // Byte 0 picks the mode (its low bit counts):
 //   0  the rest is a template  -> RequestTemplate(parsing:), then filled with hostile values
-//   1  the rest is a field path -> FieldPath(parsing:), then looked up in a fixed answer
+//   1  the rest is a field path -> FieldPath(parsing:) (`.` alone the whole answer), then looked up in a fixed answer
 // Besides crashes, the harness traps when a template that parsed fills into a request that could hurt: a path or
 // query byte a URL cannot hold, a value that escaped its segment or its query parameter, or a body that is not JSON.
 // Whatever the mode, the text is also shown as tokencall shows a URL (`urlWithoutCredentials`, which a template's
@@ -56,7 +56,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         }
     } else {
         guard let path = try? FieldPath(parsing: text) else { return 0 }
-        precondition((1...FieldPath.depthLimit).contains(path.segments.count))
+        precondition((1...FieldPath.depthLimit).contains(path.segments.count) || (path.isWhole && text == "."))
         _ = path.value(in: answer)
     }
     return 0

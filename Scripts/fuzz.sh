@@ -3,7 +3,8 @@
 #   token  the AccessToken parsers        (Fuzz/TokenFuzzer.swift + Sources/AccessToken/*.swift)
 #   http   HTTP1's request parser, the server's direction (Fuzz/HTTPFuzzer.swift + Sources/HTTP1)
 #   json   JSONValue.parse                (Fuzz/JSONFuzzer.swift + Sources/JSON/*.swift)
-#   pasted a pasted token, PastedToken      (Fuzz/PastedTokenFuzzer.swift + Sources/TokenClient/PastedToken.swift)
+#   pasted a pasted token, PastedToken, and a server's answer that is the token alone
+#                                         (Fuzz/PastedTokenFuzzer.swift + Sources/TokenClient/PastedToken.swift)
 #   template  --token-request templates and --token-field paths
 #                                         (Fuzz/TemplateFuzzer.swift + Sources/TokenClient/{RequestTemplate,FieldPath}.swift)
 #   websocket  the WebSocket frame reader (Fuzz/WebSocketFuzzer.swift + Sources/WebSocket/*.swift)
@@ -349,6 +350,7 @@ template_seeds() {
     seed "$seeds" field '\x01data.token'
     seed "$seeds" field-index '\x01data.list.1.exp'
     seed "$seeds" field-bad '\x01a..b.c.d.e.f.g.h.i'
+    seed "$seeds" field-whole '\x01.'
 }
 
 # The WebSocket harness: byte 0 picks the role (bit 7 client) and the split; the rest is frames: RFC 6455's

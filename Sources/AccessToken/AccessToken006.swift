@@ -46,6 +46,18 @@ public struct AccessToken006: Sendable, Equatable {
     /// True when the token fits this user: built for it, or for any uid.
     public func matches(user: RTCUser) -> Bool { isForAnyUID || Crypto.crc32(user.tokenField.utf8) == uidCRC }
 
+    /// The user the token's uid checksum names: `user`, or the other reading of the same text (uid 0 and the account
+    /// "0", which servers passing the uid on as text make; a uid and its digits as an account); nil when neither, or
+    /// for a token for any uid.
+    public func user(near user: RTCUser) -> RTCUser? {
+        guard !isForAnyUID else { return nil }
+        let other: RTCUser? = switch user {
+        case .uid(let uid): .account(String(uid))
+        case .account(let account): UInt32(account).map(RTCUser.uid)
+        }
+        return [user, other].compactMap { $0 }.first { Crypto.crc32($0.tokenField.utf8) == uidCRC }
+    }
+
     /// True when the signature was made with this certificate for this channel and user.
     public func hasValidSignature(appCertificate: String, channel: String, user: RTCUser) -> Bool {
         var signed = Array(appID.utf8)
@@ -72,7 +84,8 @@ public struct AccessToken006: Sendable, Equatable {
             throw .crcMismatch(field: "channel")
         }
         if let user = check.user, !matches(user: user) {
-            throw .crcMismatch(field: "uid")
+            guard let holder = self.user(near: user) else { throw .crcMismatch(field: "uid") }
+            throw .uidMismatch(token: holder.tokenField, expected: user)
         }
         if let certificate = check.appCertificate, let channel = check.channel, let user = check.user,
            !hasValidSignature(appCertificate: certificate, channel: channel, user: user) {

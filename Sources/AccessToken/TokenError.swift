@@ -82,7 +82,8 @@ extension TokenError {
     static func userMismatch(token field: String, joining user: RTCUser) -> String {
         switch (user, RTCUser(tokenField: field)) {
         case (.uid, .account("0")):
-            "the token carries the account string \"0\", which is not the wildcard: build it with the integer uid 0 to allow any uid"
+            "the token is for the account \"0\" (a string), which is not the wildcard: build it with the integer uid 0 to allow any uid "
+                + "(a server that passes the uid on as text makes this)"
         case (.uid(0), let holder):
             "you join with uid 0, so the SDK picks a random uid, but the token is only for \(holder.map(String.init(describing:)) ?? "any uid"): "
                 + "join as that user, or build the token with uid 0 (any uid)"

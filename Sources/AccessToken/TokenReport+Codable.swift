@@ -22,6 +22,7 @@ extension TokenReport: Encodable {
         case .valid: "valid"
         case .invalid: "invalid"
         case .needsChannelAndUid: "needsChannelAndUid"
+        case .forAnotherUser: "forAnotherUser"
         }
         try c.encode(signatureValue, forKey: .signature)
         try c.encode(channelMatches, forKey: .channelMatches)

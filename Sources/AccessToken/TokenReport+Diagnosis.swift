@@ -61,14 +61,18 @@ extension TokenReport {
         }
         services = [ServiceSummary(type: ServiceType.rtc.rawValue, name: "RTC", privileges: privileges)]
         notes.append("this is a 006 AccessToken, the format before AccessToken2 (007): Agora still accepts it, but current builders make 007; it stores channel and uid only as checksums")
-        if token.isForAnyUID { services[0].user = "" }
+        // The checksum names whom the token is for when it is the user asked or the other reading of that user's text.
+        let holder = check.user.flatMap(token.user(near:))
+        if token.isForAnyUID { services[0].user = "" } else if let holder { services[0].user = holder.tokenField }
         if let channel = check.channel { channelMatches = token.matches(channel: channel) }
         if let user = check.user { uidMatches = token.matches(user: user) }
         if let certificate = check.appCertificate {
-            if let channel = check.channel, let user = check.user {
+            // 006 signs the user's text, so the signature is checked for the user the token is for: a token for another
+            // user is no sign of another certificate.
+            if let channel = check.channel, let user = token.isForAnyUID ? check.user : holder {
                 signature = token.hasValidSignature(appCertificate: certificate, channel: channel, user: user) ? .valid : .invalid
             } else {
-                signature = .needsChannelAndUid
+                signature = check.channel != nil && check.user != nil ? .forAnotherUser : .needsChannelAndUid
             }
         }
     }
@@ -127,7 +131,8 @@ extension TokenReport {
     private mutating func diagnoseUser(check: TokenCheck) {
         guard let user = check.user, uidMatches == false else { return }
         guard let uid = rtc?.user else {
-            problems.append("its uid checksum does not match \(user)")
+            problems.append("its uid checksum does not match \(user): it is for another user, which a 006 token does not name"
+                            + (check.appCertificate == nil ? "" : ", and whose name its signature covers, so the signature cannot be checked"))
             return
         }
         problems.append(TokenError.userMismatch(token: uid, joining: user))

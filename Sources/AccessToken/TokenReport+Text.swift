@@ -47,9 +47,7 @@ extension TokenReport {
 
     /// "uid 42", "any uid (0)" or "account \"alice\"", as a token's uid field reads to a person.
     static func describeUID(_ uid: String) -> String {
-        if uid.isEmpty { return "any uid (0)" }
-        if let number = UInt32(uid), String(number) == uid { return "uid \(uid)" }
-        return "account \"\(uid)\""
+        RTCUser(tokenField: uid).map(String.init(describing:)) ?? "any uid (0)"
     }
 }
 

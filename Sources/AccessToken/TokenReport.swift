@@ -7,6 +7,8 @@ public struct TokenReport: Sendable, Equatable {
         case invalid = "INVALID"
         /// 006 signs channel and uid, so its signature needs both to be checked.
         case needsChannelAndUid = "not checked (006 needs --channel and --uid)"
+        /// 006 signs the user, and the token's uid checksum names neither the user given nor its other reading.
+        case forAnotherUser = "not checked (006 signs the user, and this token is for another one)"
     }
 
     /// One privilege and when it ends.

@@ -1,7 +1,7 @@
 import JSON
 
 /// Where an answer holds a value: member names joined by dots (`data.token`); a segment of digits also picks an
-/// array's element (`tokens.0`).
+/// array's element (`tokens.0`); `.` alone is the whole answer.
 public struct FieldPath: Sendable, Equatable, CustomStringConvertible {
     /// Why a path cannot be read.
     public struct Problem: Error, Equatable, Sendable, CustomStringConvertible {
@@ -12,12 +12,19 @@ public struct FieldPath: Sendable, Equatable, CustomStringConvertible {
     public static let depthLimit = 8
     public static let lengthLimit = 200
 
+    /// The member names and indices from the top; none for the whole answer.
     public let segments: [String]
-    public var description: String { segments.joined(separator: ".") }
+    public var description: String { isWhole ? "." : segments.joined(separator: ".") }
+    /// Whether this is `.`, the whole answer.
+    public var isWhole: Bool { segments.isEmpty }
 
-    /// Reads `a.b.0`: 1–8 segments, none empty, of printable ASCII.
+    /// Reads `a.b.0`: 1–8 segments, none empty, of printable ASCII; or `.`.
     public init(parsing text: String) throws(Problem) {
         guard !text.isEmpty else { throw Problem(description: "the field path is empty; write a member name such as token or data.token") }
+        if text == "." {
+            segments = []
+            return
+        }
         guard text.utf8.count <= Self.lengthLimit else {
             throw Problem(description: "the field path is \(text.utf8.count) bytes; at most \(Self.lengthLimit)")
         }

@@ -103,14 +103,18 @@ public struct HTTPTokenProvider: TokenProvider {
         public var token: String
         /// The lifetime the server announced, in seconds, when it announced one.
         public var expiresIn: Int64?
+        /// Whether the whole body was the token alone, rather than JSON holding it.
+        public var isWholeBody: Bool
 
-        public init(token: String, expiresIn: Int64? = nil) {
+        public init(token: String, expiresIn: Int64? = nil, isWholeBody: Bool = false) {
             self.token = token
             self.expiresIn = expiresIn
+            self.isWholeBody = isWholeBody
         }
     }
 
-    /// Reads the token out of a server's answer: a 2xx JSON object with the token where the shape puts it.
+    /// Reads the token out of a server's 2xx answer: a body that is the token alone (whatever its content type), or a
+    /// JSON object with the token where the shape puts it.
     public func readAnswer(_ reply: HTTPReply) throws(TokenClientError) -> Answer {
         let (status, data) = (reply.status, reply.body)
         guard data.count <= Self.bodyLimit else { throw .answerTooLong(bytes: data.count, limit: Self.bodyLimit) }
@@ -125,6 +129,13 @@ public struct HTTPTokenProvider: TokenProvider {
             case 429, 503: throw .rateLimited(status: status, retryAfter: Self.retryAfter(reply))
             default: throw .server(status: status, message: message)
             }
+        }
+        if let token = PastedToken.alone(in: data) {
+            if let field = shape.expiresField { throw .invalidResponse("it is the token alone, with nothing for --expires-field \(field) to read") }
+            return Answer(token: token, isWholeBody: true)
+        }
+        if shape.tokenField?.isWhole == true {
+            throw .invalidResponse("it is not a token alone (006… or 007…), which --token-field . reads; name the token's JSON field instead")
         }
         let start = String(decoding: data.prefix(64), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         if start.hasPrefix("<") || reply.header("Content-Type")?.utf8.firstRange(of: "html".utf8) != nil {

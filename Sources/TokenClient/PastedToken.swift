@@ -32,6 +32,20 @@ public struct PastedToken: Sendable, Equatable {
         self.token = token
     }
 
+    /// The token a server's whole answer is when it is one token alone, 006 or 007 (white space at either end, as a
+    /// trailing newline, dropped), whatever its content type says; nil for anything else.
+    public static func alone(in body: [UInt8]) -> String? {
+        func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || (0x09...0x0D).contains(byte) }
+        guard let first = body.firstIndex(where: { !isSpace($0) }), let last = body.lastIndex(where: { !isSpace($0) }) else { return nil }
+        let token = body[first...last]
+        guard token.count <= maximumLength, token.starts(with: AccessToken2.version.utf8) || token.starts(with: AccessToken006.version.utf8),
+              token.allSatisfy(base64Bytes.contains) else { return nil }
+        return String(decoding: token, as: UTF8.self)
+    }
+
+    /// What a token is written in: its version's digits, a 006 App ID's hex and base64.
+    private static let base64Bytes = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=".utf8)
+
     /// Unix time after which it no longer admits a join.
     public var expiresAt: Int64 { parsed.joinDeadline }
 

@@ -37,7 +37,7 @@ extension Doctor {
             }
             let fix = switch error {
             case .server, .rateLimited: "the token endpoint must answer 200 with the token; the server's log says why it did not"
-            default: "point the URL at the token endpoint, and have it answer JSON with the token where --token-request \(setup.shape.description) reads it"
+            default: "point the URL at the token endpoint, and have it answer the token alone, or JSON with the token where --token-request \(setup.shape.description) reads it"
             }
             return .failed(.failed(.answer, "\(reply.excerpt): \(error)", fix: fix))
         }
@@ -67,12 +67,12 @@ extension Doctor {
     func tokenChecks(_ fetched: FetchedAnswer, reply: Reply, receivedAt: Double) -> [Check] {
         let now = Int64(receivedAt.rounded(.down))
         var checks: [Check] = [
-            .passed(.answer, "JSON with a token of \(fetched.answer.token.utf8.count) characters"),
+            .passed(.answer, (fetched.answer.isWholeBody ? "the token alone, " : "JSON with a token of ") + "\(fetched.answer.token.utf8.count) characters"),
             .passed(.token, describe(fetched.token)),
             audienceCheck(fetched.answer.token, now: now),
         ]
-        if let certificate = setup.appCertificate {
-            checks.append(signatureCheck(fetched.answer.token, certificate: certificate, now: now))
+        if let certificate = setup.appCertificate, let signature = signatureCheck(fetched.answer.token, certificate: certificate, now: now) {
+            checks.append(signature)
         }
         checks.append(lifetimeCheck(fetched.token, now: now))
         checks.append(clockCheck(fetched.token, serverDate: reply.header("Date"), now: now))
@@ -126,14 +126,23 @@ extension Doctor {
             + ", neither a publisher's (all four) nor a subscriber's (joinChannel alone), and \(asked.word) was asked for"
     }
 
-    func signatureCheck(_ token: String, certificate: String, now: Int64) -> Check {
-        let check = TokenCheck(appCertificate: certificate, channel: setup.request.channel, user: setup.request.user)
+    /// Whether the signature verifies with the certificate, for the user the token is for; nil for a 006 token for a
+    /// user other than the one asked (or its other reading), whose signature cannot be checked: `audience` says so.
+    func signatureCheck(_ token: String, certificate: String, now: Int64) -> Check? {
+        let asked = setup.request.user
+        let check = TokenCheck(appCertificate: certificate, channel: setup.request.channel, user: asked)
         let report = TokenReport(inspecting: token, check: check, now: now)
-        guard report.signature == .valid else {
+        switch report.signature {
+        case .valid:
+            // 006 signs the user: name the one it was checked for when that is not the one asked.
+            let holder = report.version == AccessToken006.version ? report.rtc?.user.flatMap { RTCUser(tokenField: $0) } : nil
+            return .passed(.signature, "valid for the App Certificate given" + (holder.map { $0 == asked ? "" : ", signed for \($0), whom the token is for" } ?? ""))
+        case .forAnotherUser:
+            return nil
+        case .invalid, .notChecked, .needsChannelAndUid:
             return .failed(.signature, TokenError.signatureMismatch.description,
                            fix: "set the server's App Certificate to the primary certificate of App ID \(report.appID ?? "?") (Agora Console)")
         }
-        return .passed(.signature, "valid for the App Certificate given")
     }
 
     /// Longer than the SDK's 30 s warning, at most 24 h, and not a unix time passed as a length.

@@ -80,6 +80,9 @@ extension Invocation {
                 throw error("--\(name): \(problem)")
             }
         }
+        if shape.expiresField?.isWhole == true || (shape.tokenField?.isWhole == true && shape.expiresField != nil) {
+            throw error("--expires-field names a JSON field beside the token; an answer that is the token alone (--token-field .) has none")
+        }
         return shape
     }
 

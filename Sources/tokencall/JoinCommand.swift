@@ -24,7 +24,7 @@ enum JoinCommand {
                + "each next token is pasted by hand (p)"),
         .value("token-request", "SHAPE", help: "the request your server takes: a shape below, or a template 'METHOD /path?query [JSON body]'",
                default: "fetch"),
-        .value("token-field", "PATH", help: "where your server's answer holds the token, such as data.token (default token or rtcToken)"),
+        .value("token-field", "PATH", help: "where your server's answer holds the token, such as data.token; . is the token alone (default token, rtcToken or the token alone)"),
         .value("expires-field", "PATH", help: "where it holds the lifetime in seconds or the unix expiry time (default expiresIn)"),
         .value("auth-bearer", "CRED", help: "your credential for the token server, sent as Authorization: Bearer",
                environment: ["TOKENCALL_AUTH_BEARER"]),

@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 @testable import AccessToken
 
 private let fx = Vectors.shared.fixtures
@@ -55,9 +56,9 @@ private func report(_ token: String, certificate: String? = fx.app_certificate, 
         let uidToken = report(try build(user: .uid(42)), user: .account("bob"))
         #expect(uidToken.problems.contains { $0.contains("integer uid 42, but you join with the account \"bob\"") })
         let zeroAccount = report(try build(user: .account("0")), user: .uid(7))
-        #expect(zeroAccount.problems.contains { $0.contains("account string \"0\", which is not the wildcard") })
+        #expect(zeroAccount.problems.contains { $0.contains("account \"0\" (a string), which is not the wildcard") })
         let zeroAccountJoinedAsZero = report(try build(user: .account("0")), user: .uid(0))
-        #expect(zeroAccountJoinedAsZero.problems.contains { $0.contains("account string \"0\", which is not the wildcard") })
+        #expect(zeroAccountJoinedAsZero.problems.contains { $0.contains("account \"0\" (a string), which is not the wildcard") })
         #expect(!zeroAccountJoinedAsZero.problems.contains { $0.contains("build the token with uid 0 (any uid)") })
         let randomUid = report(try build(user: .uid(42)), user: .uid(0))
         #expect(randomUid.problems.contains { $0.contains("you join with uid 0") })
@@ -115,6 +116,56 @@ private func report(_ token: String, certificate: String? = fx.app_certificate, 
         let wrongUid = TokenReport(inspecting: vector.token, check: TokenCheck(channel: fx.channel_name, user: .uid(1)), now: 1_000_000)
         #expect(!wrongUid.isValid)
         #expect(wrongUid.uidMatches == false)
+    }
+
+    @Test func theTests006BuilderMakesTheOfficialVector() {
+        let vector = Vectors.shared.v006[0]
+        #expect(Legacy006.token(appID: fx.app_id, certificate: fx.app_certificate, channel: fx.channel_name, uid: String(vector.uid), salt: vector.salt,
+                                messageExpiresAt: vector.ts, privileges: [1], privilegesExpireAt: 1_446_455_471) == vector.token)
+    }
+
+    /// Tutorial Flask servers pass the uid on as text, so uid 0 becomes the account "0": a 006 token whose checksum and
+    /// signature are the account's. The report says whom it is for, and blames the certificate only when it is wrong.
+    @Test func a006TokenForTheAccount0IsNamedNotBlamedOnTheCertificate() {
+        let token = Legacy006.token(appID: fx.app_id, certificate: fx.app_certificate, channel: "room", uid: "0",
+                                    messageExpiresAt: issued + 86_400, privilegesExpireAt: issued + 3600)
+        let asUID0 = report(token, user: .uid(0))
+        #expect(asUID0.signature == .valid)
+        #expect(asUID0.uidMatches == false)
+        #expect(asUID0.rtc?.user == "0")
+        #expect(asUID0.problems == ["the token is for the account \"0\" (a string), which is not the wildcard: build it with the integer uid 0 "
+            + "to allow any uid (a server that passes the uid on as text makes this)"])
+        #expect(asUID0.text.contains("RTC  account \"0\""), "\(asUID0.text)")
+        #expect(asUID0.text.contains("signature   valid"))
+        #expect(report(token, user: .account("0")).isValid)
+        let otherCertificate = report(token, certificate: String(repeating: "a", count: 32), user: .uid(0))
+        #expect(otherCertificate.signature == .invalid, "with the user known, a bad signature is the certificate's")
+        #expect(otherCertificate.problems.contains { $0.contains("different App Certificate") })
+    }
+
+    /// What join and the engine say of it: the user it is for, not a checksum that does not match.
+    @Test func a006TokenForTheAccount0IsRefusedForUid0NamingTheAccount() throws {
+        let token = try AgoraToken(parsing: Legacy006.token(appID: fx.app_id, certificate: fx.app_certificate, channel: "room", uid: "0",
+                                                            messageExpiresAt: issued + 86_400, privilegesExpireAt: issued + 3600))
+        #expect(throws: TokenError.uidMismatch(token: "0", expected: .uid(0))) {
+            try token.validate(TokenCheck(appCertificate: fx.app_certificate, channel: "room", user: .uid(0)), now: Int64(issued))
+        }
+        #expect(throws: TokenError.crcMismatch(field: "uid")) {
+            try token.validate(TokenCheck(channel: "room", user: .uid(42)), now: Int64(issued))
+        }
+    }
+
+    /// A 006 token for a user whose checksum names neither the user asked nor its other reading: which user cannot be
+    /// told, and its signature (over that user's text) cannot be checked, so the certificate is not blamed.
+    @Test func a006TokenForAnUnknownUserLeavesTheSignatureUnchecked() {
+        let token = Legacy006.token(appID: fx.app_id, certificate: fx.app_certificate, channel: "room", uid: "43",
+                                    messageExpiresAt: issued + 86_400, privilegesExpireAt: issued + 3600)
+        let asked42 = report(token)
+        #expect(asked42.signature == .forAnotherUser)
+        #expect(!asked42.problems.contains { $0.contains("App Certificate") })
+        #expect(asked42.problems.contains { $0.hasPrefix("its uid checksum does not match uid 42: it is for another user") })
+        #expect(asked42.text.contains("signature   not checked (006 signs the user, and this token is for another one)"))
+        #expect(report(token, user: .uid(43)).isValid)
     }
 
     @Test func notesAShortLifetimeAndASubscriberRole() throws {

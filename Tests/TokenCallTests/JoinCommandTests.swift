@@ -1,3 +1,4 @@
+import AccessToken
 import Foundation
 import TestSupport
 import Testing
@@ -126,6 +127,24 @@ import Testing
         #expect((60...121).contains(expiresAt - Date().timeIntervalSince1970), "\(fetched)")
     }
 
+    /// Agora's Python sample (`GET /v1/token?channel_name=`) answers the token alone as a web page, for any uid: join reads it.
+    @Test func aServerAnsweringTheTokenAloneAsAWebPageIsJoined() throws {
+        let server = try HostileServer { connection in
+            let token = (try? AccessToken2.buildRTC(appID: TestCredentials.appID, appCertificate: TestCredentials.certificate, channel: "bare",
+                                                    user: .uid(0), role: .publisher, tokenExpire: 900, privilegeExpire: 0)) ?? ""
+            connection.write(head("200 OK", ["Content-Type: text/html; charset=utf-8", "Content-Length: \(token.utf8.count + 1)"]) + token + "\n")
+        }
+        defer { server.stop() }
+        for field in [[], ["--token-field", "."]] {
+            let result = try TokenCallProcess.run(["join", "--headless", "--duration", "2", "--seed", "3", "--channel", "bare", "--uid", "7",
+                                                   "--app-id", TestCredentials.appID, "--token-url", server.url.absoluteString,
+                                                   "--token-request", "GET /v1/token?channel_name={channel}"] + field, limit: .seconds(30))
+            #expect(result.status == 0, "\(field): \(result.stdout)\(result.stderr)")
+            #expect(result.stdout.contains("] tokenFetched latency="), "\(result.stdout)")
+            #expect(result.stdout.contains("] connectionStateChanged state=connected reason=joinSuccess"))
+        }
+    }
+
     /// Without --duration, a headless call that only a person could mend ends by itself, failed.
     @Test(arguments: [
         (["--app-certificate", "0123456789abcdef0123456789abcdef"], "the network refused the call (invalidToken)"),
@@ -177,6 +196,7 @@ import Testing
         (["join", "--token-request", #"GET /t {"c":"{channel}"}"#], "--token-request: a GET request has no body"),
         (["join", "--token-request", "GET http://elsewhere.example/t"], "--token-request: the template names a whole URL"),
         (["join", "--token-url", "http://127.0.0.1:9", "--token-field", "data..token"], "--token-field: the field path \"data..token\" has an empty segment"),
+        (["join", "--token-url", "http://127.0.0.1:9", "--expires-field", "."], "--expires-field names a JSON field beside the token"),
         (["join", "--expires-field", "exp"], "--expires-field reads your server's answer; give --token-url too"),
         (["join", "--renew-method", "pray"], "--renew-method must be renew, update or rejoin"),
         (["join", "--token-url", "http://127.0.0.1:9", "--token-lifetime", "60"], "--token-lifetime reaches your server only through {expire}"),

@@ -70,6 +70,20 @@ private let fixtureArguments = ["--app-id", TestCredentials.appID, "--app-certif
         #expect(asAccount.status == 0, "\(asAccount.stdout)")
     }
 
+    /// A tutorial server on a 006 builder makes uid 0 the account "0": inspected as uid 0 the token is named for that
+    /// account with its signature valid, not blamed on the App Certificate.
+    @Test func inspectingA006TokenForTheAccount0AsUid0NamesTheAccount() throws {
+        let now = UInt32(Date().timeIntervalSince1970)
+        let token = Legacy006.token(channel: "room", uid: "0", messageExpiresAt: now + 86_400, privilegesExpireAt: now + 3600)
+        let result = try TokenCallProcess.run(["token", "inspect", token, "--app-certificate", TestCredentials.certificate,
+                                               "--channel", "room", "--uid", "0"])
+        #expect(result.status == 1)
+        #expect(result.stdout.contains(#"RTC  account "0""#), "\(result.stdout)")
+        #expect(result.stdout.contains("signature   valid"))
+        #expect(result.stdout.contains(#"the token is for the account "0" (a string), which is not the wildcard"#))
+        #expect(!result.stdout.contains("App Certificate"), "\(result.stdout)")
+    }
+
     @Test(arguments: [
         (["token", "build", "--bogus"], "unknown option --bogus"),
         (["token", "build", "--app-id", TestCredentials.appID, "--app-certificate", TestCredentials.certificate, "--channel", "c", "--uid", "-1"],

@@ -12,6 +12,16 @@ private func token(lifetime: UInt32 = 600, channel: String = "test", user: RTCUs
 }
 
 @Suite struct PastedTokenTests {
+    @Test func aBodyIsATokenAloneOnlyWhenItHoldsNothingElse() throws {
+        let text = try token()
+        #expect(PastedToken.alone(in: Array("\r\n \(text)\n".utf8)) == text)
+        #expect(PastedToken.alone(in: Array("006970CA35de60c44645bbae8a215061b33IACw1o7h=".utf8)) == "006970CA35de60c44645bbae8a215061b33IACw1o7h=")
+        for body in ["", " \n", "\"\(text)\"", "{\"token\":\"\(text)\"}", "<p>\(text)</p>", "Bearer \(text)", "\(text) \(text)",
+                     "005\(text.dropFirst(3))", "\(text)\u{0}", String(repeating: "7", count: 5000)] {
+            #expect(PastedToken.alone(in: Array(body.utf8)) == nil, "\(body.prefix(20))")
+        }
+    }
+
     @Test func aTokenPastedWithItsLineBreakIsReadBare() throws {
         let text = try token()
         let pasted = try PastedToken("  \(text)\r\n", unixTime: now)

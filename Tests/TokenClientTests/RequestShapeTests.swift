@@ -9,9 +9,9 @@ import TokenServer
 private let now = 1_800_000_000.0
 
 /// A server on 127.0.0.1 that records each request and answers every one with `body` (HTTP `status`).
-private func recorder(_ status: String = "200 OK", body: String) throws -> HostileServer {
+private func recorder(_ status: String = "200 OK", type: String = "application/json", body: String) throws -> HostileServer {
     try HostileServer { connection in
-        connection.write(head(status, ["Content-Type: application/json", "Content-Length: \(body.utf8.count)"]) + body)
+        connection.write(head(status, ["Content-Type: \(type)", "Content-Length: \(body.utf8.count)"]) + body)
     }
 }
 
@@ -117,6 +117,29 @@ private func received(_ server: HostileServer) throws -> (line: String, body: St
         let server = try recorder(body: body.replacingOccurrences(of: #""T""#, with: "\"\(token)\""))
         defer { server.stop() }
         #expect(try await fetch(try shape("fetch", token: path), from: server).get().token == token)
+    }
+
+    /// Agora's Python sample and others answer the token alone as `text/html`: a 2xx body that is one token (white
+    /// space at either end) is that token, whatever its type, with or without a --token-field.
+    @Test(arguments: ["text/html; charset=utf-8", "text/plain", "application/json"])
+    func aBodyThatIsTheTokenAloneIsTheToken(type: String) async throws {
+        let token = realToken(issuedAt: UInt32(now))
+        let legacy = Legacy006.token(channel: "test", uid: "42", messageExpiresAt: UInt32(now) + 86_400, privilegesExpireAt: UInt32(now) + 3600)
+        for (sent, body) in [(token, token + "\n"), (token, " \r\n\t" + token + "\r\n"), (legacy, legacy)] {
+            let server = try recorder(type: type, body: body)
+            defer { server.stop() }
+            for field in [nil, ".", "data.token"] {
+                #expect(try await fetch(try shape("GET /v1/token?channel_name={channel}", token: field), from: server).get().token == sent)
+            }
+        }
+    }
+
+    /// `--token-field .` reads the whole answer as the token, so a JSON answer is not one.
+    @Test func theWholeAnswerAsTheFieldTakesOnlyATokenAlone() async throws {
+        let server = try recorder(body: #"{"token": "007eJx"}"#)
+        defer { server.stop() }
+        #expect(await fetch(try shape("fetch", token: "."), from: server).failure
+            == .invalidResponse("it is not a token alone (006… or 007…), which --token-field . reads; name the token's JSON field instead"))
     }
 
     @Test func aMissingTokenFieldNamesWhereItLooked() async throws {

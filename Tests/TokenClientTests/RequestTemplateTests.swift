@@ -105,6 +105,13 @@ private func problem(_ template: String) -> String? {
         #expect(try FieldPath(parsing: "data.n").value(in: answer).get() == .integer(5))
     }
 
+    @Test func aDotAloneIsTheWholeAnswer() throws {
+        let whole = try FieldPath(parsing: ".")
+        #expect(whole.isWhole && whole.description == ".")
+        #expect(try whole.value(in: answer).get() == answer)
+        #expect(try !FieldPath(parsing: "data").isWhole)
+    }
+
     @Test(arguments: [
         ("data.token", "data has no \"token\" member"),
         ("data.tokens.2", "data.tokens is an array of 2 and has no element 2"),

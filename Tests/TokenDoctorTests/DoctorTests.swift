@@ -287,6 +287,32 @@ import TokenServer
         #expect(!Self.detail(.answer, in: await Doctor(lost).run()).contains("GET /ping answers"))
     }
 
+    /// Agora's Python sample answers the token alone as a web page: that is the token, and every check passes.
+    @Test func theTokenAloneAsAWebPageIsTheToken() async throws {
+        let server = try MistakenTokenServer(.answersTheTokenAlone)
+        defer { server.stop() }
+        let checks = await Doctor(Self.setup(server.url, bearer: Self.bearer)).run()
+        #expect(Self.failed(checks) == [], "\(checks.filter { !$0.ok }.map(\.detail))")
+        #expect(Self.detail(.answer, in: checks).hasPrefix("the token alone, "), "\(Self.detail(.answer, in: checks))")
+        #expect(Self.detail(.audience, in: checks) == "for App ID \(TestCredentials.appID), channel \"doctor\", uid 42, publisher")
+    }
+
+    /// A 006 token for the account "0" where uid 0 was asked is signed right for that account: the audience check
+    /// names it, and the signature check does not blame the App Certificate.
+    @Test func a006TokenForTheAccount0IsNamedNotBlamedOnTheCertificate() async throws {
+        let server = try MistakenTokenServer(.legacyUIDAsText)
+        defer { server.stop() }
+        var setup = Self.setup(server.url, bearer: Self.bearer)
+        setup.request.user = .uid(0)
+        let checks = await Doctor(setup).run()
+        #expect(Self.failed(checks) == [.audience], "\(checks.filter { !$0.ok }.map(\.detail))")
+        #expect(Self.detail(.audience, in: checks).hasPrefix("the token is for the account \"0\" (a string), which is not the wildcard"),
+                "\(Self.detail(.audience, in: checks))")
+        #expect(Self.detail(.signature, in: checks) == "valid for the App Certificate given, signed for account \"0\", whom the token is for")
+        setup.request.user = .uid(42)
+        #expect(Self.failed(await Doctor(setup).run()) == [], "asked for uid 42 it makes a sound token for \"42\"")
+    }
+
     @Test func theLifetimeAskedForReachesATemplatesExpire() async throws {
         let server = try TokenServer(TokenServerConfig(port: 0, appID: TestCredentials.appID, appCertificate: TestCredentials.certificate))
         defer { server.stop() }

@@ -65,6 +65,10 @@ final class MistakenTokenServer: Sendable {
         case refusesCrossOrigin
         /// Speaks only agora-token-service's `POST /getToken` (and `/ping`): `/fetch_rtc_token` is a 404.
         case getTokenOnly
+        /// No mistake: the token alone as `text/html` with a newline, as Agora's Python sample answers.
+        case answersTheTokenAlone
+        /// A tutorial Flask server on agora-token-builder's 006: the uid passed on as text, so uid 0 is the account "0".
+        case legacyUIDAsText
     }
 
     static let origin = "https://app.example"
@@ -127,6 +131,7 @@ final class MistakenTokenServer: Sendable {
                     guard let token = Self.token(for: request, mistake, startedAt: startedAt) else {
                         return answer("400 Bad Request", #"{"error":"uid must be 0...4294967295 and channel 1-63 characters"}"#)
                     }
+                    if mistake == .answersTheTokenAlone { return answer("200 OK", token + "\n", type: "text/html; charset=utf-8") }
                     answer("200 OK", #"{"token":"\#(mistake == .truncatedToken ? String(token.prefix(99)) : token)"}"#)
                 }
             case _ where mistake == .catchAllPage:
@@ -173,6 +178,9 @@ final class MistakenTokenServer: Sendable {
         case .lifetimeOfTwoDays: expire = 2 * 86_400
         case .clockOffByHours, .clockAheadByHours: issuedAt = now + 3 * 3600
         case .alwaysForAnyUser: user = .uid(0)
+        case .legacyUIDAsText:
+            return Legacy006.token(appID: appID, certificate: certificate, channel: channel, uid: uidText, messageExpiresAt: now + 86_400,
+                                   privileges: role == .publisher ? [1, 2, 3, 4] : [1], privilegesExpireAt: now + expire)
         case .partialPublisher where role == .publisher:
             let privileges = PrivilegeMap([RTCPrivilege.joinChannel.rawValue: expire, RTCPrivilege.publishAudioStream.rawValue: expire])
             let service = Service(type: ServiceType.rtc.rawValue, privileges: privileges, detail: .rtc(channel: channel, uid: user.tokenField))
