@@ -2,9 +2,9 @@ import RedisClient
 import Sockets
 
 /// Channel leases in Redis, as LiveKit keeps its room→node map there: the key `tokencall:channel:NAME` holds the
-/// owning hub's address with a time to live. Taken with `SET NX PX … GET` (one exchange: set when free, else the
-/// holder), renewed and given back by scripts that touch the key only while it still names this hub (a renewal takes
-/// a key that is gone again). Its
+/// owning hub's address with a time to live. Taken by a script around `SET NX PX … GET` (one exchange: set when free,
+/// extended when this hub's already, else the holder), renewed and given back by scripts that touch the key only while
+/// it still names this hub (a renewal takes a key that is gone again). Its
 /// `RedisConnection` runs on the hub's loop, pipelining what the hub asks and never blocking it.
 public final class RedisLeases: ChannelLeases, @unchecked Sendable {
     /// This hub's address as its clients reach it, what the keys hold.
@@ -17,6 +17,13 @@ public final class RedisLeases: ChannelLeases, @unchecked Sendable {
     private var connection: RedisConnection?
 
     static let keyPrefix = "tokencall:channel:"
+    /// Sets the key when it is free and extends it when it names this hub already (taken before, or by this address's
+    /// previous run), in one exchange; the holder before, nil when there was none.
+    static let claimScript = """
+        local holder = redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2], 'GET')
+        if holder == ARGV[1] then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+        return holder
+        """
     /// Extends the key while it names this hub, and takes it again when it is gone (Redis restarted empty, or the lease
     /// lapsed unclaimed: nobody else holds the channel); 0 when another hub holds it.
     static let renewScript = """
@@ -45,22 +52,15 @@ public final class RedisLeases: ChannelLeases, @unchecked Sendable {
     public func claim(_ channel: String, _ answer: @escaping (ChannelClaim) -> Void) {
         guard let connection else { return answer(.unknown("the hub has not started")) }
         let key = Self.keyPrefix + channel
-        connection.send([["SET", key, hubAddress, "NX", "PX", milliseconds, "GET"]]) { [self] result in
+        connection.send([["EVAL", Self.claimScript, "1", key, hubAddress, milliseconds]]) { [self] result in
             switch result {
             case .failure(let error): answer(.unknown(error.description))
             case .success(let answers):
                 let taken = answers[0]
                 if taken.isNull { return answer(.ours) }
-                if case .error(let message) = taken { return answer(.unknown("Redis refused SET: \(message)")) }
-                guard let holder = taken.text else { return answer(.unknown("Redis answered SET with \(taken)")) }
-                guard holder == hubAddress else { return answer(.elsewhere(holder)) }
-                // Ours already (taken before, or by this address's previous run): renewed.
-                connection.send([["PEXPIRE", key, milliseconds]]) { result in
-                    switch result {
-                    case .failure(let error): answer(.unknown(error.description))
-                    case .success: answer(.ours)
-                    }
-                }
+                if case .error(let message) = taken { return answer(.unknown("Redis refused the claim: \(message)")) }
+                guard let holder = taken.text else { return answer(.unknown("Redis answered the claim with \(taken)")) }
+                answer(holder == hubAddress ? .ours : .elsewhere(holder))
             }
         }
     }

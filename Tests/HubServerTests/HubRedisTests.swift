@@ -110,6 +110,25 @@ struct HubRedisTests {
         #expect(!lines.contains { $0.contains("lost the lease") }, "\(lines.suffix(20))")
     }
 
+    /// A lease the hub holds already in Redis (its previous run's, in its last moments) is extended by the claim itself,
+    /// in one exchange: the join waits one round trip, as any claim, and the lease cannot lapse before the first renewal.
+    @Test func aClaimOfALeaseTheHubHoldsAlreadyIsOneExchangeAndExtendsIt() throws {
+        let redis = try RedisServerProcess()
+        _ = try Self.redisCLI(port: redis.port, ["SET", "tokencall:channel:again", Self.hubAddress, "PX", "5000"])
+        let proxy = try DelayingProxy(to: redis.port, delay: .milliseconds(300))
+        defer { proxy.stop() }
+        let server = try Self.server(redisPort: proxy.port, log: ServerLog())
+        defer { server.stop() }
+        let member = try WebSocketTestClient.open(port: server.port, path: "/hub?channel=again")
+        let asked = ContinuousClock.now
+        member.send(text: try Self.joinRequest(channel: "again", uid: 1))
+        #expect(try member.notice()?.type == "joined")
+        let waited = ContinuousClock.now - asked
+        #expect(waited < .milliseconds(950), "one round trip of 600 ms, not two: waited \(waited)")
+        let left = Int(try Self.redisCLI(port: redis.port, ["PTTL", "tokencall:channel:again"])) ?? -2
+        #expect(left > 2000 && left <= 3000, "the lease's 3 s from the claim: \(left) ms")
+    }
+
     /// A claim Redis cannot answer within its deadline (1 s; Redis 600 ms away each way here) is refused in words
     /// (4503), and the hub goes on serving its members meanwhile.
     @Test func aClaimNotAnsweredInTimeIsRefusedInWordsWhileTheHubServesOthers() throws {

@@ -171,7 +171,8 @@ private func failure(_ provider: HTTPTokenProvider, for asked: TokenRequest = re
 
     @Test(arguments: [HTTPTokenProvider.Shape.fetch, .getToken, .rtcPath])
     func speaksEachShapeToARealServer(shape: HTTPTokenProvider.Shape) async throws {
-        let server = try TokenServer(TokenServerConfig(port: 0, appID: TestCredentials.appID, appCertificate: TestCredentials.certificate, tokenLifetime: 120))
+        // Far longer than a test may wait for a thread of the cooperative pool beside a full run's blocking tests.
+        let server = try TokenServer(TokenServerConfig(port: 0, appID: TestCredentials.appID, appCertificate: TestCredentials.certificate, tokenLifetime: 7200))
         defer { server.stop() }
         let provider = HTTPTokenProvider(url: server.url, shape: shape)
         let fetched = try await provider.fetchToken(for: request)
@@ -180,8 +181,8 @@ private func failure(_ provider: HTTPTokenProvider, for asked: TokenRequest = re
         #expect(token.rtc?.uid == "42")
         #expect(token.hasValidSignature(appCertificate: TestCredentials.certificate))
         // The provider counts `expiresIn` from when it asked (never later than the token's own end); the server may
-        // issue the token in the next second, so the expiry is the token's issue time + 120, or one second earlier.
-        #expect((Int64(token.issuedAt) + 119...Int64(token.issuedAt) + 120).contains(fetched.expiresAt))
+        // issue the token in the next second, so the expiry is the token's issue time + 7200, or one second earlier.
+        #expect((Int64(token.issuedAt) + 7199...Int64(token.issuedAt) + 7200).contains(fetched.expiresAt))
     }
 
     @Test func sendsTheBearerCredentialAndNeverCaches() async throws {
