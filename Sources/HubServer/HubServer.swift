@@ -205,12 +205,14 @@ public final class HubServer: WebSocketService, @unchecked Sendable {
     /// clients, reconnecting at once, find their channels free on whichever hub the balancer picks; waits for the store
     /// for `releaseLimit` at most. The joins still waiting hear the 1001 with everyone else.
     public func stopping() {
-        guard let store = config.leases, !leases.isEmpty else { return }
+        guard let store = config.leases else { return }
+        // Finished even with none held now: a channel emptied in the last turn has its release still to go out.
+        defer { store.finish(within: Self.releaseLimit) }
+        guard !leases.isEmpty else { return }
         let channels = Array(leases.keys)
         let held = leases.values.filter { $0 == .held }.count
         (leases, renewal) = ([:], .idle)
         store.release(channels)
-        store.finish(within: Self.releaseLimit)
         outlet?.log("hub gave back \(held) channel leases: stopping")
     }
 
