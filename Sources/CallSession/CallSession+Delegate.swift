@@ -37,8 +37,6 @@ extension CallSession: AgoraRtcEngineDelegate {
                 "a new token from the same server will not mend it"
             }
             emit(.stuck(reason: "the network refused the call (\(reason.name))\(why); \(mend)"))
-            // Not to be joined with again, should the server be mended.
-            if let cache { Task { await cache.invalidate() } }
         }
     }
 

@@ -39,11 +39,10 @@ extension CallSession {
         fetchCount += 1
         emit(.tokenFetchStarted(reason: reason.rawValue))
         let started = timers.now
-        // A renewal wants a token that outlives the next warning; the one cached may be the one warned about.
-        let lead = reason == .join ? .zero : (engine?.simulation.willExpireLead ?? .zero) + .seconds(1)
+        // Every token the call asks for must be newer than the one it has: the server is asked, never the cache.
         Task { @MainActor in
             do {
-                let fetched = try await cache.token(validFor: lead)
+                let fetched = try await cache.freshToken()
                 tokenPhase = .idle
                 lastFetchLatency = timers.now - started
                 emit(.tokenFetched(latency: timers.now - started, expiresAt: callTime(of: fetched.expiresAt, in: fetched.token)))
@@ -175,10 +174,9 @@ extension CallSession {
         emit(.tokenRenewed(method: pending.method))
     }
 
-    /// The engine refused `token`: a renewal under way with it is over, and the cache no longer offers it.
+    /// The engine refused `token`: a renewal under way with it is over.
     func rejected(_ token: String) {
         if pendingRenewal?.token == token { pendingRenewal = nil }
-        if let cache { Task { await cache.invalidate(rejected: token) } }
     }
 
     /// Why the engine refused `token`, when the token shows it: it names another user than the call joins as (Agora

@@ -117,6 +117,50 @@ final class SessionHarness {
         #expect(h.session.engine?.connectionState == .connected)
     }
 
+    /// The unix expiries of the tokens the engine accepted, in order.
+    private func acceptedExpiries(_ h: SessionHarness) -> [Int64] {
+        h.events.compactMap { if case .engine(.simulatorNotice(.tokenAccepted(let expiresAt, _))) = $0.kind { expiresAt } else { nil } }
+    }
+
+    @Test func renewingByHandTwiceSendsTwoRequestsAndRenewsWithTwoNewTokens() async throws {
+        let h = SessionHarness()
+        h.session.start()
+        await h.settle(until: { h.count("tokenFetched") == 1 })
+        await h.run(for: 1)
+        var tokens = [h.session.engine?.currentToken]
+        for _ in 0..<2 {
+            h.session.renewNow()
+            await h.run(for: 1)
+            tokens.append(h.session.engine?.currentToken)
+        }
+        #expect(h.local?.fetchCount == 3, "the server saw a request for each")
+        #expect(h.count("tokenFetchStarted") == 3, "the screen's fetches count requests sent")
+        #expect(h.session.fetchCount == 3)
+        #expect(Set(tokens.compactMap { $0 }).count == 3)
+        let expiries = acceptedExpiries(h)
+        #expect(expiries.count == 3 && Set(expiries).count == 3, "three tokens accepted: \(expiries)")
+        #expect(h.count("tokenRenewed") == 2)
+        #expect(h.count("tokenFromCache") == 0)
+    }
+
+    @Test func aJoinAfterLeavingAndARejoinAskTheServerForNewTokens() async throws {
+        let h = SessionHarness()
+        h.session.start()
+        await h.settle(until: { h.count("tokenFetched") == 1 })
+        await h.run(for: 1)
+        h.session.leave()
+        await h.run(for: 1)
+        h.session.join()
+        await h.run(for: 1)
+        #expect(h.session.engine?.connectionState == .connected)
+        h.session.rejoin()
+        await h.run(for: 1)
+        #expect(h.session.engine?.connectionState == .connected)
+        #expect(h.local?.fetchCount == 3)
+        #expect(h.count("tokenFetched") == 3)
+        #expect(Set(acceptedExpiries(h)).count == 3)
+    }
+
     @Test func addingUsersStopsAtTheLimitAndSaysSo() async throws {
         let h = SessionHarness { $0.remoteUsers = AgoraRtcEngineKit.remoteUserLimit - 1 }
         h.session.start()

@@ -51,8 +51,8 @@ import Testing
         await h.run(for: 0.5)
         #expect(h.count("requestToken") == 1)
         #expect(link.joins.count == 2)
-        // The hub never answered the renewal, so its token, still good, is the one the cache offers again.
-        #expect(link.joins.last?.token == renewal)
+        // The hub never answered the renewal; the join after the end asks the server again all the same.
+        #expect(link.joins.last?.token != renewal)
         #expect(link.joins.last?.token != first.token)
         link.inject(joined(h))
         await h.run(for: 0.5)
@@ -85,32 +85,23 @@ import Testing
 
     static let renewed = AgoraRenewTokenErrorCode.success
 
-    /// The token the session's cache holds, once what the session told it (a task of its own) has arrived.
-    func cachedToken(_ h: SessionHarness) async -> String? {
-        for _ in 0..<100 { await Task.yield() }
-        return await h.session.cache?.cached?.token
-    }
-
     @Test(arguments: [RenewMethod.renew, .update])
-    func aRenewalTheHubTakesIsTokenRenewedAndItsTokenStaysInTheCache(method: RenewMethod) async throws {
+    func aRenewalTheHubTakesIsTokenRenewed(method: RenewMethod) async throws {
         let (link, h, renewal) = try await renewing(method)
         #expect(h.count("tokenRenewed") == 0, "nothing is renewed until the hub says so")
         link.inject(.notice(.renewTokenResult(Self.renewed, expiresAt: Int64(h.clock.unixTime) + 40)))
         await h.run(for: 0.5)
         #expect(h.events.filter { $0.name == "tokenRenewed" }.map(\.kind) == [.tokenRenewed(method: method)])
         #expect(h.session.engine?.currentToken == renewal)
-        #expect(await cachedToken(h) == renewal, "the cache was told the accepted token was refused")
     }
 
     @Test(arguments: [RenewMethod.renew, .update])
-    func aRenewalTheHubRefusesIsNotRenewedAndLeavesTheCache(method: RenewMethod) async throws {
+    func aRenewalTheHubRefusesIsNotRenewed(method: RenewMethod) async throws {
         let (link, h, renewal) = try await renewing(method)
-        #expect(await cachedToken(h) == renewal)
         link.inject(.notice(.renewTokenResult(.invalidToken, expiresAt: nil)))
         await h.run(for: 0.5)
         #expect(h.count("tokenRenewed") == 0)
         #expect(h.session.engine?.currentToken != renewal)
-        #expect(await cachedToken(h) == nil, "the refused token is still offered")
     }
 
     @Test func pushedOutByTheSameUidElsewhereTheCallIsStuckAndSaysWhy() async throws {
