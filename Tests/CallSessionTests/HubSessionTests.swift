@@ -95,6 +95,32 @@ import Testing
         #expect(h.session.engine?.currentToken == renewal)
     }
 
+    /// The engine's answer, the session's `tokenRenewed` and the notice of the token taken, in the order they came.
+    private func renewalOrder(_ h: SessionHarness) -> [String] {
+        h.events.compactMap { event in
+            switch event.kind {
+            case .engine(.renewTokenResult): "renewTokenResult"
+            case .tokenRenewed: "tokenRenewed"
+            case .engine(.simulatorNotice(.tokenAccepted)): "tokenAccepted"
+            default: nil
+            }
+        }
+    }
+
+    @Test func aRenewalReadsInTheSameOrderWithAndWithoutAHub() async throws {
+        let (link, h, _) = try await renewing(.renew)
+        link.inject(.notice(.renewTokenResult(Self.renewed, expiresAt: Int64(h.clock.unixTime) + 40)))
+        await h.run(for: 0.5)
+        let plain = SessionHarness()
+        plain.session.start()
+        await plain.settle(until: { plain.count("tokenFetched") == 1 })
+        await plain.run(for: 11)
+        #expect(plain.count("tokenRenewed") == 1)
+        // Without a hub the join's notice comes first; through the hub the join's token is the hub's to announce.
+        #expect(Array(renewalOrder(plain).dropFirst()) == ["renewTokenResult", "tokenRenewed", "tokenAccepted"])
+        #expect(Array(renewalOrder(h).suffix(3)) == ["renewTokenResult", "tokenRenewed", "tokenAccepted"])
+    }
+
     @Test(arguments: [RenewMethod.renew, .update])
     func aRenewalTheHubRefusesIsNotRenewed(method: RenewMethod) async throws {
         let (link, h, renewal) = try await renewing(method)
