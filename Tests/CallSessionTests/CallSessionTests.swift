@@ -161,6 +161,26 @@ final class SessionHarness {
         #expect(Set(acceptedExpiries(h)).count == 3)
     }
 
+    /// With renew method rejoin the warning's renewal leaves and joins again; `n` pressed while that join is under way
+    /// does not leave a connection that never joined, nor rejoin a second time.
+    @Test func renewingByHandWhileARejoinRenewalIsJoiningWaitsForIt() async throws {
+        let h = SessionHarness { $0.renewMethod = .rejoin }
+        h.session.start()
+        await h.settle(until: { h.count("tokenFetched") == 1 })
+        for _ in 0..<400 where !(h.count("tokenPrivilegeWillExpire") == 1 && h.session.engine?.connectionState == .connecting) {
+            await h.run(for: 0.05, step: 0.05)
+        }
+        #expect(h.session.engine?.connectionState == .connecting, "the warning's rejoin is joining")
+        h.session.renewNow()
+        await h.run(for: 5)
+        #expect(h.session.engine?.connectionState == .connected)
+        let joined = h.events.compactMap { if case .engine(.didJoinChannel(_, let uid, _)) = $0.kind { uid } else { nil } }
+        let left = h.events.compactMap { if case .engine(.didLeaveChannel(_, let uid, _)) = $0.kind { uid } else { nil } }
+        #expect(left.count == 1, "one leave and join for the warning's renewal: left \(left)")
+        #expect(left.allSatisfy(joined.contains), "left \(left), joined \(joined)")
+        #expect(h.events.contains { $0.kind == .note("renew: the engine has not answered the last token yet; press n again once it has") })
+    }
+
     @Test func addingUsersStopsAtTheLimitAndSaysSo() async throws {
         let h = SessionHarness { $0.remoteUsers = AgoraRtcEngineKit.remoteUserLimit - 1 }
         h.session.start()
