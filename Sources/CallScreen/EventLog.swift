@@ -166,7 +166,7 @@ public struct EventLog: Sendable, Equatable {
         case .engine(.requestToken):
             return (event.name, "the token has expired")
         case .engine(.simulatorNotice(.network(let down))):
-            return ("network", down ? "cut (the simulator's link is down)" : "restored")
+            return ("network", down ? "cut (the simulator's link is down; token requests still reach the token server)" : "restored")
         case .engine(.simulatorNotice(.tokenAccepted(let expiresAt, let short))):
             return ("tokenAccepted", "expires \(ScreenRenderer.clock(expiresAt)) (\(span(seconds(from: now, to: expiresAt))))" + (short ? ", warned at once" : ""))
         case .engine(.simulatorNotice):

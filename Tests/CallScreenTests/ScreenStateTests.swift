@@ -40,7 +40,7 @@ private func grid(_ state: ScreenState) -> CellGrid {
         #expect(state.log.entries.map(\.name) == ["connectionStateChanged", "tokenFetchFailed", "requestToken", "renewTokenResult", "network", "hubLost"])
         #expect(state.log.entries.map(\.detail) == [
             "connected, joinSuccess", "cannot reach the token server; no retry", "the token has expired",
-            "code=invalidChannelName", "cut (the simulator's link is down)", #"reason="connection refused""#,
+            "code=invalidChannelName", "cut (the simulator's link is down; token requests still reach the token server)", #"reason="connection refused""#,
         ])
     }
 
