@@ -132,7 +132,7 @@ extension CallSession {
     }
 
     private func join(_ engine: AgoraRtcEngineKit, with token: String, renewing method: RenewMethod?) {
-        pendingRenewal = method.map { ($0, token) }
+        pendingRenewal = method.map { ($0, token, false) }
         // The role goes in with the join, as the guide's apps set it: the first join takes the configured one.
         let role = engine.connection == nil ? configuration.role : engine.clientRole
         let options = AgoraRtcChannelMediaOptions(clientRoleType: role)
@@ -147,28 +147,22 @@ extension CallSession {
     /// Hands `token` to the engine the way `method` says; the outcome is the engine's answer, whenever it comes
     /// (`renewalTaken`, `rejected`): at once in the simulation; through a hub, when the hub has checked the token.
     private func renew(_ engine: AgoraRtcEngineKit, with token: String, method: RenewMethod) {
-        let code: Int32
-        switch method {
-        case .renew:
-            code = engine.renewToken(token)
-        case .update where engine.connectionState == .failed:
-            // updateChannel refuses a failed connection (-8); renewToken brings an expired one back.
-            code = engine.renewToken(token)
-        case .update:
-            code = engine.updateChannel(with: AgoraRtcChannelMediaOptions(token: token))
-        case .rejoin:
+        if method == .rejoin {
             leaveChannel(engine)
-            join(engine, with: token, renewing: .rejoin)
-            return
+            return join(engine, with: token, renewing: .rejoin)
         }
+        // updateChannel refuses a failed connection (-8); renewToken brings an expired one back.
+        let viaRenewToken = method == .renew || engine.connectionState == .failed
+        let code = viaRenewToken ? engine.renewToken(token) : engine.updateChannel(with: AgoraRtcChannelMediaOptions(token: token))
         guard code == 0 else { return rejected(token) }
-        pendingRenewal = (method, token)
+        pendingRenewal = (method, token, viaRenewToken)
     }
 
     /// The engine has `pendingRenewal`'s token, in a connection that is not joining: the renewal is done. Called at each
-    /// of the engine's answers that can mean it: `renewTokenResult`, the `tokenAccepted` notice, connected again.
-    func renewalTaken() {
-        guard let pending = pendingRenewal, let engine, engine.currentToken == pending.token,
+    /// of the engine's answers that can mean it (`byResult` for `renewTokenResult`, which a renewal through
+    /// `renewToken` waits for): the `tokenAccepted` notice, connected again.
+    func renewalTaken(byResult: Bool = false) {
+        guard let pending = pendingRenewal, byResult || !pending.viaRenewToken, let engine, engine.currentToken == pending.token,
               engine.connectionState != .connecting else { return }
         pendingRenewal = nil
         emit(.tokenRenewed(method: pending.method))

@@ -104,8 +104,9 @@ public final class CallSession {
     var cache: TokenCache?
     var tokenPhase = TokenPhase.idle
     /// A renewal handed to the engine and not answered yet: the engine's answer completes it (`renewalTaken`) or
-    /// ends it (`rejected`), the same way with or without a hub.
-    var pendingRenewal: (method: RenewMethod, token: String)?
+    /// ends it (`rejected`), the same way with or without a hub; through `renewToken` (`viaRenewToken`) that answer is
+    /// `renewTokenResult`, so `tokenRenewed` always follows it.
+    var pendingRenewal: (method: RenewMethod, token: String, viaRenewToken: Bool)?
     var appID: String?
     /// The token last handed to the engine, to say why the engine refused it.
     var deliveredToken: String?

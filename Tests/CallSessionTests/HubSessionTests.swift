@@ -121,6 +121,28 @@ import Testing
         #expect(Array(renewalOrder(h).suffix(3)) == ["renewTokenResult", "tokenRenewed", "tokenAccepted"])
     }
 
+    @Test func aRecoveryAfterTheTokensEndReadsInTheSameOrderWithAndWithoutAHub() async throws {
+        let (link, h) = await joining()
+        link.inject(joined(h))
+        await h.run(for: 10)
+        link.inject(.notice(.connectionStateChanged(state: Self.failed, reason: Self.tokenExpired, error: Self.tokenExpiredError)))
+        await h.clock.advance(by: .zero)
+        await h.settle(until: { h.count("tokenFetched") == 2 })
+        await h.run(for: 0.5)
+        link.inject(joined(h))
+        await h.run(for: 0.5)
+        let plain = SessionHarness()
+        plain.session.start()
+        await plain.settle(until: { plain.count("tokenFetched") == 1 })
+        await plain.run(for: 2)
+        plain.session.expireNow()
+        await plain.run(for: 2)
+        for session in [h, plain] {
+            #expect(session.session.engine?.connectionState == .connected)
+            #expect(renewalOrder(session).filter { $0 != "tokenAccepted" } == ["renewTokenResult", "tokenRenewed"])
+        }
+    }
+
     @Test(arguments: [RenewMethod.renew, .update])
     func aRenewalTheHubRefusesIsNotRenewed(method: RenewMethod) async throws {
         let (link, h, renewal) = try await renewing(method)
