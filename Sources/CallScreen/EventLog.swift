@@ -5,7 +5,8 @@ import PrintableText
 /// The call screen's event log, a line for each thing that happened, written for a person to read at a glance: the
 /// stamp is the call's clock, an expiry is a wall-clock time (`expires 18:16:01 (40s)`), one token's fetch (or paste),
 /// the engine taking it and the renewal it completes share one line, which moves below what came in between once the
-/// renewal is done, and a simulator's notice goes on the line it explains. Headless lines and JSON are the events' own (`SessionEvent.textLine`, `jsonLine`), unchanged.
+/// renewal is done, and a simulator's notice goes on the line it explains. Headless lines and JSON are the events' own
+/// (`SessionEvent.textLine`, `jsonLine`), unchanged.
 public struct EventLog: Sendable, Equatable {
     public struct Entry: Sendable, Equatable {
         /// When it happened (the first event of the line, or the renewal that moved it), on the call's clock.
