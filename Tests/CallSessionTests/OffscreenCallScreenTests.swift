@@ -30,6 +30,22 @@ import Timers
         await h.stop()
     }
 
+    @Test func theFetchCountIsTheRequestsTheServerSaw() async throws {
+        let h = SessionHarness(clock: ManualClock(unixTime: 1_800_000_000))
+        let screen = CallScreenApp(session: h.session)
+        screen.start()
+        await h.run(for: 2)
+        for _ in 0..<2 {
+            h.session.renewNow()
+            await h.run(for: 1)
+        }
+        let text = screen.picture(width: 200, height: 60, options: RenderOptions(colors: 0, unicode: false)).text
+        #expect(h.local?.fetchCount == 3)
+        #expect(text.contains("fetches 3"))
+        #expect(text.contains("tokenRenewed renew, fetched for manual"))
+        await h.stop()
+    }
+
     @Test func afterExpiringByHandTheRenewalIsLoggedBelowTheFailure() async throws {
         let h = SessionHarness(clock: ManualClock(unixTime: 1_800_000_000))
         let screen = CallScreenApp(session: h.session)
