@@ -4,11 +4,12 @@ import PrintableText
 
 /// The call screen's event log, a line for each thing that happened, written for a person to read at a glance: the
 /// stamp is the call's clock, an expiry is a wall-clock time (`expires 18:16:01 (40s)`), one token's fetch (or paste),
-/// the engine taking it and the renewal it completes share one line, and a simulator's notice goes on the line it
-/// explains. Headless lines and JSON are the events' own (`SessionEvent.textLine`, `jsonLine`), unchanged.
+/// the engine taking it and the renewal it completes share one line, which moves below what came in between once the
+/// renewal is done, and a simulator's notice goes on the line it explains. Headless lines and JSON are the events' own
+/// (`SessionEvent.textLine`, `jsonLine`), unchanged.
 public struct EventLog: Sendable, Equatable {
     public struct Entry: Sendable, Equatable {
-        /// When it happened (the first event of the line), on the call's clock.
+        /// When it happened (the first event of the line, or the renewal that moved it), on the call's clock.
         public var time: Duration
         public var name: String
         public var detail: String
@@ -62,6 +63,7 @@ public struct EventLog: Sendable, Equatable {
         case .tokenPasted(let expiresAt):
             open(TokenStory(entry: entries.count, reason: nil, expiresAt: expiresAt, left: Self.seconds(from: now, to: expiresAt), phase: .arrived), at: event.time)
         case .tokenRenewed(let method) where story?.phase == .arrived:
+            moveStory(to: event.time)
             change { $0.phase = .renewed(method) }
         case .engine(.renewTokenResult(_, .success)) where story?.phase == .arrived:
             // The engine's answer; `tokenRenewed` says it on the token's line.
@@ -100,6 +102,16 @@ public struct EventLog: Sendable, Equatable {
         story.entry = entries.count - 1
         self.story = story
         change { _ in }
+    }
+
+    /// Puts the open token's line last, at `time`: a renewal is read after the lines it waited for (the connection
+    /// failing and coming back, a rejoin's leave and join).
+    private mutating func moveStory(to time: Duration) {
+        guard let index = story?.entry, entries.indices.contains(index), index != entries.count - 1 else { return }
+        var entry = entries.remove(at: index)
+        entry.time = time
+        entries.append(entry)
+        story?.entry = entries.count - 1
     }
 
     /// Changes the open token's story and writes its line again.
@@ -155,7 +167,7 @@ public struct EventLog: Sendable, Equatable {
         case .engine(.requestToken):
             return (event.name, "the token has expired")
         case .engine(.simulatorNotice(.network(let down))):
-            return ("network", down ? "cut (the simulator's link is down)" : "restored")
+            return ("network", down ? "cut (the simulator's link is down; token requests still reach the token server)" : "restored")
         case .engine(.simulatorNotice(.tokenAccepted(let expiresAt, let short))):
             return ("tokenAccepted", "expires \(ScreenRenderer.clock(expiresAt)) (\(span(seconds(from: now, to: expiresAt))))" + (short ? ", warned at once" : ""))
         case .engine(.simulatorNotice):

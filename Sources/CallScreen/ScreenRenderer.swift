@@ -244,12 +244,14 @@ public enum ScreenRenderer {
             let stamp = String(repeating: " ", count: max(0, 7 - time.count)) + time + " "
             let detailStyle = painter.style(foreground: color)
             var detail = Array((entry.detail.isEmpty ? "" : " " + entry.detail).unicodeScalars)
-            /// As much of what is left as fits in `room` columns, ending at a space when one is not too far back; a
-            /// first field that does not fit beside the name goes whole to the next line.
+            /// As much of what is left as fits in `room` columns, ending between words: a word that does not fit goes
+            /// whole to the next line (a first field too, away from the name), unless it is longer than a line.
             func cut(_ room: Int) -> Int {
                 guard detail.count > room else { return detail.count }
-                if let space = detail[..<room].lastIndex(of: " "), space > room / 2 || space == 0 { return space + 1 }
-                return room
+                if detail[room] == " " { return room }
+                guard let space = detail[..<room].lastIndex(of: " ") else { return room }
+                let wordEnd = detail[(space + 1)...].firstIndex(of: " ") ?? detail.endIndex
+                return wordEnd - space - 1 > max(1, width - indent) ? room : space + 1
             }
             let firstRoom = cut(max(0, width - stamp.count - entry.name.count))
             var entryLines: [[Piece]] = [[(stamp, painter.style(foreground: .standard)),

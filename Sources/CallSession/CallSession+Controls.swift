@@ -7,11 +7,15 @@ extension CallSession {
         if case .fetching = tokenPhase { true } else { false }
     }
 
-    /// Fetches a fresh token now and hands it over with the current renew method (out of a failed call: joins again).
+    /// Fetches a fresh token now and hands it over with the current renew method (out of a failed call: joins again);
+    /// not while the engine has yet to answer the last token (a join, or a rejoin's, under way).
     public func renewNow() {
         guard !ended else { return }
         if engine?.connectionState == .disconnected { return emit(.note("renew: not in a channel; press j to join")) }
         guard !fetchingToken else { return emit(.note("renew: a token fetch is already under way")) }
+        guard pendingRenewal == nil, engine?.connectionState != .connecting else {
+            return emit(.note("renew: the engine has not answered the last token yet; press n again once it has"))
+        }
         fetch(for: .manual)
     }
 

@@ -37,8 +37,6 @@ extension CallSession: AgoraRtcEngineDelegate {
                 "a new token from the same server will not mend it"
             }
             emit(.stuck(reason: "the network refused the call (\(reason.name))\(why); \(mend)"))
-            // Not to be joined with again, should the server be mended.
-            if let cache { Task { await cache.invalidate() } }
         }
     }
 
@@ -60,7 +58,7 @@ extension CallSession: AgoraRtcEngineDelegate {
     public func rtcEngine(_ engine: AgoraRtcEngineKit, renewTokenResult token: String, code: AgoraRenewTokenErrorCode) {
         publish(.renewTokenResult(token: token, code: code))
         guard !stopping else { return }
-        guard code != .success else { return renewalTaken() }
+        guard code != .success else { return renewalTaken(byResult: true) }
         if let mismatch = userMismatch(in: token) { emit(.note("the engine refused the new token: \(mismatch)")) }
         rejected(token)
     }

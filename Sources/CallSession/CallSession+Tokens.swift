@@ -39,11 +39,10 @@ extension CallSession {
         fetchCount += 1
         emit(.tokenFetchStarted(reason: reason.rawValue))
         let started = timers.now
-        // A renewal wants a token that outlives the next warning; the one cached may be the one warned about.
-        let lead = reason == .join ? .zero : (engine?.simulation.willExpireLead ?? .zero) + .seconds(1)
+        // Every token the call asks for must be newer than the one it has: the server is asked, never the cache.
         Task { @MainActor in
             do {
-                let fetched = try await cache.token(validFor: lead)
+                let fetched = try await cache.freshToken()
                 tokenPhase = .idle
                 lastFetchLatency = timers.now - started
                 emit(.tokenFetched(latency: timers.now - started, expiresAt: callTime(of: fetched.expiresAt, in: fetched.token)))
@@ -133,7 +132,7 @@ extension CallSession {
     }
 
     private func join(_ engine: AgoraRtcEngineKit, with token: String, renewing method: RenewMethod?) {
-        pendingRenewal = method.map { ($0, token) }
+        pendingRenewal = method.map { ($0, token, false) }
         // The role goes in with the join, as the guide's apps set it: the first join takes the configured one.
         let role = engine.connection == nil ? configuration.role : engine.clientRole
         let options = AgoraRtcChannelMediaOptions(clientRoleType: role)
@@ -148,37 +147,30 @@ extension CallSession {
     /// Hands `token` to the engine the way `method` says; the outcome is the engine's answer, whenever it comes
     /// (`renewalTaken`, `rejected`): at once in the simulation; through a hub, when the hub has checked the token.
     private func renew(_ engine: AgoraRtcEngineKit, with token: String, method: RenewMethod) {
-        let code: Int32
-        switch method {
-        case .renew:
-            code = engine.renewToken(token)
-        case .update where engine.connectionState == .failed:
-            // updateChannel refuses a failed connection (-8); renewToken brings an expired one back.
-            code = engine.renewToken(token)
-        case .update:
-            code = engine.updateChannel(with: AgoraRtcChannelMediaOptions(token: token))
-        case .rejoin:
+        if method == .rejoin {
             leaveChannel(engine)
-            join(engine, with: token, renewing: .rejoin)
-            return
+            return join(engine, with: token, renewing: .rejoin)
         }
+        // updateChannel refuses a failed connection (-8); renewToken brings an expired one back.
+        let viaRenewToken = method == .renew || engine.connectionState == .failed
+        let code = viaRenewToken ? engine.renewToken(token) : engine.updateChannel(with: AgoraRtcChannelMediaOptions(token: token))
         guard code == 0 else { return rejected(token) }
-        pendingRenewal = (method, token)
+        pendingRenewal = (method, token, viaRenewToken)
     }
 
     /// The engine has `pendingRenewal`'s token, in a connection that is not joining: the renewal is done. Called at each
-    /// of the engine's answers that can mean it: `renewTokenResult`, the `tokenAccepted` notice, connected again.
-    func renewalTaken() {
-        guard let pending = pendingRenewal, let engine, engine.currentToken == pending.token,
+    /// of the engine's answers that can mean it (`byResult` for `renewTokenResult`, which a renewal through
+    /// `renewToken` waits for): the `tokenAccepted` notice, connected again.
+    func renewalTaken(byResult: Bool = false) {
+        guard let pending = pendingRenewal, byResult || !pending.viaRenewToken, let engine, engine.currentToken == pending.token,
               engine.connectionState != .connecting else { return }
         pendingRenewal = nil
         emit(.tokenRenewed(method: pending.method))
     }
 
-    /// The engine refused `token`: a renewal under way with it is over, and the cache no longer offers it.
+    /// The engine refused `token`: a renewal under way with it is over.
     func rejected(_ token: String) {
         if pendingRenewal?.token == token { pendingRenewal = nil }
-        if let cache { Task { await cache.invalidate(rejected: token) } }
     }
 
     /// The user a token must name: the one configured, or for uid 0 the uid the engine gave, which its later joins keep.

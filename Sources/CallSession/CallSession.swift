@@ -88,7 +88,7 @@ public final class CallSession {
     public private(set) var engine: AgoraRtcEngineKit?
     public internal(set) var renewMethod: RenewMethod
     public internal(set) var autoRenew: Bool
-    /// Token fetches started, and the latency of the last one that succeeded.
+    /// Requests sent to the token server, and the latency of the last one answered.
     public internal(set) var fetchCount = 0
     public internal(set) var lastFetchLatency: Duration?
     public private(set) var ended = false
@@ -100,11 +100,13 @@ public final class CallSession {
     let networkTimers: TimerQueue
     /// Those waiting in `untilEnded`.
     private var endWaiters: [CheckedContinuation<Void, Never>] = []
+    /// Sends the token requests, each with its deadline, and chooses the wait after a failure.
     var cache: TokenCache?
     var tokenPhase = TokenPhase.idle
     /// A renewal handed to the engine and not answered yet: the engine's answer completes it (`renewalTaken`) or
-    /// ends it (`rejected`), the same way with or without a hub.
-    var pendingRenewal: (method: RenewMethod, token: String)?
+    /// ends it (`rejected`), the same way with or without a hub; through `renewToken` (`viaRenewToken`) that answer is
+    /// `renewTokenResult`, so `tokenRenewed` always follows it.
+    var pendingRenewal: (method: RenewMethod, token: String, viaRenewToken: Bool)?
     var appID: String?
     /// The token last handed to the engine, to say why the engine refused it, and whether a note said that before it
     /// was handed over (a pasted token's warning, a fetched token's flaw).

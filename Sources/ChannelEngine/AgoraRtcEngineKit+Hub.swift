@@ -217,12 +217,11 @@ extension AgoraRtcEngineKit {
             guard let hub, !hub.renewals.isEmpty else { return }
             let (token, path) = hub.renewals.removeFirst()
             let code = result
+            // The answer, then the notice of the token taken: the order the engine keeps without a hub.
+            if path == .renewToken { emit(.renewTokenResult(token: token, code: code), on: main) }
             if code == .success, let expiresAt { take(token, expiringAt: expiresAt, on: main) }
-            switch path {
-            case .renewToken: emit(.renewTokenResult(token: token, code: code), on: main)
-            case .updateChannel where code != .success:
+            if path == .updateChannel, code != .success {
                 emit(.didOccurError(code == .tokenExpired ? .tokenExpired : .invalidToken), on: main)
-            case .updateChannel: break
             }
         case .connectionStateChanged(let state, let reason, let error):
             removed(main, state: state, reason: reason, error: error)

@@ -80,7 +80,8 @@ extension AgoraRtcEngineKit {
             case .updateChannel: emit(.didOccurError(rejection.error), on: channel)
             }
         case .success where expiredOut:
-            if path == .renewToken { emit(.renewTokenResult(token: token, code: .success), on: channel) }
+            // Answered when the join is, as through a hub: connected / rejoinSuccess, then renewTokenResult.
+            channel.pendingRenewResult = path == .renewToken
             beginJoin(channel, token: token, rejoining: true)
         case .success(let accepted):
             if path == .renewToken { emit(.renewTokenResult(token: token, code: .success), on: channel) }

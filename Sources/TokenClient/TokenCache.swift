@@ -91,6 +91,13 @@ public final actor TokenCache {
         return try await waitForFetch()
     }
 
+    /// A token the server answers now, never the cached one: the fetch under way, or a request sent now whatever the
+    /// backoff (`retryDelay` is for retries that come by themselves).
+    public func freshToken() async throws -> FetchedToken {
+        if inflight == nil { startFetch() }
+        return try await waitForFetch()
+    }
+
     /// The wait before the next fetch, as chosen when the latest failure was reported (not what is left of it by the
     /// time this is asked); nil when the latest fetch succeeded.
     public func retryDelay() -> Duration? {
@@ -100,11 +107,6 @@ public final actor TokenCache {
     /// Forgets the cached token, but only if it is still `token` (the one the caller found rejected).
     public func invalidate(rejected token: String) {
         if current?.fetched.token == token { current = nil }
-    }
-
-    /// Forgets the cached token, whatever it is (the network refused the join it was for).
-    public func invalidate() {
-        current = nil
     }
 
     /// The cached token, if any, without fetching.

@@ -118,6 +118,26 @@ func assertSnapshot(text: String, _ file: String, sourceLocation: SourceLocation
         if size == (30, 10) { try assertSnapshot(grid, "too-small-30x10") }
     }
 
+    /// Words only the log has (the status line shows the latest state, not this one) are never cut.
+    @Test func aLogLineWrapsBetweenWordsAtEveryWidth() {
+        var s = ScreenState(channel: "test", uid: 0, account: nil, role: .broadcaster, tokenServer: "embedded", renewMethod: .renew,
+                            autoRenew: true, mode: .call)
+        func at(_ seconds: Double, _ kind: SessionEvent.Kind) {
+            s.take(SessionEvent(time: .milliseconds(Int64(seconds * 1000)), kind: kind), at: base + seconds)
+        }
+        at(6, .engine(.connectionStateChanged(.connected, reason: .reasonRejoinSuccess)))
+        at(10, .tokenFetchStarted(reason: "willExpire"))
+        at(10, .tokenFetchFailed(error: "cannot reach the token server: connection refused", retryIn: .seconds(1)))
+        at(11, .engine(.connectionStateChanged(.reconnecting, reason: .reasonInterrupted)))
+        let words = s.log.entries.flatMap { $0.detail.split(separator: " ").map(String.init) }
+        for width in 60...200 {
+            let text = render(s, width, 60).text
+            for word in words {
+                #expect(text.contains(word), "\(word) is cut at width \(width):\n\(text)")
+            }
+        }
+    }
+
     @Test func theStatusLineAndTheCountdownFollowTheState() {
         let connected = render(state("connected"), 80, 24).text
         #expect(connected.contains("* connected joinSuccess"))

@@ -134,6 +134,70 @@ final class SessionHarness {
         await h.stop()
     }
 
+    /// The unix expiries of the tokens the engine accepted, in order.
+    private func acceptedExpiries(_ h: SessionHarness) -> [Int64] {
+        h.events.compactMap { if case .engine(.simulatorNotice(.tokenAccepted(let expiresAt, _))) = $0.kind { expiresAt } else { nil } }
+    }
+
+    @Test func renewingByHandTwiceSendsTwoRequestsAndRenewsWithTwoNewTokens() async throws {
+        let h = SessionHarness()
+        h.session.start()
+        await h.settle(until: { h.count("tokenFetched") == 1 })
+        await h.run(for: 1)
+        var tokens = [h.session.engine?.currentToken]
+        for _ in 0..<2 {
+            h.session.renewNow()
+            await h.run(for: 1)
+            tokens.append(h.session.engine?.currentToken)
+        }
+        #expect(h.local?.fetchCount == 3, "the server saw a request for each")
+        #expect(h.count("tokenFetchStarted") == 3, "the screen's fetches count requests sent")
+        #expect(h.session.fetchCount == 3)
+        #expect(Set(tokens.compactMap { $0 }).count == 3)
+        let expiries = acceptedExpiries(h)
+        #expect(expiries.count == 3 && Set(expiries).count == 3, "three tokens accepted: \(expiries)")
+        #expect(h.count("tokenRenewed") == 2)
+        #expect(h.count("tokenFromCache") == 0)
+    }
+
+    @Test func aJoinAfterLeavingAndARejoinAskTheServerForNewTokens() async throws {
+        let h = SessionHarness()
+        h.session.start()
+        await h.settle(until: { h.count("tokenFetched") == 1 })
+        await h.run(for: 1)
+        h.session.leave()
+        await h.run(for: 1)
+        h.session.join()
+        await h.run(for: 1)
+        #expect(h.session.engine?.connectionState == .connected)
+        h.session.rejoin()
+        await h.run(for: 1)
+        #expect(h.session.engine?.connectionState == .connected)
+        #expect(h.local?.fetchCount == 3)
+        #expect(h.count("tokenFetched") == 3)
+        #expect(Set(acceptedExpiries(h)).count == 3)
+    }
+
+    /// With renew method rejoin the warning's renewal leaves and joins again; `n` pressed while that join is under way
+    /// does not leave a connection that never joined, nor rejoin a second time.
+    @Test func renewingByHandWhileARejoinRenewalIsJoiningWaitsForIt() async throws {
+        let h = SessionHarness { $0.renewMethod = .rejoin }
+        h.session.start()
+        await h.settle(until: { h.count("tokenFetched") == 1 })
+        for _ in 0..<400 where !(h.count("tokenPrivilegeWillExpire") == 1 && h.session.engine?.connectionState == .connecting) {
+            await h.run(for: 0.05, step: 0.05)
+        }
+        #expect(h.session.engine?.connectionState == .connecting, "the warning's rejoin is joining")
+        h.session.renewNow()
+        await h.run(for: 5)
+        #expect(h.session.engine?.connectionState == .connected)
+        let joined = h.events.compactMap { if case .engine(.didJoinChannel(_, let uid, _)) = $0.kind { uid } else { nil } }
+        let left = h.events.compactMap { if case .engine(.didLeaveChannel(_, let uid, _)) = $0.kind { uid } else { nil } }
+        #expect(left.count == 1, "one leave and join for the warning's renewal: left \(left)")
+        #expect(left.allSatisfy(joined.contains), "left \(left), joined \(joined)")
+        #expect(h.events.contains { $0.kind == .note("renew: the engine has not answered the last token yet; press n again once it has") })
+    }
+
     @Test func addingUsersStopsAtTheLimitAndSaysSo() async throws {
         let h = SessionHarness { $0.remoteUsers = AgoraRtcEngineKit.remoteUserLimit - 1 }
         h.session.start()

@@ -56,6 +56,38 @@ import Timers
         await h.stop()
     }
 
+    @Test func theFetchCountIsTheRequestsTheServerSaw() async throws {
+        let h = SessionHarness(clock: ManualClock(unixTime: 1_800_000_000))
+        let screen = CallScreenApp(session: h.session)
+        screen.start()
+        await h.run(for: 2)
+        for _ in 0..<2 {
+            h.session.renewNow()
+            await h.run(for: 1)
+        }
+        let text = screen.picture(width: 200, height: 60, options: RenderOptions(colors: 0, unicode: false)).text
+        #expect(h.local?.fetchCount == 3)
+        #expect(text.contains("fetches 3"))
+        #expect(text.contains("tokenRenewed renew, fetched for manual"))
+        await h.stop()
+    }
+
+    @Test func afterExpiringByHandTheRenewalIsLoggedBelowTheFailure() async throws {
+        let h = SessionHarness(clock: ManualClock(unixTime: 1_800_000_000))
+        let screen = CallScreenApp(session: h.session)
+        screen.start()
+        await h.run(for: 2)
+        h.session.expireNow()
+        await h.run(for: 2)
+        #expect(h.session.engine?.connectionState == .connected)
+        let lines = screen.picture(width: 200, height: 60, options: RenderOptions(colors: 0, unicode: false)).lines
+        let failed = try #require(lines.firstIndex { $0.contains("connectionStateChanged failed, tokenExpired") })
+        let renewed = try #require(lines.lastIndex { $0.contains("tokenRenewed renew, fetched for requestToken") })
+        let back = try #require(lines.lastIndex { $0.contains("connectionStateChanged connected") })
+        #expect(failed < renewed && back < renewed, "\(lines.joined(separator: "\n"))")
+        await h.stop()
+    }
+
     @Test func aFastCallsScreenShowsItsSpeed() {
         let h = SessionHarness { $0.clock = ScaledClock(speed: 3600, base: ManualClock(), unixTime: 0) }
         let grid = CallScreenApp(session: h.session).picture(width: 120, height: 36, options: RenderOptions(colors: 0, unicode: true))

@@ -124,7 +124,9 @@ struct HubHarness {
         #expect(hub.recorder.count("renewTokenResult") == 0)
         hub.link.inject(.renewTokenResult(AgoraRenewTokenErrorCode.success, expiresAt: hub.expiresAt + 600))
         await hub.h.settle()
-        #expect(hub.recorder.events.last == .renewTokenResult(token: fresh, code: .success))
+        #expect(hub.recorder.events.suffix(2) == [.renewTokenResult(token: fresh, code: .success),
+                                                   .simulatorNotice(.tokenAccepted(expiresAt: hub.expiresAt + 600, short: false))],
+                "the answer, then the notice of the token taken, as without a hub")
         #expect(hub.engine.currentToken == fresh)
         #expect(hub.engine.tokenExpiresAt == hub.expiresAt + 600)
 

@@ -41,6 +41,19 @@ import Testing
         #expect(await cache.fetchCount == 2)
     }
 
+    @Test func aFreshTokenIsAskedOfTheServerWhateverIsCachedOrTheBackoff() async throws {
+        let (cache, provider, clock) = makeCache([.token(lifetime: 3600), .fail(.server(status: 500, message: "boom")),
+                                                  .token(lifetime: 3600)])
+        let first = try await cache.token()
+        await clock.advance(by: .seconds(1))
+        await #expect(throws: TokenClientError.self) { try await cache.freshToken() }
+        #expect(await cache.retryDelay() == .seconds(1))
+        let fresh = try await cache.freshToken()
+        #expect(fresh != first)
+        #expect(provider.callCount == 3)
+        #expect(await cache.fetchCount == 3)
+    }
+
     @Test func aHundredConcurrentCallersShareOneFetch() async throws {
         let (cache, provider, _) = makeCache([.token(lifetime: 3600)])
         let tokens = try await withThrowingTaskGroup(of: FetchedToken.self) { group in
