@@ -41,7 +41,10 @@ extension CallSession {
         let started = timers.now
         // A renewal wants a token that outlives the next warning; the one cached may be the one warned about.
         let lead = reason == .join ? .zero : (engine?.simulation.willExpireLead ?? .zero) + .seconds(1)
+        // The exchange counts at 1× on a fast call's clock, until its token is handed over or its retry planned.
+        let hold = (configuration.clock as? ScaledClock).map { $0.hold(from: $0.now) }
         Task { @MainActor in
+            defer { hold?.release() }
             do {
                 let fetched = try await cache.token(validFor: lead)
                 tokenPhase = .idle
@@ -74,7 +77,7 @@ extension CallSession {
     /// then (`need(after:)`).
     func plan(_ reason: FetchReason, after delay: Duration, on queue: TimerQueue) {
         cancelPlannedFetch()
-        let timer = queue.schedule(after: delay) { [weak self] in
+        let timer = queue.schedule(at: queue.now + max(delay, .zero), holdingClock: true) { [weak self] in
             guard let self else { return }
             tokenPhase = .idle
             if let need = need(after: reason) { fetch(for: need) }

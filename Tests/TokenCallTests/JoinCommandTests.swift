@@ -228,6 +228,21 @@ import Testing
         #expect(try time(of: "sessionEnded") >= 90_000)
     }
 
+    /// The issue's `--speed 3600` ("a day in 24 s"): with the default 40 s tokens the call used to fail within its first
+    /// 20 minutes, each exchange counted 3600 times. Exchanges count at 1×, so the day's 8640 renewals all arrive in
+    /// time; the day takes 24 s plus the real time of its exchanges.
+    @Test func aDayOf40SecondTokensAt3600xRenewsEveryTokenAndNeverExpires() throws {
+        let result = try TokenCallProcess.run(["join", "--json", "--speed", "3600", "--duration", "86400", "--seed", "3",
+                                               "--remote-users", "0"], limit: .seconds(300))
+        let events = result.stdout.split(separator: "\n").compactMap {
+            (try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["event"] as? String
+        }
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(!events.contains("requestToken") && !events.contains("tokenFetchFailed"), "\(result.stdout.suffix(2000))")
+        #expect(events.filter { $0 == "tokenRenewed" }.count >= 8630, "a renewal every 10 s of a day")
+        #expect(events.last == "sessionEnded")
+    }
+
     /// `tokencall serve` makes its tokens on the real clock; at 60x each lives its two minutes of the call's time from when
     /// it arrives, so every token warns 90 s of call time after it was taken. (Without the rule, the call's wall would be
     /// a minute and more ahead of the server's by the first renewal, and its tokens would warn as soon as taken.)
