@@ -25,13 +25,18 @@ extension CallSession: AgoraRtcEngineDelegate {
         publish(.connectionStateChanged(state, reason: reason))
         guard !stopping else { return }
         if state == .connected {
+            renewalRanOut = false
             renewalTaken()
-        } else if state == .failed, reason == .reasonTokenExpired, let pending = pendingRenewal, tokens.ownServer?.mistakes?.current() == nil {
+        } else if state == .failed, reason == .reasonTokenExpired, let pending = pendingRenewal,
+                  tokens.ownServer?.mistakes?.current() == nil {
             // A renewal out of an expired call rejoins, and its token (sound when it arrived: only a server erring on
             // purpose hands over an expired one) can run out before the network answers the join.
             rejected(pending.token)
-            emit(.note("the new token ran out before the network took it: the token server's tokens end too soon after they "
-                       + "arrive (the join takes \(engine.simulation.joinLatency.wholeMilliseconds) ms); fetching another"))
+            let why = "the new token ran out before the network took it: the token server's tokens end too soon after they "
+                + "arrive (the join takes \(engine.simulation.joinLatency.wholeMilliseconds) ms)"
+            if renewalRanOut { return emit(.stuck(reason: "\(why), twice in a row; nothing will retry")) }
+            renewalRanOut = true
+            emit(.note("\(why); fetching another"))
             if autoRenew || tokensByHand { fetch(for: .requestToken) }
         } else if reason == .sameUidLogin {
             emit(.stuck(reason: "the same uid joined this channel elsewhere and took its place (sameUidLogin); join with another uid"))

@@ -108,6 +108,9 @@ public final class CallSession {
     var appID: String?
     /// The token last handed to the engine, to say why the engine refused it.
     var deliveredToken: String?
+    /// A renewal's token ran out before its rejoin was answered, and the call has not been connected since: one more
+    /// that does is not fetched again.
+    var renewalRanOut = false
     /// The connections the session asked to leave, oldest first: `didLeaveChannelWith` answers them in order.
     var leaving: [AgoraRtcConnection] = []
     /// The views of the canvases set up: the local user's, and each remote user's while they are in the channel.

