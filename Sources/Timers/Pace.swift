@@ -17,7 +17,7 @@ struct Pace: Sendable, Equatable {
     }
 
     /// The clock's time from which it runs no faster than the time under it: the earliest hold's; nil with none.
-    var heldFrom: Duration? { holds.values.min() }
+    private var heldFrom: Duration? { holds.values.min() }
 
     /// The clock's time when the time under it reads `now`.
     func time(under now: Duration) -> Duration {
@@ -51,7 +51,9 @@ struct Pace: Sendable, Equatable {
     /// The time under the clock at which it reaches `target` (rounded up, so it has reached it then); nil while paused.
     func under(reaching target: Duration) -> Duration? {
         guard case .running(let speed) = phase else { return nil }
-        guard let held = heldFrom, target > max(held, time) else { return under + Self.wait(covering: target - time, at: speed) }
+        guard let held = heldFrom, target > max(held, time) else {
+            return under + Self.wait(covering: target - time, at: speed)
+        }
         let from = max(held, time)
         return under + Self.wait(covering: from - time, at: speed) + (target - from)
     }

@@ -4,9 +4,9 @@ import Synchronization
 /// moves with it: at 3600× a base second is an hour on this clock, so a 24 h token lives 24 s of the base clock.
 /// Its speed can change and it can pause while it runs (`perform`, the call screen's `<`, `>` and space): copies share
 /// one pace, and whoever sleeps on it is woken to plan again, so a sleep ends when this clock reaches its deadline at
-/// whatever speed it ran, and never while paused. A hold (`hold(from:)`) keeps it at its base's pace from an instant until
-/// released. On a stepped base (a test's manual clock) its timer queues are run by
-/// the base as it passes their deadlines, translated at the pace of the moment, as exactly as on the base itself.
+/// whatever speed it ran, and never while paused. A hold (`hold(from:)`) keeps it at its base's pace from an instant
+/// until released. On a stepped base (a test's manual clock) its timer queues are run by the base as it passes their
+/// deadlines, translated at the pace of the moment, as exactly as on the base itself.
 public struct ScaledClock: Clock, Sendable {
     public typealias Instant = OffsetInstant
 
@@ -128,7 +128,9 @@ extension ScaledClock {
         /// How long the base takes from now to cover `stretch` of this clock's time; nil while paused.
         func baseDuration(covering stretch: Duration) -> Duration? {
             let now = base.now()
-            return pace.withLock { pace in pace.under(reaching: pace.time(under: now) + stretch).map { max($0 - now, .zero) } }
+            return pace.withLock { pace in
+                pace.under(reaching: pace.time(under: now) + stretch).map { max($0 - now, .zero) }
+            }
         }
 
         /// Nil once the clock has reached `target`; else the base time to wake at (nil while paused) and the count of
