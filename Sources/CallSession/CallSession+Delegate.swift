@@ -1,5 +1,6 @@
 import ChannelEngine
 import Foundation
+import Timers
 
 /// The engine's callbacks, through the delegate methods of Agora's header as an app implements them: each is
 /// published as an event, and renews, recovers or completes what it asks for.
@@ -24,7 +25,19 @@ extension CallSession: AgoraRtcEngineDelegate {
         publish(.connectionStateChanged(state, reason: reason))
         guard !stopping else { return }
         if state == .connected {
+            renewalRanOut = false
             renewalTaken()
+        } else if state == .failed, reason == .reasonTokenExpired, let pending = pendingRenewal,
+                  tokens.ownServer?.mistakes?.current() == nil {
+            // A renewal out of an expired call rejoins, and its token (sound when it arrived: only a server erring on
+            // purpose hands over an expired one) can run out before the network answers the join.
+            rejected(pending.token)
+            let why = "the new token ran out before the network took it: the token server's tokens end too soon after they "
+                + "arrive (the join takes \(engine.simulation.joinLatency.wholeMilliseconds) ms)"
+            if renewalRanOut { return emit(.stuck(reason: "\(why), twice in a row; nothing will retry")) }
+            renewalRanOut = true
+            emit(.note("\(why); fetching another"))
+            if autoRenew || tokensByHand { fetch(for: .requestToken) }
         } else if reason == .sameUidLogin {
             emit(.stuck(reason: "the same uid joined this channel elsewhere and took its place (sameUidLogin); join with another uid"))
         } else if Self.refused(state, reason) {
@@ -52,6 +65,11 @@ extension CallSession: AgoraRtcEngineDelegate {
     public func rtcEngineRequestToken(_ engine: AgoraRtcEngineKit) {
         publish(.requestToken)
         guard !stopping, autoRenew || tokensByHand else { return }
+        if case .fetching(.willExpire) = tokenPhase {
+            let lead = engine.simulation.willExpireLead.wholeMilliseconds / 1000
+            emit(.note("the token ran out with its renewal still on the way: the token server took longer than the \(lead) s "
+                       + "between the warning and the end; the renewal rejoins when it arrives"))
+        }
         fetch(for: .requestToken)
     }
 

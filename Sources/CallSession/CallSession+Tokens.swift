@@ -40,7 +40,10 @@ extension CallSession {
         emit(.tokenFetchStarted(reason: reason.rawValue))
         let started = timers.now
         // Every token the call asks for must be newer than the one it has: the server is asked, never the cache.
+        // The exchange counts at 1× on a fast call's clock, until its token is handed over or its retry planned.
+        let hold = (configuration.clock as? ScaledClock).map { $0.hold(from: $0.now) }
         Task { @MainActor in
+            defer { hold?.release() }
             do {
                 let fetched = try await cache.freshToken()
                 tokenPhase = .idle
@@ -73,7 +76,7 @@ extension CallSession {
     /// then (`need(after:)`).
     func plan(_ reason: FetchReason, after delay: Duration, on queue: TimerQueue) {
         cancelPlannedFetch()
-        let timer = queue.schedule(after: delay) { [weak self] in
+        let timer = queue.schedule(at: queue.now + max(delay, .zero), holdingClock: true) { [weak self] in
             guard let self else { return }
             tokenPhase = .idle
             if let need = need(after: reason) { fetch(for: need) }

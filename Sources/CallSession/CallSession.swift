@@ -111,6 +111,9 @@ public final class CallSession {
     /// The token last handed to the engine, to say why the engine refused it, and whether a note said that before it
     /// was handed over (a pasted token's warning, a fetched token's flaw).
     var delivered: (token: String, forewarned: Bool)?
+    /// A renewal's token ran out before its rejoin was answered, and the call has not been connected since: one more
+    /// that does is not fetched again.
+    var renewalRanOut = false
     /// The connections the session asked to leave, oldest first: `didLeaveChannelWith` answers them in order.
     var leaving: [AgoraRtcConnection] = []
     /// The views of the canvases set up: the local user's, and each remote user's while they are in the channel.

@@ -128,7 +128,8 @@ extension AgoraRtcEngineKit {
         if short {
             warn(channel, token)
         } else if !channel.warnedTokens.contains(token) {
-            channel.tokenTimers.append(timers.schedule(at: warnAt) { [weak self, weak channel] in
+            // Held: a busy main actor does not let a fast call's clock run past the warning before the app hears it.
+            channel.tokenTimers.append(timers.schedule(at: warnAt, holdingClock: true) { [weak self, weak channel] in
                 guard let self, let channel else { return }
                 self.fire { self.warn(channel, token) }
             })

@@ -321,7 +321,8 @@ public final class AgoraRtcEngineKit: @unchecked Sendable {
         channel.joinStartedAt = timers.now
         setState(.connecting, rejoining ? .reasonRenewToken : .reasonConnecting, on: channel)
         if usesHub(channel) { return presentJoin(channel) }
-        channel.joinTimer = timers.schedule(after: config.simulation.joinLatency) { [weak self, weak channel] in
+        let answered = timers.now + config.simulation.joinLatency
+        channel.joinTimer = timers.schedule(at: answered, holdingClock: true) { [weak self, weak channel] in
             guard let self, let channel else { return }
             self.fire { self.completeJoin(channel, rejoining: rejoining) }
         }

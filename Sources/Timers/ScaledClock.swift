@@ -4,8 +4,9 @@ import Synchronization
 /// moves with it: at 3600× a base second is an hour on this clock, so a 24 h token lives 24 s of the base clock.
 /// Its speed can change and it can pause while it runs (`perform`, the call screen's `<`, `>` and space): copies share
 /// one pace, and whoever sleeps on it is woken to plan again, so a sleep ends when this clock reaches its deadline at
-/// whatever speed it ran, and never while paused. On a stepped base (a test's manual clock) its timer queues are run by
-/// the base as it passes their deadlines, translated at the pace of the moment, as exactly as on the base itself.
+/// whatever speed it ran, and never while paused. A hold (`hold(from:)`) keeps it at its base's pace from an instant
+/// until released. On a stepped base (a test's manual clock) its timer queues are run by the base as it passes their
+/// deadlines, translated at the pace of the moment, as exactly as on the base itself.
 public struct ScaledClock: Clock, Sendable {
     public typealias Instant = OffsetInstant
 
@@ -39,7 +40,7 @@ public struct ScaledClock: Clock, Sendable {
     func register(_ stepper: any ClockStepper) {
         guard let stepped = shared.stepped else { return }
         let shared = shared
-        let paced = PacedStepper(stepper) { [weak shared] left in shared?.pace.withLock { $0.underDuration(covering: left) } }
+        let paced = PacedStepper(stepper) { [weak shared] left in shared?.baseDuration(covering: left) }
         shared.paced.withLock { kept in
             kept.removeAll { $0.isGone }
             kept.append(paced)
@@ -49,7 +50,21 @@ public struct ScaledClock: Clock, Sendable {
 
     /// Halves or doubles the speed, or pauses or resumes, from now on; returns the phase it leaves the clock in.
     @discardableResult
-    public func perform(_ change: ClockChange) -> ClockPhase { shared.perform(change) }
+    public func perform(_ change: ClockChange) -> ClockPhase {
+        shared.change { pace, now in
+            pace.apply(change, under: now)
+            return pace.phase
+        }
+    }
+
+    /// Keeps this clock from running faster than its base (1×) from `instant` on (at once, when it is past) until the
+    /// hold is released: what the call waits for outside (a token exchange) or for the main actor to run (a warning due)
+    /// is not multiplied by the speed. A paused clock stays paused.
+    public func hold(from instant: Instant) -> ClockHold {
+        let shared = shared
+        let id = shared.change { pace, now in pace.hold(from: instant.offset, under: now) }
+        return ClockHold { shared.change { pace, now in pace.release(id, under: now) } }
+    }
 
     /// Sleeps until this clock reaches `deadline`: on the base clock until the time that speed puts it at, planned
     /// again whenever the speed changes or the clock pauses or resumes.
@@ -95,11 +110,9 @@ extension ScaledClock {
             pace.withLock { $0.time(under: base.now()) }
         }
 
-        func perform(_ change: ClockChange) -> ClockPhase {
-            let phase = pace.withLock { pace in
-                pace.apply(change, under: base.now())
-                return pace.phase
-            }
+        /// Changes the pace at the base's now and wakes every sleeper to plan again.
+        func change<T>(_ body: (inout Pace, Duration) -> T) -> T {
+            let result = pace.withLock { body(&$0, base.now()) }
             let woken = waiting.withLock { waiting in
                 waiting.changes += 1
                 defer { waiting.sleepers = [:] }
@@ -109,7 +122,15 @@ extension ScaledClock {
                 sleeper.timer?.cancel()
                 sleeper.continuation.resume()
             }
-            return phase
+            return result
+        }
+
+        /// How long the base takes from now to cover `stretch` of this clock's time; nil while paused.
+        func baseDuration(covering stretch: Duration) -> Duration? {
+            let now = base.now()
+            return pace.withLock { pace in
+                pace.under(reaching: pace.time(under: now) + stretch).map { max($0 - now, .zero) }
+            }
         }
 
         /// Nil once the clock has reached `target`; else the base time to wake at (nil while paused) and the count of
@@ -161,6 +182,19 @@ extension ScaledClock {
             sleeper.continuation.resume()
         }
     }
+}
+
+/// A hold on a `ScaledClock` (`hold(from:)`): released once, by `release()` or when the last reference goes.
+public final class ClockHold: Sendable {
+    private let end: Mutex<(@Sendable () -> Void)?>
+
+    init(_ end: @escaping @Sendable () -> Void) { self.end = Mutex(end) }
+
+    public func release() {
+        end.withLock { end in defer { end = nil }; return end }?()
+    }
+
+    deinit { release() }
 }
 
 /// A stepper on a scaled clock as its stepped base sees it: the time to its next deadline in the base's time.

@@ -13,6 +13,8 @@ public final class TimerQueue: Sendable {
         let deadline: Duration
         let id: ID
         let action: @MainActor () -> Void
+        /// Keeps a call clock at 1× from the deadline until the action has run (released with the entry).
+        let hold: ClockHold?
     }
 
     fileprivate struct State {
@@ -25,13 +27,22 @@ public final class TimerQueue: Sendable {
 
     private let clock: ElapsedClock
     private let isStepped: Bool
+    /// Holds the clock from a deadline of this queue, when it is a `ScaledClock`.
+    private let hold: (@Sendable (Duration) -> ClockHold)?
     fileprivate let state = Mutex(State())
 
     /// Can be made on any thread. A stepped clock registers the queue on the main actor: at once when made there (as
     /// tests make theirs; `isolation` is the caller's, which Swift fills in), else as soon as the main actor is free.
     public init(clock: any Clock<Duration>, isolation: (any Actor)? = #isolation) {
-        self.clock = ElapsedClock(clock)
         let stepped = clock as? any SteppedClock, scaled = clock as? ScaledClock
+        if let scaled {
+            let origin = scaled.now
+            self.clock = ElapsedClock(scaled, from: origin)
+            hold = { scaled.hold(from: origin.advanced(by: $0)) }
+        } else {
+            self.clock = ElapsedClock(clock)
+            hold = nil
+        }
         isStepped = stepped != nil || scaled?.isStepped == true
         guard isStepped else { return }
         let register: @MainActor @Sendable () -> Void = { [self] in
@@ -53,12 +64,15 @@ public final class TimerQueue: Sendable {
         schedule(at: now + max(delay, .zero), action)
     }
 
-    /// Runs `action` when `now` reaches `deadline`.
+    /// Runs `action` when `now` reaches `deadline`. With `holdingClock`, a `ScaledClock` counts at 1× from the deadline
+    /// until the action has run (or the timer is cancelled), so however busy the main actor is, the action comes at most
+    /// that real delay late in the clock's time, not that delay times the speed.
     @discardableResult
-    public func schedule(at deadline: Duration, _ action: @escaping @MainActor () -> Void) -> ID {
-        state.withLock { state in
+    public func schedule(at deadline: Duration, holdingClock: Bool = false, _ action: @escaping @MainActor () -> Void) -> ID {
+        let hold = holdingClock ? hold?(deadline) : nil
+        return state.withLock { state in
             state.nextID += 1
-            let entry = Entry(deadline: deadline, id: ID(value: state.nextID), action: action)
+            let entry = Entry(deadline: deadline, id: ID(value: state.nextID), action: action, hold: hold)
             let index = state.entries.firstIndex { $0.deadline > deadline } ?? state.entries.endIndex
             state.entries.insert(entry, at: index)
             rearm(&state)
@@ -84,21 +98,24 @@ public final class TimerQueue: Sendable {
     public func cancel(_ ids: some Sequence<ID>) {
         let set = Set(ids)
         guard !set.isEmpty else { return }
-        state.withLock { state in
+        let holds = state.withLock { state in
+            let holds = state.entries.compactMap { set.contains($0.id) ? $0.hold : nil }
             state.entries.removeAll { set.contains($0.id) }
             rearm(&state)
+            return holds
         }
+        holds.forEach { $0.release() }
     }
 
     /// How many timers are pending.
     public var count: Int { state.withLock { $0.entries.count } }
 
-    fileprivate func nextDue() -> (@MainActor () -> Void)? {
+    fileprivate func nextDue() -> Entry? {
         let now = now
         return state.withLock { state in
             guard let first = state.entries.first, first.deadline <= now else { return nil }
             state.entries.removeFirst()
-            return first.action
+            return first
         }
     }
 
@@ -141,7 +158,10 @@ extension TimerQueue: ClockStepper {
             return true
         }
         guard started else { return }
-        while let action = nextDue() { action() }
+        while let entry = nextDue() {
+            entry.action()
+            entry.hold?.release()
+        }
         state.withLock { state in
             state.firing = false
             rearm(&state)
@@ -177,7 +197,11 @@ public struct ElapsedClock: Sendable {
             self.init(continuous: continuous)
             return
         }
-        let origin = clock.now
+        self.init(clock, from: clock.now)
+    }
+
+    /// Time elapsed since `origin` on `clock`.
+    init<C: Clock>(_ clock: C, from origin: C.Instant) where C.Duration == Duration {
         self.init(now: { origin.duration(to: clock.now) },
                   sleep: { try await clock.sleep(until: origin.advanced(by: $0), tolerance: nil) })
     }

@@ -136,7 +136,7 @@ enum JoinCommand {
     /// speed `<`, `>` and space change. Tokens from outside (`--token-url`, `--token`) are made on the real clock: such a
     /// call runs on the call clock only when `--speed` is given, each token then living its lifetime of the call's time
     /// from when it arrives (`TokenWall.real`). A token request's deadline and the backoff after a failed one stay in real
-    /// seconds: the network does not speed up.
+    /// seconds, and the call's clock counts an exchange under way at 1× (the session holds it): the network does not speed up.
     static func callClock(_ config: inout CallSession.Configuration, _ args: Invocation, server: TokenServerChoice) throws(UsageError) {
         let speed: Int = try args.integer("speed", in: ClockPhase.speeds)
         let embedded = if case .embedded = server { true } else { false }

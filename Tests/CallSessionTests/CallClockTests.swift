@@ -1,6 +1,7 @@
 import AccessToken
 import ChannelEngine
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
 import Timers
@@ -23,6 +24,26 @@ import TokenServer
             config.networkClock = base
         }
         return (h, clock)
+    }
+
+    /// A call on its own clock (the network's the manual base) whose token server answers after `delay` of the network's
+    /// time, making each token as it answers (or, `madeBeforeTheWait`, as it is asked).
+    private func callWithASlowServer(speed: Int, answersIn delay: Duration, madeBeforeTheWait: Bool = false)
+        -> (SessionHarness, ScaledClock, SlowTokenServer) {
+        let base = SessionHarness.makeClock()
+        let clock = ScaledClock(speed: speed, base: base, unixTime: base.unixTime)
+        let server = SlowTokenServer(LocalTokenServer { clock.unixTime }, delay: delay, network: base, madeFirst: madeBeforeTheWait)
+        let h = SessionHarness(clock: base, source: TokenSource(provider: server, url: URL(string: "http://127.0.0.1:8082")!)) { config in
+            config.clock = clock
+            config.unixTime = { clock.unixTime }
+            config.networkClock = base
+            config.requestTimeout = .seconds(60)
+            config.appID = TestCredentials.appID
+            config.appCertificate = TestCredentials.certificate
+        }
+        // Asleep on the network's clock: the provider, and the fetch's deadline beside it.
+        h.fetchWaitsForTheClock = { server.waiting.withLock { $0 } > 0 && base.sleeperCount >= 2 }
+        return (h, clock, server)
     }
 
     @Test func pausingTheCallsClockStopsEveryTimerAndTheCountdownAndResumingGoesOn() async throws {
@@ -78,6 +99,79 @@ import TokenServer
         #expect(h.session.engine?.connectionState == .connected)
     }
 
+    /// The issue's `--speed 3600`: a 15 ms exchange counted 3600 times is 54 s, past the 30 s warning. It counts at 1×,
+    /// so an hour of 40 s tokens renews every time and never expires.
+    @Test func aFifteenMillisecondExchangeCountsAt1xSoAn3600xCallOf40SecondTokensNeverExpires() async throws {
+        let (h, _, server) = callWithASlowServer(speed: 3600, answersIn: .milliseconds(15))
+        h.session.start()
+        await h.run(for: 1, step: 0.001)
+        #expect(h.count("requestToken") == 0, "\(h.names().filter { $0 != "tokenPrivilegeWillExpire" }.suffix(8))")
+        // Each renewal: 10 s of the call's time at 3600x (2.8 ms), then the exchange's real 15 ms.
+        #expect(h.count("tokenRenewed") >= 50, "\(h.count("tokenRenewed")) renewals in a second")
+        let latencies = h.events.compactMap { if case .tokenFetched(let latency, _) = $0.kind { latency } else { nil } }
+        #expect(latencies.allSatisfy { $0 >= .milliseconds(15) && $0 <= .milliseconds(16) },
+                "each exchange is its real 15 ms: \(latencies)")
+        #expect(h.session.clockPhase == .running(speed: 3600))
+    }
+
+    /// A server slower than the warning lead even at 1×: the token runs out with its renewal on the way, and the call
+    /// says so, then rejoins with the late token.
+    @Test func aServerSlowerThanTheWarningLeadIsNamedWhenTheTokenRunsOutAndTheLateTokenRejoins() async throws {
+        let (h, _, server) = callWithASlowServer(speed: 3600, answersIn: .zero)
+        h.session.start()
+        await h.run(for: 0.01, step: 0.001)
+        #expect(h.session.engine?.connectionState == .connected)
+        server.delay.withLock { $0 = .seconds(35) }
+        await h.run(for: 36, step: 0.5)
+        let expired = try #require(h.first("requestToken"))
+        let note = h.events.first { $0.time >= expired.time && $0.noteText != nil }?.noteText ?? ""
+        #expect(note.hasPrefix("the token ran out with its renewal still on the way: the token server took longer than the 30 s"),
+                "\(note)")
+        await h.run(for: 0.01, step: 0.001)
+        #expect(h.session.engine?.connectionState == .connected, "\(h.names().suffix(8))")
+    }
+
+    /// A renewal out of an expired call rejoins; a token that runs out before the join is answered is fetched again,
+    /// and the call says why, instead of staying failed to the end.
+    @Test func aTokenThatRunsOutBeforeTheRejoinIsAnsweredIsFetchedAgainAndExplained() async throws {
+        let (h, _, server) = callWithASlowServer(speed: 1, answersIn: .zero, madeBeforeTheWait: true)
+        h.session.start()
+        await h.run(for: 1)
+        #expect(h.session.engine?.connectionState == .connected)
+        // The warning's renewal is made at once and arrives 39.9 s later, 0.1 s before its end: less than the join takes.
+        server.delay.withLock { $0 = .milliseconds(39_900) }
+        await h.run(for: 9.5, step: 0.5)
+        #expect(h.count("tokenFetchStarted") == 2)
+        server.delay.withLock { $0 = .zero }
+        await h.run(for: 40, step: 0.1)
+        let failed = try #require(h.events.last { $0.kind == .engine(.connectionStateChanged(.failed, reason: .reasonTokenExpired)) })
+        #expect(h.events.contains { $0.noteText?.hasPrefix("the new token ran out before the network took it") == true })
+        #expect(h.events.contains { $0.time >= failed.time && $0.kind == .tokenFetchStarted(reason: "requestToken") })
+        await h.run(for: 1)
+        #expect(h.session.engine?.connectionState == .connected, "\(h.names().suffix(8))")
+    }
+
+    /// Tokens that always arrive too close to their end: the second that runs out before its rejoin is answered ends
+    /// the fetching, in words, rather than asking the server again and again.
+    @Test func aSecondTokenInARowThatRunsOutBeforeTheRejoinIsAnsweredIsStuckNotRetriedForever() async throws {
+        let (h, _, server) = callWithASlowServer(speed: 1, answersIn: .zero, madeBeforeTheWait: true)
+        h.session.start()
+        await h.run(for: 1)
+        // The warning's renewal (at 10 s, a token to 50 s) arrives at 49.9 s; the one fetched again when its rejoin
+        // fails (at 50.15 s, a token to 90 s) at 89.85 s: each less than the join's 250 ms before its end.
+        server.delay.withLock { $0 = .milliseconds(39_900) }
+        await h.run(for: 10, step: 0.1)
+        server.delay.withLock { $0 = .milliseconds(39_700) }
+        await h.run(for: 80, step: 0.1)
+        #expect(h.events.filter { $0.noteText?.hasPrefix("the new token ran out before the network took it") == true }.count == 1)
+        let stuck = try #require(h.events.first { $0.name == "stuck" }?.textLine)
+        #expect(stuck.contains("the new token ran out before the network took it") && stuck.contains("twice in a row; nothing will retry"),
+                "\(stuck)")
+        let fetches = server.fetchCount
+        await h.run(for: 120, step: 1)
+        #expect(server.fetchCount == fetches, "nothing asks the server again")
+    }
+
     @Test func aCallOnTheRealClockSaysWhyItsSpeedCannotChange() {
         let h = SessionHarness()
         #expect(h.session.clockPhase == nil)
@@ -111,5 +205,33 @@ import TokenServer
         await h.settle(until: { h.count("tokenRenewed") == 1 })
         #expect(h.count("tokenRenewed") == 1, "a fresh token from the server, an hour of call time later: \(h.names().suffix(6))")
         #expect(h.count("requestToken") == 0)
+    }
+}
+
+/// A token server that takes its time on the network's clock.
+final class SlowTokenServer: TokenProvider, Sendable {
+    let delay: Mutex<Duration>
+    /// Requests waiting for their answer now.
+    let waiting = Mutex(0)
+    private let server: LocalTokenServer
+    private let network: ManualClock
+    private let madeFirst: Bool
+
+    init(_ server: LocalTokenServer, delay: Duration, network: ManualClock, madeFirst: Bool) {
+        self.server = server
+        self.delay = Mutex(delay)
+        self.network = network
+        self.madeFirst = madeFirst
+    }
+
+    var fetchCount: Int { server.fetchCount }
+
+    func fetchToken(for request: TokenRequest) async throws -> FetchedToken {
+        let made = madeFirst ? try await server.fetchToken(for: request) : nil
+        waiting.withLock { $0 += 1 }
+        defer { waiting.withLock { $0 -= 1 } }
+        try await network.sleep(for: delay.withLock { $0 })
+        if let made { return made }
+        return try await server.fetchToken(for: request)
     }
 }

@@ -127,6 +127,68 @@ struct ScaledClockTests {
         #expect(woke.withLock { $0 } == .seconds(3600))
     }
 
+    /// The rule for a fast call's token exchanges: what the call waits for outside counts at 1×, not at its speed.
+    @Test func aHoldCountsAtTheBasesPaceUntilReleasedThenTheSpeedIsBack() async {
+        let base = ManualClock()
+        let clock = ScaledClock(speed: 3600, base: base, unixTime: 0)
+        await base.advance(by: .milliseconds(1))
+        #expect(clock.now.offset == .milliseconds(3600))
+        let hold = clock.hold(from: clock.now)
+        await base.advance(by: .milliseconds(15))
+        #expect(clock.now.offset == .milliseconds(3615), "a 15 ms exchange is 15 ms of the call's time, not 54 s")
+        hold.release()
+        hold.release()
+        await base.advance(by: .milliseconds(1))
+        #expect(clock.now.offset == .milliseconds(7215))
+        #expect(clock.phase == .running(speed: 3600), "the speed a person chose is unchanged")
+    }
+
+    @Test func aHoldFromALaterInstantRunsFastUntilThereAndAtTheBasesPaceAfterUntilItsLastReferenceGoes() async {
+        let base = ManualClock()
+        let clock = ScaledClock(speed: 3600, base: base, unixTime: 0)
+        var hold: ClockHold? = clock.hold(from: .init(offset: .seconds(36)))
+        await base.advance(by: .milliseconds(5))
+        #expect(clock.now.offset == .seconds(18))
+        await base.advance(by: .milliseconds(10))
+        #expect(clock.now.offset == .milliseconds(36_005), "36 s in 10 ms at 3600x, then 5 ms at 1x")
+        #expect(hold != nil)
+        hold = nil
+        await base.advance(by: .milliseconds(1))
+        #expect(clock.now.offset == .milliseconds(39_605))
+    }
+
+    /// A warning due while the main actor is busy: at 3600x each late millisecond would be 3.6 s of the call.
+    @Test func aTimerHoldingTheClockComesAtMostTheRealDelayLateHoweverFastTheClock() async throws {
+        let started = ContinuousClock.now
+        let clock = ScaledClock(speed: 3600, unixTime: 0)
+        let queue = TimerQueue(clock: clock)
+        let firedAt = Mutex<(clock: Duration, real: Duration)?>(nil)
+        queue.schedule(at: .seconds(36), holdingClock: true) { firedAt.withLock { $0 = (queue.now, ContinuousClock.now - started) } }
+        // The main actor is busy from before the deadline (10 ms away) to 40 ms after it, and longer when other tests
+        // hold it: however long, the timer is late by no more than that real time.
+        let busyUntil = started + .milliseconds(50)
+        while ContinuousClock.now < busyUntil {}
+        #expect(firedAt.withLock { $0 } == nil)
+        while firedAt.withLock({ $0 }) == nil { await Task.yield() }
+        let fired = try #require(firedAt.withLock { $0 })
+        #expect(fired.clock >= .seconds(36) && fired.clock - .seconds(36) <= fired.real,
+                "fired at \(fired.clock) of the clock's time, \(fired.real) after it started: not 3600 times that late")
+        await Task.yield()
+        let after = clock.now.offset
+        try await Task.sleep(for: .milliseconds(10))
+        #expect(clock.now.offset - after >= .seconds(30), "once it has run, the clock runs at 3600x again")
+    }
+
+    @Test func aCancelledHoldingTimerLeavesTheClockAtItsSpeed() async {
+        let base = ManualClock()
+        let clock = ScaledClock(speed: 3600, base: base, unixTime: 0)
+        let queue = TimerQueue(clock: clock)
+        let timer = queue.schedule(at: .seconds(36), holdingClock: true) {}
+        queue.cancel(timer)
+        await base.advance(by: .milliseconds(20))
+        #expect(clock.now.offset == .seconds(72))
+    }
+
     @Test func aSleeperCancelledWhilePausedEnds() async {
         let base = ManualClock()
         let clock = ScaledClock(speed: 1, base: base, unixTime: 0)
