@@ -5,9 +5,8 @@ import TokenClient
 
 extension Doctor {
     /// A second token, fetched more than a second after the first, must expire later: a server that computes the expiry
-    /// once hands every client the same one, and every call loses its token in the same second. Nil without a first token.
-    func renewalCheck(_ request: HTTPRequest, first: AgoraToken?) async -> Check? {
-        guard let first else { return nil }
+    /// once hands every client the same one, and every call loses its token in the same second.
+    func renewalCheck(_ request: HTTPRequest, first: AgoraToken) async -> Check {
         try? await Task.sleep(for: Self.renewalGap)
         let second: AgoraToken
         switch await fetchToken(request) {
@@ -140,11 +139,12 @@ extension Doctor {
     /// Statuses that refuse a request for something other than its values: the credential, the time it took, the pace.
     static let refusalsOfAnotherKind: Set<Int> = [401, 407, 408, 429]
 
-    /// An out-of-range uid and an empty channel must be refused for the input: each goes beside the same request with good
-    /// values, which must get a token, so that a server refusing everything (403 or 404 for all) proves nothing. Nil
-    /// when the shape can carry neither.
-    func badInputCheck() async -> Check? {
-        var probes: [(input: String, good: String, goodRequest: HTTPRequest, badRequest: HTTPRequest)] = []
+    /// One probe of the bad-input check: bad input, and the same request with good values.
+    typealias BadInputProbe = (input: String, good: String, goodRequest: HTTPRequest, badRequest: HTTPRequest)
+
+    /// The probes the shape can carry: an out-of-range uid, an empty channel.
+    var badInputProbes: [BadInputProbe] {
+        var probes: [BadInputProbe] = []
         // The shape's request for the largest uid, with that number made one too large wherever the shape put it.
         let largest = Array(String(UInt32.max).utf8), tooLarge = Array(String(UInt64(UInt32.max) + 1).utf8)
         var high = setup.request
@@ -160,6 +160,14 @@ extension Doctor {
         if let good = try? provider.httpRequest(for: setup.request), let bad = try? provider.httpRequest(for: empty) {
             probes.append(("an empty channel", "channel \"\(setup.request.channel)\"", good, bad))
         }
+        return probes
+    }
+
+    /// An out-of-range uid and an empty channel must be refused for the input: each goes beside the same request with good
+    /// values, which must get a token, so that a server refusing everything (403 or 404 for all) proves nothing. Nil
+    /// when the shape can carry neither.
+    func badInputCheck() async -> Check? {
+        let probes = badInputProbes
         guard !probes.isEmpty else { return nil }
         var (notRefused, unjudged) = ([String](), [String]())
         for probe in probes {
