@@ -22,12 +22,7 @@ enum LoadCommand {
             .value("clients", "N", help: "clients in this process, \(LoadPlan.clientRange.lowerBound)...\(LoadPlan.clientRange.upperBound)",
                    default: "100"),
             .value("channels", "M", help: "channels; client k joins load-(k mod M), 1...clients", otherwise: "10, or one per client when fewer"),
-            .value("duration", "SECONDS", help: "how long the clients stay, \(LoadPlan.durationRange.lowerBound)...\(LoadPlan.durationRange.upperBound)",
-                   default: "10"),
-            .value("ramp-up", "SECONDS", help: "how long the clients take to arrive, evenly, shorter than the duration "
-                   + "(0: all at once)", default: "0"),
-            .value("fps", "N", help: "video frames each client sends a second, "
-                   + "\(LoadPlan.framesPerSecondRange.lowerBound)...\(LoadPlan.framesPerSecondRange.upperBound)", default: "1"),
+        ] + hubOnly + [
             .flag("json", help: "print one JSON object (fields in Docs/load.md)"),
         ],
         epilogue: """
@@ -64,6 +59,16 @@ enum LoadCommand {
         return figures.errors.isEmpty ? ExitCode.ok : ExitCode.failure
     }
 
+    /// The options of clients in a hub, which --no-hub refuses; their help says so.
+    static let hubOnly: [Option] = [
+        .value("duration", "SECONDS", help: "how long the clients stay, "
+               + "\(LoadPlan.durationRange.lowerBound)...\(LoadPlan.durationRange.upperBound); with --hub only", default: "10"),
+        .value("ramp-up", "SECONDS", help: "how long the clients take to arrive, evenly, shorter than the duration "
+               + "(0: all at once); with --hub only", default: "0"),
+        .value("fps", "N", help: "video frames each client sends a second, "
+               + "\(LoadPlan.framesPerSecondRange.lowerBound)...\(LoadPlan.framesPerSecondRange.upperBound); with --hub only", default: "1"),
+    ]
+
     /// Token requests under way at once for each core, when the clients are in a hub.
     static let fetchWorkersPerCore = 4
     static var cores: Int { max(1, ProcessInfo.processInfo.activeProcessorCount) }
@@ -78,7 +83,7 @@ enum LoadCommand {
         case (true, false): hub = try JoinCommand.hubAddress(args)
         case (false, true):
             hub = nil
-            for name in ["duration", "fps", "ramp-up"] where args.has(name) {
+            for name in hubOnly.map(\.name) where args.has(name) {
                 throw args.error("--\(name) is for clients in a hub; --no-hub fetches a token a client, then renews it, and ends")
             }
         }
