@@ -56,7 +56,21 @@ enum LoadCommand {
             figures = await TokenStampede.run(plan)
         }
         print(args.has("json") ? figures.json : figures.text)
+        if let limit = limitHit(figures.errors) { Console.error("tokencall load: \(limit)") }
         return figures.errors.isEmpty ? ExitCode.ok : ExitCode.failure
+    }
+
+    /// The limit a run that was answered "busy" (429 or 503) most likely hit, and the options that lift it; nil when
+    /// nothing was. Every client comes from this one address, and `serve`'s limits are per address and in all.
+    static func limitHit(_ errors: [String: Int]) -> String? {
+        let busy = errors.filter { $0.key.hasSuffix(TokenClientError.rateLimited(status: 503, retryAfter: nil).kind) }.values.reduce(0, +)
+        guard busy > 0 else { return nil }
+        func limit(_ name: String) -> String {
+            "--\(name) (\(ServeCommand.command.options.first { $0.name == name }?.defaultValue ?? "?"))"
+        }
+        return "\(busy) token requests were answered busy (HTTP 429 or 503): every client connects from this one address, "
+            + "and tokencall serve refuses connections beyond \(limit("max-connections-per-address")) from one address and "
+            + "\(limit("max-connections")) in all; start it with both above --clients"
     }
 
     /// The options of clients in a hub, which --no-hub refuses; their help says so.
