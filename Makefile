@@ -25,7 +25,7 @@ fuzz: deps
 pictures: deps
 	$(SWIFT) build --product tokencall
 	./.build/debug/tokencall join --screenshot Docs/images/call.svg --overwrite --size 120x36 --duration 12 \
-		--seed 7 --remote-users 3
+		--seed 7
 
 deps:
 	@Scripts/deps.sh

@@ -9,8 +9,6 @@ public struct Invocation: Sendable {
     /// For options whose value came from the environment, the variable it came from.
     var environmentSources: [String: String] = [:]
     public let positionals: [String]
-    /// The usage of the command reached, for errors found after parsing.
-    public let usage: String
     /// The command reached.
     let command: Command
 
@@ -45,7 +43,7 @@ public struct Invocation: Sendable {
 
     /// A usage error for this command.
     public func error(_ message: String) -> UsageError {
-        UsageError(message: "\(path.joined(separator: " ")): \(message)", usage: usage)
+        UsageError(message, path: path)
     }
 
     /// The option (or its default) as an integer in `range`; nil when it has neither.

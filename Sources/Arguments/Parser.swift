@@ -8,10 +8,17 @@ public enum ParseOutcome: Sendable {
     case version
 }
 
-/// A command line that does not fit the command table: one line saying why, and the usage to show.
+/// A command line that does not fit the command table: one line saying why, and one saying where the help is.
 public struct UsageError: Error, Sendable, Equatable, CustomStringConvertible {
     public let message: String
-    public let usage: String
+    /// `see tokencall doctor --help`: the help of the command reached, which would push the message out of sight.
+    public let seeHelp: String
+
+    init(_ message: String, path: [String]) {
+        let command = path.joined(separator: " ")
+        self.message = "\(command): \(message)"
+        seeHelp = "see \(command) --help"
+    }
 
     public var description: String { message }
 }
@@ -36,10 +43,16 @@ extension Command {
             command = fallback
             path.append(fallback.name)
         }
-        let usage = command.usage(path: path)
-        func fail(_ message: String) -> UsageError {
-            UsageError(message: "\(path.joined(separator: " ")): \(message)", usage: usage)
+        func fail(_ message: String) -> UsageError { UsageError(message, path: path) }
+        let takesCommand = !command.subcommands.isEmpty && command.positionals.isEmpty
+        func unknownCommand(_ word: String) -> UsageError {
+            let suggestion = command.suggestion(for: word)
+            return fail(suggestion.isEmpty
+                ? "unknown command (not shown, as it may be a secret); one of: \(command.subcommands.map(\.name).joined(separator: ", "))"
+                : "unknown command\(suggestion)")
         }
+        // A word where a command goes is a command, whatever follows it (the options of the command meant, --help).
+        if takesCommand, index < arguments.count, !arguments[index].hasPrefix("-") { throw unknownCommand(arguments[index]) }
 
         var values: [String: String] = [:]
         var positionals: [String] = []
@@ -52,7 +65,7 @@ extension Command {
                 continue
             }
             if argument == "--" { optionsEnded = true; continue }
-            if argument == "-h" || argument == "--help" { return .help(usage) }
+            if argument == "-h" || argument == "--help" { return .help(command.usage(path: path)) }
             if argument == "--version", path.count == 1 { return .version }
             guard argument.hasPrefix("--") else {
                 let name = String(argument.prefix { $0 != "=" })
@@ -81,13 +94,8 @@ extension Command {
             }
         }
 
-        if !command.subcommands.isEmpty, command.positionals.isEmpty {
-            if let word = positionals.first {
-                let suggestion = command.suggestion(for: word)
-                throw fail(suggestion.isEmpty
-                    ? "unknown command (not shown, as it may be a secret); one of: \(command.subcommands.map(\.name).joined(separator: ", "))"
-                    : "unknown command\(suggestion)")
-            }
+        if takesCommand {
+            if let word = positionals.first { throw unknownCommand(word) }
             throw fail("missing command; one of: \(command.subcommands.map(\.name).joined(separator: ", "))")
         }
         var environmentSources: [String: String] = [:]
@@ -109,7 +117,7 @@ extension Command {
             throw fail("missing \(missing.name)")
         }
         return .run(Invocation(path: path, values: values, defaults: defaults, environmentSources: environmentSources,
-                               positionals: positionals, usage: usage, command: command))
+                               positionals: positionals, command: command))
     }
 
     /// Why `count` more arguments than the command takes are wrong, without showing them: a value given without its

@@ -17,10 +17,10 @@ public struct HTTPTokenProvider: TokenProvider {
     public let shape: Shape
     /// The lifetime a shape with `{expire}` asks for, in seconds.
     public let requestedLifetime: UInt32
-    private let bearer: String?
+    let bearer: String?
     /// Sent as `Origin` on every request, as a browser app at that origin sends it.
-    private let origin: String?
-    private let transport: any HTTPTransport
+    let origin: String?
+    let transport: any HTTPTransport
     private let unixTime: @Sendable () -> Double
     /// Hands over a token for someone else, or already expired, with what is wrong in `FetchedToken.flaw`, instead of
     /// refusing it: for the app's own server, whose mistakes are made on purpose for the engine to answer.
@@ -55,7 +55,9 @@ public struct HTTPTokenProvider: TokenProvider {
         } catch {
             throw TokenClientError.transport(Self.words(for: error))
         }
-        var fetched = try accept(reply, for: request, startedAt: startedAt)
+        let accepted = Result { () throws(TokenClientError) in try accept(reply, for: request, startedAt: startedAt) }
+        if case .failure(.server(status: 404, let message)) = accepted { throw await notFound(message, for: request) }
+        var fetched = try accepted.get()
         if url.path != sent.url?.path { fetched.redirectedTo = String(url.path.prefix(200)) }
         return fetched
     }

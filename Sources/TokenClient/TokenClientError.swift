@@ -19,6 +19,9 @@ public enum TokenClientError: Error, Equatable, Sendable, Codable, CustomStringC
     case redirected(String)
     /// Another non-2xx status, with the server's own error text when it sent one.
     case server(status: Int, message: String?)
+    /// A 404 to the token request from a server that runs (its `GET /ping` answers), with what to do: the request shape
+    /// that gets a token there, or that none does.
+    case wrongPath(message: String?, hint: String)
     /// A 2xx answer that does not hold a usable token.
     case invalidResponse(String)
     /// A token for another channel, uid or App ID than asked for.
@@ -45,6 +48,8 @@ public enum TokenClientError: Error, Equatable, Sendable, Codable, CustomStringC
                 + "point the token server's URL at the final endpoint"
         case .server(let status, let message):
             "the token server answered HTTP \(status)" + (message.map { ": \($0.escapedForPrinting)" } ?? "")
+        case .wrongPath(let message, let hint):
+            "the token server answered HTTP 404" + (message.map { ": \($0.escapedForPrinting)" } ?? "") + "; \(hint)"
         case .invalidResponse(let why): "the token server's answer is not usable: \(why)"
         case .wrongAudience(let why): "the token server sent a token for someone else: \(why)"
         case .expired(let ago): "the token server sent a token that expired \(ago) s ago; check its clock and expiry settings"
@@ -83,6 +88,7 @@ public enum TokenClientError: Error, Equatable, Sendable, Codable, CustomStringC
         case .rateLimited: "rateLimited"
         case .redirected: "redirected"
         case .server: "server"
+        case .wrongPath: "wrongPath"
         case .invalidResponse: "invalidResponse"
         case .wrongAudience: "wrongAudience"
         case .expired: "expired"

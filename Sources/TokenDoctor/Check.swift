@@ -13,11 +13,13 @@ public struct Check: Sendable, Equatable {
         case cors
     }
 
-    /// Passed, with what was seen; warned (passed, but soon it will not) or failed, with what was seen and what to do.
+    /// Passed, with what was seen; warned (passed, but soon it will not) or failed, with what was seen and what to do;
+    /// or skipped, because the failure of the check named left it nothing to check.
     public enum Outcome: Sendable, Equatable {
         case passed(String)
         case warned(String, fix: String)
         case failed(String, fix: String)
+        case skipped(because: Name)
     }
 
     public let name: Name
@@ -34,7 +36,15 @@ public struct Check: Sendable, Equatable {
 
     /// Passed, with a warning or without.
     public var ok: Bool {
-        if case .failed = outcome { false } else { true }
+        switch outcome {
+        case .passed, .warned: true
+        case .failed, .skipped: false
+        }
+    }
+
+    /// The check whose failure this one was skipped for; nil when it ran.
+    public var skippedBecause: Name? {
+        if case .skipped(let cause) = outcome { cause } else { nil }
     }
 
     public var isWarning: Bool {
@@ -45,13 +55,14 @@ public struct Check: Sendable, Equatable {
     var finding: String {
         switch outcome {
         case .passed(let seen), .warned(let seen, _), .failed(let seen, _): seen
+        case .skipped(let cause): "not checked, because \(cause.rawValue) failed"
         }
     }
 
     /// What was seen and, for a warning or a failure, what to do: one line of plain words.
     public var detail: String {
         switch outcome {
-        case .passed(let seen): seen
+        case .passed, .skipped: finding
         case .warned(let seen, let fix), .failed(let seen, let fix): "\(seen) → \(fix)"
         }
     }

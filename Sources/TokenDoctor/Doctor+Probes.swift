@@ -5,9 +5,8 @@ import TokenClient
 
 extension Doctor {
     /// A second token, fetched more than a second after the first, must expire later: a server that computes the expiry
-    /// once hands every client the same one, and every call loses its token in the same second. Nil without a first token.
-    func renewalCheck(_ request: HTTPRequest, first: AgoraToken?) async -> Check? {
-        guard let first else { return nil }
+    /// once hands every client the same one, and every call loses its token in the same second.
+    func renewalCheck(_ request: HTTPRequest, first: AgoraToken) async -> Check {
         try? await Task.sleep(for: Self.renewalGap)
         let second: AgoraToken
         switch await fetchToken(request) {
@@ -49,25 +48,10 @@ extension Doctor {
         return .passed(.latency, figures)
     }
 
-    /// Where the server's own paths (`/ping`, the named shapes') start: the URL, or for a shape whose URL may be its
-    /// endpoint, the URL without that endpoint.
-    var serverRoot: URL {
-        var base = setup.url
-        if setup.shape.urlMayBeEndpoint, !(base.path.isEmpty || base.path == "/") { base.deleteLastPathComponent() }
-        return base
-    }
-
-    /// `GET /ping` under `serverRoot`.
-    var pingRequest: HTTPRequest {
-        var request = HTTPRequest(url: serverRoot.appendingPathComponent("ping"), fields: [("Accept", "application/json")])
-        if let origin = setup.origin { request.fields.append("Origin", origin) }
-        return request
-    }
-
     /// `GET /ping`, for the shapes of servers that have one (the community servers').
     func pingCheck() async -> Check? {
         guard setup.shape.hasPing else { return nil }
-        let request = pingRequest
+        let request = provider.pingRequest
         switch await send(request) {
         case .success(let reply) where reply.isSuccess && reply.isWebPage:
             return .failed(.ping, "GET \(request.url?.path ?? "/ping"): \(reply.excerpt), a web page such as a catch-all route answers any path with",
@@ -83,27 +67,11 @@ extension Doctor {
     }
 
     /// For a first answer that is a 404 from a server that answers `GET /ping` (it runs, but not at that path): the
-    /// `answer` check with the named shapes whose request gets a token there as its fix.
+    /// `answer` check with the named shapes whose request gets a token there as its fix (`HTTPTokenProvider.shapeHint`).
     func suggestingShape(_ failed: Check) async -> Check {
-        guard case .failed(let seen, _) = failed.outcome, case .success(let ping) = await send(pingRequest), ping.isSuccess, !ping.isWebPage else {
-            return failed
-        }
-        let root = serverRoot
-        let atRoot = root.path.isEmpty || root.path == "/"
-        var answering: [String] = []
-        // A shape whose URL may be its endpoint takes a URL with a path as that endpoint: it is tried at the root only.
-        for (shape, _) in HTTPTokenProvider.Shape.named where shape.description != setup.shape.description && (atRoot || !shape.urlMayBeEndpoint) {
-            let other = HTTPTokenProvider(url: root, shape: shape, requestedLifetime: setup.requestedLifetime, bearer: setup.bearer,
-                                          origin: setup.origin, transport: transport)
-            guard let request = try? other.httpRequest(for: setup.request), case .success(let reply) = await send(request),
-                  (try? other.readAnswer(reply.reply)) != nil else { continue }
-            answering.append(shape.description)
-        }
-        let fix = answering.isEmpty
-            ? "GET /ping answers, so the server runs, but no request shape tokencall knows gets a token there: point the URL at "
-                + "its token endpoint, or describe its request with a template (Docs/token-requests.md)"
-            : "GET /ping answers, and --token-request \(answering.joined(separator: " or ")) gets a token there: use that"
-        return .failed(.answer, seen, fix: fix)
+        guard case .failed(let seen, _) = failed.outcome,
+              let hint = await provider.shapeHint(for: setup.request, send: { try? await send($0).get().reply }) else { return failed }
+        return .failed(.answer, seen, fix: hint)
     }
 
     /// `stampedeRequests` requests at once, as when every client's token expires in the same second: each gets a token.
@@ -140,11 +108,12 @@ extension Doctor {
     /// Statuses that refuse a request for something other than its values: the credential, the time it took, the pace.
     static let refusalsOfAnotherKind: Set<Int> = [401, 407, 408, 429]
 
-    /// An out-of-range uid and an empty channel must be refused for the input: each goes beside the same request with good
-    /// values, which must get a token, so that a server refusing everything (403 or 404 for all) proves nothing. Nil
-    /// when the shape can carry neither.
-    func badInputCheck() async -> Check? {
-        var probes: [(input: String, good: String, goodRequest: HTTPRequest, badRequest: HTTPRequest)] = []
+    /// One probe of the bad-input check: bad input, and the same request with good values.
+    typealias BadInputProbe = (input: String, good: String, goodRequest: HTTPRequest, badRequest: HTTPRequest)
+
+    /// The probes the shape can carry: an out-of-range uid, an empty channel.
+    var badInputProbes: [BadInputProbe] {
+        var probes: [BadInputProbe] = []
         // The shape's request for the largest uid, with that number made one too large wherever the shape put it.
         let largest = Array(String(UInt32.max).utf8), tooLarge = Array(String(UInt64(UInt32.max) + 1).utf8)
         var high = setup.request
@@ -160,6 +129,14 @@ extension Doctor {
         if let good = try? provider.httpRequest(for: setup.request), let bad = try? provider.httpRequest(for: empty) {
             probes.append(("an empty channel", "channel \"\(setup.request.channel)\"", good, bad))
         }
+        return probes
+    }
+
+    /// An out-of-range uid and an empty channel must be refused for the input: each goes beside the same request with good
+    /// values, which must get a token, so that a server refusing everything (403 or 404 for all) proves nothing. Nil
+    /// when the shape can carry neither.
+    func badInputCheck() async -> Check? {
+        let probes = badInputProbes
         guard !probes.isEmpty else { return nil }
         var (notRefused, unjudged) = ([String](), [String]())
         for probe in probes {

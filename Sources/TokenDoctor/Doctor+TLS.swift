@@ -9,22 +9,27 @@ extension Doctor {
     static let expiryFailDays: Int64 = 7
     static let expiryWarnDays: Int64 = 30
 
-    /// For an https:// URL over a transport that can probe (the socket one): the TLS version, the chain, the name and
-    /// the expiry from a handshake of its own, and whether plain http:// at the same host redirects to https. A refused
-    /// handshake fails the one check it is about; the others are then left out. Empty for http://.
-    func tlsChecks() async -> [Check] {
-        guard setup.url.scheme?.lowercased() == "https", let probe = transport as? any ServerProbe else { return [] }
+    /// Whether the TLS checks apply: an https:// URL, over a transport that can probe (the socket one).
+    var probesTLS: Bool { setup.url.scheme?.lowercased() == "https" && transport is any ServerProbe }
+
+    /// For an https:// URL over a transport that can probe: the TLS version, the chain, the name and the expiry from a
+    /// handshake of its own, and whether plain http:// at the same host redirects to https. A refused handshake fails
+    /// the one check it is about, `refused`; the others are then left out. Empty for http://.
+    func tlsChecks() async -> (checks: [Check], refused: Check.Name?) {
+        guard probesTLS, let probe = transport as? any ServerProbe else { return ([], nil) }
         var checks: [Check]
+        var refused: Check.Name?
         do {
             checks = certificateChecks(try await probe.tlsFacts(of: setup.url, within: setup.timeout))
         } catch let failure as TLSFailure {
-            checks = [refusedHandshake(failure)]
+            let check = refusedHandshake(failure)
+            (checks, refused) = ([check], check.name)
         } catch {
             // No handshake at all (connection refused, no answer): `reachable` says why.
             checks = []
         }
         checks.append(await redirectCheck(probe))
-        return checks
+        return (checks, refused)
     }
 
     private var host: String { (setup.url.host ?? "").escapedForPrinting }

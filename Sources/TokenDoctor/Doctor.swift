@@ -70,8 +70,9 @@ public struct Doctor: Sendable {
         try provider.httpRequest(for: setup.request)
     }
 
-    /// Runs every check that applies, in `Check.Name` order. Without a first answer only `reachable` (and for https://
-    /// the TLS checks) is reported; without a token in it, the checks of its token are left out.
+    /// Runs every check that applies, in `Check.Name` order. A check that needs what a failed one was to show (an answer,
+    /// a token) is skipped because of it, so one cause fails one check: the handshake (for https://), `reachable`,
+    /// `answer`, or `token`.
     public func run() async -> [Check] {
         guard let request = try? tokenRequest() else {
             return [.failed(.reachable, "the request shape cannot carry \(setup.request.user)", fix: "choose another --token-request")]
@@ -81,31 +82,71 @@ public struct Doctor: Sendable {
         let reply: Reply
         switch await send(request) {
         case .failure(let failure):
-            return [.failed(.reachable, failure.words, fix: "check the URL and that the server runs; the other checks need an answer")] + (await tls)
+            let (tlsChecks, refused) = await tls
+            // A refused handshake is why nothing answered: `reachable` would only say it again.
+            let reachable: [Check] = refused == nil ? [.failed(.reachable, failure.words, fix: "check the URL and that the server runs")] : []
+            return skipping(reachable + tlsChecks, because: refused ?? .reachable)
         case .success(let first):
             reply = first
         }
         let receivedAt = unixTime()
         var checks: [Check] = [.passed(.reachable, "HTTP \(reply.status) in \(reply.elapsed.millisecondsText)")]
-        var first: AgoraToken?
+        let fetched: FetchedAnswer
         switch readToken(reply) {
-        case .failed(let failed):
+        case .failed(let failed) where failed.name == .answer:
+            // Every other request is this one again, or needs it answered: they would fail for the same reason.
             checks.append(reply.status == 404 ? await suggestingShape(failed) : failed)
-        case .fetched(let fetched):
-            first = fetched.token
-            checks += tokenChecks(fetched, reply: reply, receivedAt: receivedAt)
+            return skipping(checks + (await tls).checks, because: .answer)
+        case .failed(let failed):
+            // The answer held something where the token goes, but not a token: the checks of a token have none to check.
+            if let answer = try? provider.readAnswer(reply.reply) { checks.append(Self.answerCheck(answer)) }
+            checks.append(failed)
+            checks.append(await latencyCheck(request))
+            checks += await probeChecks(request)
+            return skipping(checks + (await tls).checks, because: failed.name)
+        case .fetched(let first):
+            fetched = first
         }
-        async let renewal = renewalCheck(request, first: first)
+        checks += tokenChecks(fetched, reply: reply, receivedAt: receivedAt)
+        async let renewal = renewalCheck(request, first: fetched.token)
         checks.append(await latencyCheck(request))
+        checks += await probeChecks(request)
+        // The stampede comes last, so that no other check's request meets a server busy with it (or rate-limiting us).
+        checks.append(await renewal)
+        checks.append(await stampedeCheck(request))
+        return skipping(checks + (await tls).checks, because: nil)
+    }
+
+    /// `ping`, `bad-input` and `cors`, those that apply.
+    private func probeChecks(_ request: HTTPRequest) async -> [Check] {
+        var checks: [Check] = []
         if let ping = await pingCheck() { checks.append(ping) }
         if let badInput = await badInputCheck() { checks.append(badInput) }
         if let cors = await corsCheck(request) { checks.append(cors) }
-        // The stampede comes last, so that no other check's request meets a server busy with it (or rate-limiting us).
-        if let renewal = await renewal { checks.append(renewal) }
-        checks.append(await stampedeCheck(request))
-        checks += await tls
+        return checks
+    }
+
+    /// The checks that apply to this setup: the `tls-…` ones and `https-redirect` for https://, `ping` for a shape that
+    /// has one, `signature` with a certificate, `bad-input` when the shape carries a probe, `cors` with an origin.
+    var applicable: [Check.Name] {
+        Check.Name.allCases.filter { name in
+            switch name {
+            case .tlsVersion, .tlsChain, .tlsName, .tlsExpiry, .httpsRedirect: probesTLS
+            case .ping: setup.shape.hasPing
+            case .signature: setup.appCertificate != nil
+            case .badInput: !badInputProbes.isEmpty
+            case .cors: setup.origin != nil
+            default: true
+            }
+        }
+    }
+
+    /// `checks` with each applicable check that did not run skipped because of `cause`, in `Check.Name` order.
+    private func skipping(_ checks: [Check], because cause: Check.Name?) -> [Check] {
+        let ran = Set(checks.map(\.name))
+        let skipped = cause.map { cause in applicable.filter { !ran.contains($0) }.map { Check($0, .skipped(because: cause)) } } ?? []
         let order = Check.Name.allCases
-        return checks.sorted { order.firstIndex(of: $0.name)! < order.firstIndex(of: $1.name)! }
+        return (checks + skipped).sorted { order.firstIndex(of: $0.name)! < order.firstIndex(of: $1.name)! }
     }
 }
 

@@ -14,10 +14,7 @@ struct Reply: Sendable {
     func header(_ name: String) -> String? { reply.header(name) }
 
     /// An HTML page, by its type or its first character: what a catch-all route answers to any path.
-    var isWebPage: Bool {
-        header("Content-Type")?.lowercased().utf8.firstRange(of: "html".utf8) != nil
-            || String(decoding: data.prefix(64), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines).hasPrefix("<")
-    }
+    var isWebPage: Bool { HTTPTokenProvider.isWebPage(reply) }
 
     /// `HTTP 500, "<html><body>Bad…"`: the status and the start of the body, too short to hold a whole token.
     var excerpt: String {

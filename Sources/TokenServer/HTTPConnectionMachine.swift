@@ -138,15 +138,16 @@ struct HTTPConnectionMachine {
         return .close
     }
 
-    /// The answer to the request under way (`request` nil for a refusal); `keepAlive` false closes after it.
-    mutating func respond(_ response: HTTPResponse, to request: HTTPRequest?, keepAlive: Bool,
+    /// The answer to the request under way (`request` nil for a refusal), with the `Date` field line `date`;
+    /// `keepAlive` false closes after it.
+    mutating func respond(_ response: HTTPResponse, to request: HTTPRequest?, keepAlive: Bool, date: [UInt8] = [],
                           now instant: ContinuousClock.Instant) -> Action {
         let now = Self.moment(instant)
         guard case .receiving = phase else { return waiting() }
         let then: AfterSending = response.takeover.map { .handOver($0) } ?? (keepAlive ? .next : .close)
         phase = .sending(progress: now, then: then)
         if answer.capacity > Self.keptAnswerRoom { answer = [] } else { answer.removeAll(keepingCapacity: true) }
-        response.write(keepAlive: keepAlive, withBody: request?.method != "HEAD", to: &answer)
+        response.write(keepAlive: keepAlive, withBody: request?.method != "HEAD", date: date, to: &answer)
         return .send(answer)
     }
 

@@ -51,18 +51,20 @@ public struct HTTPResponse: Sendable {
     }
 
     /// The bytes on the wire; an answer to HEAD (`withBody: false`) has the headers, Content-Length included, and no body.
-    func serialized(keepAlive: Bool, withBody: Bool = true) -> [UInt8] {
+    /// `date` is the `Date` field line (`HTTPDate.field`), empty for none.
+    func serialized(keepAlive: Bool, withBody: Bool = true, date: [UInt8]) -> [UInt8] {
         var bytes: [UInt8] = []
-        write(keepAlive: keepAlive, withBody: withBody, to: &bytes)
+        write(keepAlive: keepAlive, withBody: withBody, date: date, to: &bytes)
         return bytes
     }
 
     /// Appends the bytes `serialized` gives to `bytes`.
-    func write(keepAlive: Bool, withBody: Bool = true, to bytes: inout [UInt8]) {
+    func write(keepAlive: Bool, withBody: Bool = true, date: [UInt8], to bytes: inout [UInt8]) {
         var headerBytes = 0
         for header in headers { headerBytes += header.name.utf8.count + header.value.utf8.count + 4 }
-        bytes.reserveCapacity(bytes.count + 160 + contentType.utf8.count + body.count + headerBytes)
+        bytes.reserveCapacity(bytes.count + 160 + date.count + contentType.utf8.count + body.count + headerBytes)
         HTTPReply.appendStatusLine(status, to: &bytes)
+        bytes.append(contentsOf: date)
         guard status != 101 else {
             for header in headers { HTTPReply.appendField(header.name, header.value, to: &bytes) }
             HTTPReply.append("\r\n", to: &bytes)

@@ -208,7 +208,8 @@ final class HTTPServer: Sendable {
                     // what an overloaded server cannot afford: the connection is closed unanswered.
                     if tls == nil {
                         client.makeNonBlocking()
-                        _ = client.sendSome(busy.serialized(keepAlive: false), from: 0)
+                        // The first worker's loop is this one, the acceptor's.
+                        _ = client.sendSome(busy.serialized(keepAlive: false, date: workers[0].date.field()), from: 0)
                     }
                     log?(nil, busy, .zero)
                     client.close()
@@ -316,6 +317,8 @@ final class HTTPServer: Sendable {
         /// client's thread on its own; sent together after the turn's requests, one wake-up finds several waiting.
         var answered: [Connection] = []
         private var sending: [Connection] = []
+        /// The `Date` field of this loop's answers.
+        var date = HTTPDate()
 
         init(loop: EventLoop) {
             self.loop = loop
@@ -355,7 +358,7 @@ final class HTTPServer: Sendable {
             let full = HTTPResponse.error(503, "the server is full, and this connection had sent no whole request; "
                                               + "its place went to a newer one; connect again", headers: [("Retry-After", "1")])
             if !connection.wire.isTLS, connection.wire.queued == 0 {
-                _ = connection.wire.socket.sendSome(full.serialized(keepAlive: false), from: 0)
+                _ = connection.wire.socket.sendSome(full.serialized(keepAlive: false, date: date.field()), from: 0)
             }
             server.log?(nil, full, .zero)
             connection.close()
@@ -462,10 +465,11 @@ final class HTTPServer: Sendable {
                         server.prove(id)
                     }
                     server.log?(request, response, .now - HTTPConnectionMachine.instant(started))
-                    action = machine.respond(response, to: request, keepAlive: request.keepAlive && !server.isStopping, now: .now)
+                    action = machine.respond(response, to: request, keepAlive: request.keepAlive && !server.isStopping,
+                                             date: worker.date.field(), now: .now)
                 case .refuse(let response, let started):
                     server.log?(nil, response, .now - HTTPConnectionMachine.instant(started))
-                    action = machine.respond(response, to: nil, keepAlive: false, now: .now)
+                    action = machine.respond(response, to: nil, keepAlive: false, date: worker.date.field(), now: .now)
                 case .send(let bytes):
                     do {
                         try wire.queue(bytes)

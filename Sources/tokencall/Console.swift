@@ -19,11 +19,6 @@ enum Console {
         write(line.escapedForPrinting + "\n")
     }
 
-    /// Writes a usage text, generated from the command table, to stderr after a blank line.
-    static func usage(_ text: String) {
-        write("\n" + text + "\n")
-    }
-
     private static func write(_ text: String) {
         FileHandle.standardError.write(Data(text.utf8))
     }

@@ -22,12 +22,7 @@ enum LoadCommand {
             .value("clients", "N", help: "clients in this process, \(LoadPlan.clientRange.lowerBound)...\(LoadPlan.clientRange.upperBound)",
                    default: "100"),
             .value("channels", "M", help: "channels; client k joins load-(k mod M), 1...clients", otherwise: "10, or one per client when fewer"),
-            .value("duration", "SECONDS", help: "how long the clients stay, \(LoadPlan.durationRange.lowerBound)...\(LoadPlan.durationRange.upperBound)",
-                   default: "10"),
-            .value("ramp-up", "SECONDS", help: "how long the clients take to arrive, evenly, shorter than the duration "
-                   + "(0: all at once)", default: "0"),
-            .value("fps", "N", help: "video frames each client sends a second, "
-                   + "\(LoadPlan.framesPerSecondRange.lowerBound)...\(LoadPlan.framesPerSecondRange.upperBound)", default: "1"),
+        ] + hubOnly + [
             .flag("json", help: "print one JSON object (fields in Docs/load.md)"),
         ],
         epilogue: """
@@ -61,8 +56,32 @@ enum LoadCommand {
             figures = await TokenStampede.run(plan)
         }
         print(args.has("json") ? figures.json : figures.text)
+        if let limit = limitHit(figures.errors) { Console.error("tokencall load: \(limit)") }
         return figures.errors.isEmpty ? ExitCode.ok : ExitCode.failure
     }
+
+    /// The limit a run that was answered "busy" (429 or 503) most likely hit, and the options that lift it; nil when
+    /// nothing was. Every client comes from this one address, and `serve`'s limits are per address and in all.
+    static func limitHit(_ errors: [String: Int]) -> String? {
+        let busy = errors.filter { $0.key.hasSuffix(TokenClientError.rateLimited(status: 503, retryAfter: nil).kind) }.values.reduce(0, +)
+        guard busy > 0 else { return nil }
+        func limit(_ name: String) -> String {
+            "--\(name) (\(ServeCommand.command.options.first { $0.name == name }?.defaultValue ?? "?"))"
+        }
+        return "\(busy) token requests were answered busy (HTTP 429 or 503): every client connects from this one address, "
+            + "and tokencall serve refuses connections beyond \(limit("max-connections-per-address")) from one address and "
+            + "\(limit("max-connections")) in all; start it with both above --clients"
+    }
+
+    /// The options of clients in a hub, which --no-hub refuses; their help says so.
+    static let hubOnly: [Option] = [
+        .value("duration", "SECONDS", help: "how long the clients stay, "
+               + "\(LoadPlan.durationRange.lowerBound)...\(LoadPlan.durationRange.upperBound); with --hub only", default: "10"),
+        .value("ramp-up", "SECONDS", help: "how long the clients take to arrive, evenly, shorter than the duration "
+               + "(0: all at once); with --hub only", default: "0"),
+        .value("fps", "N", help: "video frames each client sends a second, "
+               + "\(LoadPlan.framesPerSecondRange.lowerBound)...\(LoadPlan.framesPerSecondRange.upperBound); with --hub only", default: "1"),
+    ]
 
     /// Token requests under way at once for each core, when the clients are in a hub.
     static let fetchWorkersPerCore = 4
@@ -78,7 +97,7 @@ enum LoadCommand {
         case (true, false): hub = try JoinCommand.hubAddress(args)
         case (false, true):
             hub = nil
-            for name in ["duration", "fps", "ramp-up"] where args.has(name) {
+            for name in hubOnly.map(\.name) where args.has(name) {
                 throw args.error("--\(name) is for clients in a hub; --no-hub fetches a token a client, then renews it, and ends")
             }
         }

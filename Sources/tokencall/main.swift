@@ -25,7 +25,7 @@ do {
     }
 } catch {
     Console.error(error.message)
-    Console.usage(error.usage)
+    Console.error(error.seeHelp)
     exitCode = ExitCode.usage
 }
 exit(exitCode)

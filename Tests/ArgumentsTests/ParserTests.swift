@@ -56,8 +56,7 @@ private func failure(_ words: [String], env: [String: String] = [:]) -> String? 
 
     @Test func aBadValueFromTheEnvironmentNamesTheVariable() throws {
         let fromEnvironment = try run(["token", "build"], env: ["APP_ID": "abc"])
-        #expect(throws: UsageError(message: "tool token build: APP_ID (for --app-id) must be an integer from 0 to 9, not \"abc\"",
-                                   usage: fromEnvironment.usage)) {
+        #expect(throws: UsageError("APP_ID (for --app-id) must be an integer from 0 to 9, not \"abc\"", path: ["tool", "token", "build"])) {
             try fromEnvironment.integer("app-id", in: 0...9) as Int?
         }
         let fromArguments = try run(["token", "build", "--app-id", "abc"])
@@ -70,6 +69,23 @@ private func failure(_ words: [String], env: [String: String] = [:]) -> String? 
         #expect(failure(["token", "build", "--app-id", "x", "--zzzz"]) == "tool token build: unknown option --zzzz")
         #expect(failure(["token", "biuld"]) == "tool token: unknown command (did you mean build?)")
         #expect(failure(["token"]) == "tool token: missing command; one of: build, inspect")
+    }
+
+    /// A mistyped command is named as one whatever follows it: the options of the command meant, or --help.
+    @Test func aMistypedCommandIsNamedBeforeWhatFollowsIt() {
+        #expect(failure(["tokn", "build", "--app-id", "x"]) == "tool: unknown command (did you mean token?)")
+        #expect(failure(["tokn", "--help"]) == "tool: unknown command (did you mean token?)")
+        #expect(failure(["token", "biuld", "--app-id", "x", "--uid", "1"]) == "tool token: unknown command (did you mean build?)")
+    }
+
+    /// The help would push the error out of sight: the error names where the help is instead.
+    @Test func aUsageErrorPointsAtTheHelpOfTheCommandReached() throws {
+        do {
+            _ = try root.parse(["token", "build", "--uidd", "1"])
+            Issue.record("parsed")
+        } catch {
+            #expect(error.seeHelp == "see tool token build --help")
+        }
     }
 
     @Test func malformedCommandLinesNameTheProblem() {
@@ -99,12 +115,10 @@ private func failure(_ words: [String], env: [String: String] = [:]) -> String? 
 
     @Test func typedAccessorsExplainBadValues() throws {
         let invocation = try run(["token", "build", "--app-id", "a", "--uid", "4294967296", "--role", "host"])
-        #expect(throws: UsageError(message: "tool token build: --uid must be an integer from 0 to 4294967295, not \"4294967296\"",
-                                   usage: invocation.usage)) {
+        #expect(throws: UsageError("--uid must be an integer from 0 to 4294967295, not \"4294967296\"", path: ["tool", "token", "build"])) {
             try invocation.integer("uid", in: UInt32(0)...UInt32.max)
         }
-        #expect(throws: UsageError(message: "tool token build: --role must be publisher or subscriber, not \"host\"",
-                                   usage: invocation.usage)) {
+        #expect(throws: UsageError("--role must be publisher or subscriber, not \"host\"", path: ["tool", "token", "build"])) {
             try invocation.choice("role", ["publisher": 1, "subscriber": 2] as KeyValuePairs, word: \.key)
         }
     }

@@ -296,3 +296,31 @@ import Testing
         #expect(result.stderr.contains("--speed"), "\(result.stderr)")
     }
 }
+
+/// A request shape the server does not speak: `join` names the shape that gets a token there, in `doctor`'s words.
+@Suite struct JoinWrongShapeTests {
+    /// agora-token-service's paths alone: `GET /ping` and `POST /getToken` (any token will do: the hint reads answers,
+    /// it does not check them); `/fetch_rtc_token` is a 404.
+    static func getTokenOnly() throws -> HostileServer {
+        let token = try TokenCallProcess.run(["token", "build", "--app-id", TestCredentials.appID, "--app-certificate", TestCredentials.certificate,
+                                              "--channel", "test", "--uid", "0", "--expire", "600"]).stdout.trimmingCharacters(in: .newlines)
+        return try HostileServer { connection in
+            let line = connection.request.prefix { $0 != "\r" }
+            let body = line.hasPrefix("GET /ping ") ? #"{"message":"pong"}"# : line.hasPrefix("POST /getToken ") ? #"{"token":"\#(token)"}"# : ""
+            let status = body.isEmpty ? "404 Not Found" : "200 OK"
+            let sent = body.isEmpty ? #"{"error":"no such endpoint"}"# : body
+            connection.write(head(status, ["Content-Type: application/json", "Content-Length: \(sent.utf8.count)", "Connection: close"]) + sent)
+        }
+    }
+
+    static let hint = "GET /ping answers, and --token-request getToken or agora-token-service gets a token there: use that"
+
+    @Test func joinWithTheWrongShapeGetsDoctorsShapeHint() throws {
+        let server = try Self.getTokenOnly()
+        defer { server.stop() }
+        let join = try TokenCallProcess.run(["join", "--token-url", server.url.absoluteString, "--headless", "--duration", "1"])
+        #expect(join.stdout.contains(#"tokenFetchFailed error="the token server answered HTTP 404: no such endpoint; \#(Self.hint)""#), "\(join.stdout)")
+        let doctor = try TokenCallProcess.run(["doctor", server.url.absoluteString, "--request-timeout", "30"])
+        #expect(doctor.stdout.contains(" → \(Self.hint)\n"), "\(doctor.stdout)")
+    }
+}

@@ -83,6 +83,32 @@ import Testing
         #expect(result.stderr.contains(expected), "\(result.stderr)")
     }
 
+    /// A server's connection limit is named with the option that lifts it, on one line beside the errors.
+    @Test func aRunAnsweredBusySaysWhichLimitAndTheOptionThatLiftsIt() throws {
+        let (server, base) = try serve(["--max-connections-per-address", "2"])
+        defer { server.terminate(); server.waitUntilExit() }
+        let result = try TokenCallProcess.run(["load", "--no-hub", "--token-url", base.absoluteString, "--clients", "30"])
+        #expect(result.status == 1)
+        #expect(result.stdout.contains("rateLimited ×"), "\(result.stdout)")
+        let lines = result.stderr.split(separator: "\n").filter { $0.contains("answered busy") }
+        #expect(lines.count == 1, "\(result.stderr)")
+        #expect(lines.first?.hasSuffix("tokencall serve refuses connections beyond --max-connections-per-address (64) from one address and "
+            + "--max-connections (256) in all; start it with both above --clients") == true, "\(result.stderr)")
+    }
+
+    /// Each option `load --help` offers either works with --no-hub, or its help says it is for --hub only.
+    @Test func theHelpSaysWhichOptionsNoHubRefuses() throws {
+        let help = try TokenCallProcess.run(["load", "--help"]).stdout
+        let lines = help.split(separator: "\n").map(String.init)
+        for name in ["duration", "ramp-up", "fps"] {
+            let line = try #require(lines.first { $0.hasPrefix("  --\(name) ") }, "\(help)")
+            #expect(line.contains("with --hub only"), "\(line)")
+            let refused = try TokenCallProcess.run(["load", "--no-hub", "--token-url", "http://127.0.0.1:1", "--\(name)", "1"])
+            #expect(refused.status == 64 && refused.stderr.contains("--\(name) is for clients in a hub"), "\(refused.stderr)")
+        }
+        #expect(lines.filter { $0.contains("with --hub only") }.count == 3, "no other option is refused: \(help)")
+    }
+
     @Test func noHubOverridesAHubFromTheEnvironment() throws {
         // Read as --no-hub alone: the usage error is --no-hub's own, not "not both".
         let result = try TokenCallProcess.run(["load", "--no-hub", "--token-url", "http://127.0.0.1:1", "--duration", "5"],

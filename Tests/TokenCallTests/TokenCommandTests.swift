@@ -101,14 +101,15 @@ private let fixtureArguments = ["--app-id", TestCredentials.appID, "--app-certif
         (["token", "inspect"], "missing TOKEN"),
         (["token", "inspect", official, "--app-certificate", "short"], "the App Certificate must be 32 hex characters"),
         (["frobnicate"], "unknown command (not shown, as it may be a secret)"),
+        (["tokn", "inspect", "x", "--json"], "tokencall: unknown command (did you mean token?)"),
     ])
-    func usageErrorsPrintOneLineAndUsageOnStderrAndExit64(arguments: [String], message: String) throws {
+    func usageErrorsPrintOneLineAndWhereTheHelpIsOnStderrAndExit64(arguments: [String], message: String) throws {
         let result = try TokenCallProcess.run(arguments)
         #expect(result.status == 64)
         #expect(result.stdout.isEmpty)
         let lines = result.stderr.split(separator: "\n", omittingEmptySubsequences: false)
         #expect(lines.first?.contains(message) == true, "\(result.stderr)")
-        #expect(lines.count > 2 && lines[1].isEmpty && lines[2].hasPrefix("usage: tokencall"))
+        #expect(lines.count == 3 && lines[1].hasPrefix("see tokencall") && lines[1].hasSuffix(" --help") && lines[2].isEmpty, "\(result.stderr)")
     }
 
     @Test func errorsNeverEchoTheCertificate() throws {

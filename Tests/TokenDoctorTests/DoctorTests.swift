@@ -26,7 +26,13 @@ import TokenServer
     /// The checks of an https:// server alone, left out for http://.
     static let overTLSOnly: Set<Check.Name> = [.tlsVersion, .tlsChain, .tlsName, .tlsExpiry, .httpsRedirect]
 
-    static func failed(_ checks: [Check]) -> Set<Check.Name> { Set(checks.filter { !$0.ok }.map(\.name)) }
+    /// The checks that failed, without those skipped because of them.
+    static func failed(_ checks: [Check]) -> Set<Check.Name> { Set(checks.filter { !$0.ok && $0.skippedBecause == nil }.map(\.name)) }
+
+    /// The checks skipped because `cause` failed.
+    static func skipped(_ checks: [Check], because cause: Check.Name) -> Set<Check.Name> {
+        Set(checks.filter { $0.skippedBecause == cause }.map(\.name))
+    }
 
     static func detail(_ name: Check.Name, in checks: [Check]) -> String { checks.first { $0.name == name }?.detail ?? "(not run)" }
 
@@ -124,7 +130,8 @@ import TokenServer
         let checks = await Doctor(Self.setup(server.url)).run()
         #expect(Self.detail(.answer, in: checks).hasPrefix("HTTP 200, \"<html><body><h1>Welcome to nginx!</h1></body></h…\": "))
         #expect(Self.detail(.answer, in: checks).contains("it is HTML, not JSON"))
-        #expect(!checks.contains { [.token, .audience, .lifetime, .renewal].contains($0.name) })
+        #expect(Self.failed(checks) == [.answer])
+        #expect(Self.skipped(checks, because: .answer).isSuperset(of: [.token, .audience, .lifetime, .renewal, .latency, .stampede]))
     }
 
     @Test func whatTheServerSendsIsPrintedEscaped() async throws {
@@ -145,16 +152,18 @@ import TokenServer
         let server = try MistakenTokenServer(.truncatedToken)
         defer { server.stop() }
         let checks = await Doctor(Self.setup(server.url)).run()
-        #expect(Self.failed(checks) == [.token, .stampede])
+        #expect(Self.failed(checks) == [.token])
         #expect(Self.detail(.token, in: checks).contains("cut short or altered → send the token exactly as Agora's builder returns it"))
-        #expect(!checks.contains { [.audience, .signature, .lifetime, .clock, .renewal].contains($0.name) })
+        #expect(Self.skipped(checks, because: .token) == [.audience, .signature, .renewal, .lifetime, .clock, .stampede])
+        #expect(Self.detail(.stampede, in: checks) == "not checked, because token failed")
     }
 
     @Test func aServerThatNeverAnswersFailsReachableWithinTheDeadline() async throws {
         let server = try MistakenTokenServer(.silent)
         defer { server.stop() }
         let checks = await Doctor(Self.setup(server.url, timeout: .seconds(1))).run()
-        #expect(checks.map(\.name) == [.reachable])
+        #expect(Self.failed(checks) == [.reachable])
+        #expect(Self.skipped(checks, because: .reachable) == Set(Check.Name.allCases).subtracting(Self.overTLSOnly).subtracting([.reachable, .ping]))
         #expect(Self.detail(.reachable, in: checks).hasPrefix("the token server did not answer within 1 s"))
     }
 
@@ -163,7 +172,7 @@ import TokenServer
         let cut = try HostileServer { $0.write("HTTP/1.1 200 OK\r\nX-Slow: aaa") }
         defer { cut.stop() }
         let checks = await Doctor(Self.setup(cut.url)).run()
-        #expect(checks.map(\.name) == [.reachable])
+        #expect(Self.failed(checks) == [.reachable])
         #expect(Self.detail(.reachable, in: checks).hasPrefix(
             "cannot reach the token server: the connection closed before the whole answer: inside its head, which must end with a blank line"))
 
@@ -194,35 +203,56 @@ import TokenServer
         #expect(checks.allSatisfy { ($0["detail"] as? String)?.isEmpty == false })
     }
 
-    /// A server that refuses everything refuses bad input too, which shows nothing: the same request with good values
-    /// must get a token first. Its 403 is told in its own words, naming no option that was not given.
+    /// One cause, one failure: a server that refuses every request fails `answer`, and every check that would only repeat
+    /// the refused request (or needs its token) is skipped because of it, not failed with advice for another cause.
+    @Test(arguments: [(MistakenTokenServer.Mistake.notFoundEverywhere, "HTTP 404"), (.forbidsEverything, "HTTP 403")])
+    func aServerRefusingEverythingFailsTheAnswerAndSkipsTheRest(mistake: MistakenTokenServer.Mistake, status: String) async throws {
+        let server = try MistakenTokenServer(mistake)
+        defer { server.stop() }
+        let checks = await Doctor(Self.setup(server.url, shape: .getToken)).run()
+        #expect(Self.failed(checks) == [.answer], "\(checks.filter { !$0.ok }.map(\.detail))")
+        #expect(Self.detail(.answer, in: checks).hasPrefix("\(status), "))
+        let all = Set(Check.Name.allCases).subtracting(Self.overTLSOnly)
+        #expect(Self.skipped(checks, because: .answer) == all.subtracting([.reachable, .answer]))
+        #expect(Self.detail(.latency, in: checks) == "not checked, because answer failed")
+        let report = DoctorReport(url: server.url, checks: checks)
+        #expect(report.text.hasSuffix("\nskip cors: not checked, because answer failed\n1 of \(all.count) checks failed, \(all.count - 2) not checked because of it"),
+                "\(report.text)")
+        #expect(report.json.contains(#"{"detail":"not checked, because answer failed","name":"latency","ok":false,"skipped":"answer"}"#), "\(report.json)")
+        #expect(!report.text.contains("serve that many at once"), "no stampede advice for a refusal")
+    }
+
+    /// Bad input is judged beside good input: against a server that refuses everything it cannot be judged, and says so.
     @Test(arguments: [(MistakenTokenServer.Mistake.forbidsEverything, "HTTP 403"), (.notFoundEverywhere, "HTTP 404")])
-    func aServerRefusingEverythingFailsTheBadInputCheck(mistake: MistakenTokenServer.Mistake, status: String) async throws {
+    func badInputBesideGoodInputThatGetsNoTokenIsNotJudged(mistake: MistakenTokenServer.Mistake, status: String) async throws {
         let server = try MistakenTokenServer(mistake)
         defer { server.stop() }
         var setup = Self.setup(server.url, shape: .getToken)
         setup.origin = nil
-        let checks = await Doctor(setup).run()
-        let badInput = Self.detail(.badInput, in: checks)
-        #expect(checks.first { $0.name == .badInput }?.ok == false, "\(badInput)")
-        #expect(badInput.hasPrefix("cannot tell whether uid 4294967296 is refused: the same request for uid 4294967295 got no token either (\(status)"),
-                "\(badInput)")
-        #expect(badInput.contains("cannot tell whether an empty channel is refused: the same request for channel \"doctor\" got no token either"))
-        #expect(badInput.hasSuffix("→ answer the request with good values with a token; only then does refusing bad input show anything"))
-        #expect(!checks.contains { $0.detail.contains("--auth-bearer") }, "no --auth-bearer was given: \(checks.map(\.detail))")
+        let check = try #require(await Doctor(setup).badInputCheck())
+        #expect(!check.ok)
+        #expect(check.detail.hasPrefix("cannot tell whether uid 4294967296 is refused: the same request for uid 4294967295 got no token either (\(status)"),
+                "\(check.detail)")
+        #expect(check.detail.contains("cannot tell whether an empty channel is refused: the same request for channel \"doctor\" got no token either"))
+        #expect(check.detail.hasSuffix("→ answer the request with good values with a token; only then does refusing bad input show anything"))
+        #expect(!check.detail.contains("--auth-bearer"), "no --auth-bearer was given")
         if mistake == .forbidsEverything {
+            let checks = await Doctor(setup).run()
             #expect(Self.detail(.answer, in: checks).hasPrefix(
                 #"HTTP 403, "{"error":"forbidden"}": the token server refused the request (HTTP 403, "forbidden") → the server refuses the request itself"#))
         }
     }
 
-    /// CORS headers that let the app read a refusal do not let it get a token.
-    @Test func aTokenRequestRefusedWithItsOriginFailsTheCORSCheck() async throws {
+    /// CORS headers that let the app read a refusal do not let it get a token: the request, sent with the app's Origin,
+    /// fails `answer` in the server's words, naming the option that sent the Origin; `cors` is not checked after it.
+    @Test func aTokenRequestRefusedWithItsOriginFailsTheAnswerCheck() async throws {
         let server = try MistakenTokenServer(.refusesCrossOrigin)
         defer { server.stop() }
         let checks = await Doctor(Self.setup(server.url, bearer: Self.bearer)).run()
-        #expect(Self.detail(.cors, in: checks) == #"the request with Origin got HTTP 403, "{"error":"cross-origin requests are refused"}" → "#
-            + "answer the token request from https://app.example with a token")
+        #expect(Self.failed(checks) == [.answer])
+        #expect(Self.detail(.answer, in: checks).hasSuffix(#"(HTTP 403, "cross-origin requests are refused") → "#
+            + "add the origin --origin gives to those it allows (agora-token-service: CORS_ALLOW_ORIGIN)"), "\(Self.detail(.answer, in: checks))")
+        #expect(Self.detail(.cors, in: checks) == "not checked, because answer failed")
         var native = Self.setup(server.url, bearer: Self.bearer)
         native.origin = nil
         #expect(Self.failed(await Doctor(native).run()) == [], "without an Origin it is a sound server")
@@ -247,6 +277,8 @@ import TokenServer
             + #"without an Origin header (HTTP 403, "Origin not allowed"), as agora-token-service does when CORS_ALLOW_ORIGIN lists origins, "#
             + "so no native app gets a token → have it serve requests that carry no Origin (CORS is for browsers; CORS_ALLOW_ORIGIN=* there), "
             + "or send one with --origin")
+        #expect(Self.failed(checks) == [.answer], "one cause, one failure: \(checks.filter { !$0.ok }.map(\.detail))")
+        #expect(Self.skipped(checks, because: .answer).isSuperset(of: [.latency, .ping, .stampede, .badInput]))
 
         let browser = await Doctor(Self.setup(server.url, shape: .getToken, bearer: Self.bearer)).run()
         #expect(Self.failed(browser) == [.cors], "\(browser.filter { !$0.ok }.map(\.detail))")
@@ -394,7 +426,8 @@ import TokenServer
     @Test func eachRefusedHandshakeFailsTheCheckItIsAbout() async throws {
         let expired = try await Self.checks(\.expired, plain: Self.nothingListens)
         #expect(DoctorTests.detail(.tlsExpiry, in: expired).hasPrefix("TLS: the certificate (/CN=expired) expired on "), "\(expired.map(\.detail))")
-        #expect(DoctorTests.failed(expired).isSuperset(of: [.reachable, .tlsExpiry]))
+        #expect(DoctorTests.failed(expired) == [.tlsExpiry], "the refused handshake is the one cause")
+        #expect(DoctorTests.skipped(expired, because: .tlsExpiry).isSuperset(of: [.reachable, .tlsVersion, .tlsChain, .tlsName, .answer, .stampede]))
 
         let other = try await Self.checks(\.otherName, plain: Self.nothingListens)
         #expect(DoctorTests.detail(.tlsName, in: other)
@@ -407,7 +440,8 @@ import TokenServer
         let untrusted = try await Self.checks(\.good, plain: Self.nothingListens, trust: .file(try Self.certificates.get().selfSigned.certificate))
         #expect(DoctorTests.detail(.tlsChain, in: untrusted).hasPrefix("TLS: the certificate's issuer /CN=TokenCall Test CA is not trusted"))
         for checks in [expired, other, selfSigned, untrusted] {
-            #expect(checks.count(where: { $0.name.rawValue.hasPrefix("tls-") }) == 1, "only the refused check: \(checks.map(\.name))")
+            #expect(DoctorTests.failed(checks).count == 1, "only the refused check fails: \(checks.filter { !$0.ok }.map(\.detail))")
+            #expect(checks.first { $0.name == .reachable }?.skippedBecause != nil, "not reachable's \"check that the server runs\"")
         }
     }
 

@@ -39,7 +39,7 @@ import Testing
             let fast = HTTPResponse.json(status, member: name, text, headers: headers)
             let general = HTTPResponse.json(status, [name: text], headers: headers)
             #expect(fast.body == general.body && fast.status == general.status, "\(text.debugDescription)")
-            #expect(fast.serialized(keepAlive: true) == general.serialized(keepAlive: true))
+            #expect(fast.serialized(keepAlive: true, date: []) == general.serialized(keepAlive: true, date: []))
             #expect(HTTPResponse.error(status, text).body == Array(try Self.encoder.encode(["error": text])))
         }
         for byte in UInt8(0x20)..<0x7F {
@@ -121,14 +121,26 @@ import Testing
 
     @Test func responsesSerializeAsBefore() {
         let response = HTTPResponse(status: 405, headers: [("Allow", "GET"), ("Vary", "Origin")], body: Array("{}".utf8))
-        #expect(String(decoding: response.serialized(keepAlive: false), as: UTF8.self) == """
+        #expect(String(decoding: response.serialized(keepAlive: false, date: []), as: UTF8.self) == """
             HTTP/1.1 405 Method Not Allowed\r\nContent-Type: application/json\r\nCache-Control: no-store\r\nContent-Length: 2\r
             Connection: close\r\nAllow: GET\r\nVary: Origin\r\n\r\n{}
             """)
         let empty = HTTPResponse(status: 204)
-        #expect(String(decoding: empty.serialized(keepAlive: true), as: UTF8.self)
+        #expect(String(decoding: empty.serialized(keepAlive: true, date: []), as: UTF8.self)
                 == "HTTP/1.1 204 No Content\r\nCache-Control: no-store\r\nContent-Length: 0\r\nConnection: keep-alive\r\n\r\n")
-        #expect(String(decoding: HTTPResponse(status: 299).serialized(keepAlive: true), as: UTF8.self).hasPrefix("HTTP/1.1 299 Status 299\r\n"))
+        #expect(String(decoding: HTTPResponse(status: 299).serialized(keepAlive: true, date: []), as: UTF8.self).hasPrefix("HTTP/1.1 299 Status 299\r\n"))
+        var date = HTTPDate()
+        #expect(String(decoding: empty.serialized(keepAlive: true, date: date.field(at: 784_111_777)), as: UTF8.self)
+                == "HTTP/1.1 204 No Content\r\nDate: Sun, 06 Nov 1994 08:49:37 GMT\r\nCache-Control: no-store\r\nContent-Length: 0\r\nConnection: keep-alive\r\n\r\n")
+    }
+
+    /// RFC 9110's IMF-fixdate, and a new line only when the second changes.
+    @Test func theDateFieldIsAnIMFFixdate() {
+        var date = HTTPDate()
+        #expect(String(decoding: date.field(at: 0), as: UTF8.self) == "Date: Thu, 01 Jan 1970 00:00:00 GMT\r\n")
+        #expect(String(decoding: date.field(at: 1_835_478_799), as: UTF8.self) == "Date: Tue, 29 Feb 2028 23:13:19 GMT\r\n")
+        #expect(String(decoding: date.field(at: 1_835_478_800), as: UTF8.self) == "Date: Tue, 29 Feb 2028 23:13:20 GMT\r\n")
+        #expect(HTTPDate.imfFixdate(4_102_444_799) == "Thu, 31 Dec 2099 23:59:59 GMT")
     }
 }
 

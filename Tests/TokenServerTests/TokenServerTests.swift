@@ -36,6 +36,22 @@ func verifiedToken(_ response: RawClient.Response?, field: String = "token") thr
 }
 
 @Suite struct EndpointTests {
+    /// RFC 9110 asks an origin server with a clock for a `Date`; the doctor's clock check compares tokens with it.
+    @Test func everyAnswerCarriesTheServersDate() throws {
+        let server = try startServer()
+        defer { server.stop() }
+        let client = try RawClient(port: server.port)
+        for (method, path) in [("GET", "/ping"), ("GET", "/nowhere"), ("POST", "/fetch_rtc_token")] {
+            let response = client.request(method, path, body: method == "POST" ? #"{"uid": 1, "channelName": "test", "role": 1}"# : nil)
+            let formatter = DateFormatter()
+            formatter.locale = Locale(identifier: "en_US_POSIX")
+            formatter.timeZone = TimeZone(identifier: "GMT")
+            formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+            let date = try #require(response?.headers["date"].flatMap(formatter.date(from:)), "\(path): \(response?.headers ?? [:])")
+            #expect(abs(date.timeIntervalSinceNow) < 5, "\(path): \(date)")
+        }
+    }
+
     @Test func fetchRTCTokenAnswersTheGuidesShape() throws {
         let server = try startServer(lifetime: 40)
         defer { server.stop() }
