@@ -282,14 +282,14 @@ final class HTTPServer: Sendable {
         }
     }
 
-    /// The connection went to another owner after a 101 (`adopt` already called), unproven again whatever it asked before
-    /// (a 101 proves nothing: the new owner says when it is proven); if its place was taken meanwhile, that owner
-    /// closes it now.
+    /// The connection went to another owner after a 101 (`adopt` already called), unproven whatever it asked before (a
+    /// 101 proves nothing: the new owner says when it is proven; one unproven all along keeps its place in line); if its
+    /// place was taken meanwhile, that owner closes it now.
     fileprivate func handedOver(_ id: UInt64, to takeover: Takeover) {
         let kept = state.withLock { state -> Bool in
             guard let address = state.open[id]?.address else { return false }
             state.open[id]?.owner = .takenOver(takeover.evict)
-            state.unprove(id, of: address)
+            if state.perAddress[address]?.unproven.contains(where: { $0.id == id }) != true { state.unprove(id, of: address) }
             return true
         }
         if !kept { takeover.evict(id) }
