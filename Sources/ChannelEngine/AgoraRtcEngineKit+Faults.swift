@@ -59,10 +59,11 @@ extension AgoraRtcEngineKit {
         ([main].compactMap { $0 } + exChannels).filter(\.isActive)
     }
 
-    /// The link's loss as the app sees it over time; `interruptedShown` when reconnecting / interrupted is reported already.
-    func scheduleLinkLoss(on channel: Channel, interruptedShown: Bool = false) {
+    /// The link's loss as the app sees it over time, `passed` since its last packet; `interruptedShown` when
+    /// reconnecting / interrupted is reported already.
+    func scheduleLinkLoss(on channel: Channel, interruptedShown: Bool = false, passed: Duration = .zero) {
         func at(_ delay: Duration, _ work: @escaping @MainActor (Channel) -> Void) -> TimerQueue.ID {
-            timers.schedule(after: delay) { [weak self, weak channel] in
+            timers.schedule(after: max(.zero, delay - passed)) { [weak self, weak channel] in
                 guard let self, let channel, channel.isInChannel else { return }
                 self.fire { work(channel) }
             }

@@ -9,8 +9,9 @@ public enum HubLinkEvent: Equatable, Sendable {
     /// user's content, dropped; the link stays up, for one user's frames never break it.
     case unreadableVideo(uid: UInt32, problem: String)
     /// The connection broke, could not be made, or the hub sent what the protocol does not allow (said in `reason`);
-    /// the link tries again by itself until it is closed.
-    case lost(reason: String)
+    /// the link tries again by itself until it is closed. `silence` is how long nothing had come from the hub, when
+    /// that is why.
+    case lost(reason: String, silence: Duration = .zero)
 }
 
 /// How long either end of a hub connection waits on silence (no frame at all, not even a ping): the hub drops a
