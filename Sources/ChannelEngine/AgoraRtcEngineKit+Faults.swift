@@ -1,10 +1,10 @@
+import HubProtocol
 import Timers
 
 extension AgoraRtcEngineKit {
     /// How long a lost link takes to show, as in Agora's SDK.
     static let interruptedAfter: Duration = .seconds(4)
     static let lostAfter: Duration = .seconds(10)
-    static let peersDroppedAfter: Duration = .seconds(20)
     static let failedAfter: Duration = .seconds(20 * 60)
 
     /// Cuts (`true`) or restores (`false`) the simulated link. Cut: `networkTypeChanged` disconnected at once,
@@ -80,7 +80,7 @@ extension AgoraRtcEngineKit {
                 self.setState(.reconnecting, .reasonLost, on: channel)
                 self.emit(.connectionLost, on: channel)
             },
-            at(Self.peersDroppedAfter) { [unowned self] channel in
+            at(HubSilence.limit) { [unowned self] channel in
                 for uid in channel.announced { self.announceOffline(uid, reason: .dropped, on: channel) }
                 self.emit(.simulatorNotice(.localUserOfflineForPeers(.dropped)), on: channel)
             },

@@ -14,9 +14,8 @@ public enum HubLinkEvent: Equatable, Sendable {
     case lost(reason: String, silence: Duration = .zero)
 }
 
-/// How long either end of a hub connection waits on silence (no frame at all, not even a ping): the hub drops a
-/// client it hears nothing from for this long, as Agora drops a user without packets, and a client takes such a hub
-/// for gone.
+/// How long a user is silent (no packet, no frame, not even a ping) before Agora drops it for the others: the
+/// simulated peers and cut link, the hub for a client it hears nothing from, and a client for such a hub, all count it.
 public enum HubSilence {
     public static let limit: Duration = .seconds(20)
 }
