@@ -383,6 +383,7 @@ hub_seeds() {
     seed "$seeds" video-short '\x01\x00\x00\x00\x00\x20\x12\x0a\xff\x00\x00'
     seed "$seeds" joined '{"channel":"c","expiresAt":1800000600,"role":"broadcaster","type":"joined","uid":1,"users":[{"account":"bob","uid":2},{"uid":3}]}'
     seed "$seeds" offline '{"reason":"dropped","reasonCode":1,"type":"userOffline","uid":7}'
+    seed "$seeds" offline-silent '{"reason":"dropped","reasonCode":1,"silentMs":20000,"type":"userOffline","uid":7}'
     seed "$seeds" renewed '{"expiresAt":1800003600,"result":"success","resultCode":0,"type":"renewTokenResult"}'
     seed "$seeds" state '{"error":"tokenExpired","errorCode":109,"reason":"tokenExpired","reasonCode":9,"state":"failed","stateCode":5,"type":"connectionStateChanged"}'
     seed "$seeds" role-changed '{"newRole":"audience","oldRole":"broadcaster","type":"clientRoleChanged"}'

@@ -1,10 +1,10 @@
+import HubProtocol
 import Timers
 
 extension AgoraRtcEngineKit {
     /// How long a lost link takes to show, as in Agora's SDK.
     static let interruptedAfter: Duration = .seconds(4)
     static let lostAfter: Duration = .seconds(10)
-    static let peersDroppedAfter: Duration = .seconds(20)
     static let failedAfter: Duration = .seconds(20 * 60)
 
     /// Cuts (`true`) or restores (`false`) the simulated link. Cut: `networkTypeChanged` disconnected at once,
@@ -59,10 +59,11 @@ extension AgoraRtcEngineKit {
         ([main].compactMap { $0 } + exChannels).filter(\.isActive)
     }
 
-    /// The link's loss as the app sees it over time; `interruptedShown` when reconnecting / interrupted is reported already.
-    func scheduleLinkLoss(on channel: Channel, interruptedShown: Bool = false) {
+    /// The link's loss as the app sees it over time, `passed` since its last packet; `interruptedShown` when
+    /// reconnecting / interrupted is reported already.
+    func scheduleLinkLoss(on channel: Channel, interruptedShown: Bool = false, passed: Duration = .zero) {
         func at(_ delay: Duration, _ work: @escaping @MainActor (Channel) -> Void) -> TimerQueue.ID {
-            timers.schedule(after: delay) { [weak self, weak channel] in
+            timers.schedule(after: max(.zero, delay - passed)) { [weak self, weak channel] in
                 guard let self, let channel, channel.isInChannel else { return }
                 self.fire { work(channel) }
             }
@@ -79,7 +80,7 @@ extension AgoraRtcEngineKit {
                 self.setState(.reconnecting, .reasonLost, on: channel)
                 self.emit(.connectionLost, on: channel)
             },
-            at(Self.peersDroppedAfter) { [unowned self] channel in
+            at(HubSilence.limit) { [unowned self] channel in
                 for uid in channel.announced { self.announceOffline(uid, reason: .dropped, on: channel) }
                 self.emit(.simulatorNotice(.localUserOfflineForPeers(.dropped)), on: channel)
             },

@@ -128,7 +128,7 @@ extension AgoraRtcEngineKit {
             hub.warnedTokens = []
             emit(.simulatorNotice(.hubConnected), on: nil)
             if let main, main.state == .connecting || main.state == .reconnecting { presentJoin(main) }
-        case .lost(let reason):
+        case .lost(let reason, let silence):
             hub.linkState = .lost(reason: reason)
             hub.standing = .out
             hub.dropping = false
@@ -139,7 +139,7 @@ extension AgoraRtcEngineKit {
             }
             hub.renewals = []
             emit(.simulatorNotice(.hubLost(reason: reason)), on: nil)
-            if let main, main.isInChannel { linkBroke(main) }
+            if let main, main.isInChannel { linkBroke(main, silentFor: silence) }
         case .notice(let notice):
             guard !hub.dropping else { return }
             guard hub.leavesUnanswered == 0 else {
@@ -191,12 +191,13 @@ extension AgoraRtcEngineKit {
             hub.peers.append(UInt(peer.uid))
             hub.accounts[UInt(peer.uid)] = peer.account
             syncRemoteUsers(of: main)
-        case .userOffline(let uid, let reason):
+        case .userOffline(let uid, let reason, let silence):
             let uid = UInt(uid)
             guard let hub, hub.peers.contains(uid) else { return }
             if reason == .dropped {
-                // The peer's link broke: it may be back (on this hub or another) before Agora would have given it up.
-                if hub.away[uid] == nil { keepAway(uid, on: main) }
+                // The peer's link broke or went silent: it may be back (on this hub or another) before Agora would
+                // have given it up, 20 s after its last packet, of which the hub's silence has passed.
+                if hub.away[uid] == nil { keepAway(uid, on: main, for: HubSilence.limit - silence) }
                 return
             }
             timers.cancel(hub.away.removeValue(forKey: uid))
@@ -284,23 +285,30 @@ extension AgoraRtcEngineKit {
         sendVideo(on: main)
     }
 
-    /// Keeps a peer the hub no longer names announced for `HubSilence.limit`; not back by then, it is offline
-    /// (`dropped`), as Agora gives up a user after 20 s without its packets.
-    private func keepAway(_ uid: UInt, on main: Channel) {
-        hub?.away[uid] = timers.schedule(after: HubSilence.limit) { [weak self, weak main] in
+    /// Keeps a peer the hub no longer names announced for `grace`; not back by then (or with no grace left), it is
+    /// offline (`dropped`), as Agora gives up a user after `HubSilence.limit` without its packets.
+    private func keepAway(_ uid: UInt, on main: Channel, for grace: Duration = HubSilence.limit) {
+        guard grace > .zero else { return giveUp(uid, on: main) }
+        hub?.away[uid] = timers.schedule(after: grace) { [weak self, weak main] in
             guard let self, let main else { return }
             self.fire {
-                guard let hub = self.hub, hub.away.removeValue(forKey: uid) != nil, hub.peers.contains(uid) else { return }
-                hub.peers.remove(uid)
-                hub.frames[uid] = nil
-                hub.accounts[uid] = nil
-                self.timers.cancel(hub.freezeTimers.removeValue(forKey: uid))
-                if main.announced.contains(uid), main.state == .connected {
-                    self.announceOffline(uid, reason: .dropped, on: main)
-                } else {
-                    self.syncRemoteUsers(of: main)
-                }
+                guard let hub = self.hub, hub.away.removeValue(forKey: uid) != nil else { return }
+                self.giveUp(uid, on: main)
             }
+        }
+    }
+
+    /// A peer the hub dropped is not back: offline (`dropped`).
+    private func giveUp(_ uid: UInt, on main: Channel) {
+        guard let hub, hub.peers.contains(uid) else { return }
+        hub.peers.remove(uid)
+        hub.frames[uid] = nil
+        hub.accounts[uid] = nil
+        timers.cancel(hub.freezeTimers.removeValue(forKey: uid))
+        if main.announced.contains(uid), main.state == .connected {
+            announceOffline(uid, reason: .dropped, on: main)
+        } else {
+            syncRemoteUsers(of: main)
         }
     }
 
@@ -345,13 +353,14 @@ extension AgoraRtcEngineKit {
     }
 
     /// The link broke while in the channel: reconnecting / interrupted at once, then lost and failed as the simulated
-    /// link's timers say, until the link is back and the hub lets the connection in again.
-    private func linkBroke(_ main: Channel) {
+    /// link's timers say, counted from when the hub fell silent, until the link is back and the hub lets the
+    /// connection in again.
+    private func linkBroke(_ main: Channel, silentFor silence: Duration) {
         if main.state == .connected {
             setState(.reconnecting, .reasonInterrupted, on: main)
             emit(.connectionInterrupted, on: main)
         }
-        if main.linkTimers.isEmpty { scheduleLinkLoss(on: main, interruptedShown: true) }
+        if main.linkTimers.isEmpty { scheduleLinkLoss(on: main, interruptedShown: true, passed: silence) }
     }
 
     /// The link is restored after `simulateNetworkInterruption`: under the hub's silence limit the hub kept us;

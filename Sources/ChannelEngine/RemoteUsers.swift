@@ -1,4 +1,5 @@
 import Foundation
+import HubProtocol
 import Timers
 import SeededRandom
 
@@ -17,8 +18,6 @@ final class RemoteUsers: @unchecked Sendable {
         var timer: TimerQueue.ID?
         var removed = false
     }
-
-    static let dropAfterSilence: Duration = .seconds(20)
 
     private(set) var peers: [Peer] = []
     private var random: SplitMix64
@@ -102,11 +101,11 @@ final class RemoteUsers: @unchecked Sendable {
         }
     }
 
-    /// The peer's link goes silent now: its video freezes, and it drops after `dropAfterSilence`.
+    /// The peer's link goes silent now: its video freezes, and it drops after `HubSilence.limit`.
     func silence(_ uid: UInt) {
         let now = timers.now
         update(uid) { $0.silentSince = now }
-        setTimer(uid, after: Self.dropAfterSilence) { users in
+        setTimer(uid, after: HubSilence.limit) { users in
             users.update(uid) { $0.present = false; $0.silentSince = nil; $0.offlineReason = .dropped }
             users.setTimer(uid, after: users.random.seconds(5, 25)) { $0.arrive(uid) }
         }

@@ -181,7 +181,8 @@ struct HubConnectionMachine {
         case .handshaking(_, let deadline) where now >= deadline:
             return lost("\(dialing) did not finish the WebSocket handshake within \(timing.connectTimeout)", now: now)
         case .open(let lastHeard, _) where now >= lastHeard + timing.silenceLimit:
-            return lost("nothing heard from \(dialing) for \(timing.silenceLimit); the hub is taken for gone", now: now)
+            return lost("nothing heard from \(dialing) for \(timing.silenceLimit); the hub is taken for gone",
+                        silence: timing.silenceLimit, now: now)
         case .open(let lastHeard, let nextPing) where now >= nextPing:
             phase = .open(lastHeard: lastHeard, nextPing: now + timing.pingInterval)
             (failures, redirects) = (0, 0)  // open a whole ping interval: the connection works
@@ -241,13 +242,13 @@ struct HubConnectionMachine {
     }
 
     /// The connection is gone: says why (as the hub sent it; printers escape) and plans the next try.
-    private mutating func lost(_ reason: String, promptly: Bool = false, now: Instant) -> [Action] {
+    private mutating func lost(_ reason: String, promptly: Bool = false, silence: Duration = .zero, now: Instant) -> [Action] {
         let wait = promptly ? timing.promptReconnect * Double.random(in: 0...1)
             : timing.backoff(after: failures, fraction: Double.random(in: 0.5...1))
         failures += 1
         redirect = nil
         phase = .waiting(until: now + wait)
-        return [.release, .deliver(.lost(reason: reason))]
+        return [.release, .deliver(.lost(reason: reason, silence: silence))]
     }
 
     /// Closes with `code` because the hub broke the protocol, then reports the loss.

@@ -9,13 +9,13 @@ public enum HubLinkEvent: Equatable, Sendable {
     /// user's content, dropped; the link stays up, for one user's frames never break it.
     case unreadableVideo(uid: UInt32, problem: String)
     /// The connection broke, could not be made, or the hub sent what the protocol does not allow (said in `reason`);
-    /// the link tries again by itself until it is closed.
-    case lost(reason: String)
+    /// the link tries again by itself until it is closed. `silence` is how long nothing had come from the hub, when
+    /// that is why.
+    case lost(reason: String, silence: Duration = .zero)
 }
 
-/// How long either end of a hub connection waits on silence (no frame at all, not even a ping): the hub drops a
-/// client it hears nothing from for this long, as Agora drops a user without packets, and a client takes such a hub
-/// for gone.
+/// How long a user is silent (no packet, no frame, not even a ping) before Agora drops it for the others: the
+/// simulated peers and cut link, the hub for a client it hears nothing from, and a client for such a hub, all count it.
 public enum HubSilence {
     public static let limit: Duration = .seconds(20)
 }

@@ -30,7 +30,9 @@ extension HubNotice {
         case "userJoined":
             self = .userJoined(try notice.peer())
         case "userOffline":
-            self = .userOffline(uid: try notice.uid("uid"), reason: try notice.code("reason"))
+            let silence = notice.members["silentMs"] == nil ? Duration.zero
+                : .milliseconds(try notice.integer("silentMs", in: 0...Int64(UInt32.max)))
+            self = .userOffline(uid: try notice.uid("uid"), reason: try notice.code("reason"), silence: silence)
         case "clientRoleChanged":
             self = .clientRoleChanged(old: try notice.requiredRole("oldRole"), new: try notice.requiredRole("newRole"))
         case "tokenPrivilegeWillExpire":

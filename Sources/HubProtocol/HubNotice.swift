@@ -21,7 +21,9 @@ public enum HubNotice: Equatable, Sendable {
     /// The join succeeded: the uid (assigned when 0 was asked for), when the token runs out, the broadcasters present.
     case joined(channel: String, uid: UInt32, role: AgoraClientRole, expiresAt: Int64, users: [HubPeer])
     case userJoined(HubPeer)
-    case userOffline(uid: UInt32, reason: AgoraUserOfflineReason)
+    /// Another user is out: `silence` is how long the hub had heard nothing from it, when that is why it was dropped
+    /// (`silentMs`), so the others count Agora's 20 s from its last packet, not from the hub's word.
+    case userOffline(uid: UInt32, reason: AgoraUserOfflineReason, silence: Duration = .zero)
     case clientRoleChanged(old: AgoraClientRole, new: AgoraClientRole)
     case tokenPrivilegeWillExpire(expiresAt: Int64)
     /// The answer to `renew`; `expiresAt` is the new token's end when it was taken.
@@ -41,9 +43,10 @@ public enum HubNotice: Equatable, Sendable {
         case .userJoined(let peer):
             object = ["type": "userJoined", "uid": .integer(Int64(peer.uid))]
             if let account = peer.account { object["account"] = .string(account) }
-        case .userOffline(let uid, let reason):
+        case .userOffline(let uid, let reason, let silence):
             object = ["type": "userOffline", "uid": .integer(Int64(uid))]
             Self.add(reason, as: "reason", to: &object)
+            if silence > .zero { object["silentMs"] = .integer(Int64(silence / .milliseconds(1))) }
         case .clientRoleChanged(let old, let new):
             object = ["type": "clientRoleChanged", "oldRole": .string(old.name), "newRole": .string(new.name)]
         case .tokenPrivilegeWillExpire(let expiresAt):

@@ -187,7 +187,11 @@ public final class HubServer: WebSocketService, @unchecked Sendable {
     public func closed(_ client: WebSocketClientID, _ end: WebSocketEnd) {
         guard let connection = connections.removeValue(forKey: client) else { return }
         if let member = connection.member {
-            if case .closedByClient = end { remove(client, member, peersHear: .quit) } else { remove(client, member, peersHear: .dropped) }
+            switch end {
+            case .closedByClient: remove(client, member, peersHear: .quit)
+            case .silent(let silence): remove(client, member, peersHear: .dropped, silentFor: silence)
+            case .lost, .closedByHost: remove(client, member, peersHear: .dropped)
+            }
         }
     }
 
@@ -464,7 +468,8 @@ public final class HubServer: WebSocketService, @unchecked Sendable {
     // MARK: Membership and time
 
     /// Takes the member out of its channel; the others hear it went offline for `reason` if they could see it.
-    private func remove(_ client: WebSocketClientID, _ member: Member, peersHear reason: AgoraUserOfflineReason) {
+    private func remove(_ client: WebSocketClientID, _ member: Member, peersHear reason: AgoraUserOfflineReason,
+                        silentFor silence: Duration = .zero) {
         let now = config.unixTime()
         if connections[client] != nil {
             connections[client]?.phase = .outside(since: now)
@@ -488,7 +493,7 @@ public final class HubServer: WebSocketService, @unchecked Sendable {
             }
         }
         if member.role == .broadcaster {
-            send(.userOffline(uid: member.uid, reason: reason), toOthersIn: member.channel, except: client)
+            send(.userOffline(uid: member.uid, reason: reason, silence: silence), toOthersIn: member.channel, except: client)
         }
     }
 

@@ -322,7 +322,7 @@ final class WebSocketHost: @unchecked Sendable {
             drop(peer, .closedByHost(.policyViolation), tell: true)
         case .end(.silent):
             log(peer, "lost: nothing heard for \(limits.silenceLimit)")
-            drop(peer, .lost, tell: true)
+            drop(peer, .silent(limits.silenceLimit), tell: true)
         case .end(.closingOver):
             drop(peer, .lost, tell: false)
         }

@@ -13,8 +13,10 @@ public struct WebSocketClientID: Hashable, Sendable, CustomStringConvertible {
 public enum WebSocketEnd: Equatable, Sendable {
     /// The client sent a close frame.
     case closedByClient(WebSocketCloseCode)
-    /// The connection broke, or nothing arrived from it for the host's silence limit.
+    /// The connection broke.
     case lost
+    /// Nothing arrived from it for this long, the host's silence limit.
+    case silent(Duration)
     /// The host closed it: the service asked, the client broke the protocol, or it did not read what it was sent.
     case closedByHost(WebSocketCloseCode)
 }

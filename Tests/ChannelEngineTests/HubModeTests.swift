@@ -403,6 +403,33 @@ struct HubHarness {
         #expect(hub.engine.remoteUids == [7])
     }
 
+    @Test func aPeerTheHubDroppedForSilenceIsSeenDroppedTwentySecondsAfterItWentSilentNotForty() async throws {
+        let hub = HubHarness()
+        await hub.join(users: [7, 8])
+        // As the hub writes them: 7 silent for its whole limit of 20 s, 8 for 15 s of it.
+        hub.link.inject(try HubNotice(json: #"{"reason":"dropped","reasonCode":1,"silentMs":20000,"type":"userOffline","uid":7}"#))
+        hub.link.inject(try HubNotice(json: #"{"reason":"dropped","reasonCode":1,"silentMs":15000,"type":"userOffline","uid":8}"#))
+        await hub.h.settle()
+        #expect(hub.recorder.events.filter { $0.name == "didOfflineOfUid" } == [.didOfflineOfUid(7, reason: .dropped)])
+        await hub.h.advance(4.9)
+        #expect(hub.recorder.count("didOfflineOfUid") == 1)
+        await hub.h.advance(0.2)
+        #expect(hub.recorder.events.filter { $0.name == "didOfflineOfUid" }.last == .didOfflineOfUid(8, reason: .dropped))
+        #expect(hub.engine.remoteUids == [])
+    }
+
+    @Test func aHubSilentForTwentySecondsHasThePeersDroppedAtOnceNotTwentySecondsLater() async {
+        let hub = HubHarness()
+        await hub.join(users: [7])
+        hub.recorder.clear()
+        hub.link.inject(.lost(reason: "nothing heard from the hub for 20 s; the hub is taken for gone", silence: HubSilence.limit))
+        await hub.h.settle()
+        #expect(hub.recorder.states == [.connectionStateChanged(.reconnecting, reason: .reasonInterrupted),
+                                        .connectionStateChanged(.reconnecting, reason: .reasonLost)])
+        #expect(hub.recorder.events.contains(.didOfflineOfUid(7, reason: .dropped)))
+        #expect(hub.recorder.events.contains(.simulatorNotice(.localUserOfflineForPeers(.dropped))))
+    }
+
     @Test func backAfterTheLinkBrokeAPeerNotThereYetIsKeptForTwentySeconds() async {
         let hub = HubHarness()
         await hub.join(users: [7, 8])

@@ -39,7 +39,7 @@ import WebSocket
     }
 
     private func lostReason(_ actions: [Machine.Action]) -> String? {
-        guard case .deliver(.lost(let reason))? = actions.last, actions.dropLast().last == .release else { return nil }
+        guard case .deliver(.lost(let reason, _))? = actions.last, actions.dropLast().last == .release else { return nil }
         return reason
     }
 
@@ -105,7 +105,9 @@ import WebSocket
         #expect(machine.nextDeadline == start + .seconds(10))
         let limit = start + .seconds(6) + timing.silenceLimit
         _ = machine.tick(now: start + .seconds(10))
-        #expect(lostReason(machine.tick(now: limit)) == "nothing heard from \(address) for \(timing.silenceLimit); the hub is taken for gone")
+        let reason = "nothing heard from \(address) for \(timing.silenceLimit); the hub is taken for gone"
+        #expect(machine.tick(now: limit).last == .deliver(.lost(reason: reason, silence: timing.silenceLimit)),
+                "the engine counts its link's loss from the silence's start")
     }
 
     @Test func videoGoesOnlyWhenNothingWaitsAndRequestsAlways() {

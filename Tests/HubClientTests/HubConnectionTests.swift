@@ -105,8 +105,9 @@ import WebSocket
         let (other, otherLog, _) = try member(hub, uid: 2, timing: timing)
         defer { quiet.close(); other.close() }
         quiet.setSilent(true)
-        // The one still pinging stays; the silent one is dropped, as Agora drops a user without packets.
-        #expect(otherLog.next() == .notice(.userOffline(uid: 1, reason: .dropped)))
+        // The one still pinging stays; the silent one is dropped, as Agora drops a user without packets, and the
+        // others are told how long it was silent.
+        #expect(otherLog.next() == .notice(.userOffline(uid: 1, reason: .dropped, silence: .milliseconds(300))))
         quiet.setSilent(false)
         var event = quietLog.next()
         while event?.notice != nil { event = quietLog.next() }  // what the hub said before it dropped the connection

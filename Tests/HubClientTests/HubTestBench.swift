@@ -92,7 +92,7 @@ final class EventLog: Sendable {
 }
 
 extension HubLinkEvent {
-    var lostReason: String? { if case .lost(let reason) = self { reason } else { nil } }
+    var lostReason: String? { if case .lost(let reason, _) = self { reason } else { nil } }
     var notice: HubNotice? { if case .notice(let notice) = self { notice } else { nil } }
 }
 

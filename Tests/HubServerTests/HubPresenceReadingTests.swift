@@ -35,6 +35,7 @@ import Testing
         .joined(channel: "a\"b", uid: 1, role: .broadcaster, expiresAt: 1, users: []),
         .joined(channel: "c", uid: 1, role: .broadcaster, expiresAt: 1, users: [HubPeer(uid: 2, account: "é")]),
         .tokenPrivilegeWillExpire(expiresAt: 1_800_000_570),
+        .userOffline(uid: 9, reason: .dropped, silence: .seconds(20)),
     ])
     func anythingElseIsLeftToTheJSONReader(_ notice: HubNotice) throws {
         #expect(HubNotice.presence(inJSON: notice.json) == nil)

@@ -55,6 +55,8 @@ import Testing
         (#"{"type":"userJoined","uid":4294967296}"#, "uid must be a whole number 0...4294967295, not 4294967296"),
         (#"{"type":"userOffline","uid":1,"reason":"quit"}"#, "reasonCode is missing"),
         (#"{"type":"userOffline","uid":1,"reason":"quit","reasonCode":1e3}"#, "reasonCode must be a whole number"),
+        (#"{"type":"userOffline","uid":1,"reason":"dropped","reasonCode":1,"silentMs":-1}"#,
+         "silentMs must be a whole number 0...4294967295, not -1"),
         (#"{"type":"joined","channel":"c","uid":1,"role":"host","expiresAt":1,"users":[]}"#, "role must be broadcaster or audience"),
         (#"{"type":"joined","channel":"c","uid":1,"role":"audience","expiresAt":1,"users":[7]}"#, "each of users is an object, not a number"),
         (#"{"type":"joined","channel":"c","uid":1,"role":"audience","expiresAt":1}"#, "users must be an array"),
