@@ -104,7 +104,8 @@ public struct Socket: Sendable {
         throw failure
     }
 
-    /// An address to connect to, as a lookup found it.
+    /// An address to connect to, as a lookup found it. Unchecked: `sockaddr_storage` is plain bytes that C's import
+    /// does not mark Sendable.
     public struct Address: @unchecked Sendable {
         fileprivate let family, type: Int32
         fileprivate let storage: sockaddr_storage
