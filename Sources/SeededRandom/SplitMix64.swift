@@ -23,6 +23,9 @@ public struct SplitMix64: RandomNumberGenerator, Sendable {
     /// 0..<bound, near enough uniform for test data.
     public mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
 
+    /// One of `choices` (not empty).
+    public mutating func pick<T>(_ choices: [T]) -> T { choices[below(choices.count)] }
+
     /// A stable hash of text (Swift's `Hasher` changes every run).
     public static func fnv1a(_ text: String) -> UInt64 {
         text.utf8.reduce(0xCBF2_9CE4_8422_2325) { ($0 ^ UInt64($1)) &* 0x100_0000_01B3 }

@@ -7,21 +7,11 @@ import JSON
 import TestSupport
 import Testing
 @testable import TokenServer
+import SeededRandom
 
 /// The server reads and writes the common requests without Foundation's parsers and coders. These tests hold
 /// that the short ways give exactly what the general ones give, on generated inputs.
 @Suite struct FastPathTests {
-    /// A small deterministic generator, so that a failure can be replayed.
-    struct Generator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state = state &* 6364136223846793005 &+ 1442695040888963407
-            return state >> 33
-        }
-        mutating func pick<T>(_ choices: [T]) -> T { choices[Int(next() % UInt64(choices.count))] }
-        mutating func chance(_ percent: UInt64) -> Bool { next() % 100 < percent }
-    }
-
     static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -29,13 +19,13 @@ import Testing
     }()
 
     @Test func membersAreWrittenAsJSONEncoderWritesThem() throws {
-        var random = Generator(state: 5)
+        var random = SplitMix64(seed: 5)
         let characters: [Character] = ["a", "/", "+", "=", " ", "\"", "\\", "\n", "\t", "\u{01}", "\u{7f}", "é", "\u{2028}", "0", "~"]
         for _ in 0..<5_000 {
             let text = String((0..<Int(random.next() % 8)).map { _ in random.pick(characters) })
             let name = random.pick(["error", "token", "rtcToken", "message", "a\"b"])
             let status = random.pick([200, 400, 404, 503])
-            let headers = random.chance(50) ? [(name: "Allow", value: "GET")] : []
+            let headers = random.below(100) < 50 ? [(name: "Allow", value: "GET")] : []
             let fast = HTTPResponse.json(status, member: name, text, headers: headers)
             let general = HTTPResponse.json(status, [name: text], headers: headers)
             #expect(fast.body == general.body && fast.status == general.status, "\(text.debugDescription)")
@@ -69,7 +59,7 @@ import Testing
     /// A body read straight from its bytes gives the endpoints the members the full parser gives (they read nothing
     /// else of it), so the answers and errors are the same for every body.
     @Test func tokenRequestBodiesReadEitherWayAlike() {
-        var random = Generator(state: 21)
+        var random = SplitMix64(seed: 21)
         let bench = Array(#"{"uid": 42, "channelName": "bench", "role": 1}"#.utf8)
         let pieces = [#""uid""#, #""channelName""#, #""ChannelName""#, #""role""#, #""bench""#, #""user""#, #""a"b""#, #""é""#,
                       "42", "-1", "4294967296", "0", "01", "2.0", "1e2", "true", "null", "{", "}", ":", ",", " ", "\n", "[]"]
@@ -98,10 +88,10 @@ import Testing
     }
 
     @Test func plainTextIsFoundEightBytesAtATimeAsOneAtATime() {
-        var random = Generator(state: 8)
+        var random = SplitMix64(seed: 8)
         let bytes: [UInt8] = [0x00, 0x1F, 0x20, 0x21, 0x22, 0x5B, 0x5C, 0x5D, 0x7E, 0x7F, 0x80, 0xFF, 0x41, 0x61, 0x30]
         for _ in 0..<50_000 {
-            let text = (0..<Int(random.next() % 40)).map { _ in random.chance(90) ? UInt8(ascii: "a") + UInt8(random.next() % 26) : random.pick(bytes) }
+            let text = (0..<Int(random.next() % 40)).map { _ in random.below(100) < 90 ? UInt8(ascii: "a") + UInt8(random.next() % 26) : random.pick(bytes) }
             let expected = text.allSatisfy { $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }
             #expect(text.withUnsafeBufferPointer(PlainJSON.isPlain) == expected, "\(text)")
         }
