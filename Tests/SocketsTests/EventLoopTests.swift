@@ -84,4 +84,33 @@ import Glibc
         Thread.sleep(forTimeInterval: 0.05)
         #expect(seen.all == ["before", "hook"])
     }
+
+    @Test func aDeadlineAlreadyPassedRunsAtTheNextTurnNotNever() {
+        let loop = try! EventLoop(name: "test-late")
+        defer { loop.stop() }
+        let seen = Seen()
+        loop.execute { loop.schedule(at: .now - .seconds(1)) { seen.add("late"); seen.done.signal() } }
+        #expect(seen.done.wait(timeout: .now() + 10) == .success)
+        #expect(seen.all == ["late"])
+    }
+
+    @Test func aTurnsHooksRunAfterTheWorkOfThatTurn() {
+        let loop = try! EventLoop(name: "test-turns")
+        defer { loop.stop() }
+        let seen = Seen()
+        loop.execute { loop.eachTurn { if seen.all.last == "work" { seen.add("hook"); seen.done.signal() } } }
+        loop.execute { seen.add("work") }
+        #expect(seen.done.wait(timeout: .now() + 10) == .success)
+        #expect(seen.all == ["work", "hook"])
+    }
+
+    @Test func stopAskedOnTheLoopItselfEndsItWithoutWaitingForItself() {
+        let loop = try! EventLoop(name: "test-self-stop")
+        let seen = Seen()
+        loop.execute { loop.whenStopping { seen.add("hook"); seen.done.signal() } }
+        loop.execute { loop.stop(); seen.add("asked") }
+        #expect(seen.done.wait(timeout: .now() + 10) == .success, "the loop ended instead of joining its own thread")
+        #expect(seen.all == ["asked", "hook"])
+        #expect(loop.isStopping)
+    }
 }
