@@ -214,7 +214,7 @@ public final class HubServer: WebSocketService, @unchecked Sendable {
         defer { store.finish(within: Self.releaseLimit) }
         guard !leases.isEmpty else { return }
         let channels = Array(leases.keys)
-        let held = leases.values.filter { $0 == .held }.count
+        let held = heldChannels.count
         (leases, renewal) = ([:], .idle)
         store.release(channels)
         outlet?.log("hub gave back \(held) channel leases: stopping")
@@ -422,10 +422,13 @@ public final class HubServer: WebSocketService, @unchecked Sendable {
         return (Double(seconds) + Double(attoseconds) / 1e18) / 3
     }
 
+    /// The channels whose lease this hub holds (not those whose claim is still awaited).
+    private var heldChannels: [String] { leases.filter { $0.value == .held }.map(\.key) }
+
     /// Sends the renewal of the held leases, unless one is awaited already.
     private func renewLeases(_ now: Double) {
         guard let store = config.leases else { return }
-        let held = leases.filter { $0.value == .held }.map(\.key)
+        let held = heldChannels
         guard !held.isEmpty else { renewal = .idle; return }
         renewal = .sent(at: now, next: now + renewEvery(store))
         store.renew(held) { [self] result in renewed(result) }
@@ -451,7 +454,7 @@ public final class HubServer: WebSocketService, @unchecked Sendable {
                 outlet?.log("hub could not renew its channel leases: \(error.description.escapedForPrinting)")
                 return
             }
-            lost = leases.filter { $0.value == .held }.map(\.key)
+            lost = heldChannels
             (logged, told) = ("the store has not renewed it for \(store.leaseDuration) (\(error.description.escapedForPrinting)); "
                               + "its clients go where it lives now",
                               "the hub cannot reach the store of channel owners; connect again")

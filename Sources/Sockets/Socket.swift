@@ -168,12 +168,18 @@ public struct Socket: Sendable {
 
     /// Once a socket begun by `startConnecting` is writable: nil when it connected (TCP_NODELAY set), else why not.
     public func connectFailure() -> SocketError? {
-        var error: Int32 = 0
-        var length = socklen_t(MemoryLayout<Int32>.size)
-        guard getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length) == 0 else { return SocketError("connect") }
+        let error = connectError()
         guard error == 0 else { return SocketError("connect", code: error) }
         noDelay()
         return nil
+    }
+
+    /// How a non-blocking connect ended: 0 when connected, the error otherwise.
+    private func connectError() -> Int32 {
+        var error: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        guard getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length) == 0 else { return errno }
+        return error
     }
 
     private func noDelay() {
@@ -205,9 +211,7 @@ public struct Socket: Sendable {
             if ready < 0, errno == EINTR { continue }
             if ready < 0 { return errno }
             guard ready > 0 else { continue }
-            var error: Int32 = 0
-            var length = socklen_t(MemoryLayout<Int32>.size)
-            getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length)
+            let error = connectError()
             errno = error
             return error
         }

@@ -248,14 +248,18 @@ final class WebSocketHost: @unchecked Sendable {
     /// flush, whoever decided it (a frame read, or the service's tick).
     private func closeNow(_ peer: Peer, code: WebSocketCloseCode, reason: String) {
         guard peer.isOpen else { return }
-        // A client too slow for its queue would not read the close frame either.
-        if peer.queued + 2 + WebSocketFrame.maxControlPayload <= limits.maxQueuedBytes {
+        if hasRoomForClose(peer) {
             willQueue(to: peer, now: clock.now)
             try? peer.wire.queue(WebSocketFrame.close(code, reason: reason))
         }
         peer.machine.closing()
         markPending(peer)
         ended.append((peer.id, .closedByHost(code)))
+    }
+
+    /// Whether the peer's queue takes a close frame still: a client too slow for its queue would not read one either.
+    private func hasRoomForClose(_ peer: Peer) -> Bool {
+        peer.queued + 2 + WebSocketFrame.maxControlPayload <= limits.maxQueuedBytes
     }
 
     private func enqueue(_ frame: [UInt8], to peer: Peer, now: ContinuousClock.Instant? = nil) {
@@ -358,7 +362,7 @@ final class WebSocketHost: @unchecked Sendable {
         guard let peer = byCountedID[id] else { return }
         let reason = "the server is full, and this connection had not proven itself (joined); connect again"
         log(peer, "closed \(WebSocketCloseCode.policyViolation): \(reason)")
-        if peer.isOpen, peer.queued + 2 + WebSocketFrame.maxControlPayload <= limits.maxQueuedBytes {
+        if peer.isOpen, hasRoomForClose(peer) {
             try? peer.wire.queue(WebSocketFrame.close(.policyViolation, reason: reason))
             _ = peer.wire.flush()
         }
