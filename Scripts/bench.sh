@@ -2,7 +2,8 @@
 # `make bench`: times our AccessToken2 build and parse+verify against Agora's Python reference
 # (PyPI agoraiotools), then the token server under load (Scripts/bench-server.sh; over https beside nginx with the
 # same certificate, Scripts/bench-https.sh), the call screen beside cmatrix
-# (Scripts/bench-screen.sh), the channel hub under `tokencall load` (Scripts/bench-hub.sh) and an https:// token
+# (Scripts/bench-screen.sh), the channel hub under `tokencall load` (Scripts/bench-hub.sh), the hub with its Redis
+# 100 ms away under 150 new-channel joins (Scripts/bench-hub-redis.sh) and an https:// token
 # request through join's transport (Scripts/bench-tls.sh), and writes every
 # figure, its target and whether it was met to .build/bench/results.json.
 #
@@ -55,6 +56,8 @@ echo "== call screen" >&2
 part "call screen" Scripts/bench-screen.sh
 echo "== hub" >&2
 part hub Scripts/bench-hub.sh
+echo "== hub with Redis far away" >&2
+part "hub with Redis" Scripts/bench-hub-redis.sh
 echo "== https token request" >&2
 part "https token request" Scripts/bench-tls.sh
 
