@@ -12,7 +12,7 @@ struct HubConnectionMachine {
     enum Phase: Equatable {
         /// `open` has not been called.
         case idle
-        /// A connect is under way (a `Dial` on the loop, which ends by `deadline`); `attempt` tells its answer from a stale one.
+        /// A `Dial` is under way on the loop; `attempt` tells its answer from a stale one.
         case connecting(attempt: Int, deadline: Instant)
         /// The socket is connected; the answer to the upgrade request is awaited until `deadline`.
         case handshaking(key: String, deadline: Instant)
