@@ -12,7 +12,7 @@ struct HubConnectionMachine {
     enum Phase: Equatable {
         /// `open` has not been called.
         case idle
-        /// A connect is under way on another thread; `attempt` tells its answer from a stale one.
+        /// A `Dial` is under way on the loop; `attempt` tells its answer from a stale one.
         case connecting(attempt: Int, deadline: Instant)
         /// The socket is connected; the answer to the upgrade request is awaited until `deadline`.
         case handshaking(key: String, deadline: Instant)
@@ -25,7 +25,7 @@ struct HubConnectionMachine {
     /// What the connection does, in order. After an action whose I/O fails (reported back with `failed`), the rest
     /// of the list belongs to a connection that is gone and is not carried out.
     enum Action: Equatable {
-        /// Connect to the address within the connect timeout, off the loop's thread; the answer comes back to
+        /// Connect to the address within the connect timeout, without blocking the loop; the answer comes back to
         /// `connected(attempt:now:)` or `failed(_:)` with this attempt.
         case connect(HubAddress, attempt: Int)
         /// Take the connected socket as the connection's wire, with TLS to the address's host when `secure`.

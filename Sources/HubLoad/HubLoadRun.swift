@@ -86,8 +86,8 @@ enum TimedFrame {
     }
 }
 
-/// One headless client. Its events arrive on its loop's thread, one at a time, so what only they touch needs no lock.
-final class LoadClient: @unchecked Sendable {
+/// One headless client. Its events arrive on its loop's thread, one at a time.
+final class LoadClient: Sendable {
     let index: Int
     let connection: HubConnection
     let joined = Atomic(false)
@@ -99,9 +99,9 @@ final class LoadClient: @unchecked Sendable {
     private let tally: LoadTally
     private let epoch: ContinuousClock.Instant
     private let token = Mutex<String?>(nil)
-    // The loop's thread only.
-    private var joinSentAt: ContinuousClock.Instant?
-    private var warnedAt: ContinuousClock.Instant?
+    /// When the join went and when the token's expiry was announced, for the answers' latencies (only the events
+    /// take this lock, one at a time: it is never waited for).
+    private let sent = Mutex<(join: ContinuousClock.Instant?, warned: ContinuousClock.Instant?)>((nil, nil))
 
     init(index: Int, plan: LoadPlan, tally: LoadTally, epoch: ContinuousClock.Instant, connection: HubConnection) {
         (self.index, self.plan, self.connection, self.tally, self.epoch) = (index, plan, connection, tally, epoch)
@@ -118,7 +118,7 @@ final class LoadClient: @unchecked Sendable {
         switch event {
         case .connected:
             guard let token = token.withLock({ $0 }) else { return }
-            joinSentAt = .now
+            sent.withLock { $0.join = .now }
             connection.send(.join(HubJoin(channel: plan.channel(of: index), user: .uid(plan.uid(of: index)), token: token)))
         case .lost:
             joined.store(false, ordering: .relaxed)
@@ -138,14 +138,14 @@ final class LoadClient: @unchecked Sendable {
     private func handle(_ notice: HubNotice) {
         switch notice {
         case .joined:
-            if let joinSentAt { tally.recordJoin(.now - joinSentAt, on: connection.hubName) }
+            if let joinSentAt = sent.withLock({ $0.join }) { tally.recordJoin(.now - joinSentAt, on: connection.hubName) }
             joined.store(true, ordering: .relaxed)
             everJoined.store(true, ordering: .relaxed)
         case .connectionStateChanged(_, let reason, _):
             joined.store(false, ordering: .relaxed)
             tally.error("out of the channel: \(reason.name)")
         case .tokenPrivilegeWillExpire:
-            warnedAt = .now
+            sent.withLock { $0.warned = .now }
             Task { [self] in
                 guard let fresh = await plan.fetchToken(for: index, tally: tally, as: Measure.tokenFetch) else { return }
                 token.withLock { $0 = fresh }
@@ -153,7 +153,7 @@ final class LoadClient: @unchecked Sendable {
             }
         case .renewTokenResult(let result, _):
             guard result == .success else { return tally.error("renewal: \(result.name)") }
-            if let warnedAt { tally.record(Measure.renewal, .now - warnedAt) }
+            if let warnedAt = sent.withLock({ $0.warned }) { tally.record(Measure.renewal, .now - warnedAt) }
         case .error:
             tally.error("hub error")
         case .userJoined, .userOffline, .clientRoleChanged:

@@ -322,11 +322,14 @@ import WebSocket
         // The kernel grows a loopback socket's send buffer to tcp_wmem's most (4 MiB here), which takes pongs before the
         // client's own queue does: 4.4 MB of pings were needed, over 10 s on two busy cores. Kept small, what the hub
         // must leave unread is the client's 256 KiB and little more, whatever the machine.
-        let loop = try HubClientLoop { host, port, deadline throws(SocketError) in
-            let socket = try Socket.connect(host: host, port: port, until: deadline)
-            var size: Int32 = 16 * 1024
-            setsockopt(socket.fd, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
-            return socket
+        let loop = try HubClientLoop { host, port, loop, deadline, completion in
+            Dial.start(host: host, port: port, on: loop, until: deadline) { result in
+                if case .success(let socket) = result {
+                    var size: Int32 = 16 * 1024
+                    setsockopt(socket.fd, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+                }
+                completion(result)
+            }
         }
         let client = HubConnection(address: try HubAddress(parsing: "ws://127.0.0.1:\(server.port)/hub"), loop: loop, timing: .fast)
         let log = EventLog()
@@ -338,18 +341,47 @@ import WebSocket
     }
 
     @Test func aConnectThatNeverAnswersIsLostAtTheConnectTimeout() throws {
-        let release = DispatchSemaphore(value: 0)
-        let loop = try HubClientLoop { _, _, _ throws(SocketError) in
-            _ = release.wait(timeout: .now() + 5)
-            throw SocketError("connect", reason: "answered after the test's limit")
-        }
+        let silent = try #require(UnansweredPort())
         var timing = HubTiming.fast
         timing.connectTimeout = .milliseconds(100)
-        let client = HubConnection(address: try HubAddress(parsing: "ws://127.0.0.1:9/hub"), loop: loop, timing: timing)
-        let log = EventLog()
-        client.open(events: log.handler)
-        defer { client.close(); for _ in 0..<4 { release.signal() } }
-        #expect(log.next()?.lostReason == "cannot connect to ws://127.0.0.1:9/hub within 0.1 seconds")
+        let (client, log) = try openConnection(try HubAddress(parsing: "ws://127.0.0.1:\(silent.port)/hub"), timing: timing)
+        defer { client.close() }
+        #expect(log.next()?.lostReason == "cannot connect to ws://127.0.0.1:\(silent.port)/hub: no answer in time")
+    }
+
+    /// Issue 33: a hub's connect never blocks anything. Many connects that never answer are under way on one loop (each
+    /// once held a thread of Dispatch's global queue, whose few threads they took from every other connect), and the
+    /// loop's open connection goes on pinging and hearing the hub while a new one connects and joins at once.
+    @Test func connectsThatNeverAnswerHoldUpNeitherTheLoopsOpenConnectionsNorItsNewOnes() throws {
+        let hub = try ServedHub()
+        let silent = try #require(UnansweredPort())
+        let loop = try HubClientLoop()
+        var timing = HubTiming.fast
+        timing.pingInterval = .milliseconds(50)
+        let member = HubConnection(address: hub.address, loop: loop, timing: timing)
+        let memberLog = EventLog()
+        member.open(events: memberLog.handler)
+        defer { member.close() }
+        #expect(memberLog.next() == .connected)
+        member.send(ServedHub.join(1))
+        #expect(memberLog.next()?.notice.map { if case .joined = $0 { true } else { false } } == true)
+
+        let stuck = try (0..<64).map { _ in
+            HubConnection(address: try HubAddress(parsing: "ws://127.0.0.1:\(silent.port)/hub"), loop: loop, timing: .standard)
+        }
+        for connection in stuck { connection.open { _ in } }
+        defer { for connection in stuck { connection.close() } }
+
+        let asked = ContinuousClock.now
+        let newcomer = HubConnection(address: hub.address, loop: loop, timing: timing)
+        let newcomerLog = EventLog()
+        newcomer.open(events: newcomerLog.handler)
+        defer { newcomer.close() }
+        #expect(newcomerLog.next() == .connected)
+        newcomer.send(ServedHub.join(2))
+        #expect(newcomerLog.next()?.notice.map { if case .joined = $0 { true } else { false } } == true)
+        #expect(memberLog.next() == .notice(.userJoined(HubPeer(uid: 2, account: nil))))
+        #expect(ContinuousClock.now - asked < .seconds(2), "the newcomer waited \(ContinuousClock.now - asked)")
     }
 
     @Test func nobodyListeningIsLostSayingSo() throws {
