@@ -1,4 +1,3 @@
-import Foundation
 import HubProtocol
 import Timers
 import SeededRandom
