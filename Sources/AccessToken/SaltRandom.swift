@@ -1,39 +1,41 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Synchronization
 
 /// The random source of new tokens' salts: the system's (`arc4random_buf`, which is `getrandom`), drawn 4 KB at a
 /// time instead of once per salt. A server issuing tokens made one `getrandom` call per token, a third of its system
-/// calls per answer. One pool for the process behind a mutex held for a few loads; a child made by `fork` empties
-/// its copy before its first draw, so parent and child never hand out the same salts.
+/// calls per answer. Each thread draws from a pool of its own, without a lock; a child made by `fork` never touches
+/// the pools (its copy of the forking thread's holds the parent's words) and draws each word from the system.
 struct SaltRandom: RandomNumberGenerator {
-    mutating func next() -> UInt64 { SaltPool.shared.next() }
+    mutating func next() -> UInt64 { SaltPool.next() }
 }
 
-private final class SaltPool: @unchecked Sendable {
-    static let shared = SaltPool()
-
+private final class SaltPool {
     private static let capacity = 512
-    private let lock = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private static let pools: PerThread<SaltPool> = {
+        pthread_atfork(nil, nil) { SaltPool.forked.store(true, ordering: .relaxed) }
+        return PerThread { SaltPool() }
+    }()
+    /// Set in a child made by `fork` once any pool can exist.
+    private static let forked = Atomic<Bool>(false)
+
     private let words = UnsafeMutablePointer<UInt64>.allocate(capacity: capacity)
-    /// Words not yet handed out, from the end of `words`; guarded by `lock`.
+    /// Words not yet handed out, from the end of `words`.
     private var left = 0
 
-    private init() {
-        pthread_mutex_init(lock, nil)
-        // The fork's child runs on the thread that called fork, which holds the lock from `prepare` on.
-        pthread_atfork(
-            { pthread_mutex_lock(SaltPool.shared.lock) },
-            { pthread_mutex_unlock(SaltPool.shared.lock) },
-            {
-                SaltPool.shared.left = 0
-                pthread_mutex_unlock(SaltPool.shared.lock)
-            })
+    deinit { words.deallocate() }
+
+    static func next() -> UInt64 {
+        guard !forked.load(ordering: .relaxed) else {
+            var word: UInt64 = 0
+            arc4random_buf(&word, MemoryLayout<UInt64>.size)
+            return word
+        }
+        return pools.object.draw()
     }
 
-    func next() -> UInt64 {
-        pthread_mutex_lock(lock)
-        defer { pthread_mutex_unlock(lock) }
+    private func draw() -> UInt64 {
         if left == 0 {
             arc4random_buf(words, Self.capacity * MemoryLayout<UInt64>.size)
             left = Self.capacity

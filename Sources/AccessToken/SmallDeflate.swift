@@ -15,28 +15,12 @@ enum SmallDeflate {
     /// The zlib stream for `input`: header 78 9C, one deflate block, big-endian Adler-32.
     static func compress(_ input: UnsafeBufferPointer<UInt8>) -> [UInt8] {
         precondition(input.count <= limit, "SmallDeflate takes at most \(limit) bytes, not \(input.count)")
-        return Workspace.ofThisThread.compress(input)
+        return workspaces.object.compress(input)
     }
-}
 
-/// Each thread's workspace, made at its first stream and freed when the thread ends. One shared pool handed a
-/// server's workspaces from core to core, and their Huffman heaps had to come across with them each time.
-private let workspaceKey: pthread_key_t = {
-    var key = pthread_key_t()
-    let made = pthread_key_create(&key) { Unmanaged<SmallDeflate.Workspace>.fromOpaque($0!).release() }
-    precondition(made == 0, "pthread_key_create failed: \(made)")
-    return key
-}()
-
-extension SmallDeflate.Workspace {
-    static var ofThisThread: SmallDeflate.Workspace {
-        if let kept = pthread_getspecific(workspaceKey) {
-            return Unmanaged<SmallDeflate.Workspace>.fromOpaque(kept).takeUnretainedValue()
-        }
-        let workspace = SmallDeflate.Workspace()
-        pthread_setspecific(workspaceKey, Unmanaged.passRetained(workspace).toOpaque())
-        return workspace
-    }
+    /// Each thread's workspace. One shared pool handed a server's workspaces from core to core, and their Huffman
+    /// heaps had to come across with them each time.
+    private static let workspaces = PerThread { Workspace() }
 }
 
 // zlib's level-6 parameters and the deflate alphabets.
@@ -215,8 +199,8 @@ extension SmallDeflate {
         }
     }
 
-    /// Memory for one compression at a time, kept in a pool.
-    final class Workspace: @unchecked Sendable {
+    /// Memory for one compression at a time.
+    final class Workspace {
         /// The input, with slack so that matches can be compared 8 bytes at a time.
         let window = UnsafeMutablePointer<UInt8>.allocate(capacity: SmallDeflate.limit + 8)
         /// The most recent position of each 3-byte hash this call has seen, open-addressed: `occupied | hash << 16 |

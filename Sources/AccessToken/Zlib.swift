@@ -1,17 +1,16 @@
 import CZlib
-import Synchronization
 
 /// zlib streams as Agora's builders write them (default level) and read them (any framing, capped output).
 ///
 /// Token-sized inputs are deflated by `SmallDeflate`, which writes zlib's exact bytes without its 64 KB reset.
-/// Larger ones, and inflating, use zlib streams kept and reset rather than made anew: setting one up costs
-/// several times more than compressing a token, and the output of a reset stream is byte-identical.
+/// Larger ones, and inflating, use a zlib stream of each thread's own, kept and reset rather than made anew: setting
+/// one up costs several times more than compressing a token, and the output of a reset stream is byte-identical.
 enum Zlib {
     /// Largest inflated token accepted: real tokens are a few hundred bytes.
     static let inflateLimit = 16 * 1024
 
-    private static let deflaters = Mutex<[Stream]>([])
-    private static let inflaters = Mutex<[Stream]>([])
+    private static let deflaters = PerThread { Stream(deflating: true) }
+    private static let inflaters = PerThread { Stream(deflating: false) }
 
     /// What zlib's `compress2` at the default level writes for `input`.
     static func compress(_ input: [UInt8]) -> [UInt8] {
@@ -21,9 +20,7 @@ enum Zlib {
 
     /// `compress`, always by zlib itself.
     static func compressWithZlib(_ input: [UInt8]) -> [UInt8] {
-        let deflater = deflaters.withLock { $0.popLast() } ?? Stream(deflating: true)
-        defer { deflaters.withLock { $0.append(deflater) } }
-        let z = deflater.z
+        let z = deflaters.object.z
         deflateReset(z)
         let bound = Int(deflateBound(z, uLong(input.count)))
         return [UInt8](unsafeUninitializedCapacity: bound) { out, count in
@@ -40,8 +37,7 @@ enum Zlib {
     }
 
     static func inflate(_ input: [UInt8]) throws(TokenError) -> [UInt8] {
-        let inflater = inflaters.withLock { $0.popLast() } ?? Stream(deflating: false)
-        defer { inflaters.withLock { $0.append(inflater) } }
+        let inflater = inflaters.object
         let z = inflater.z
         inflateReset(z)
         let capacity = inflateLimit + 1
@@ -61,7 +57,7 @@ enum Zlib {
     }
 
     /// A z_stream at a fixed address (zlib's state points back at it) and, for inflating, its output buffer.
-    private final class Stream: @unchecked Sendable {
+    private final class Stream {
         let z = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
         let scratch: UnsafeMutablePointer<UInt8>?
         let deflating: Bool

@@ -295,7 +295,7 @@ final class SharedFeed: Sendable {
 /// The thread that owns the terminal while the screen runs: it waits in poll(2) for a key or the next frame, hands
 /// keys and new sizes to the main actor, and draws — the chrome again only when the state or the size changed, the video tiles
 /// over it every frame, on the frame the presenter let go of.
-final class FrameThread: @unchecked Sendable {
+struct FrameThread: Sendable {
     private let presenter: TerminalPresenter
     private let feed: SharedFeed
     private let interval: Duration
@@ -303,11 +303,6 @@ final class FrameThread: @unchecked Sendable {
     private let times: FrameTimes
     private let keys: @Sendable (ScreenMessage) -> Void
     private let finished: @Sendable () -> Void
-
-    // Owned by the thread.
-    private var chrome: (state: ScreenState, grid: CellGrid, version: Int)?
-    private var spare: (grid: CellGrid, version: Int)?
-    private var presentedVersion: Int?
 
     init(presenter: TerminalPresenter, feed: SharedFeed, fps: Int, clock: ElapsedClock, times: @escaping FrameTimes,
          keys: @escaping @Sendable (ScreenMessage) -> Void, finished: @escaping @Sendable () -> Void) {
@@ -337,7 +332,7 @@ final class FrameThread: @unchecked Sendable {
     }
 
     func start() {
-        let thread = Thread { [self] in run() }
+        let thread = Thread { run() }
         thread.name = "tokencall-frames"
         thread.start()
     }
@@ -345,12 +340,13 @@ final class FrameThread: @unchecked Sendable {
     private func run() {
         let wall = ContinuousClock()
         var next = wall.now
+        var drawn = Drawn()
         while true {
             // Keys and sizes go to the main actor, which decides what they do (a `q` typed into the paste field does not quit).
             while let message = presenter.read() { keys(message) }
             let feed = self.feed.current
             if feed.quitting { break }
-            draw(feed, elapsed: clock.now() - feed.publishedAt)
+            drawn.draw(feed, at: times(feed, clock.now() - feed.publishedAt), on: presenter)
             next += interval
             let now = wall.now
             if next < now { next = now }
@@ -360,21 +356,27 @@ final class FrameThread: @unchecked Sendable {
         finished()
     }
 
-    private func draw(_ feed: ScreenFeed, elapsed: Duration) {
-        var state = feed.state
-        let now = times(feed, elapsed)
-        _ = state.update(.tick(now.time))
-        let (width, height) = (state.size.width, state.size.height)
-        if chrome?.state != state || chrome?.grid.width != width || chrome?.grid.height != height {
-            chrome = (state, ScreenRenderer.chrome(state, width: width, height: height, options: presenter.options),
-                      (chrome?.version ?? 0) + 1)
+    /// What the frame thread keeps from frame to frame: the chrome, and the frame the presenter let go of.
+    private struct Drawn {
+        private var chrome: (state: ScreenState, grid: CellGrid, version: Int)?
+        private var spare: (grid: CellGrid, version: Int)?
+        private var presentedVersion: Int?
+
+        mutating func draw(_ feed: ScreenFeed, at now: (time: ScreenTime, video: Duration), on presenter: TerminalPresenter) {
+            var state = feed.state
+            _ = state.update(.tick(now.time))
+            let (width, height) = (state.size.width, state.size.height)
+            if chrome?.state != state || chrome?.grid.width != width || chrome?.grid.height != height {
+                chrome = (state, ScreenRenderer.chrome(state, width: width, height: height, options: presenter.options),
+                          (chrome?.version ?? 0) + 1)
+            }
+            let version = chrome!.version
+            var grid = chrome!.grid
+            if let taken = spare.take(), taken.version == version { grid = taken.grid }
+            ScreenRenderer.drawMotion(state, into: &grid, options: presenter.options, video: { feed.sources[$0] },
+                                      at: now.video)
+            if let released = presenter.present(grid), let presentedVersion { spare = (released, presentedVersion) }
+            presentedVersion = version
         }
-        let version = chrome!.version
-        var grid = chrome!.grid
-        if let taken = spare.take(), taken.version == version { grid = taken.grid }
-        ScreenRenderer.drawMotion(state, into: &grid, options: presenter.options, video: { feed.sources[$0] },
-                                  at: now.video)
-        if let released = presenter.present(grid), let presentedVersion { spare = (released, presentedVersion) }
-        presentedVersion = version
     }
 }

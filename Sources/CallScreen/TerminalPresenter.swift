@@ -1,4 +1,5 @@
 import CNcurses
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 import Timers
@@ -8,18 +9,29 @@ import Timers
 /// frame thread alone until it closes it. ncurses sets the terminal up, reads keys and gives the terminal back;
 /// frames are written with the terminal's own escape sequences (from terminfo), only the cells that changed, in one
 /// write each: ncurses' own update, which formats every sequence anew, cost more than the rest of a frame together.
-public final class TerminalPresenter: @unchecked Sendable {
+/// What it keeps between frames is behind a mutex that only the thread using it takes (a lock a frame, never waited on).
+public final class TerminalPresenter: Sendable {
     /// Why the terminal cannot be used.
     public struct Unavailable: Error, CustomStringConvertible {
         public let description: String
     }
 
     public let options: RenderOptions
+    private let screen: Mutex<Screen>
+
+    private struct Screen {
+        var output: TerminalOutput
+        /// The frame on the terminal now; nil when it must be drawn whole.
+        var previous: CellGrid?
+        var isOpen = true
+        var cast: CastRecorder?
+    }
+
     /// Where every frame is recorded as well (`--cast`); set before the screen runs.
-    public var cast: CastRecorder?
-    private var output: TerminalOutput
-    private var previous: CellGrid?
-    private var isOpen = true
+    public var cast: CastRecorder? {
+        get { screen.withLock { $0.cast } }
+        set { screen.withLock { $0.cast = newValue } }
+    }
 
     /// Takes over the terminal. Checks TERM first, so that ncurses never exits the process itself.
     public init(noColor: Bool) throws(Unavailable) {
@@ -53,7 +65,7 @@ public final class TerminalPresenter: @unchecked Sendable {
             colors = tc_colors() >= 256 ? 256 : 8
         }
         options = RenderOptions(colors: colors, unicode: unicode)
-        output = TerminalOutput(codes: Self.codes(cup: cup, colors: colors), unicode: unicode)
+        screen = Mutex(Screen(output: TerminalOutput(codes: Self.codes(cup: cup, colors: colors), unicode: unicode)))
         // ncurses clears the screen once; from here on it only reads keys.
         wrefresh(tc_stdscr())
     }
@@ -86,11 +98,13 @@ public final class TerminalPresenter: @unchecked Sendable {
     /// Draws `grid`, sending only the cells that changed since the last one; returns the grid drawn before, which
     /// it no longer needs (nil after a resize).
     public func present(_ grid: CellGrid) -> CellGrid? {
-        let bytes = output.bytes(from: previous, to: grid)
-        defer { previous = grid }
-        write(bytes)
-        cast?.record(bytes, width: grid.width, height: grid.height)
-        return previous
+        screen.withLock { screen in
+            let bytes = screen.output.bytes(from: screen.previous, to: grid)
+            defer { screen.previous = grid }
+            write(bytes)
+            screen.cast?.record(bytes, width: grid.width, height: grid.height)
+            return screen.previous
+        }
     }
 
     /// Sleeps until a key comes or `duration` passes.
@@ -128,20 +142,24 @@ public final class TerminalPresenter: @unchecked Sendable {
 
     /// Forgets what is on screen, so the next frame is drawn whole (after a resize, which ncurses may have redrawn).
     func invalidate() {
-        previous = nil
-        output.forget()
+        screen.withLock { screen in
+            screen.previous = nil
+            screen.output.forget()
+        }
     }
 
     /// Gives the terminal back.
     public func close() {
-        guard isOpen, tc_terminal_given_back() == 0 else { return }
-        isOpen = false
-        // Attributes off, and the cursor where ncurses left it (home), so that its own last moves land right.
-        var bytes = output.codes.reset
-        output.codes.moveTo(0, 0, &bytes)
-        write(bytes)
-        curs_set(1)
-        endwin()
+        screen.withLock { screen in
+            guard screen.isOpen, tc_terminal_given_back() == 0 else { return }
+            screen.isOpen = false
+            // Attributes off, and the cursor where ncurses left it (home), so that its own last moves land right.
+            var bytes = screen.output.codes.reset
+            screen.output.codes.moveTo(0, 0, &bytes)
+            write(bytes)
+            curs_set(1)
+            endwin()
+        }
     }
 
     private func write(_ bytes: [UInt8]) {

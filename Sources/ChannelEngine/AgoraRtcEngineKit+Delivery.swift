@@ -55,6 +55,12 @@ extension AgoraRtcEngineKit {
         deliver()
     }
 
+    /// `fire` for a timer of one connection: the work runs only while the engine still has it.
+    @MainActor
+    func fire(on id: Int, _ work: (Channel) -> Void) {
+        fire { channel(id).map(work) }
+    }
+
     func emit(_ event: AgoraRtcEvent, on channel: Channel?, then: (() -> Void)? = nil) {
         queue.append(Callback(channel: channel, event: event, then: then))
     }

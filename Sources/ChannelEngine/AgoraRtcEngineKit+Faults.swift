@@ -63,9 +63,8 @@ extension AgoraRtcEngineKit {
     /// reconnecting / interrupted is reported already.
     func scheduleLinkLoss(on channel: Channel, interruptedShown: Bool = false, passed: Duration = .zero) {
         func at(_ delay: Duration, _ work: @escaping @MainActor (Channel) -> Void) -> TimerQueue.ID {
-            timers.schedule(after: max(.zero, delay - passed)) { [weak self, weak channel] in
-                guard let self, let channel, channel.isInChannel else { return }
-                self.fire { work(channel) }
+            timers.schedule(after: max(.zero, delay - passed)) { [weak self, id = channel.id] in
+                self?.fire(on: id) { channel in if channel.isInChannel { work(channel) } }
             }
         }
         channel.linkTimers = interruptedShown ? [] : [

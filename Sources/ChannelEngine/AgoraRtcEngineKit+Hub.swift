@@ -289,9 +289,9 @@ extension AgoraRtcEngineKit {
     /// offline (`dropped`), as Agora gives up a user after `HubSilence.limit` without its packets.
     private func keepAway(_ uid: UInt, on main: Channel, for grace: Duration = HubSilence.limit) {
         guard grace > .zero else { return giveUp(uid, on: main) }
-        hub?.away[uid] = timers.schedule(after: grace) { [weak self, weak main] in
-            guard let self, let main else { return }
-            self.fire {
+        hub?.away[uid] = timers.schedule(after: grace) { [weak self, id = main.id] in
+            guard let self else { return }
+            self.fire(on: id) { main in
                 guard let hub = self.hub, hub.away.removeValue(forKey: uid) != nil else { return }
                 self.giveUp(uid, on: main)
             }
@@ -414,9 +414,9 @@ extension AgoraRtcEngineKit {
     }
 
     private func watchForFreeze(_ uid: UInt, on main: Channel, from last: Duration) {
-        hub?.freezeTimers[uid] = timers.schedule(at: last + Self.hubVideoFrozenAfter) { [weak self, weak main] in
-            guard let self, let main else { return }
-            self.fire {
+        hub?.freezeTimers[uid] = timers.schedule(at: last + Self.hubVideoFrozenAfter) { [weak self, id = main.id] in
+            guard let self else { return }
+            self.fire(on: id) { main in
                 guard let hub = self.hub, let latest = hub.frames[uid]?.at else { return }
                 hub.freezeTimers[uid] = nil
                 if latest + Self.hubVideoFrozenAfter > self.timers.now {
@@ -441,9 +441,9 @@ extension AgoraRtcEngineKit {
                 hub.link.sendVideo(frame)
             }
         }
-        hub.videoTimer = timers.schedule(after: Self.hubVideoInterval) { [weak self, weak main] in
-            guard let self, let main else { return }
-            self.fire {
+        hub.videoTimer = timers.schedule(after: Self.hubVideoInterval) { [weak self, id = main.id] in
+            guard let self else { return }
+            self.fire(on: id) { main in
                 self.hub?.videoTimer = nil
                 self.sendVideo(on: main)
             }

@@ -37,8 +37,7 @@ extension AgoraRtcEngineKit {
         }
         let world = RemoteUsers(
             channel: id, seed: config.simulation.seed, count: config.simulation.remoteUsers,
-            churn: config.simulation.peerChurn, liveBroadcasting: profile == .liveBroadcasting,
-            timers: timers, lock: lock)
+            churn: config.simulation.peerChurn, liveBroadcasting: profile == .liveBroadcasting, engine: self)
         worlds[id] = world
         return world
     }
@@ -100,10 +99,11 @@ extension AgoraRtcEngineKit {
             emit(.didJoinedOfUid(peer.uid, elapsed: elapsedMilliseconds(since: channel.joinStartedAt)), on: channel)
             setRemoteVideo(.starting, .internal, of: peer.uid, on: channel)
             let delay = Duration.milliseconds(150 + Int64(peer.uid % 300))
-            channel.videoTimers.append(timers.schedule(after: delay) { [weak self, weak channel] in
-                guard let self, let channel, channel.announced.contains(peer.uid), channel.state == .connected,
-                      world.peer(peer.uid)?.silentSince == nil else { return }
-                self.fire {
+            channel.videoTimers.append(timers.schedule(after: delay) { [weak self, id = channel.id] in
+                guard let self else { return }
+                self.fire(on: id) { channel in
+                    guard channel.announced.contains(peer.uid), channel.state == .connected,
+                          self.worlds[channel.connection.channelId]?.peer(peer.uid)?.silentSince == nil else { return }
                     self.emit(.firstRemoteVideoFrame(uid: peer.uid, size: peer.videoSize,
                                                      elapsed: self.elapsedMilliseconds(since: channel.joinStartedAt)), on: channel)
                     self.setRemoteVideo(.decoding, .internal, of: peer.uid, on: channel)

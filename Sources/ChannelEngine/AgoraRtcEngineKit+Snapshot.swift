@@ -33,9 +33,9 @@ extension AgoraRtcEngineKit {
             guard let channel = connection(), channel.isInChannel else { return .notInChannel }
             let target = uid == 0 ? channel.connection.localUid : reported
             guard let (picture, size) = snapshotPicture(of: target, on: channel) else {
-                channel.videoTimers.append(timers.schedule(after: Self.snapshotPatience) { [weak self, weak channel] in
-                    guard let self, let channel else { return }
-                    self.fire {
+                channel.videoTimers.append(timers.schedule(after: Self.snapshotPatience) { [weak self, id = channel.id] in
+                    guard let self else { return }
+                    self.fire(on: id) { channel in
                         self.emit(.snapshotTaken(uid: reported, filePath: path, width: 0, height: 0, errCode: -2), on: channel)
                     }
                 })

@@ -129,14 +129,12 @@ extension AgoraRtcEngineKit {
             warn(channel, token)
         } else if !channel.warnedTokens.contains(token) {
             // Held: a busy main actor does not let a fast call's clock run past the warning before the app hears it.
-            channel.tokenTimers.append(timers.schedule(at: warnAt, holdingClock: true) { [weak self, weak channel] in
-                guard let self, let channel else { return }
-                self.fire { self.warn(channel, token) }
+            channel.tokenTimers.append(timers.schedule(at: warnAt, holdingClock: true) { [weak self, id = channel.id] in
+                self?.fire(on: id) { self?.warn($0, token) }
             })
         }
-        channel.tokenTimers.append(timers.schedule(at: expiry) { [weak self, weak channel] in
-            guard let self, let channel else { return }
-            self.fire { self.expire(channel) }
+        channel.tokenTimers.append(timers.schedule(at: expiry) { [weak self, id = channel.id] in
+            self?.fire(on: id) { self?.expire($0) }
         })
     }
 

@@ -9,7 +9,9 @@ import SeededRandom
 ///
 /// Nothing in it is isolated to an actor: its methods, class methods and initializer included, can be called from any
 /// thread; callbacks arrive on the main actor, in order, after the call that caused them has returned (see
-/// `AgoraRtcEngineKit+Delivery`). All state is guarded by `lock`.
+/// `AgoraRtcEngineKit+Delivery`). All state is guarded by `lock`; its connections and remote users are plain classes
+/// reached only under it, which timers find again by id.
+// Unchecked: every stored property is reached under `lock` (recursive: remote users call back in), which no compiler checks.
 public final class AgoraRtcEngineKit: @unchecked Sendable {
     public var delegate: (any AgoraRtcEngineDelegate)? {
         get { locked { delegateReference } }
@@ -36,6 +38,8 @@ public final class AgoraRtcEngineKit: @unchecked Sendable {
     var random: SplitMix64
     var main: Channel?
     var exChannels: [Channel] = []
+    /// Connections made so far: the next one's `id`.
+    var channelsMade = 0
     var worlds: [String: RemoteUsers] = [:]
     /// The channel profile joins use: the config's, until `setChannelProfile(_:)` or a join's media options change it.
     var profile: AgoraChannelProfile
@@ -208,7 +212,7 @@ public final class AgoraRtcEngineKit: @unchecked Sendable {
         // Through a hub, the hub assigns the first uid for 0.
         let localUid = uid != 0 ? uid : keptUid ?? (hub == nil ? assignUid() : 0)
         if uid == 0, hub == nil { keptUid = localUid }
-        let channel = Channel(connection: ConnectionKey(channelId: channelId, localUid: localUid),
+        let channel = Channel(id: makeChannelID(), connection: ConnectionKey(channelId: channelId, localUid: localUid),
                               role: role, isMain: true, exDelegate: nil)
         channel.account = account
         channel.joinSuccess = joinSuccess
@@ -250,7 +254,7 @@ public final class AgoraRtcEngineKit: @unchecked Sendable {
         let taken = (exChannels + [main].compactMap { $0 }).contains { $0.isActive && $0.connection == key }
         if taken { return -Int32(AgoraErrorCode.joinChannelRejected.rawValue) }
         exChannels.removeAll { $0.connection == key }
-        let channel = Channel(connection: key, role: mediaOptions.roleIfSet ?? role, isMain: false,
+        let channel = Channel(id: makeChannelID(), connection: key, role: mediaOptions.roleIfSet ?? role, isMain: false,
                               exDelegate: delegate)
         channel.joinSuccess = joinSuccess
         exChannels.append(channel)
@@ -293,6 +297,16 @@ public final class AgoraRtcEngineKit: @unchecked Sendable {
         exChannels.first { $0.connection == key }
     }
 
+    /// The connection `id` names, while the engine still has it.
+    func channel(_ id: Int) -> Channel? {
+        main?.id == id ? main : exChannels.first { $0.id == id }
+    }
+
+    private func makeChannelID() -> Int {
+        channelsMade += 1
+        return channelsMade
+    }
+
     /// A join's checks of its arguments, as the API makes them: -102 for a channel name outside Agora's rules, -121
     /// for a uid over 32 bits.
     static func checkJoinArguments(channelId: String, uid: UInt) -> Int32? {
@@ -322,9 +336,8 @@ public final class AgoraRtcEngineKit: @unchecked Sendable {
         setState(.connecting, rejoining ? .reasonRenewToken : .reasonConnecting, on: channel)
         if usesHub(channel) { return presentJoin(channel) }
         let answered = timers.now + config.simulation.joinLatency
-        channel.joinTimer = timers.schedule(at: answered, holdingClock: true) { [weak self, weak channel] in
-            guard let self, let channel else { return }
-            self.fire { self.completeJoin(channel, rejoining: rejoining) }
+        channel.joinTimer = timers.schedule(at: answered, holdingClock: true) { [weak self, id = channel.id] in
+            self?.fire(on: id) { self?.completeJoin($0, rejoining: rejoining) }
         }
     }
 

@@ -1,7 +1,10 @@
 import Timers
 
-/// One local connection to a channel: the main one, or one of the multi-channel API. Guarded by the engine's lock.
-final class Channel: @unchecked Sendable {
+/// One local connection to a channel: the main one, or one of the multi-channel API. Reached under the engine's lock
+/// only; a timer names it by `id`.
+final class Channel {
+    /// Which of the engine's connections this is: no two it made share one.
+    let id: Int
     var connection: ConnectionKey
     /// The user account joined with, which the token must name instead of the uid.
     var account: String?
@@ -40,7 +43,8 @@ final class Channel: @unchecked Sendable {
 
     var joinedAt: Duration?
 
-    init(connection: ConnectionKey, role: AgoraClientRole, isMain: Bool, exDelegate: (any AgoraRtcEngineDelegate)?) {
+    init(id: Int, connection: ConnectionKey, role: AgoraClientRole, isMain: Bool, exDelegate: (any AgoraRtcEngineDelegate)?) {
+        self.id = id
         self.connection = connection
         self.role = role
         self.isMain = isMain

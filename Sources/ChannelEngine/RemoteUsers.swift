@@ -1,12 +1,11 @@
-import Foundation
 import HubProtocol
 import Timers
 import SeededRandom
 
 /// The simulated people in one channel: they arrive at staggered times, publish video, and (with churn)
 /// leave, drop and come back — all from the seed. They live on whether or not the local user is there.
-/// Guarded by the engine's lock, which its own timers take.
-final class RemoteUsers: @unchecked Sendable {
+/// Reached under the engine's lock only; its timers find it again through the engine, by channel name.
+final class RemoteUsers {
     struct Peer {
         let uid: UInt
         let isHost: Bool
@@ -21,8 +20,9 @@ final class RemoteUsers: @unchecked Sendable {
 
     private(set) var peers: [Peer] = []
     private var random: SplitMix64
+    private let channel: String
     private let timers: TimerQueue
-    private let lock: NSRecursiveLock
+    private weak var engine: AgoraRtcEngineKit?
     private let churn: Bool
     /// Whether only hosts are seen: the engine's channel profile, as of the latest join.
     var liveBroadcasting: Bool
@@ -30,11 +30,11 @@ final class RemoteUsers: @unchecked Sendable {
     /// Called after every change, so each local connection can bring its view up to date.
     private var observers: [(id: ObjectIdentifier, notify: () -> Void)] = []
 
-    init(channel: String, seed: UInt64, count: Int, churn: Bool, liveBroadcasting: Bool, timers: TimerQueue,
-         lock: NSRecursiveLock) {
-        self.lock = lock
+    init(channel: String, seed: UInt64, count: Int, churn: Bool, liveBroadcasting: Bool, engine: AgoraRtcEngineKit) {
+        self.channel = channel
+        self.engine = engine
         random = SplitMix64(seed: seed, stream: "peers/" + channel)
-        self.timers = timers
+        timers = engine.timers
         self.churn = churn
         self.liveBroadcasting = liveBroadcasting
         for _ in 0..<max(0, count) { peers.append(makePeer()) }
@@ -118,11 +118,9 @@ final class RemoteUsers: @unchecked Sendable {
 
     /// A timer whose action runs under the engine's lock.
     private func schedule(at deadline: Duration, _ action: @escaping @Sendable (RemoteUsers) -> Void) -> TimerQueue.ID {
-        timers.schedule(at: deadline) { [weak self] in
-            guard let self else { return }
-            self.lock.lock()
-            defer { self.lock.unlock() }
-            action(self)
+        timers.schedule(at: deadline) { [weak engine, channel] in
+            guard let engine else { return }
+            engine.locked { engine.worlds[channel].map(action) }
         }
     }
 

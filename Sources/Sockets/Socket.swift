@@ -104,11 +104,10 @@ public struct Socket: Sendable {
         throw failure
     }
 
-    /// An address to connect to, as a lookup found it. Unchecked: `sockaddr_storage` is plain bytes that C's import
-    /// does not mark Sendable.
-    public struct Address: @unchecked Sendable {
+    /// An address to connect to, as a lookup found it: its `sockaddr` kept as bytes.
+    public struct Address: Sendable {
         fileprivate let family, type: Int32
-        fileprivate let storage: sockaddr_storage
+        fileprivate let bytes: InlineArray<128, UInt8>
         fileprivate let length: socklen_t
     }
 
@@ -139,10 +138,10 @@ public struct Socket: Sendable {
         var next = list
         while let entry = next {
             next = entry.pointee.ai_next
-            var storage = sockaddr_storage()
-            let length = min(entry.pointee.ai_addrlen, socklen_t(MemoryLayout<sockaddr_storage>.size))
-            withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: UnsafeRawBufferPointer(start: entry.pointee.ai_addr, count: Int(length))) }
-            found.append(Address(family: entry.pointee.ai_family, type: entry.pointee.ai_socktype, storage: storage, length: length))
+            var bytes = InlineArray<128, UInt8>(repeating: 0)
+            let length = min(entry.pointee.ai_addrlen, socklen_t(bytes.count))
+            withUnsafeMutableBytes(of: &bytes) { $0.copyMemory(from: UnsafeRawBufferPointer(start: entry.pointee.ai_addr, count: Int(length))) }
+            found.append(Address(family: entry.pointee.ai_family, type: entry.pointee.ai_socktype, bytes: bytes, length: length))
         }
         return found
     }
@@ -154,7 +153,8 @@ public struct Socket: Sendable {
         guard fd >= 0 else { throw SocketError("socket") }
         let candidate = Socket(fd: fd)
         candidate.makeNonBlocking()
-        var storage = address.storage
+        var storage = sockaddr_storage()
+        withUnsafeMutableBytes(of: &storage) { out in withUnsafeBytes(of: address.bytes) { out.copyMemory(from: $0) } }
         let started = withUnsafePointer(to: &storage) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, address.length) }
         }

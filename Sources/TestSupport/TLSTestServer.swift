@@ -5,10 +5,10 @@ import Synchronization
 
 /// An https:// server on 127.0.0.1 for tests: OpenSSL in blocking mode on threads of its own, one request per
 /// connection, each answered with `answer` (a whole HTTP response).
-public final class TLSTestServer: @unchecked Sendable {
-    // The SSL_CTX is only read once set up; `requests` is guarded.
+public final class TLSTestServer: Sendable {
     public let port: UInt16
-    private let context: OpaquePointer
+    /// The SSL_CTX, reached under the lock only: each connection's SSL is made from it there.
+    private let context: Mutex<OpaquePointer>
     private let received = Mutex<[String]>([])
     private let names = Mutex<[String]>([])
     private let connections: ThreadPerConnection
@@ -24,14 +24,14 @@ public final class TLSTestServer: @unchecked Sendable {
         // OpenSSL writes to the socket without MSG_NOSIGNAL (a TLS 1.3 session ticket after the handshake, an answer):
         // a client that leaves first (the doctor's handshake-only probe) must not end the test process with SIGPIPE.
         signal(SIGPIPE, SIG_IGN)
-        self.context = context
+        self.context = Mutex(context)
         guard let (listener, port) = Loopback.listen(backlog: 64) else { throw POSIXError(.EADDRNOTAVAIL) }
         self.port = port
         connections = ThreadPerConnection(listener: listener)
         connections.start { [self] fd in serve(fd, answer: answer) }
     }
 
-    deinit { SSL_CTX_free(context) }
+    deinit { context.withLock { SSL_CTX_free($0) } }
 
     /// Answers each request with what the plain HTTP server on 127.0.0.1:`port` answers to it: an https:// front
     /// for a test's `tokencall serve`.
@@ -69,7 +69,7 @@ public final class TLSTestServer: @unchecked Sendable {
     private func serve(_ fd: Int32, answer: (String) -> String) {
         var timeout = timeval(tv_sec: 10, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        guard let ssl = SSL_new(context) else { return }
+        guard let ssl = context.withLock({ SSL_new($0) }) else { return }
         defer { SSL_free(ssl) }
         SSL_set_fd(ssl, fd)
         guard SSL_accept(ssl) == 1 else { return }

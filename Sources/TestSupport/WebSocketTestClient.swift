@@ -1,19 +1,35 @@
 import Foundation
+import Synchronization
 import WebSocket
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// A WebSocket client over loopback for tests: blocking, with a 10 s deadline on every read (a failing test ends,
-/// it does not hang), masking what it sends as a client must, and able to send any bytes at all.
-public final class WebSocketTestClient: @unchecked Sendable {
+/// it does not hang), masking what it sends as a client must, and able to send any bytes at all. One thread may send
+/// while another reads.
+public final class WebSocketTestClient: Sendable {
     public struct Failure: Error, CustomStringConvertible {
         public let description: String
     }
 
     private let fd: Int32
-    private var reader = WebSocketReader(role: .client, maxMessageBytes: 1 << 20)
-    private var buffer: [UInt8] = []
+    /// What has arrived and is not read yet: the reading thread's, behind a lock a sending thread never takes.
+    private let incoming = Mutex(Incoming())
+
+    private struct Incoming {
+        var reader = WebSocketReader(role: .client, maxMessageBytes: 1 << 20)
+        var buffer: [UInt8] = []
+
+        /// Waits for more bytes; false once the connection has ended (or after 10 s of nothing).
+        mutating func receive(_ fd: Int32) -> Bool {
+            var chunk = [UInt8](repeating: 0, count: 16 * 1024)
+            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            guard count > 0 else { return false }
+            buffer += chunk[..<count]
+            return true
+        }
+    }
 
     /// Connects to 127.0.0.1:`port` (from `source`, another loopback address, when given); `receiveBuffer` shrinks the
     /// socket's receive buffer (a slow reader).
@@ -44,18 +60,20 @@ public final class WebSocketTestClient: @unchecked Sendable {
     /// Sends `request` and returns the answer's head and its body (of its Content-Length).
     public func handshake(_ request: String) throws -> String {
         send(raw: Array(request.utf8))
-        while true {
-            if let end = buffer.firstRange(of: Array("\r\n\r\n".utf8)) {
-                var answer = String(decoding: buffer[..<end.upperBound], as: UTF8.self)
-                buffer.removeFirst(end.upperBound)
-                let length = answer.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }
-                    .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
-                while buffer.count < length, receive() {}
-                answer += String(decoding: buffer.prefix(length), as: UTF8.self)
-                buffer.removeFirst(min(length, buffer.count))
-                return answer
+        return try incoming.withLock { (incoming) throws(Failure) -> String in
+            while true {
+                if let end = incoming.buffer.firstRange(of: Array("\r\n\r\n".utf8)) {
+                    var answer = String(decoding: incoming.buffer[..<end.upperBound], as: UTF8.self)
+                    incoming.buffer.removeFirst(end.upperBound)
+                    let length = answer.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-length:") }
+                        .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
+                    while incoming.buffer.count < length, incoming.receive(fd) {}
+                    answer += String(decoding: incoming.buffer.prefix(length), as: UTF8.self)
+                    incoming.buffer.removeFirst(min(length, incoming.buffer.count))
+                    return answer
+                }
+                guard incoming.receive(fd) else { throw Failure(description: "no answer to the handshake") }
             }
-            guard receive() else { throw Failure(description: "no answer to the handshake") }
         }
     }
 
@@ -75,13 +93,15 @@ public final class WebSocketTestClient: @unchecked Sendable {
 
     /// The next event from the server, nil once the connection has ended (or after 10 s of nothing).
     public func next() throws -> WebSocketEvent? {
-        while true {
-            if !buffer.isEmpty {
-                reader.append(buffer)
-                buffer = []
+        try incoming.withLock { incoming in
+            while true {
+                if !incoming.buffer.isEmpty {
+                    incoming.reader.append(incoming.buffer)
+                    incoming.buffer = []
+                }
+                if let event = try incoming.reader.next() { return event }
+                guard incoming.receive(fd) else { return nil }
             }
-            if let event = try reader.next() { return event }
-            guard receive() else { return nil }
         }
     }
 
@@ -106,12 +126,4 @@ public final class WebSocketTestClient: @unchecked Sendable {
     }
 
     private static let mask: (UInt8, UInt8, UInt8, UInt8) = (0x5A, 0xC3, 0x17, 0x88)
-
-    private func receive() -> Bool {
-        var chunk = [UInt8](repeating: 0, count: 16 * 1024)
-        let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-        guard count > 0 else { return false }
-        buffer += chunk[..<count]
-        return true
-    }
 }
