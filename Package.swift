@@ -54,6 +54,7 @@ let package = Package(
         .testTarget(name: "ArgumentsTests", dependencies: ["Arguments", "TestSupport"]),
         .testTarget(name: "TimersTests", dependencies: ["Timers", "TestSupport"]),
         .testTarget(name: "SocketsTests", dependencies: ["Sockets"]),
+        .testTarget(name: "TLSTests", dependencies: ["TLS", "Sockets"]),
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1", "SeededRandom"]),
         .testTarget(name: "WebSocketTests", dependencies: ["WebSocket", "SeededRandom"]),
         .testTarget(name: "HubServerTests", dependencies: ["HubServer", "AgoraVocabulary", "HubProtocol", "TokenServer", "AccessToken", "JSON", "WebSocket", "TestSupport", "SeededRandom",
