@@ -48,9 +48,11 @@ final class LoopCore: @unchecked Sendable {
     init(connector: @escaping Connector) throws(SocketError) {
         loop = try EventLoop(name: "hub-client")
         self.connector = connector
-        loop.whenStopping { [self] in  // the cycle ends with the loop, which drops its hooks
-            for connection in connections.values { connection.closeForGood() }
-            connections = [:]
+        loop.execute { [self] in  // the hook is the loop thread's to add; it runs before any work handed after it
+            loop.whenStopping { [self] in  // the cycle ends with the loop, which drops its hooks
+                for connection in connections.values { connection.closeForGood() }
+                connections = [:]
+            }
         }
     }
 
