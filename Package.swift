@@ -53,7 +53,7 @@ let package = Package(
         .testTarget(name: "AccessTokenTests", dependencies: ["AccessToken", "SeededRandom", "TestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "ArgumentsTests", dependencies: ["Arguments", "TestSupport"]),
         .testTarget(name: "TimersTests", dependencies: ["Timers", "TestSupport"]),
-        .testTarget(name: "SocketsTests", dependencies: ["Sockets"]),
+        .testTarget(name: "SocketsTests", dependencies: ["Sockets", "SeededRandom"]),
         .testTarget(name: "TLSTests", dependencies: ["TLS", "Sockets"]),
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1", "SeededRandom"]),
         .testTarget(name: "WebSocketTests", dependencies: ["WebSocket", "SeededRandom"]),
