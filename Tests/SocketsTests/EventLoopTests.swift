@@ -97,7 +97,33 @@ import Glibc
         for index in 0..<3 { loop.execute { seen.add("work \(index)") } }
         loop.stop()
         #expect(seen.all == ["work 0", "work 1", "work 2", "first hook", "second hook"])
-        #expect(!loop.inLoop, "no thread is the loop's once it has ended")
+    }
+
+    /// A thread's id is given to a new thread once it has ended: the new one is not the stopped loop's.
+    @Test func noThreadIsAStoppedLoopsNotEvenOneWithItsThreadsID() throws {
+        let stopped = try EventLoop(name: "test-ended")
+        let ended = Mutex<UInt>(0)
+        do {
+            let done = DispatchSemaphore(value: 0)
+            stopped.execute { ended.withLock { $0 = UInt(pthread_self()) }; done.signal() }
+            #expect(done.wait(timeout: .now() + 10) == .success)
+        }
+        stopped.stop()
+        for _ in 0..<20 {
+            let next = try EventLoop(name: "test-after")
+            defer { next.stop() }
+            let seen = Mutex<(reused: Bool, inStopped: Bool)?>(nil), done = DispatchSemaphore(value: 0)
+            next.execute {
+                seen.withLock { $0 = (UInt(pthread_self()) == ended.withLock { $0 }, stopped.inLoop) }
+                done.signal()
+            }
+            #expect(done.wait(timeout: .now() + 10) == .success)
+            guard let (reused, inStopped) = seen.withLock({ $0 }) else { return }
+            guard reused else { continue }  // another thread took the id first
+            #expect(!inStopped)
+            return
+        }
+        Issue.record("no new thread was given the stopped loop's thread id")
     }
 
     /// Many threads hand work at once: none is lost, and each thread's runs in the order it was handed.
