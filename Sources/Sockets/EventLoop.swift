@@ -6,7 +6,9 @@ import Glibc
 
 /// One thread that waits on epoll for its sockets to be ready and for its deadlines, and runs what other threads
 /// hand it. Everything registered on a loop belongs to its thread: handlers, timers and hooks run there, one at a
-/// time, so what they touch needs no lock. Other threads reach it only through `execute`, `wake` and `stop`.
+/// time, so what they touch needs no lock. Other threads reach it only through `execute`, `wake` and `stop`; the
+/// entry points of its thread trap anywhere else. It is a serial executor: an actor on it runs on its thread.
+/// Unchecked because its thread's state is guarded by the `inLoop` checks, not by the compiler.
 public final class EventLoop: @unchecked Sendable {
     /// What a registration waits for.
     public struct Interest: OptionSet, Sendable {
@@ -111,6 +113,7 @@ public final class EventLoop: @unchecked Sendable {
 
     /// Waits for `fd` to be ready for `interest`; `handler` is called with what it is ready for.
     public func register(_ fd: Int32, for interest: Interest, _ handler: @escaping (Readiness) -> Void) -> Registration {
+        onThread("register")
         let id = nextID
         nextID += 1
         entries[id] = (fd, handler)
@@ -120,6 +123,7 @@ public final class EventLoop: @unchecked Sendable {
     }
 
     public func change(_ registration: Registration, to interest: Interest) {
+        onThread("change")
         guard let entry = entries[registration.id] else { return }
         var event = Self.event(interest, id: registration.id)
         _ = epoll_ctl(epoll, EPOLL_CTL_MOD, entry.fd, &event)
@@ -127,6 +131,7 @@ public final class EventLoop: @unchecked Sendable {
 
     /// Stops waiting on the descriptor (before it is closed or handed to another loop).
     public func deregister(_ registration: Registration) {
+        onThread("deregister")
         guard let entry = entries.removeValue(forKey: registration.id) else { return }
         var event = epoll_event()
         _ = epoll_ctl(epoll, EPOLL_CTL_DEL, entry.fd, &event)
@@ -135,6 +140,7 @@ public final class EventLoop: @unchecked Sendable {
     /// Runs `work` once `deadline` has passed, unless cancelled first.
     @discardableResult
     public func schedule(at deadline: ContinuousClock.Instant, _ work: @escaping () -> Void) -> Timer {
+        onThread("schedule")
         let id = nextID
         nextID += 1
         timerWork[id] = work
@@ -142,15 +148,29 @@ public final class EventLoop: @unchecked Sendable {
         return Timer(id: id)
     }
 
-    public func cancel(_ timer: Timer) { timerWork[timer.id] = nil }
+    public func cancel(_ timer: Timer) {
+        onThread("cancel")
+        timerWork[timer.id] = nil
+    }
 
     /// Runs `hook` at the end of every turn, before the loop waits again.
-    public func eachTurn(_ hook: @escaping () -> Void) { turnHooks.append(hook) }
+    public func eachTurn(_ hook: @escaping () -> Void) {
+        onThread("eachTurn")
+        turnHooks.append(hook)
+    }
 
     /// Runs `hook` when the loop stops, after the last work handed to it.
-    public func whenStopping(_ hook: @escaping () -> Void) { stopHooks.append(hook) }
+    public func whenStopping(_ hook: @escaping () -> Void) {
+        onThread("whenStopping")
+        stopHooks.append(hook)
+    }
 
     // MARK: -
+
+    /// Traps unless the caller runs on the loop's thread, naming the loop and the call.
+    private func onThread(_ call: StaticString) {
+        precondition(inLoop, "EventLoop.\(call) was called off the thread of the loop \(name); hand it there with execute")
+    }
 
     private static func event(_ interest: Interest, id: UInt64) -> epoll_event {
         var event = epoll_event()
@@ -197,6 +217,7 @@ public final class EventLoop: @unchecked Sendable {
         timerWork = [:]
         turnHooks = []
         stopHooks = []
+        threadID.store(0, ordering: .releasing)  // the thread's id may be another thread's once it has ended
     }
 
     private func nextDeadline() -> ContinuousClock.Instant? {
@@ -212,6 +233,22 @@ public final class EventLoop: @unchecked Sendable {
             timers.removeFirst()
             if let work = timerWork.removeValue(forKey: id) { work() }
         }
+    }
+}
+
+extension EventLoop: SerialExecutor {
+    /// Runs `job` on the loop's thread, in order with the work handed to it; once the loop has stopped, never (as
+    /// work handed after `stop`).
+    public func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        execute { job.runSynchronously(on: self.asUnownedSerialExecutor()) }
+    }
+
+    public func asUnownedSerialExecutor() -> UnownedSerialExecutor { UnownedSerialExecutor(ordinary: self) }
+
+    /// Traps off the loop's thread, naming the loop (`assumeIsolated` asks this).
+    public func checkIsolated() {
+        precondition(inLoop, "code isolated to the loop \(name) ran off its thread")
     }
 }
 

@@ -69,7 +69,9 @@ import Glibc
         #expect(far.send(Array("hi!".utf8)))
         #expect(seen.done.wait(timeout: .now() + 10) == .success)
         #expect(far.send(Array("unheard".utf8)))
-        Thread.sleep(forTimeInterval: 0.1)
+        // A turn's handlers all run before the work they hand on: once this has run, a registered `near` was heard.
+        loop.execute { loop.schedule(at: .now) { loop.execute { seen.done.signal() } } }
+        #expect(seen.done.wait(timeout: .now() + 10) == .success)
         #expect(seen.all == ["hi!"])
     }
 
@@ -80,9 +82,81 @@ import Glibc
         loop.execute { seen.add("before") }
         loop.stop()
         #expect(seen.all == ["before", "hook"], "all done when stop returns: the thread was joined")
-        #expect(!loop.execute { seen.add("after") })
-        Thread.sleep(forTimeInterval: 0.05)
+        #expect(!loop.execute { seen.add("after") }, "refused: the thread has ended, so it never runs")
         #expect(seen.all == ["before", "hook"])
+    }
+
+    @Test func stopHooksRunInTheOrderGivenAfterTheWorkHandedBeforeAndTimersDueLaterNever() {
+        let loop = try! EventLoop(name: "test-hooks")
+        let seen = Seen()
+        loop.execute {
+            loop.whenStopping { seen.add("first hook") }
+            loop.schedule(at: .now + .seconds(3600)) { seen.add("timer") }
+            loop.whenStopping { seen.add("second hook") }
+        }
+        for index in 0..<3 { loop.execute { seen.add("work \(index)") } }
+        loop.stop()
+        #expect(seen.all == ["work 0", "work 1", "work 2", "first hook", "second hook"])
+    }
+
+    /// A thread's id is given to a new thread once it has ended: the new one is not the stopped loop's.
+    @Test func noThreadIsAStoppedLoopsNotEvenOneWithItsThreadsID() throws {
+        let stopped = try EventLoop(name: "test-ended")
+        let ended = Mutex<UInt>(0)
+        do {
+            let done = DispatchSemaphore(value: 0)
+            stopped.execute { ended.withLock { $0 = UInt(pthread_self()) }; done.signal() }
+            #expect(done.wait(timeout: .now() + 10) == .success)
+        }
+        stopped.stop()
+        for _ in 0..<20 {
+            let next = try EventLoop(name: "test-after")
+            defer { next.stop() }
+            let seen = Mutex<(reused: Bool, inStopped: Bool)?>(nil), done = DispatchSemaphore(value: 0)
+            next.execute {
+                seen.withLock { $0 = (UInt(pthread_self()) == ended.withLock { $0 }, stopped.inLoop) }
+                done.signal()
+            }
+            #expect(done.wait(timeout: .now() + 10) == .success)
+            guard let (reused, inStopped) = seen.withLock({ $0 }) else { return }
+            guard reused else { continue }  // another thread took the id first
+            #expect(!inStopped)
+            return
+        }
+        Issue.record("no new thread was given the stopped loop's thread id")
+    }
+
+    /// Many threads hand work at once: none is lost, and each thread's runs in the order it was handed.
+    @Test func theMailboxLosesNothingAndKeepsEachThreadsOrder() {
+        let loop = try! EventLoop(name: "test-mailbox")
+        defer { loop.stop() }
+        let threads = 8, each = 2000
+        let runs = Mutex([[Int]](repeating: [], count: threads))
+        DispatchQueue.concurrentPerform(iterations: threads) { thread in
+            for index in 0..<each {
+                loop.execute { runs.withLock { $0[thread].append(loop.inLoop ? index : -1) } }
+            }
+        }
+        let done = DispatchSemaphore(value: 0)
+        loop.execute { done.signal() }
+        #expect(done.wait(timeout: .now() + 30) == .success)
+        #expect(runs.withLock { $0.map(\.count) } == Array(repeating: each, count: threads))
+        #expect(runs.withLock { $0.allSatisfy { $0 == Array(0..<each) } }, "in order, on the loop")
+    }
+
+    @Test func aDeadlineCancelledByAnEarlierOneInTheSameTurnNeverRuns() {
+        let loop = try! EventLoop(name: "test-cancel-due")
+        defer { loop.stop() }
+        let seen = Seen()
+        loop.execute {
+            let now = ContinuousClock.now
+            var later: EventLoop.Timer?
+            loop.schedule(at: now - .seconds(2)) { if let later { loop.cancel(later) }; seen.add("earlier") }
+            later = loop.schedule(at: now - .seconds(1)) { seen.add("later") }
+            loop.schedule(at: now) { loop.execute { seen.done.signal() } }
+        }
+        #expect(seen.done.wait(timeout: .now() + 10) == .success)
+        #expect(seen.all == ["earlier"])
     }
 
     @Test func aDeadlineAlreadyPassedRunsAtTheNextTurnNotNever() {

@@ -5,17 +5,10 @@ import Testing
 @testable import TokenServer
 
 @Suite struct ProtocolTests {
+    /// Over a socket, a refusal is answered, the connection closed, and the server serves on (every refusal, sans
+    /// I/O: `RefusalTests`, `MachineParsingTests`).
     @Test(arguments: [
         ("garbage", "\u{01}\u{02}\u{03}garbage\r\n\r\n", 400),
-        ("no version", "GET /ping\r\n\r\n", 400),
-        ("bad version", "GET /ping HTTP/9.9\r\n\r\n", 400),
-        ("header without colon", "GET /ping HTTP/1.1\r\nHost 127.0.0.1\r\n\r\n", 400),
-        ("non-numeric length", "POST /getToken HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: ten\r\n\r\n", 400),
-        ("conflicting lengths", "POST /getToken HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}", 400),
-        ("POST without length", "POST /getToken HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", 411),
-        ("chunked", "POST /getToken HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n", 411),
-        ("body over 16 KiB", "POST /getToken HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 16385\r\n\r\n", 413),
-        ("bare LF line ends", "GET /ping HTTP/1.1\nHost: x\n\n", 400),
         ("headers over 8 KiB", "GET /ping HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: \(String(repeating: "a", count: 9000))\r\n\r\n", 431),
     ])
     func malformedRequestsGetAnErrorAndAClosedConnection(name: String, raw: String, status: Int) throws {
@@ -29,16 +22,6 @@ import Testing
         #expect(response?.headers["connection"] == "close", "\(name)")
         #expect(client.isClosedByServer(), "\(name)")
         #expect(try RawClient(port: server.port).request("GET", "/ping")?.status == 200, "\(name): the server still serves")
-    }
-
-    @Test func aBodyLongerThanItsLengthIsReadAsTheNextRequest() throws {
-        let server = try startServer()
-        defer { server.stop() }
-        let client = try RawClient(port: server.port)
-        client.send("POST /fetch_rtc_token HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 2\r\n\r\n{}junk")
-        #expect(client.readResponse()?.status == 400)
-        client.send("\r\n\r\n")
-        #expect(client.readResponse()?.status == 400)
     }
 
     @Test func aSlowClientIsCutOffWhileOthersAreServed() throws {
