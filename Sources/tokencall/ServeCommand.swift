@@ -8,6 +8,7 @@ import TLS
 import RedisClient
 import Sockets
 import TokenServer
+import WebServer
 import WebClient
 
 /// `tokencall serve`: the token server, until SIGINT or SIGTERM.

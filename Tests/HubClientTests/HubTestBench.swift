@@ -8,6 +8,7 @@ import Synchronization
 import TestSupport
 import TLS
 import TokenServer
+import WebServer
 
 /// A `tokencall serve`-style server with the hub on 127.0.0.1, on real time, that can be stopped and started
 /// again on its port.

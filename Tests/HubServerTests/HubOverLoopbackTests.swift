@@ -6,6 +6,7 @@ import Synchronization
 import TestSupport
 import Testing
 import TokenServer
+import WebServer
 import WebSocket
 
 /// The hub behind a real server on 127.0.0.1, reached by WebSocket clients; its time moves by hand.

@@ -5,6 +5,7 @@ import RedisClient
 import TestSupport
 import Testing
 import TokenServer
+import WebServer
 import WebSocket
 
 /// The hub with its leases in a real `redis-server` (`serve --redis`), reached through `DelayingProxy`.

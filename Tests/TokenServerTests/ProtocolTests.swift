@@ -3,6 +3,7 @@ import Synchronization
 import TestSupport
 import Testing
 @testable import TokenServer
+@testable import WebServer
 
 @Suite struct ProtocolTests {
     @Test(arguments: [

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import TokenServer
+@testable import WebServer
 
 /// Requests a lenient reader and a proxy in front of it could read two ways are refused, with words saying what is
 /// wrong, and the connection is closed (RFC 9112).

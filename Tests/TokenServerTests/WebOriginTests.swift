@@ -2,6 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 @testable import TokenServer
+@testable import WebServer
 
 /// Browsers open the hub only from the server's own pages and the origins `--cors-origin` allows; the server's
 /// assets answer GET and HEAD with their own content type.

@@ -3,6 +3,7 @@ import Synchronization
 import TestSupport
 import Testing
 import TokenServer
+@testable import WebServer
 import WebSocket
 
 /// A service that greets each client, sends every message back to every client, floods on request, closes a client

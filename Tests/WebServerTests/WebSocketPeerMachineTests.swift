@@ -1,5 +1,5 @@
 import Testing
-@testable import TokenServer
+@testable import WebServer
 
 /// A WebSocket connection's timing rules on the host, event by event, without a socket.
 @Suite struct WebSocketPeerMachineTests {

@@ -1,5 +1,6 @@
 import Foundation
 import HTTP1
+import PrintableText
 import Sockets
 import Synchronization
 import TLS
@@ -13,28 +14,30 @@ import Glibc
 /// for the cores than there are cores. The number of connections is bounded and every read and write has a deadline.
 /// The handler runs on the loop's thread, between the other connections' requests, so it must compute and not wait
 /// (the token routes do).
-final class HTTPServer: Sendable {
-    struct Limits: Sendable {
+package final class HTTPServer: Sendable {
+    package struct Limits: Sendable {
         /// Lowered at start to what the open-file limit leaves room for (`FileLimit`). When they are all open, a newcomer
         /// takes the place of an unproven one (`admit`).
-        var maxConnections = 256
+        package var maxConnections = 256
         /// One client address may hold this many of them; a client opening more gets 503 like any over the limit.
-        var maxConnectionsPerAddress = 64
+        package var maxConnectionsPerAddress = 64
         /// A request must arrive whole within this long of its first byte (a TLS handshake within this long of the
         /// connection).
-        var requestDeadline: Duration = .seconds(10)
+        package var requestDeadline: Duration = .seconds(10)
         /// A kept-alive connection with no request for this long is closed.
-        var idleTimeout: Duration = .seconds(30)
+        package var idleTimeout: Duration = .seconds(30)
         /// Stopping waits this long for requests under way.
-        var drainTimeout: Duration = .seconds(2)
+        package var drainTimeout: Duration = .seconds(2)
         /// An answer the client does not take any of for this long is dropped with its connection.
-        var sendTimeout: Duration = .seconds(5)
+        package var sendTimeout: Duration = .seconds(5)
         /// After answering with `Connection: close`, the server stops sending and reads (and drops) what the
         /// client still sends for up to this long before closing: closing with unread bytes would reset the
         /// connection and could destroy the answer before the client reads it.
-        var lingerTimeout: Duration = .seconds(2)
+        package var lingerTimeout: Duration = .seconds(2)
         /// Loops serving connections; 0 for one per active core.
-        var workers = 0
+        package var workers = 0
+
+        package init() {}
 
         var times: HTTPConnectionMachine.Times {
             .init(requestDeadline: requestDeadline, idleTimeout: idleTimeout, sendTimeout: sendTimeout, lingerTimeout: lingerTimeout)
@@ -45,10 +48,10 @@ final class HTTPServer: Sendable {
     /// others' work (about 10 µs each for a token), and a turn can bring hundreds of requests.
     static let answersHeld = 32
 
-    typealias Handler = @Sendable (HTTPRequest) -> HTTPResponse
-    typealias Logger = @Sendable (HTTPRequest?, HTTPResponse, Duration) -> Void
+    package typealias Handler = @Sendable (HTTPRequest) -> HTTPResponse
+    package typealias Logger = @Sendable (HTTPRequest?, HTTPResponse, Duration) -> Void
     /// Takes a refused TLS handshake: the client's address and why.
-    typealias RefusalLogger = @Sendable (String, TLSFailure) -> Void
+    package typealias RefusalLogger = @Sendable (String, TLSFailure) -> Void
 
     private struct State {
         /// Each open connection by its id (descriptors are reused; ids are not).
@@ -98,10 +101,10 @@ final class HTTPServer: Sendable {
     }
 
     /// The numeric address it listens on (`0.0.0.0` for every IPv4 interface).
-    let host: String
-    let port: UInt16
+    package let host: String
+    package let port: UInt16
     /// The soft limit on open files, after raising it towards what `limits.maxConnections` needs.
-    let openFileLimit: Int
+    package let openFileLimit: Int
     private let listener: Socket
     private let limits: Limits
     private let handler: Handler
@@ -116,7 +119,7 @@ final class HTTPServer: Sendable {
     private let loops: [EventLoop]
     private let workers: [Worker]
 
-    init(host: String, port: UInt16, limits: Limits = Limits(), tls: TLSContext? = nil, log: Logger?,
+    package init(host: String, port: UInt16, limits: Limits = Limits(), tls: TLSContext? = nil, log: Logger?,
          logRefusal: RefusalLogger? = nil, handler: @escaping Handler) throws(SocketError) {
         signal(SIGPIPE, SIG_IGN)
         (listener, self.host, self.port) = try Socket.listen(host: host, port: port)
@@ -147,7 +150,7 @@ final class HTTPServer: Sendable {
     }
 
     /// Stops accepting, lets requests under way finish (up to the drain timeout), closes the rest and ends the loops.
-    func stop() {
+    package func stop() {
         let alreadyStopping = state.withLock { state in
             defer { state.stopping = true }
             stopping.store(true, ordering: .sequentiallyConsistent)
@@ -168,11 +171,28 @@ final class HTTPServer: Sendable {
         listener.close()
     }
 
+    /// `text` with spaces and what is unsafe to print (controls, bidi overrides, line separators) written as %-escapes
+    /// of their UTF-8: a client's path (decoded) goes into a log line, where a newline would forge another line and an
+    /// escape sequence would act on the operator's terminal.
+    package static func printable(_ text: String) -> String {
+        func isUnsafe(_ scalar: Unicode.Scalar) -> Bool { scalar == " " || scalar.isUnsafeToPrint }
+        guard text.unicodeScalars.contains(where: isUnsafe) else { return text }
+        var out = ""
+        for scalar in text.unicodeScalars {
+            if isUnsafe(scalar) {
+                for byte in String(scalar).utf8 { out += (byte < 16 ? "%0" : "%") + String(byte, radix: 16, uppercase: true) }
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+
     /// Connections open now.
-    var connectionCount: Int { state.withLock { $0.open.count } }
+    package var connectionCount: Int { state.withLock { $0.open.count } }
 
     /// Connections served at once: the limit asked for, or less when the open-file limit has no room for it.
-    var maxConnections: Int { limits.maxConnections }
+    package var maxConnections: Int { limits.maxConnections }
 
     private var isStopping: Bool { stopping.load(ordering: .relaxed) }
 

@@ -32,7 +32,7 @@ public struct HTTPResponse: Sendable {
     }
 
     /// `{name: text}`: the bytes `json(status, [name: text])` gives, without an encoder when no character needs escaping.
-    static func json(_ status: Int, member name: String, _ text: String, headers: [(name: String, value: String)] = []) -> HTTPResponse {
+    package static func json(_ status: Int, member name: String, _ text: String, headers: [(name: String, value: String)] = []) -> HTTPResponse {
         var body: [UInt8] = []
         body.reserveCapacity(name.utf8.count + text.utf8.count + 7)
         body.append(UInt8(ascii: "{"))

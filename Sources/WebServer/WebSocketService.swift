@@ -69,3 +69,17 @@ public enum WebSocketMessage: Equatable, Sendable {
     case text(String)
     case binary([UInt8])
 }
+
+/// A WebSocket service at one path of the server.
+public struct WebSocketEndpoint: Sendable {
+    /// The request path that upgrades, such as `/hub`.
+    public var path: String
+    public var service: any WebSocketService
+    public var limits: WebSocketLimits
+
+    public init(path: String, service: any WebSocketService, limits: WebSocketLimits) {
+        self.path = path
+        self.service = service
+        self.limits = limits
+    }
+}

@@ -11,7 +11,7 @@ import Glibc
 /// Runs the WebSocket connections the HTTP server hands over after a 101, on an event loop of their own, for one
 /// service. Every client has a bounded send queue: one that does not read is dropped, never waited for, so it
 /// stalls nobody. Frames are read as they arrive and checked before they are kept (`WebSocketReader`).
-final class WebSocketHost: @unchecked Sendable {
+package final class WebSocketHost: @unchecked Sendable {
     private struct Adopted: Sendable {
         let wire: Wire
         let leftover: [UInt8]
@@ -20,7 +20,7 @@ final class WebSocketHost: @unchecked Sendable {
         let counted: CountedConnection
     }
 
-    let path: String
+    package let path: String
     private let service: any WebSocketService
     private let limits: WebSocketLimits
     private let serverLog: (@Sendable (String) -> Void)?
@@ -40,7 +40,7 @@ final class WebSocketHost: @unchecked Sendable {
     /// Peers queued frames since the last flush.
     private var pending: [Peer] = []
 
-    init(path: String, service: any WebSocketService, limits: WebSocketLimits, log: (@Sendable (String) -> Void)?) throws(SocketError) {
+    package init(path: String, service: any WebSocketService, limits: WebSocketLimits, log: (@Sendable (String) -> Void)?) throws(SocketError) {
         self.path = path
         self.service = service
         self.limits = limits
@@ -50,7 +50,7 @@ final class WebSocketHost: @unchecked Sendable {
     }
 
     /// The answer to a request on the endpoint: 101 and the connection is this host's, or 400/426 saying why not.
-    func upgrade(_ request: HTTPRequest) -> HTTPResponse {
+    package func upgrade(_ request: HTTPRequest) -> HTTPResponse {
         guard !stopping.load(ordering: .relaxed) else { return .error(503, "the server is stopping") }
         if let refusal = service.admit(request) { return .error(400, refusal) }
         switch WebSocketHandshake.accept(method: request.method, version: request.version, header: request.header) {
@@ -85,7 +85,7 @@ final class WebSocketHost: @unchecked Sendable {
     }
 
     /// Closes every connection (1001) and ends the loop's thread.
-    func stop() {
+    package func stop() {
         stopping.store(true, ordering: .sequentiallyConsistent)
         loop.execute { [self] in closeEverything() }
         loop.stop()
@@ -370,7 +370,7 @@ final class WebSocketHost: @unchecked Sendable {
     }
 
     private func log(_ peer: Peer, _ what: String) {
-        serverLog?("ws \(TokenServer.printable(path)) \(peer.address) \(peer.id) \(what)")
+        serverLog?("ws \(HTTPServer.printable(path)) \(peer.address) \(peer.id) \(what)")
     }
 
     private func log(_ line: String) { serverLog?(line) }

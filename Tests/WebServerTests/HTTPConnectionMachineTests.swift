@@ -1,6 +1,6 @@
 import HTTP1
 import Testing
-@testable import TokenServer
+@testable import WebServer
 
 /// The server connection's phases, event by event, without a socket or a clock.
 @Suite struct HTTPConnectionMachineTests {
