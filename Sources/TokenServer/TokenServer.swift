@@ -13,7 +13,7 @@ public final class TokenServer: Sendable {
     /// The port it listens on (the one picked when the config asked for 0).
     public let port: UInt16
     private let http: HTTPServer
-    private let webSocketHost: WebSocketHost?
+    private let webSocketHost: WebSocketHost.Handle?
 
     /// Starts listening at once; throws when the port is taken or the credentials are malformed.
     public init(_ config: TokenServerConfig) throws {
@@ -38,9 +38,9 @@ public final class TokenServer: Sendable {
             { @Sendable (address: String, failure: TLSFailure) in write("\(address) \(failure.description.escapedForPrinting)") }
         }
         var handler: HTTPServer.Handler = routes.handle
-        var host: WebSocketHost?
+        var host: WebSocketHost.Handle?
         if let endpoint = config.webSocket {
-            let webSocket = try WebSocketHost(path: endpoint.path, service: endpoint.service, limits: endpoint.limits, log: config.log)
+            let webSocket = try WebSocketHost.Handle(endpoint, log: config.log)
             handler = { request in
                 guard request.path == webSocket.path else { return routes.handle(request) }
                 return routes.refusal(ofWebSocketFrom: request) ?? webSocket.upgrade(request)

@@ -84,7 +84,7 @@ public struct HTTPResponse: Sendable {
 /// bytes that arrived after the request, the client's address, and its place in the server's count (released once
 /// instead of closing the socket, so the count stays true).
 struct Takeover: Sendable {
-    let adopt: @Sendable (_ wire: Wire, _ leftover: [UInt8], _ address: String, _ counted: CountedConnection) -> Void
+    let adopt: @Sendable (_ wire: sending Wire, _ leftover: [UInt8], _ address: String, _ counted: CountedConnection) -> Void
     /// Closes the connection of this `CountedConnection.id`, from any thread: the server gave its place to another.
     let evict: @Sendable (_ id: UInt64) -> Void
 }

@@ -117,7 +117,8 @@ package final class HTTPServer: Sendable {
     /// Connections with a request under way: read in part or whole, or answered but not yet sent.
     private let busy = Atomic(0)
     private let loops: [EventLoop]
-    private let workers: [Worker]
+    /// Each loop's worker, reached on its loop.
+    private let workers: [LoopBound<Worker>]
 
     package init(host: String, port: UInt16, limits: Limits = Limits(), tls: TLSContext? = nil, log: Logger?,
          logRefusal: RefusalLogger? = nil, handler: @escaping Handler) throws(SocketError) {
@@ -143,7 +144,11 @@ package final class HTTPServer: Sendable {
             }
         }
         self.loops = loops
-        workers = loops.map { Worker(loop: $0) }
+        workers = loops.map { loop in
+            let worker = LoopBound(handing: Worker(loop: loop), to: loop)
+            loop.execute { worker.value.start() }
+            return worker
+        }
         listener.makeNonBlocking()
         let acceptor = loops[0]
         acceptor.execute { [self] in startAccepting(on: acceptor) }
@@ -158,14 +163,14 @@ package final class HTTPServer: Sendable {
         }
         guard !alreadyStopping else { return }
         listener.shutdownBoth()
-        for worker in workers { worker.loop.execute { [self] in worker.stopping(self) } }
+        for worker in workers { worker.loop.execute { worker.value.stopping() } }
         let clock = ContinuousClock()
         let deadline = clock.now + limits.drainTimeout
         while clock.now < deadline, busy.load(ordering: .sequentiallyConsistent) > 0 {
             Thread.sleep(forTimeInterval: 0.005)
         }
         for worker in workers {
-            worker.loop.execute { [self] in worker.closeAll(self) }
+            worker.loop.execute { worker.value.closeAll() }
             worker.loop.stop()
         }
         listener.close()
@@ -229,7 +234,7 @@ package final class HTTPServer: Sendable {
                     if tls == nil {
                         client.makeNonBlocking()
                         // The first worker's loop is this one, the acceptor's.
-                        _ = client.sendSome(busy.serialized(keepAlive: false, date: workers[0].date.field()), from: 0)
+                        _ = client.sendSome(busy.serialized(keepAlive: false, date: workers[0].value.date.field()), from: 0)
                     }
                     log?(nil, busy, .zero)
                     client.close()
@@ -237,7 +242,7 @@ package final class HTTPServer: Sendable {
                 }
                 next = (next + 1) % workers.count
                 let worker = workers[index]
-                if !worker.loop.execute({ [self] in worker.adopt(client, id: id, address: address, server: self) }) {
+                if !worker.loop.execute({ [self] in worker.value.adopt(client, id: id, address: address, server: self) }) {
                     forget(id, closing: client)
                 }
             }
@@ -287,7 +292,7 @@ package final class HTTPServer: Sendable {
         switch owner {
         case .worker(let index):
             let worker = workers[index]
-            worker.loop.execute { [self] in worker.evict(id, server: self) }
+            worker.loop.execute { [self] in worker.value.evict(id, server: self) }
         case .takenOver(let evict):
             evict(id)
         }
@@ -328,8 +333,8 @@ package final class HTTPServer: Sendable {
 
     // MARK: Serving (on each loop)
 
-    /// One loop's connections; touched only on its thread.
-    private final class Worker: @unchecked Sendable {
+    /// One loop's connections, reached on its thread only.
+    private final class Worker {
         let loop: EventLoop
         var connections: [UInt64: Connection] = [:]
         var scratch = [UInt8](repeating: 0, count: Socket.receiveSize)
@@ -340,10 +345,10 @@ package final class HTTPServer: Sendable {
         /// The `Date` field of this loop's answers.
         var date = HTTPDate()
 
-        init(loop: EventLoop) {
-            self.loop = loop
-            loop.execute { [weak self] in loop.eachTurn { self?.sendAnswered() } }
-        }
+        init(loop: EventLoop) { self.loop = loop }
+
+        /// On the loop: its answers go out at the end of every turn.
+        func start() { loop.eachTurn { [unowned self] in sendAnswered() } }
 
         func sendAnswered() {
             // A pipelined request answered while sending comes round again in the same turn.
@@ -367,9 +372,15 @@ package final class HTTPServer: Sendable {
             } else {
                 session = nil
             }
-            let connection = Connection(Wire(socket, tls: session), id: id, address: address, worker: self, server: server)
+            let wire = Wire(socket, tls: session)
+            let connection = Connection(wire, id: id, address: address, worker: self, server: server,
+                                        on: LoopConnection(wire, on: loop, ready: { [unowned self] readiness in
+                                            connections[id]?.ready(readiness)
+                                        }, deadline: { [unowned self] in
+                                            connections[id]?.deadlineCame()
+                                        }))
             connections[id] = connection
-            connection.begin()
+            connection.perform(connection.machine.start())
         }
 
         /// Closes an unproven connection whose place a newcomer took (`admit`); over http it hears why first.
@@ -384,36 +395,31 @@ package final class HTTPServer: Sendable {
             connection.close()
         }
 
-        func stopping(_ server: HTTPServer) {
+        func stopping() {
             for connection in Array(connections.values) {
                 if let action = connection.machine.stopping() { connection.perform(action) }
             }
         }
 
-        func closeAll(_ server: HTTPServer) {
+        func closeAll() {
             for connection in Array(connections.values) { connection.close() }
         }
     }
 
-    /// One connection: the machine that decides and the wire it decides about.
+    /// One connection: the machine that decides, and the wire on its loop that the decisions are carried out on.
     private final class Connection {
         var machine: HTTPConnectionMachine
-        let wire: Wire
+        let connection: LoopConnection
         let id: UInt64
         let address: String
         /// Whether a request of it was read whole (`HTTPServer.prove`), kept here so that later ones take no lock.
         var proven = false
         unowned let worker: Worker
         let server: HTTPServer
-        var registration: EventLoop.Registration?
-        var interest: EventLoop.Interest = .read
-        /// The deadline armed on the loop, and when it is; an earlier one replaces it, a later one waits for it.
-        var timer: (EventLoop.Timer, HTTPConnectionMachine.Moment)?
         var countedBusy = false
-        var lingering = false
 
-        init(_ wire: Wire, id: UInt64, address: String, worker: Worker, server: HTTPServer) {
-            self.wire = wire
+        init(_ wire: Wire, id: UInt64, address: String, worker: Worker, server: HTTPServer, on connection: LoopConnection) {
+            self.connection = connection
             self.id = id
             self.address = address
             self.worker = worker
@@ -421,28 +427,17 @@ package final class HTTPServer: Sendable {
             machine = HTTPConnectionMachine(now: .now, times: server.limits.times, handshaking: wire.isTLS)
         }
 
-        var loop: EventLoop { worker.loop }
-
-        func begin() {
-            registration = loop.register(wire.socket.fd, for: .read) { [self] readiness in ready(readiness) }
-            perform(machine.start())
-        }
+        var wire: Wire { connection.wire }
 
         func ready(_ readiness: EventLoop.Readiness) {
             if readiness.writable, wire.queued > 0 {
                 guard flushed() else { return }
             }
             // While an answer is pending nothing is read (`.wait(.write, …)`): a hang-up shows as a failed send.
-            guard readiness.readable, registration != nil else { return }
-            if case .sending = machine.phase { return }
-            let arrival = wire.receive(scratch: &worker.scratch)
-            if lingering {
-                if case .ended = arrival { close() } else if case .refused = arrival { close() }
-                return
-            }
-            switch arrival {
+            guard readiness.readable, machine.reads, connection.isRegistered else { return }
+            switch wire.receive(scratch: &worker.scratch) {
             case .nothing:
-                if wire.queued > 0 { _ = flushed() } else { updateInterest(.read) }  // handshake bytes to answer
+                perform(machine.received([], now: .now))
             case .data(let bytes):
                 perform(machine.received(bytes, now: .now))
             case .secured(let bytes):
@@ -452,11 +447,23 @@ package final class HTTPServer: Sendable {
             case .ended:
                 perform(machine.peerClosed())
             case .refused(let failure):
-                server.logRefusal?(address, failure)
-                _ = wire.flush()  // the alert, if the socket takes it
+                if case .lingering = machine.phase {} else {
+                    server.logRefusal?(address, failure)
+                    _ = wire.flush()  // the alert, if the socket takes it
+                }
                 perform(machine.peerClosed())
             }
             if worker.answered.count >= HTTPServer.answersHeld { worker.sendAnswered() }
+        }
+
+        func deadlineCame() {
+            let wasHandshaking = if case .handshaking = machine.phase { true } else { false }
+            let action = machine.deadlinePassed(now: .now)
+            if wasHandshaking, case .close = action {
+                server.logRefusal?(address, .handshakeRefused(
+                    "the client did not finish it within \(server.limits.requestDeadline); the connection is closed"))
+            }
+            perform(action)
         }
 
         /// Sends what the socket takes; false when the connection closed meanwhile.
@@ -466,17 +473,17 @@ package final class HTTPServer: Sendable {
                 perform(machine.peerClosed())
                 return false
             case .done:
-                if case .sending = machine.phase { perform(machine.sent(allOut: true, progressed: true, now: .now)) } else { updateInterest(.read) }
+                if case .sending = machine.phase { perform(machine.sent(allOut: true, progressed: true, now: .now)) } else { connection.wait(for: .read) }
             case .partial(let progressed):
                 if case .sending = machine.phase { perform(machine.sent(allOut: false, progressed: progressed, now: .now)) }
-                else { updateInterest([.read, .write]) }
+                else { connection.wait(for: [.read, .write]) }
             }
-            return registration != nil
+            return connection.isRegistered
         }
 
         func perform(_ first: HTTPConnectionMachine.Action) {
             var action = first
-            while registration != nil {
+            while connection.isRegistered {
                 switch action {
                 case .serve(let request, let started):
                     let response = server.handler(request)
@@ -501,22 +508,29 @@ package final class HTTPServer: Sendable {
                     worker.answered.append(self)
                     return
                 case .wait(let waiting, let until):
-                    updateInterest(waiting == .write ? .write : wire.queued > 0 ? [.read, .write] : .read)
-                    arm(until)
+                    switch waiting {
+                    case .read:
+                        connection.wait(for: .read)
+                        if wire.queued > 0, !flushed() { return }  // a TLS handshake's bytes to answer
+                    case .write: connection.wait(for: .write)
+                    case .readOnly: connection.wait(for: .read)
+                    }
+                    connection.arm(at: HTTPConnectionMachine.instant(until))
                     updateBusy()
                     return
                 case .linger(let until):
                     updateBusy()
-                    lingering = true
                     wire.shutdownWrite()
-                    updateInterest(.read)
-                    arm(until)
+                    connection.wait(for: .read)
+                    connection.arm(at: HTTPConnectionMachine.instant(until))
                     return
                 case .close:
                     return close()
                 case .handOver(let takeover, let leftover):
                     release()
-                    takeover.adopt(wire, leftover, address, CountedConnection(id: id, server: server, socket: wire.socket))
+                    // The wire leaves this loop, which reaches it no more (`release`): bound here, handed there.
+                    let leaving = LoopBound(wire, on: worker.loop)
+                    takeover.adopt(leaving.value, leftover, address, CountedConnection(id: id, server: server, socket: wire.socket))
                     server.handedOver(id, to: takeover)
                     return
                 }
@@ -525,33 +539,12 @@ package final class HTTPServer: Sendable {
 
         /// Sends the answer queued in this turn and goes on from there.
         func sendQueued() {
-            guard registration != nil else { return }
+            guard connection.isRegistered else { return }
             _ = flushed()
         }
 
-        private func updateInterest(_ wanted: EventLoop.Interest) {
-            guard let registration, wanted != interest else { return }
-            interest = wanted
-            loop.change(registration, to: wanted)
-        }
-
-        private func arm(_ deadline: HTTPConnectionMachine.Moment) {
-            if let (_, armed) = timer, armed <= deadline { return }
-            if let (held, _) = timer { loop.cancel(held) }
-            timer = (loop.schedule(at: HTTPConnectionMachine.instant(deadline)) { [self] in
-                timer = nil
-                let wasHandshaking = if case .handshaking = machine.phase { true } else { false }
-                let action = machine.deadlinePassed(now: .now)
-                if wasHandshaking, case .close = action {
-                    server.logRefusal?(address, .handshakeRefused(
-                        "the client did not finish it within \(server.limits.requestDeadline); the connection is closed"))
-                }
-                perform(action)
-            }, deadline)
-        }
-
         private func updateBusy() {
-            let isBusy = machine.isBusy && registration != nil
+            let isBusy = machine.isBusy && connection.isRegistered
             guard isBusy != countedBusy else { return }
             countedBusy = isBusy
             if isBusy { server.busy.add(1, ordering: .sequentiallyConsistent) } else { server.busy.subtract(1, ordering: .sequentiallyConsistent) }
@@ -559,16 +552,13 @@ package final class HTTPServer: Sendable {
 
         /// Leaves the loop: no more readiness or deadlines, not counted busy.
         private func release() {
-            if let registration { loop.deregister(registration) }
-            registration = nil
-            if let (held, _) = timer { loop.cancel(held) }
-            timer = nil
+            connection.release()
             updateBusy()
             worker.connections[id] = nil
         }
 
         func close() {
-            guard registration != nil else { return }
+            guard connection.isRegistered else { return }
             release()
             server.forget(id, closing: wire.socket)
         }

@@ -1,18 +1,68 @@
-import Foundation
 import HTTP1
 import Sockets
 import Synchronization
 import TLS
 import WebSocket
-#if canImport(Glibc)
-import Glibc
-#endif
 
-/// Runs the WebSocket connections the HTTP server hands over after a 101, on an event loop of their own, for one
-/// service. Every client has a bounded send queue: one that does not read is dropped, never waited for, so it
-/// stalls nobody. Frames are read as they arrive and checked before they are kept (`WebSocketReader`).
-package final class WebSocketHost: @unchecked Sendable {
-    private struct Adopted: Sendable {
+/// Runs the WebSocket connections the HTTP server hands over after a 101, on an event loop of its own, for one
+/// service: each connection's `WebSocketPeerMachine` reads its frames and decides, and the host carries out what it
+/// says on the connection's `LoopConnection` and with the service. Every client has a bounded send queue: one that
+/// does not read is dropped, never waited for, so it stalls nobody. It lives on its loop; other threads hold its
+/// `Handle`.
+package final class WebSocketHost {
+    /// A host as other threads reach it: the HTTP loops ask it to upgrade, its owner stops it.
+    package final class Handle: Sendable {
+        /// The request path that upgrades.
+        package let path: String
+        private let admission: @Sendable (HTTPRequest) -> String?
+        private let host: LoopBound<WebSocketHost>
+        private let stopping = Atomic(false)
+
+        /// Starts the host's loop, where the endpoint's service is made.
+        package init(_ endpoint: WebSocketEndpoint, log: (@Sendable (String) -> Void)?) throws(SocketError) {
+            path = endpoint.path
+            admission = endpoint.admission
+            let loop = try EventLoop(name: "websocket-host")
+            let host = LoopBound(handing: WebSocketHost(endpoint, loop: loop, log: log), to: loop)
+            self.host = host
+            loop.execute { host.value.start() }
+        }
+
+        /// The answer to a request on the endpoint: 101 and the connection is the host's, or 400/426 saying why not.
+        /// Runs on the HTTP loops.
+        package func upgrade(_ request: HTTPRequest) -> HTTPResponse {
+            guard !stopping.load(ordering: .relaxed) else { return .error(503, "the server is stopping") }
+            if let refusal = admission(request) { return .error(400, refusal) }
+            switch WebSocketHandshake.accept(method: request.method, version: request.version, header: request.header) {
+            case .failure(let refusal):
+                return .error(refusal.status, refusal.message,
+                              headers: refusal.status == 426 ? [("Sec-WebSocket-Version", "13")] : [])
+            case .success(let accept):
+                let host = host, query = request.query
+                return .switchingProtocols(
+                    headers: [("Upgrade", "websocket"), ("Connection", "Upgrade"), ("Sec-WebSocket-Accept", accept)],
+                    to: Takeover(adopt: { wire, leftover, address, counted in
+                        let adopted = LoopBound(handing: Adopted(wire: wire, leftover: leftover, address: address, query: query,
+                                                                 counted: counted), to: host.loop)
+                        // A host that has stopped takes nothing more: the socket is closed unanswered.
+                        if !host.loop.execute({ host.value.adopt(adopted.value) }) { counted.release() }
+                    }, evict: { id in
+                        host.loop.execute { host.value.evict(id) }
+                    }))
+            }
+        }
+
+        /// Closes every connection (1001) and ends the loop's thread.
+        package func stop() {
+            stopping.store(true, ordering: .sequentiallyConsistent)
+            let host = host
+            host.loop.execute { host.value.closeEverything() }
+            host.loop.stop()
+        }
+    }
+
+    /// A connection handed over after a 101, on its way to the host's loop.
+    private struct Adopted {
         let wire: Wire
         let leftover: [UInt8]
         let address: String
@@ -20,106 +70,49 @@ package final class WebSocketHost: @unchecked Sendable {
         let counted: CountedConnection
     }
 
-    package let path: String
-    private let service: any WebSocketService
+    private final class Peer {
+        let id: WebSocketClientID
+        let address: String
+        let counted: CountedConnection
+        let connection: LoopConnection
+        var machine: WebSocketPeerMachine
+        /// In the host's `pending`.
+        var isPending = false
+
+        init(id: WebSocketClientID, _ adopted: Adopted, connection: LoopConnection, machine: WebSocketPeerMachine) {
+            (self.id, address, counted, self.connection, self.machine) = (id, adopted.address, adopted.counted, connection, machine)
+        }
+
+        var wire: Wire { connection.wire }
+    }
+
+    private let path: String
     private let limits: WebSocketLimits
     private let serverLog: (@Sendable (String) -> Void)?
     private let loop: EventLoop
-    private let stopping = Atomic(false)
-    // The rest belongs to the loop's thread.
+    private let makeService: @Sendable () -> any WebSocketService
+    /// Made on the loop, at `start`.
+    private lazy var service = makeService()
     private var peers: [WebSocketClientID: Peer] = [:]
     /// The same peers by their id in the HTTP server's count (`CountedConnection.id`), which evicts by it.
     private var byCountedID: [UInt64: Peer] = [:]
     private var nextID: UInt64 = 0
+    private var stopped = false
     /// Connections that ended, for the service to hear of once its callback under way has returned.
     private var ended: [(WebSocketClientID, WebSocketEnd)] = []
-    fileprivate let clock = ContinuousClock()
+    private let clock = ContinuousClock()
     private var scratch = [UInt8](repeating: 0, count: Socket.receiveSize)
     /// The service's next planned tick, armed on the loop.
     private var serviceTimer: (EventLoop.Timer, ContinuousClock.Instant)?
     /// Peers queued frames since the last flush.
     private var pending: [Peer] = []
 
-    package init(path: String, service: any WebSocketService, limits: WebSocketLimits, log: (@Sendable (String) -> Void)?) throws(SocketError) {
-        self.path = path
-        self.service = service
-        self.limits = limits
+    private init(_ endpoint: WebSocketEndpoint, loop: EventLoop, log: (@Sendable (String) -> Void)?) {
+        path = endpoint.path
+        limits = endpoint.limits
+        makeService = endpoint.service
         serverLog = log
-        loop = try EventLoop(name: "websocket-host")
-        loop.execute { [self] in start() }
-    }
-
-    /// The answer to a request on the endpoint: 101 and the connection is this host's, or 400/426 saying why not.
-    package func upgrade(_ request: HTTPRequest) -> HTTPResponse {
-        guard !stopping.load(ordering: .relaxed) else { return .error(503, "the server is stopping") }
-        if let refusal = service.admit(request) { return .error(400, refusal) }
-        switch WebSocketHandshake.accept(method: request.method, version: request.version, header: request.header) {
-        case .failure(let refusal):
-            return .error(refusal.status, refusal.message,
-                          headers: refusal.status == 426 ? [("Sec-WebSocket-Version", "13")] : [])
-        case .success(let accept):
-            return .switchingProtocols(
-                headers: [("Upgrade", "websocket"), ("Connection", "Upgrade"), ("Sec-WebSocket-Accept", accept)],
-                to: Takeover(adopt: { [self] wire, leftover, address, counted in
-                    let adopted = Adopted(wire: wire, leftover: leftover, address: address, query: request.query, counted: counted)
-                    let taken = loop.execute { [self] in
-                        guard !stopping.load(ordering: .sequentiallyConsistent) else { return Self.sayStopping(adopted) }
-                        adopt(adopted)
-                        afterEvent()
-                    }
-                    if !taken { Self.sayStopping(adopted) }
-                }, evict: { [self] id in
-                    loop.execute { [self] in
-                        evict(id)
-                        afterEvent()
-                    }
-                }))
-        }
-    }
-
-    /// A connection answered 101 as the host stops, before it was adopted: told so with 1001 like the others.
-    private static func sayStopping(_ adopted: Adopted) {
-        try? adopted.wire.queue(WebSocketFrame.close(.goingAway, reason: "the server is stopping"))
-        _ = adopted.wire.flush()
-        adopted.counted.release()
-    }
-
-    /// Closes every connection (1001) and ends the loop's thread.
-    package func stop() {
-        stopping.store(true, ordering: .sequentiallyConsistent)
-        loop.execute { [self] in closeEverything() }
-        loop.stop()
-    }
-
-    // MARK: The host's thread
-
-    private final class Peer {
-        let id: WebSocketClientID
-        let wire: Wire
-        let address: String
-        let counted: CountedConnection
-        var reader: WebSocketReader
-        var machine: WebSocketPeerMachine
-        var registration: EventLoop.Registration?
-        var interest: EventLoop.Interest = .read
-        /// The deadline armed on the loop; an earlier one replaces it, a later one waits for it.
-        var timer: (EventLoop.Timer, ContinuousClock.Instant)?
-        /// In the host's `pending`.
-        var isPending = false
-        /// In the host's `peers`: false once dropped (a flag, not a lookup: the hot paths ask it for every peer sent to).
-        var isHeld = true
-
-        init(_ adopted: Adopted, id: WebSocketClientID, limits: WebSocketLimits, now: ContinuousClock.Instant) {
-            self.id = id
-            wire = adopted.wire
-            address = adopted.address
-            counted = adopted.counted
-            reader = WebSocketReader(role: .server, maxMessageBytes: limits.maxMessageBytes)
-            machine = WebSocketPeerMachine(now: now, limits: limits)
-        }
-
-        var queued: Int { wire.queued }
-        var isOpen: Bool { machine.isOpen }
+        self.loop = loop
     }
 
     private func start() {
@@ -142,144 +135,91 @@ package final class WebSocketHost: @unchecked Sendable {
     }
 
     private func closeEverything() {
+        stopped = true
         service.stopping()
-        for peer in Array(peers.values) {
-            if peer.isOpen { try? peer.wire.queue(WebSocketFrame.close(.goingAway, reason: "the server is stopping")) }
-            _ = peer.wire.flush()
-            drop(peer, .closedByHost(.goingAway), tell: peer.isOpen)
-        }
+        for peer in Array(peers.values) { perform(peer.machine.stopping(), on: peer) }
         tellEnded()
-    }
-
-    private func ready(_ peer: Peer, _ readiness: EventLoop.Readiness) {
-        guard peer.isHeld else { return }
-        if readiness.writable { write(peer) }
-        if readiness.readable, peer.isHeld { read(peer) }
-        tellEnded()
-        settle(peer)
-    }
-
-    /// Waits for what the peer's state needs, and arms its deadline.
-    private func settle(_ peer: Peer) {
-        guard peer.isHeld, let registration = peer.registration else { return }
-        let wanted: EventLoop.Interest = peer.queued > 0 ? [.read, .write] : .read
-        if wanted != peer.interest {
-            peer.interest = wanted
-            loop.change(registration, to: wanted)
-        }
-        let due = deadline(of: peer)
-        if let (_, armed) = peer.timer, armed <= due { return }
-        if let (held, _) = peer.timer { loop.cancel(held) }
-        peer.timer = (loop.schedule(at: due) { [self, peer] in
-            peer.timer = nil
-            checkTimes(peer)
-            tellEnded()
-            settle(peer)
-        }, due)
-    }
-
-    private func deadline(of peer: Peer) -> ContinuousClock.Instant {
-        peer.machine.deadline(queued: peer.queued > 0)
     }
 
     private func adopt(_ adopted: Adopted) {
-        nextID += 1
-        let peer = Peer(adopted, id: WebSocketClientID(nextID), limits: limits, now: clock.now)
-        peers[peer.id] = peer
-        byCountedID[peer.counted.id] = peer
-        peer.registration = loop.register(peer.wire.socket.fd, for: .read) { [self, peer] readiness in
-            ready(peer, readiness)
+        guard !stopped else {
+            // Answered 101 as the host stopped, before it was adopted: told so with 1001 like the others.
+            try? adopted.wire.queue(WebSocketFrame.close(.goingAway, reason: "the server is stopping"))
+            _ = adopted.wire.flush()
+            return adopted.counted.release()
         }
-        service.opened(peer.id, address: peer.address, query: adopted.query)
-        peer.reader.append(adopted.leftover)
-        handleFrames(peer)
+        nextID += 1
+        let id = WebSocketClientID(nextID)
+        let connection = LoopConnection(adopted.wire, on: loop, ready: { [self] readiness in
+            guard let peer = peers[id] else { return }
+            if readiness.writable { write(peer) }
+            if readiness.readable, peers[id] != nil { read(peer) }
+            afterPeerEvent(peer)
+        }, deadline: { [self] in
+            guard let peer = peers[id] else { return }
+            perform(peer.machine.deadlinePassed(now: clock.now, queued: peer.wire.queued), on: peer)
+            afterPeerEvent(peer)
+        })
+        let peer = Peer(id: id, adopted, connection: connection, machine: WebSocketPeerMachine(now: clock.now, limits: limits))
+        peers[id] = peer
+        byCountedID[peer.counted.id] = peer
+        service.opened(id, address: peer.address, query: adopted.query)
+        if !adopted.leftover.isEmpty { perform(peer.machine.received(adopted.leftover, queued: peer.wire.queued, now: clock.now), on: peer) }
+        afterPeerEvent(peer)
+        afterEvent()
+    }
+
+    /// The service hears of what ended, and the peer waits for what its state needs until its deadline.
+    private func afterPeerEvent(_ peer: Peer) {
         tellEnded()
         settle(peer)
     }
 
+    private func settle(_ peer: Peer) {
+        guard peer.connection.isRegistered else { return }
+        let queued = peer.wire.queued > 0
+        peer.connection.wait(for: queued ? [.read, .write] : .read)
+        peer.connection.arm(at: peer.machine.deadline(queued: queued))
+    }
+
     private func read(_ peer: Peer) {
+        let now = clock.now
         switch peer.wire.receive(scratch: &scratch) {
         case .nothing: return
-        case .ended(let bytes):
-            if peer.isOpen, !bytes.isEmpty {
-                peer.reader.append(bytes)
-                handleFrames(peer)
-            }
-            guard peer.isHeld else { return }
-            if peer.isOpen { log(peer, "lost: the connection closed without a close frame") }
-            return drop(peer, .lost, tell: peer.isOpen)
-        case .refused(let failure):
-            if peer.isOpen { log(peer, "lost: \(failure)") }
-            return drop(peer, .lost, tell: peer.isOpen)
-        case .data(let bytes), .secured(let bytes):
-            guard peer.isOpen else { return }  // closing: what still arrives is dropped
-            peer.reader.append(bytes)
-            handleFrames(peer)
+        case .ended(let bytes): perform(peer.machine.ended(bytes, queued: peer.wire.queued, now: now), on: peer)
+        case .refused(let failure): perform(peer.machine.broke("\(failure)"), on: peer)
+        case .data(let bytes), .secured(let bytes): perform(peer.machine.received(bytes, queued: peer.wire.queued, now: now), on: peer)
         }
     }
 
-    private func handleFrames(_ peer: Peer) {
-        while peer.isOpen, peer.isHeld {
-            let event: WebSocketEvent?
-            do {
-                event = try peer.reader.next()
-            } catch {
-                log(peer, "closed \(error.code): \(error.reason)")
-                return closeNow(peer, code: error.code, reason: error.reason)
-            }
-            guard let event else { return }
-            // Heard from only when a message or a control frame is whole: bytes that trickle in and never finish one keep
-            // nobody in.
-            peer.machine.heard(now: clock.now)
-            switch event {
-            case .ping(let payload): enqueue(WebSocketFrame.encode(.pong, payload), to: peer)
-            case .pong: break
-            case .text(let text): service.received(.text(text), from: peer.id)
-            case .binary(let bytes): service.received(.binary(bytes), from: peer.id)
-            case .close(let code, _):
-                enqueue(WebSocketFrame.close(code == .noStatus ? .normal : code, reason: ""), to: peer)
-                peer.machine.closing()
-                ended.append((peer.id, .closedByClient(code)))
+    /// Carries out the peer's actions in order; when one fails, the machine hears of it and the rest, meant for a
+    /// connection that just went, are dropped.
+    private func perform(_ actions: [WebSocketPeerMachine.Action], on peer: Peer) {
+        for action in actions {
+            guard peer.connection.isRegistered else { return }  // dropped meanwhile, by the service's doing
+            switch action {
+            case .send(let bytes):
+                do {
+                    try peer.wire.queue(bytes)
+                } catch {
+                    return perform(peer.machine.broke(), on: peer)
+                }
+                markPending(peer)
+            case .sendLast(let bytes):
+                try? peer.wire.queue(bytes)
+                _ = peer.wire.flush()
+            case .deliver(let message):
+                if peer.machine.isOpen { service.received(message, from: peer.id) }
+            case .tell(let end):
+                ended.append((peer.id, end))
+            case .halfClose:
+                peer.wire.shutdownWrite()
+            case .drop:
+                drop(peer)
+            case .log(let line):
+                log(peer, line)
             }
         }
-    }
-
-    /// Queues a close frame, tells the service, and ends the connection once the frame is out: sent by this turn's
-    /// flush, whoever decided it (a frame read, or the service's tick).
-    private func closeNow(_ peer: Peer, code: WebSocketCloseCode, reason: String) {
-        guard peer.isOpen else { return }
-        if hasRoomForClose(peer) {
-            willQueue(to: peer, now: clock.now)
-            try? peer.wire.queue(WebSocketFrame.close(code, reason: reason))
-        }
-        peer.machine.closing()
-        markPending(peer)
-        ended.append((peer.id, .closedByHost(code)))
-    }
-
-    /// Whether the peer's queue takes a close frame still: a client too slow for its queue would not read one either.
-    private func hasRoomForClose(_ peer: Peer) -> Bool {
-        peer.queued + 2 + WebSocketFrame.maxControlPayload <= limits.maxQueuedBytes
-    }
-
-    private func enqueue(_ frame: [UInt8], to peer: Peer, now: ContinuousClock.Instant? = nil) {
-        guard peer.isOpen else { return }
-        guard peer.queued + frame.count <= limits.maxQueuedBytes else {
-            log(peer, "dropped: \(peer.queued) bytes wait for it, over the limit of \(limits.maxQueuedBytes); too slow a reader")
-            return drop(peer, .closedByHost(.policyViolation), tell: true)
-        }
-        willQueue(to: peer, now: now ?? clock.now)
-        markPending(peer)
-        do {
-            try peer.wire.queue(frame)
-        } catch {
-            drop(peer, .lost, tell: true)
-        }
-    }
-
-    /// Bytes are about to be queued for the peer: with nothing waiting before, its send timeout starts now.
-    private func willQueue(to peer: Peer, now: ContinuousClock.Instant) {
-        if peer.queued == 0 { peer.machine.queued(now: now, wasEmpty: true) }
     }
 
     /// The peer is flushed at the end of this turn.
@@ -293,57 +233,32 @@ package final class WebSocketHost: @unchecked Sendable {
     private func flush() {
         let queued = pending
         pending.removeAll(keepingCapacity: true)
-        let now = clock.now
         for peer in queued {
             peer.isPending = false
-            guard peer.isHeld else { continue }
-            write(peer, now: now)
+            guard peer.connection.isRegistered else { continue }
+            write(peer)
             settle(peer)
         }
     }
 
-    private func write(_ peer: Peer, now: ContinuousClock.Instant? = nil) {
-        let now = now ?? clock.now
-        if peer.queued > 0 {
+    private func write(_ peer: Peer) {
+        var progressed = false
+        if peer.wire.queued > 0 {
             switch peer.wire.flush() {
-            case .done: peer.machine.progressed(now: now)
-            case .partial(let progressed):
-                if progressed { peer.machine.progressed(now: now) }
-                return
-            case .failed: return drop(peer, .lost, tell: peer.isOpen)
+            case .done: progressed = true
+            case .partial(let some): progressed = some
+            case .failed: return perform(peer.machine.broke(), on: peer)
             }
         }
-        if peer.queued == 0, case .halfClose = peer.machine.queueEmptied(now: now) { peer.wire.shutdownWrite() }
+        perform(peer.machine.sent(allOut: peer.wire.queued == 0, progressed: progressed, now: clock.now), on: peer)
     }
 
-    private func checkTimes(_ peer: Peer) {
-        let now = clock.now
-        guard peer.isHeld, now >= deadline(of: peer) else { return }
-        switch peer.machine.deadlinePassed(now: now, queued: peer.queued > 0) {
-        case .wait, .halfClose: break
-        case .end(.tooSlow):
-            log(peer, "dropped: it took nothing of \(peer.queued) waiting bytes for \(limits.sendTimeout)")
-            drop(peer, .closedByHost(.policyViolation), tell: true)
-        case .end(.silent):
-            log(peer, "lost: nothing heard for \(limits.silenceLimit)")
-            drop(peer, .silent(limits.silenceLimit), tell: true)
-        case .end(.closingOver):
-            drop(peer, .lost, tell: false)
-        }
-    }
-
-    /// Ends the connection at once; `tell` says whether the service has yet to hear of it.
-    private func drop(_ peer: Peer, _ end: WebSocketEnd, tell: Bool) {
+    /// Off the loop and closed, its place in the HTTP server's count given back.
+    private func drop(_ peer: Peer) {
         guard peers.removeValue(forKey: peer.id) != nil else { return }
         byCountedID[peer.counted.id] = nil
-        peer.isHeld = false
-        peer.machine.ended()
-        if let registration = peer.registration { loop.deregister(registration) }
-        peer.registration = nil
-        if let (held, _) = peer.timer { loop.cancel(held) }
-        peer.timer = nil
+        peer.connection.release()
         peer.counted.release()
-        if tell { ended.append((peer.id, end)) }
     }
 
     /// Tells the service of the connections that ended, outside its callbacks (what it does then may end more).
@@ -354,26 +269,16 @@ package final class WebSocketHost: @unchecked Sendable {
         }
     }
 
-    private func peer(_ id: WebSocketClientID) -> Peer? { peers[id] }
-
-    /// The HTTP server gave this unproven connection's place to a newcomer: it hears why and is closed at once, without
-    /// waiting for its close frame, so that its descriptor is free now too.
+    /// The HTTP server gave this unproven connection's place to a newcomer.
     private func evict(_ id: UInt64) {
         guard let peer = byCountedID[id] else { return }
-        let reason = "the server is full, and this connection had not proven itself (joined); connect again"
-        log(peer, "closed \(WebSocketCloseCode.policyViolation): \(reason)")
-        if peer.isOpen, hasRoomForClose(peer) {
-            try? peer.wire.queue(WebSocketFrame.close(.policyViolation, reason: reason))
-            _ = peer.wire.flush()
-        }
-        drop(peer, .closedByHost(.policyViolation), tell: peer.isOpen)
+        perform(peer.machine.evict(queued: peer.wire.queued), on: peer)
+        afterEvent()
     }
 
     private func log(_ peer: Peer, _ what: String) {
         serverLog?("ws \(HTTPServer.printable(path)) \(peer.address) \(peer.id) \(what)")
     }
-
-    private func log(_ line: String) { serverLog?(line) }
 
     /// The host as its service sees it.
     private final class Outlet: WebSocketOutlet {
@@ -390,16 +295,20 @@ package final class WebSocketHost: @unchecked Sendable {
 
         private func send(_ frame: [UInt8], to clients: some Sequence<WebSocketClientID>) {
             let now = host.clock.now
-            for id in clients { if let peer = host.peer(id) { host.enqueue(frame, to: peer, now: now) } }
+            for id in clients {
+                guard let peer = host.peers[id] else { continue }
+                host.perform(peer.machine.send(frame, queued: peer.wire.queued, now: now), on: peer)
+            }
         }
 
         func close(_ client: WebSocketClientID, code: WebSocketCloseCode, reason: String) {
-            if let peer = host.peer(client) { host.closeNow(peer, code: code, reason: reason) }
+            guard let peer = host.peers[client] else { return }
+            host.perform(peer.machine.close(code, reason: reason, queued: peer.wire.queued, now: host.clock.now), on: peer)
         }
 
-        func prove(_ client: WebSocketClientID, _ proven: Bool) { host.peer(client)?.counted.prove(proven) }
+        func prove(_ client: WebSocketClientID, _ proven: Bool) { host.peers[client]?.counted.prove(proven) }
 
-        func log(_ line: String) { host.log(line) }
+        func log(_ line: String) { host.serverLog?(line) }
 
         var loop: EventLoop? { host.loop }
     }

@@ -43,7 +43,7 @@ final class ServedHub {
         hubConfig.leases = leases
         let hub = HubServer(hubConfig)
         var config = TokenServerConfig(port: port, appID: TestCredentials.appID, appCertificate: TestCredentials.certificate)
-        config.webSocket = WebSocketEndpoint(path: "/hub", service: hub, limits: limits)
+        config.webSocket = WebSocketEndpoint(path: "/hub", limits: limits, admission: hub.admit, service: { hub })
         config.tls = tls
         return try TokenServer(config)
     }
