@@ -164,7 +164,7 @@ package final class WebSocketHost {
         peers[id] = peer
         byCountedID[peer.counted.id] = peer
         service.opened(id, address: peer.address, query: adopted.query)
-        if !adopted.leftover.isEmpty { perform(peer.machine.received(adopted.leftover, queued: peer.wire.queued, now: clock.now), on: peer) }
+        if !adopted.leftover.isEmpty { receive(adopted.leftover, on: peer, now: clock.now) }
         afterPeerEvent(peer)
         afterEvent()
     }
@@ -186,9 +186,21 @@ package final class WebSocketHost {
         let now = clock.now
         switch peer.wire.receive(scratch: &scratch) {
         case .nothing: return
-        case .ended(let bytes): perform(peer.machine.ended(bytes, queued: peer.wire.queued, now: now), on: peer)
+        case .ended(let bytes):
+            receive(bytes, on: peer, now: now)
+            perform(peer.machine.ended(), on: peer)
         case .refused(let failure): perform(peer.machine.broke("\(failure)"), on: peer)
-        case .data(let bytes), .secured(let bytes): perform(peer.machine.received(bytes, queued: peer.wire.queued, now: now), on: peer)
+        case .data(let bytes), .secured(let bytes): receive(bytes, on: peer, now: now)
+        }
+    }
+
+    /// Feeds the peer's machine what arrived, and reads on after each message the service heard.
+    private func receive(_ bytes: [UInt8], on peer: Peer, now: ContinuousClock.Instant) {
+        var actions = peer.machine.received(bytes, queued: peer.wire.queued, now: now)
+        while !actions.isEmpty {
+            perform(actions, on: peer)
+            guard case .deliver = actions.last else { return }
+            actions = peer.machine.received([], queued: peer.wire.queued, now: now)
         }
     }
 
@@ -209,7 +221,7 @@ package final class WebSocketHost {
                 try? peer.wire.queue(bytes)
                 _ = peer.wire.flush()
             case .deliver(let message):
-                if peer.machine.isOpen { service.received(message, from: peer.id) }
+                service.received(message, from: peer.id)
             case .tell(let end):
                 ended.append((peer.id, end))
             case .halfClose:

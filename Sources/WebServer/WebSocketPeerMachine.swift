@@ -22,7 +22,8 @@ struct WebSocketPeerMachine {
         case send([UInt8])
         /// Queue these bytes (perhaps none) and send what the socket takes now: the connection ends next.
         case sendLast([UInt8])
-        /// The service hears a message from the client, unless it closed the connection while hearing one before.
+        /// The service hears a message from the client; then `received([])` reads on, unless the service closed the
+        /// connection meanwhile.
         case deliver(WebSocketMessage)
         /// The service hears that the connection ended, once its callback under way has returned.
         case tell(WebSocketEnd)
@@ -58,7 +59,8 @@ struct WebSocketPeerMachine {
 
     // MARK: Events
 
-    /// Bytes arrived from the client, with `queued` bytes waiting for it; while closing they are dropped.
+    /// Bytes (perhaps none) arrived from the client, with `queued` bytes waiting for it: read up to the next message,
+    /// which ends the actions (what the service does with it may close the connection); while closing they are dropped.
     mutating func received(_ bytes: [UInt8], queued: Int, now: Instant) -> [Action] {
         guard isOpen else { return [] }
         reader.append(bytes)
@@ -82,8 +84,8 @@ struct WebSocketPeerMachine {
                 actions += send(pong, queued: queued, now: now)
                 queued += pong.count
             case .pong: break
-            case .text(let text): actions.append(.deliver(.text(text)))
-            case .binary(let bytes): actions.append(.deliver(.binary(bytes)))
+            case .text(let text): return actions + [.deliver(.text(text))]
+            case .binary(let bytes): return actions + [.deliver(.binary(bytes))]
             case .close(let code, _):
                 actions += send(WebSocketFrame.close(code == .noStatus ? .normal : code, reason: ""), queued: queued, now: now)
                 guard isOpen else { break }  // dropped: no room for the answer
@@ -94,12 +96,10 @@ struct WebSocketPeerMachine {
         return actions
     }
 
-    /// The client closed its end (or the connection broke), after `bytes`.
-    mutating func ended(_ bytes: [UInt8], queued: Int, now: Instant) -> [Action] {
+    /// The client closed its end (or the connection broke), after what `received` was given.
+    mutating func ended() -> [Action] {
         guard phase != .closed else { return [] }
-        var actions = bytes.isEmpty ? [] : received(bytes, queued: queued, now: now)
-        guard phase != .closed else { return actions }
-        if isOpen { actions += [.log("lost: the connection closed without a close frame"), .tell(.lost)] }
+        let actions: [Action] = isOpen ? [.log("lost: the connection closed without a close frame"), .tell(.lost)] : []
         phase = .closed
         return actions + [.drop]
     }
