@@ -41,10 +41,12 @@ package final class WebSocketHost {
                 let host = host, query = request.query
                 return .switchingProtocols(
                     headers: [("Upgrade", "websocket"), ("Connection", "Upgrade"), ("Sec-WebSocket-Accept", accept)],
-                    to: Takeover(adopt: { wire, leftover, address, counted in
+                    to: Takeover(adopt: { [self] wire, leftover, address, counted in
+                        // Answered 101 as the host stops: told so here, since the host may have stopped already.
+                        guard !stopping.load(ordering: .sequentiallyConsistent) else { return WebSocketHost.sayStopping(wire, counted) }
                         let adopted = LoopBound(handing: Adopted(wire: wire, leftover: leftover, address: address, query: query,
                                                                  counted: counted), to: host.loop)
-                        // A host that has stopped takes nothing more: the socket is closed unanswered.
+                        // Stopped since, between the two lines above: the socket is closed unanswered.
                         if !host.loop.execute({ host.value.adopt(adopted.value) }) { counted.release() }
                     }, evict: { id in
                         host.loop.execute { host.value.evict(id) }
@@ -142,12 +144,7 @@ package final class WebSocketHost {
     }
 
     private func adopt(_ adopted: Adopted) {
-        guard !stopped else {
-            // Answered 101 as the host stopped, before it was adopted: told so with 1001 like the others.
-            try? adopted.wire.queue(WebSocketFrame.close(.goingAway, reason: "the server is stopping"))
-            _ = adopted.wire.flush()
-            return adopted.counted.release()
-        }
+        guard !stopped else { return Self.sayStopping(adopted.wire, adopted.counted) }
         nextID += 1
         let id = WebSocketClientID(nextID)
         let connection = LoopConnection(adopted.wire, on: loop, ready: { [self] readiness in
@@ -167,6 +164,13 @@ package final class WebSocketHost {
         if !adopted.leftover.isEmpty { receive(adopted.leftover, on: peer, now: clock.now) }
         afterPeerEvent(peer)
         afterEvent()
+    }
+
+    /// A connection answered 101 as the host stops, before it was adopted: told so with 1001 like the others, and closed.
+    private static func sayStopping(_ wire: Wire, _ counted: CountedConnection) {
+        try? wire.queue(WebSocketFrame.close(.goingAway, reason: "the server is stopping"))
+        _ = wire.flush()
+        counted.release()
     }
 
     /// The service hears of what ended, and the peer waits for what its state needs until its deadline.
