@@ -168,7 +168,7 @@ package final class WebSocketHost {
 
     /// A connection answered 101 as the host stops, before it was adopted: told so with 1001 like the others, and closed.
     private static func sayStopping(_ wire: Wire, _ counted: CountedConnection) {
-        try? wire.queue(WebSocketFrame.close(.goingAway, reason: "the server is stopping"))
+        try? wire.queue(WebSocketPeerMachine.stoppingFrame)
         _ = wire.flush()
         counted.release()
     }

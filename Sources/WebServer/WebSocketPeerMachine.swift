@@ -35,6 +35,9 @@ struct WebSocketPeerMachine {
         case log(String)
     }
 
+    /// What a stopping host says to every open connection.
+    static let stoppingFrame = WebSocketFrame.close(.goingAway, reason: "the server is stopping")
+
     private(set) var phase = Phase.open
     /// When its last whole frame (a message or a control frame) arrived.
     private(set) var lastHeard: Instant
@@ -160,7 +163,7 @@ struct WebSocketPeerMachine {
     mutating func stopping() -> [Action] {
         guard phase != .closed else { return [] }
         let actions: [Action] = isOpen
-            ? [.sendLast(WebSocketFrame.close(.goingAway, reason: "the server is stopping")), .tell(.closedByHost(.goingAway))]
+            ? [.sendLast(Self.stoppingFrame), .tell(.closedByHost(.goingAway))]
             : [.sendLast([])]
         phase = .closed
         return actions + [.drop]
