@@ -40,8 +40,8 @@ public protocol WebSocketOutlet: AnyObject {
     func prove(_ client: WebSocketClientID, _ proven: Bool)
 }
 
-/// What runs behind a WebSocket endpoint. It is made on its host's loop and lives there: the host calls it from that
-/// one thread, never two calls at once, so a service keeps its state without locks and need not be `Sendable`.
+/// What runs behind a WebSocket endpoint. It lives on its host's loop: the host calls it from its one thread, never two
+/// calls at once, so a service keeps its state without locks, and nothing else reaches it.
 public protocol WebSocketService: AnyObject {
     /// The host is stopping: the service's last word before every connection is closed with 1001.
     func stopping()
