@@ -4,7 +4,7 @@ import HTTP1
 import HubProtocol
 import PrintableText
 import Sockets
-import TokenServer
+import WebServer
 import WebSocket
 
 /// The hub at `tokencall serve`'s `/hub`: channels of real clients, each join and renewal checked with the

@@ -5,8 +5,8 @@ import Glibc
 
 /// One non-blocking connection's bytes both ways, through a `TLSSession` when it has one: what the socket receives
 /// comes out as plaintext, plaintext queued goes out as ciphertext. It never waits; its owner's loop says when the
-/// socket is ready. Belongs to one thread at a time (handed between loops, never shared).
-public final class Wire: @unchecked Sendable {
+/// socket is ready. Belongs to its loop: not `Sendable`, it changes loops only by `sending` (`LoopBound(handing:to:)`).
+public final class Wire {
     public let socket: Socket
     private let tls: TLSSession?
     private var output: [UInt8] = []

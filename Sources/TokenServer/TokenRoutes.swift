@@ -2,6 +2,7 @@ import AccessToken
 import Foundation
 import HTTP1
 import JSON
+import WebServer
 
 /// The endpoints of the token servers users already run, answering with AccessToken2 tokens.
 struct TokenRoutes: Sendable {
@@ -149,7 +150,7 @@ struct TokenRoutes: Sendable {
         guard let host = request.header("Host"), !host.isEmpty else { return nil }
         let judgement = names.judge(host)
         guard judgement != .own else { return nil }
-        let shown = TokenServer.printable(String(host.prefix(200)))
+        let shown = HTTPServer.printable(String(host.prefix(200)))
         if judgement == .malformed {
             return .error(400, "the Host header \(shown) is not a name or address with an optional :port; send the one the server was reached at")
         }
@@ -168,7 +169,7 @@ struct TokenRoutes: Sendable {
         if let host = request.header("Host")?.lowercased(), ["http://\(host)", "https://\(host)"].contains(origin.lowercased()) {
             return nil
         }
-        return .error(403, "a page from \(TokenServer.printable(String(origin.prefix(200)))) may not open \(request.path): "
+        return .error(403, "a page from \(HTTPServer.printable(String(origin.prefix(200)))) may not open \(request.path): "
                       + "only pages of this server and origins --cors-origin names may")
     }
 

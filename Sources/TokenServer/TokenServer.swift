@@ -4,10 +4,7 @@ import HTTP1
 import Sockets
 import PrintableText
 import TLS
-
-private extension String {
-    func leftPadded(to width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
-}
+import WebServer
 
 /// A token server: Agora's guide's `POST /fetch_rtc_token`, agora-token-service's `POST /getToken` and
 /// `GET /rtc/...`, and `GET /ping`, issuing AccessToken2.
@@ -16,7 +13,7 @@ public final class TokenServer: Sendable {
     /// The port it listens on (the one picked when the config asked for 0).
     public let port: UInt16
     private let http: HTTPServer
-    private let webSocketHost: WebSocketHost?
+    private let webSocketHost: WebSocketHost.Handle?
 
     /// Starts listening at once; throws when the port is taken or the credentials are malformed.
     public init(_ config: TokenServerConfig) throws {
@@ -34,16 +31,16 @@ public final class TokenServer: Sendable {
         let log = config.log.map { write in
             { @Sendable (request: HTTPRequest?, response: HTTPResponse, elapsed: Duration) in
                 let micros = elapsed.components.seconds * 1_000_000 + elapsed.components.attoseconds / 1_000_000_000_000
-                write("\(TokenServer.printable(request?.method ?? "-")) \(TokenServer.printable(request?.path ?? "-")) \(response.status) \(micros)µs")
+                write("\(HTTPServer.printable(request?.method ?? "-")) \(HTTPServer.printable(request?.path ?? "-")) \(response.status) \(micros)µs")
             }
         }
         let logRefusal = config.log.map { write in
             { @Sendable (address: String, failure: TLSFailure) in write("\(address) \(failure.description.escapedForPrinting)") }
         }
         var handler: HTTPServer.Handler = routes.handle
-        var host: WebSocketHost?
+        var host: WebSocketHost.Handle?
         if let endpoint = config.webSocket {
-            let webSocket = try WebSocketHost(path: endpoint.path, service: endpoint.service, limits: endpoint.limits, log: config.log)
+            let webSocket = try WebSocketHost.Handle(endpoint, log: config.log)
             handler = { request in
                 guard request.path == webSocket.path else { return routes.handle(request) }
                 return routes.refusal(ofWebSocketFrom: request) ?? webSocket.upgrade(request)
@@ -88,23 +85,6 @@ public final class TokenServer: Sendable {
 
     private static func url(host: String, port: UInt16, tls: Bool) -> String {
         "\(tls ? "https" : "http")://\(host.utf8.contains(UInt8(ascii: ":")) ? "[\(host)]" : host):\(port)"
-    }
-
-    /// `text` with spaces and what is unsafe to print (controls, bidi overrides, line separators) written as %-escapes
-    /// of their UTF-8: a client's path (decoded) goes into a log line, where a newline would forge another line and an
-    /// escape sequence would act on the operator's terminal.
-    static func printable(_ text: String) -> String {
-        func isUnsafe(_ scalar: Unicode.Scalar) -> Bool { scalar == " " || scalar.isUnsafeToPrint }
-        guard text.unicodeScalars.contains(where: isUnsafe) else { return text }
-        var out = ""
-        for scalar in text.unicodeScalars {
-            if isUnsafe(scalar) {
-                for byte in String(scalar).utf8 { out += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2) }
-            } else {
-                out.unicodeScalars.append(scalar)
-            }
-        }
-        return out
     }
 
     /// Closes the WebSocket connections (1001), stops accepting and finishes requests under way (up to 2 s).

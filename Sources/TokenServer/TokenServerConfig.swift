@@ -1,4 +1,5 @@
 import TLS
+import WebServer
 /// How `tokencall serve` (or an embedded server) runs.
 public struct TokenServerConfig: Sendable {
     public var host: String
@@ -58,20 +59,6 @@ public struct TokenServerConfig: Sendable {
 }
 
 import Foundation
-
-/// A WebSocket service at one path of the server.
-public struct WebSocketEndpoint: Sendable {
-    /// The request path that upgrades, such as `/hub`.
-    public var path: String
-    public var service: any WebSocketService
-    public var limits: WebSocketLimits
-
-    public init(path: String, service: any WebSocketService, limits: WebSocketLimits) {
-        self.path = path
-        self.service = service
-        self.limits = limits
-    }
-}
 
 /// A file the server hands out as it is, such as a script or a page.
 public struct WebAsset: Sendable {

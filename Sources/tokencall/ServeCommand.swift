@@ -8,6 +8,7 @@ import TLS
 import RedisClient
 import Sockets
 import TokenServer
+import WebServer
 import WebClient
 
 /// `tokencall serve`: the token server, until SIGINT or SIGTERM.
@@ -83,7 +84,8 @@ enum ServeCommand {
         // The hub's lease store is made once the port is known (the advertised address holds it).
         let leases = LateLeases()
         if redis != nil { hubConfig.leases = leases }
-        config.webSocket = WebSocketEndpoint(path: "/hub", service: HubServer(hubConfig), limits: HubServer.endpointLimits)
+        let hub = HubServer(hubConfig)
+        config.webSocket = WebSocketEndpoint(path: "/hub", limits: HubServer.endpointLimits, admission: hub.admit, service: { hub })
         // Before the server starts and says so: a SIGTERM sent right after the announcement must not be lost.
         let waitForStop = StopSignals.waiter()
         let server: TokenServer

@@ -6,6 +6,7 @@ import TestSupport
 import Testing
 @testable import CallSession
 @testable import TokenServer
+@testable import WebServer
 
 
 /// A token server that misbehaves on request, over real loopback.

@@ -7,6 +7,7 @@ import HubProtocol
 import TestSupport
 import Testing
 import TokenServer
+import WebServer
 import WebSocket
 
 @Suite struct HubConnectionTests {

@@ -8,6 +8,7 @@ import Synchronization
 import TestSupport
 import TLS
 import TokenServer
+import WebServer
 
 /// A `tokencall serve`-style server with the hub on 127.0.0.1, on real time, that can be stopped and started
 /// again on its port.
@@ -42,7 +43,7 @@ final class ServedHub {
         hubConfig.leases = leases
         let hub = HubServer(hubConfig)
         var config = TokenServerConfig(port: port, appID: TestCredentials.appID, appCertificate: TestCredentials.certificate)
-        config.webSocket = WebSocketEndpoint(path: "/hub", service: hub, limits: limits)
+        config.webSocket = WebSocketEndpoint(path: "/hub", limits: limits, admission: hub.admit, service: { hub })
         config.tls = tls
         return try TokenServer(config)
     }

@@ -6,6 +6,7 @@ import Sockets
 import Synchronization
 import TestSupport
 import TokenServer
+import WebServer
 import WebSocket
 
 /// A time tests move by hand, read by the hub from its thread.

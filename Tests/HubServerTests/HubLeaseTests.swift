@@ -3,6 +3,7 @@ import Sockets
 import Synchronization
 import Testing
 import TokenServer
+import WebServer
 import WebSocket
 
 /// A store of leases in memory, shared by hubs on one hand-moved time, as Redis is by hubs on one network.

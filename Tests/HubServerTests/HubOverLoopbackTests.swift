@@ -6,6 +6,7 @@ import Synchronization
 import TestSupport
 import Testing
 import TokenServer
+import WebServer
 import WebSocket
 
 /// The hub behind a real server on 127.0.0.1, reached by WebSocket clients; its time moves by hand.
@@ -26,7 +27,8 @@ final class LoopbackHub {
         let log = self.log
         var config = TokenServerConfig(port: 0, appID: TestCredentials.appID, appCertificate: TestCredentials.certificate,
                                        log: { line in log.lines.withLock { $0.append(line) } }, unixTime: { UInt32(time.now) })
-        config.webSocket = WebSocketEndpoint(path: "/hub", service: hub, limits: HubServer.endpointLimits)
+        let hub = hub
+        config.webSocket = WebSocketEndpoint(path: "/hub", limits: HubServer.endpointLimits, admission: hub.admit, service: { hub })
         server = try TokenServer(config)
     }
 

@@ -5,6 +5,7 @@ import RedisClient
 import TestSupport
 import Testing
 import TokenServer
+import WebServer
 import WebSocket
 
 /// The hub with its leases in a real `redis-server` (`serve --redis`), reached through `DelayingProxy`.
@@ -21,7 +22,8 @@ struct HubRedisTests {
         var config = TokenServerConfig(port: 0, appID: TestCredentials.appID, appCertificate: TestCredentials.certificate,
                                        maxConnections: 400, log: { line in log.lines.withLock { $0.append(line) } })
         config.maxConnectionsPerAddress = 400
-        config.webSocket = WebSocketEndpoint(path: "/hub", service: HubServer(hubConfig), limits: HubServer.endpointLimits)
+        let hub = HubServer(hubConfig)
+        config.webSocket = WebSocketEndpoint(path: "/hub", limits: HubServer.endpointLimits, admission: hub.admit, service: { hub })
         return try TokenServer(config)
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import TokenServer
+@testable import WebServer
 
 @Suite struct ConnectionLimitTests {
     @Test func oneAddressCannotTakeEverySlot() throws {

@@ -7,6 +7,7 @@ import JSON
 import TestSupport
 import Testing
 @testable import TokenServer
+@testable import WebServer
 import SeededRandom
 
 /// The server reads and writes the common requests without Foundation's parsers and coders. These tests hold

@@ -2,6 +2,7 @@ import AccessToken
 import TestSupport
 import Testing
 @testable import TokenServer
+@testable import WebServer
 
 @Suite struct MistakeTests {
     private func start(_ mistakes: TokenMistakes) throws -> TokenServer {

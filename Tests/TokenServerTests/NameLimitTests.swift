@@ -2,6 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 @testable import TokenServer
+@testable import WebServer
 
 /// Channel names and accounts at Agora's limits, of every character it allows, through each token route.
 @Suite struct NameLimitTests {

@@ -3,6 +3,7 @@ import Synchronization
 import TestSupport
 import Testing
 @testable import TokenServer
+@testable import WebServer
 
 @Suite struct ProtocolTests {
     /// Over a socket, a refusal is answered, the connection closed, and the server serves on (every refusal, sans

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import TokenServer
+@testable import WebServer
 
 /// What a server decides from a request's fields, over one connection (the parser's refusals, sans I/O: `RefusalTests`).
 @Suite struct StrictParsingTests {

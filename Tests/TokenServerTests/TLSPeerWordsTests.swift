@@ -3,6 +3,7 @@ import TestSupport
 import Testing
 import TLS
 import TokenServer
+@testable import WebServer
 
 /// A client's session and a server's, each handed what the other sends, in memory.
 private struct SessionPair {

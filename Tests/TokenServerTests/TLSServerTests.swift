@@ -4,6 +4,7 @@ import TestSupport
 import Testing
 import TLS
 import TokenServer
+@testable import WebServer
 #if canImport(Glibc)
 import Glibc
 #endif

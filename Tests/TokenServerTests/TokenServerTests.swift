@@ -4,6 +4,7 @@ import Synchronization
 import TestSupport
 import Testing
 @testable import TokenServer
+@testable import WebServer
 
 let now: UInt32 = 1_800_000_000
 

@@ -5,6 +5,7 @@ import Testing
 import TLS
 import WebSocket
 @testable import TokenServer
+@testable import WebServer
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -3,11 +3,12 @@ import Synchronization
 import TestSupport
 import Testing
 import TokenServer
+@testable import WebServer
 import WebSocket
 
 /// A service that greets each client, sends every message back to every client, floods on request, closes a client
 /// from its tick on request, and says when a client has gone.
-final class BroadcastService: WebSocketService, @unchecked Sendable {
+final class BroadcastService: WebSocketService {
     private var outlet: (any WebSocketOutlet)?
     private var wake: @Sendable () -> Void = {}
     private var clients: [WebSocketClientID] = []
@@ -58,7 +59,7 @@ func startWebSocketServer(log: LogLines? = nil, limits: WebSocketLimits = WebSoc
     let write: (@Sendable (String) -> Void)? = log.map { lines in { @Sendable line in lines.append(line) } }
     var config = TokenServerConfig(port: 0, appID: TestCredentials.appID, appCertificate: TestCredentials.certificate,
                                    log: write, unixTime: { now })
-    config.webSocket = WebSocketEndpoint(path: "/hub", service: BroadcastService(), limits: limits)
+    config.webSocket = WebSocketEndpoint(path: "/hub", limits: limits) { BroadcastService() }
     return try TokenServer(config)
 }
 

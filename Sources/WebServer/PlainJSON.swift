@@ -1,9 +1,9 @@
 /// The JSON the token endpoints answer with, written without Foundation's coders when it is plain: ASCII strings
 /// without escapes and whole numbers. Anything else is left to `JSONEncoder`, so the answers are byte for byte
 /// the ones it gives.
-enum PlainJSON {
+package enum PlainJSON {
     /// Appends `"text"` when no character of it needs escaping; false (and `bytes` unchanged) otherwise.
-    static func appendString(_ text: String, to bytes: inout [UInt8]) -> Bool {
+    package static func appendString(_ text: String, to bytes: inout [UInt8]) -> Bool {
         // JSONEncoder escapes control characters, the quote and the backslash; the rest goes as it is.
         // (Bytes from 0x7F up would too, unescaped; they are left to it so that nothing here depends on that.)
         var text = text
@@ -18,7 +18,7 @@ enum PlainJSON {
 
     /// Whether every byte is from 0x20 to 0x7E and neither `"` nor `\`: eight bytes at a time (the classic "has a byte
     /// less than", "more than" and "equal to" tests on a word, exact about whether any byte is), then one at a time.
-    static func isPlain(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    package static func isPlain(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
         func hasZero(_ word: UInt64) -> Bool { (word &- ones) & ~word & highs != 0 }
         var index = 0
@@ -41,7 +41,7 @@ enum PlainJSON {
     }
 
     /// Appends a whole number in decimal, as JSONEncoder and string interpolation write it.
-    static func appendDecimal(_ number: some BinaryInteger, to bytes: inout [UInt8]) {
+    package static func appendDecimal(_ number: some BinaryInteger, to bytes: inout [UInt8]) {
         if number < 0 { bytes.append(UInt8(ascii: "-")) }
         var magnitude = number.magnitude
         let start = bytes.count

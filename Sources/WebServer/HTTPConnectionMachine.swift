@@ -48,8 +48,9 @@ struct HTTPConnectionMachine {
     }
 
     /// `read` also sends what is queued (a TLS handshake's bytes); `write` sends the answer and reads nothing until it
-    /// is out, so a client that pipelines and does not read its answers is not read from either.
-    enum Waiting: Equatable { case read, write }
+    /// is out, so a client that pipelines and does not read its answers is not read from either; `readOnly` reads and
+    /// sends nothing more (lingering: the sending side is shut).
+    enum Waiting: Equatable { case read, write, readOnly }
 
     enum Action {
         /// Run the handler for this request, then `respond`.
@@ -95,6 +96,15 @@ struct HTTPConnectionMachine {
         }
     }
 
+    /// Whether the loop reads the socket now: not while an answer is pending (what a read brought with the request
+    /// before it waits in `buffer`, up to `maxHeldWhileSending`), nor once closed.
+    var reads: Bool {
+        switch phase {
+        case .sending, .closed: false
+        default: true
+        }
+    }
+
     /// What to do first.
     func start() -> Action {
         switch phase {
@@ -111,12 +121,12 @@ struct HTTPConnectionMachine {
         return next(now: now)
     }
 
-    /// Bytes (plaintext) arrived from the client.
+    /// Bytes (plaintext, perhaps none) arrived from the client; while lingering they are dropped.
     mutating func received(_ bytes: [UInt8], now instant: ContinuousClock.Instant) -> Action {
         let now = Self.moment(instant)
         switch phase {
         case .closed: return .close
-        case .lingering(let until): return .wait(.read, until: until)
+        case .lingering(let until): return .wait(.readOnly, until: until)
         case .handshaking: return waiting()
         case .sending:
             guard buffer.count + bytes.count <= Self.maxHeldWhileSending else {
@@ -245,7 +255,7 @@ struct HTTPConnectionMachine {
         case .idle(let since): .wait(.read, until: since + times.idleTimeout)
         case .receiving(let started): .wait(.read, until: started + times.requestDeadline)
         case .sending(let progress, _): .wait(.write, until: progress + times.sendTimeout)
-        case .lingering(let until): .wait(.read, until: until)
+        case .lingering(let until): .wait(.readOnly, until: until)
         case .closed: .close
         }
     }

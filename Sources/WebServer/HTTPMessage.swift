@@ -32,7 +32,7 @@ public struct HTTPResponse: Sendable {
     }
 
     /// `{name: text}`: the bytes `json(status, [name: text])` gives, without an encoder when no character needs escaping.
-    static func json(_ status: Int, member name: String, _ text: String, headers: [(name: String, value: String)] = []) -> HTTPResponse {
+    package static func json(_ status: Int, member name: String, _ text: String, headers: [(name: String, value: String)] = []) -> HTTPResponse {
         var body: [UInt8] = []
         body.reserveCapacity(name.utf8.count + text.utf8.count + 7)
         body.append(UInt8(ascii: "{"))
@@ -84,7 +84,7 @@ public struct HTTPResponse: Sendable {
 /// bytes that arrived after the request, the client's address, and its place in the server's count (released once
 /// instead of closing the socket, so the count stays true).
 struct Takeover: Sendable {
-    let adopt: @Sendable (_ wire: Wire, _ leftover: [UInt8], _ address: String, _ counted: CountedConnection) -> Void
+    let adopt: @Sendable (_ wire: sending Wire, _ leftover: [UInt8], _ address: String, _ counted: CountedConnection) -> Void
     /// Closes the connection of this `CountedConnection.id`, from any thread: the server gave its place to another.
     let evict: @Sendable (_ id: UInt64) -> Void
 }

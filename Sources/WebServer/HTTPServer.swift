@@ -1,5 +1,6 @@
 import Foundation
 import HTTP1
+import PrintableText
 import Sockets
 import Synchronization
 import TLS
@@ -13,28 +14,30 @@ import Glibc
 /// for the cores than there are cores. The number of connections is bounded and every read and write has a deadline.
 /// The handler runs on the loop's thread, between the other connections' requests, so it must compute and not wait
 /// (the token routes do).
-final class HTTPServer: Sendable {
-    struct Limits: Sendable {
+package final class HTTPServer: Sendable {
+    package struct Limits: Sendable {
         /// Lowered at start to what the open-file limit leaves room for (`FileLimit`). When they are all open, a newcomer
         /// takes the place of an unproven one (`admit`).
-        var maxConnections = 256
+        package var maxConnections = 256
         /// One client address may hold this many of them; a client opening more gets 503 like any over the limit.
-        var maxConnectionsPerAddress = 64
+        package var maxConnectionsPerAddress = 64
         /// A request must arrive whole within this long of its first byte (a TLS handshake within this long of the
         /// connection).
-        var requestDeadline: Duration = .seconds(10)
+        package var requestDeadline: Duration = .seconds(10)
         /// A kept-alive connection with no request for this long is closed.
-        var idleTimeout: Duration = .seconds(30)
+        package var idleTimeout: Duration = .seconds(30)
         /// Stopping waits this long for requests under way.
-        var drainTimeout: Duration = .seconds(2)
+        package var drainTimeout: Duration = .seconds(2)
         /// An answer the client does not take any of for this long is dropped with its connection.
-        var sendTimeout: Duration = .seconds(5)
+        package var sendTimeout: Duration = .seconds(5)
         /// After answering with `Connection: close`, the server stops sending and reads (and drops) what the
         /// client still sends for up to this long before closing: closing with unread bytes would reset the
         /// connection and could destroy the answer before the client reads it.
-        var lingerTimeout: Duration = .seconds(2)
+        package var lingerTimeout: Duration = .seconds(2)
         /// Loops serving connections; 0 for one per active core.
-        var workers = 0
+        package var workers = 0
+
+        package init() {}
 
         var times: HTTPConnectionMachine.Times {
             .init(requestDeadline: requestDeadline, idleTimeout: idleTimeout, sendTimeout: sendTimeout, lingerTimeout: lingerTimeout)
@@ -45,10 +48,10 @@ final class HTTPServer: Sendable {
     /// others' work (about 10 µs each for a token), and a turn can bring hundreds of requests.
     static let answersHeld = 32
 
-    typealias Handler = @Sendable (HTTPRequest) -> HTTPResponse
-    typealias Logger = @Sendable (HTTPRequest?, HTTPResponse, Duration) -> Void
+    package typealias Handler = @Sendable (HTTPRequest) -> HTTPResponse
+    package typealias Logger = @Sendable (HTTPRequest?, HTTPResponse, Duration) -> Void
     /// Takes a refused TLS handshake: the client's address and why.
-    typealias RefusalLogger = @Sendable (String, TLSFailure) -> Void
+    package typealias RefusalLogger = @Sendable (String, TLSFailure) -> Void
 
     private struct State {
         /// Each open connection by its id (descriptors are reused; ids are not).
@@ -98,10 +101,10 @@ final class HTTPServer: Sendable {
     }
 
     /// The numeric address it listens on (`0.0.0.0` for every IPv4 interface).
-    let host: String
-    let port: UInt16
+    package let host: String
+    package let port: UInt16
     /// The soft limit on open files, after raising it towards what `limits.maxConnections` needs.
-    let openFileLimit: Int
+    package let openFileLimit: Int
     private let listener: Socket
     private let limits: Limits
     private let handler: Handler
@@ -114,9 +117,10 @@ final class HTTPServer: Sendable {
     /// Connections with a request under way: read in part or whole, or answered but not yet sent.
     private let busy = Atomic(0)
     private let loops: [EventLoop]
-    private let workers: [Worker]
+    /// Each loop's worker, reached on its loop.
+    private let workers: [LoopBound<Worker>]
 
-    init(host: String, port: UInt16, limits: Limits = Limits(), tls: TLSContext? = nil, log: Logger?,
+    package init(host: String, port: UInt16, limits: Limits = Limits(), tls: TLSContext? = nil, log: Logger?,
          logRefusal: RefusalLogger? = nil, handler: @escaping Handler) throws(SocketError) {
         signal(SIGPIPE, SIG_IGN)
         (listener, self.host, self.port) = try Socket.listen(host: host, port: port)
@@ -140,14 +144,18 @@ final class HTTPServer: Sendable {
             }
         }
         self.loops = loops
-        workers = loops.map { Worker(loop: $0) }
+        workers = loops.map { loop in
+            let worker = LoopBound(handing: Worker(loop: loop), to: loop)
+            loop.execute { worker.value.start() }
+            return worker
+        }
         listener.makeNonBlocking()
         let acceptor = loops[0]
         acceptor.execute { [self] in startAccepting(on: acceptor) }
     }
 
     /// Stops accepting, lets requests under way finish (up to the drain timeout), closes the rest and ends the loops.
-    func stop() {
+    package func stop() {
         let alreadyStopping = state.withLock { state in
             defer { state.stopping = true }
             stopping.store(true, ordering: .sequentiallyConsistent)
@@ -155,24 +163,41 @@ final class HTTPServer: Sendable {
         }
         guard !alreadyStopping else { return }
         listener.shutdownBoth()
-        for worker in workers { worker.loop.execute { [self] in worker.stopping(self) } }
+        for worker in workers { worker.loop.execute { worker.value.stopping() } }
         let clock = ContinuousClock()
         let deadline = clock.now + limits.drainTimeout
         while clock.now < deadline, busy.load(ordering: .sequentiallyConsistent) > 0 {
             Thread.sleep(forTimeInterval: 0.005)
         }
         for worker in workers {
-            worker.loop.execute { [self] in worker.closeAll(self) }
+            worker.loop.execute { worker.value.closeAll() }
             worker.loop.stop()
         }
         listener.close()
     }
 
+    /// `text` with spaces and what is unsafe to print (controls, bidi overrides, line separators) written as %-escapes
+    /// of their UTF-8: a client's path (decoded) goes into a log line, where a newline would forge another line and an
+    /// escape sequence would act on the operator's terminal.
+    package static func printable(_ text: String) -> String {
+        func isUnsafe(_ scalar: Unicode.Scalar) -> Bool { scalar == " " || scalar.isUnsafeToPrint }
+        guard text.unicodeScalars.contains(where: isUnsafe) else { return text }
+        var out = ""
+        for scalar in text.unicodeScalars {
+            if isUnsafe(scalar) {
+                for byte in String(scalar).utf8 { out += (byte < 16 ? "%0" : "%") + String(byte, radix: 16, uppercase: true) }
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+
     /// Connections open now.
-    var connectionCount: Int { state.withLock { $0.open.count } }
+    package var connectionCount: Int { state.withLock { $0.open.count } }
 
     /// Connections served at once: the limit asked for, or less when the open-file limit has no room for it.
-    var maxConnections: Int { limits.maxConnections }
+    package var maxConnections: Int { limits.maxConnections }
 
     private var isStopping: Bool { stopping.load(ordering: .relaxed) }
 
@@ -209,7 +234,7 @@ final class HTTPServer: Sendable {
                     if tls == nil {
                         client.makeNonBlocking()
                         // The first worker's loop is this one, the acceptor's.
-                        _ = client.sendSome(busy.serialized(keepAlive: false, date: workers[0].date.field()), from: 0)
+                        _ = client.sendSome(busy.serialized(keepAlive: false, date: workers[0].value.date.field()), from: 0)
                     }
                     log?(nil, busy, .zero)
                     client.close()
@@ -217,7 +242,7 @@ final class HTTPServer: Sendable {
                 }
                 next = (next + 1) % workers.count
                 let worker = workers[index]
-                if !worker.loop.execute({ [self] in worker.adopt(client, id: id, address: address, server: self) }) {
+                if !worker.loop.execute({ [self] in worker.value.adopt(client, id: id, address: address, server: self) }) {
                     forget(id, closing: client)
                 }
             }
@@ -267,7 +292,7 @@ final class HTTPServer: Sendable {
         switch owner {
         case .worker(let index):
             let worker = workers[index]
-            worker.loop.execute { [self] in worker.evict(id, server: self) }
+            worker.loop.execute { [self] in worker.value.evict(id, server: self) }
         case .takenOver(let evict):
             evict(id)
         }
@@ -308,8 +333,8 @@ final class HTTPServer: Sendable {
 
     // MARK: Serving (on each loop)
 
-    /// One loop's connections; touched only on its thread.
-    private final class Worker: @unchecked Sendable {
+    /// One loop's connections, reached on its thread only.
+    private final class Worker {
         let loop: EventLoop
         var connections: [UInt64: Connection] = [:]
         var scratch = [UInt8](repeating: 0, count: Socket.receiveSize)
@@ -320,10 +345,10 @@ final class HTTPServer: Sendable {
         /// The `Date` field of this loop's answers.
         var date = HTTPDate()
 
-        init(loop: EventLoop) {
-            self.loop = loop
-            loop.execute { [weak self] in loop.eachTurn { self?.sendAnswered() } }
-        }
+        init(loop: EventLoop) { self.loop = loop }
+
+        /// On the loop: its answers go out at the end of every turn.
+        func start() { loop.eachTurn { [unowned self] in sendAnswered() } }
 
         func sendAnswered() {
             // A pipelined request answered while sending comes round again in the same turn.
@@ -347,9 +372,15 @@ final class HTTPServer: Sendable {
             } else {
                 session = nil
             }
-            let connection = Connection(Wire(socket, tls: session), id: id, address: address, worker: self, server: server)
+            let wire = Wire(socket, tls: session)
+            let connection = Connection(wire, id: id, address: address, worker: self, server: server,
+                                        on: LoopConnection(wire, on: loop, ready: { [unowned self] readiness in
+                                            connections[id]?.ready(readiness)
+                                        }, deadline: { [unowned self] in
+                                            connections[id]?.deadlineCame()
+                                        }))
             connections[id] = connection
-            connection.begin()
+            connection.perform(connection.machine.start())
         }
 
         /// Closes an unproven connection whose place a newcomer took (`admit`); over http it hears why first.
@@ -364,36 +395,31 @@ final class HTTPServer: Sendable {
             connection.close()
         }
 
-        func stopping(_ server: HTTPServer) {
+        func stopping() {
             for connection in Array(connections.values) {
                 if let action = connection.machine.stopping() { connection.perform(action) }
             }
         }
 
-        func closeAll(_ server: HTTPServer) {
+        func closeAll() {
             for connection in Array(connections.values) { connection.close() }
         }
     }
 
-    /// One connection: the machine that decides and the wire it decides about.
+    /// One connection: the machine that decides, and the wire on its loop that the decisions are carried out on.
     private final class Connection {
         var machine: HTTPConnectionMachine
-        let wire: Wire
+        let connection: LoopConnection
         let id: UInt64
         let address: String
         /// Whether a request of it was read whole (`HTTPServer.prove`), kept here so that later ones take no lock.
         var proven = false
         unowned let worker: Worker
         let server: HTTPServer
-        var registration: EventLoop.Registration?
-        var interest: EventLoop.Interest = .read
-        /// The deadline armed on the loop, and when it is; an earlier one replaces it, a later one waits for it.
-        var timer: (EventLoop.Timer, HTTPConnectionMachine.Moment)?
         var countedBusy = false
-        var lingering = false
 
-        init(_ wire: Wire, id: UInt64, address: String, worker: Worker, server: HTTPServer) {
-            self.wire = wire
+        init(_ wire: Wire, id: UInt64, address: String, worker: Worker, server: HTTPServer, on connection: LoopConnection) {
+            self.connection = connection
             self.id = id
             self.address = address
             self.worker = worker
@@ -401,28 +427,17 @@ final class HTTPServer: Sendable {
             machine = HTTPConnectionMachine(now: .now, times: server.limits.times, handshaking: wire.isTLS)
         }
 
-        var loop: EventLoop { worker.loop }
-
-        func begin() {
-            registration = loop.register(wire.socket.fd, for: .read) { [self] readiness in ready(readiness) }
-            perform(machine.start())
-        }
+        var wire: Wire { connection.wire }
 
         func ready(_ readiness: EventLoop.Readiness) {
             if readiness.writable, wire.queued > 0 {
                 guard flushed() else { return }
             }
             // While an answer is pending nothing is read (`.wait(.write, …)`): a hang-up shows as a failed send.
-            guard readiness.readable, registration != nil else { return }
-            if case .sending = machine.phase { return }
-            let arrival = wire.receive(scratch: &worker.scratch)
-            if lingering {
-                if case .ended = arrival { close() } else if case .refused = arrival { close() }
-                return
-            }
-            switch arrival {
+            guard readiness.readable, machine.reads, connection.isRegistered else { return }
+            switch wire.receive(scratch: &worker.scratch) {
             case .nothing:
-                if wire.queued > 0 { _ = flushed() } else { updateInterest(.read) }  // handshake bytes to answer
+                perform(machine.received([], now: .now))
             case .data(let bytes):
                 perform(machine.received(bytes, now: .now))
             case .secured(let bytes):
@@ -432,11 +447,23 @@ final class HTTPServer: Sendable {
             case .ended:
                 perform(machine.peerClosed())
             case .refused(let failure):
-                server.logRefusal?(address, failure)
-                _ = wire.flush()  // the alert, if the socket takes it
+                if case .lingering = machine.phase {} else {
+                    server.logRefusal?(address, failure)
+                    _ = wire.flush()  // the alert, if the socket takes it
+                }
                 perform(machine.peerClosed())
             }
             if worker.answered.count >= HTTPServer.answersHeld { worker.sendAnswered() }
+        }
+
+        func deadlineCame() {
+            let wasHandshaking = if case .handshaking = machine.phase { true } else { false }
+            let action = machine.deadlinePassed(now: .now)
+            if wasHandshaking, case .close = action {
+                server.logRefusal?(address, .handshakeRefused(
+                    "the client did not finish it within \(server.limits.requestDeadline); the connection is closed"))
+            }
+            perform(action)
         }
 
         /// Sends what the socket takes; false when the connection closed meanwhile.
@@ -446,17 +473,17 @@ final class HTTPServer: Sendable {
                 perform(machine.peerClosed())
                 return false
             case .done:
-                if case .sending = machine.phase { perform(machine.sent(allOut: true, progressed: true, now: .now)) } else { updateInterest(.read) }
+                if case .sending = machine.phase { perform(machine.sent(allOut: true, progressed: true, now: .now)) } else { connection.wait(for: .read) }
             case .partial(let progressed):
                 if case .sending = machine.phase { perform(machine.sent(allOut: false, progressed: progressed, now: .now)) }
-                else { updateInterest([.read, .write]) }
+                else { connection.wait(for: [.read, .write]) }
             }
-            return registration != nil
+            return connection.isRegistered
         }
 
         func perform(_ first: HTTPConnectionMachine.Action) {
             var action = first
-            while registration != nil {
+            while connection.isRegistered {
                 switch action {
                 case .serve(let request, let started):
                     let response = server.handler(request)
@@ -481,22 +508,29 @@ final class HTTPServer: Sendable {
                     worker.answered.append(self)
                     return
                 case .wait(let waiting, let until):
-                    updateInterest(waiting == .write ? .write : wire.queued > 0 ? [.read, .write] : .read)
-                    arm(until)
+                    switch waiting {
+                    case .read:
+                        connection.wait(for: .read)
+                        if wire.queued > 0, !flushed() { return }  // a TLS handshake's bytes to answer
+                    case .write: connection.wait(for: .write)
+                    case .readOnly: connection.wait(for: .read)
+                    }
+                    connection.arm(at: HTTPConnectionMachine.instant(until))
                     updateBusy()
                     return
                 case .linger(let until):
                     updateBusy()
-                    lingering = true
                     wire.shutdownWrite()
-                    updateInterest(.read)
-                    arm(until)
+                    connection.wait(for: .read)
+                    connection.arm(at: HTTPConnectionMachine.instant(until))
                     return
                 case .close:
                     return close()
                 case .handOver(let takeover, let leftover):
                     release()
-                    takeover.adopt(wire, leftover, address, CountedConnection(id: id, server: server, socket: wire.socket))
+                    // The wire leaves this loop, which reaches it no more (`release`): bound here, handed there.
+                    let leaving = LoopBound(wire, on: worker.loop)
+                    takeover.adopt(leaving.value, leftover, address, CountedConnection(id: id, server: server, socket: wire.socket))
                     server.handedOver(id, to: takeover)
                     return
                 }
@@ -505,33 +539,12 @@ final class HTTPServer: Sendable {
 
         /// Sends the answer queued in this turn and goes on from there.
         func sendQueued() {
-            guard registration != nil else { return }
+            guard connection.isRegistered else { return }
             _ = flushed()
         }
 
-        private func updateInterest(_ wanted: EventLoop.Interest) {
-            guard let registration, wanted != interest else { return }
-            interest = wanted
-            loop.change(registration, to: wanted)
-        }
-
-        private func arm(_ deadline: HTTPConnectionMachine.Moment) {
-            if let (_, armed) = timer, armed <= deadline { return }
-            if let (held, _) = timer { loop.cancel(held) }
-            timer = (loop.schedule(at: HTTPConnectionMachine.instant(deadline)) { [self] in
-                timer = nil
-                let wasHandshaking = if case .handshaking = machine.phase { true } else { false }
-                let action = machine.deadlinePassed(now: .now)
-                if wasHandshaking, case .close = action {
-                    server.logRefusal?(address, .handshakeRefused(
-                        "the client did not finish it within \(server.limits.requestDeadline); the connection is closed"))
-                }
-                perform(action)
-            }, deadline)
-        }
-
         private func updateBusy() {
-            let isBusy = machine.isBusy && registration != nil
+            let isBusy = machine.isBusy && connection.isRegistered
             guard isBusy != countedBusy else { return }
             countedBusy = isBusy
             if isBusy { server.busy.add(1, ordering: .sequentiallyConsistent) } else { server.busy.subtract(1, ordering: .sequentiallyConsistent) }
@@ -539,16 +552,13 @@ final class HTTPServer: Sendable {
 
         /// Leaves the loop: no more readiness or deadlines, not counted busy.
         private func release() {
-            if let registration { loop.deregister(registration) }
-            registration = nil
-            if let (held, _) = timer { loop.cancel(held) }
-            timer = nil
+            connection.release()
             updateBusy()
             worker.connections[id] = nil
         }
 
         func close() {
-            guard registration != nil else { return }
+            guard connection.isRegistered else { return }
             release()
             server.forget(id, closing: wire.socket)
         }
