@@ -1,6 +1,6 @@
 import HTTP1
 import Testing
-@testable import TokenServer
+@testable import WebServer
 
 /// A request the parser refuses is answered by the connection as the client sees it: the status and
 /// `{"error": words}`, and no request after it is served (`RefusalTests` has every refusal the parser gives).
