@@ -1,0 +1,62 @@
+import Foundation
+import TestSupport
+import Testing
+import WebClient
+
+/// Issue 36: the SDK's JavaScript is a file (`Sources/WebClient/AgoraRTC.js`) that `node --check` reads, and what
+/// `serve` hands out from it — the classic script, the ES module, the page's scripts — reads as JavaScript too.
+@Suite struct WebScriptTests {
+    static let node = "/usr/bin/node"
+    static let sourceFile = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Sources/WebClient/AgoraRTC.js")
+
+    /// What node printed and whether it exited 0; nil (with the issue recorded) when node is missing.
+    func node(_ arguments: [String]) throws -> (ok: Bool, output: String)? {
+        guard FileManager.default.isExecutableFile(atPath: Self.node) else {
+            Issue.record("the script checks need Debian's nodejs: run `make deps` (Scripts/deps.sh installs it)")
+            return nil
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.node)
+        process.arguments = arguments
+        let pipe = Pipe()
+        (process.standardOutput, process.standardError) = (pipe, pipe)
+        try process.run()
+        let output = WholeOutput(pipe)
+        process.waitUntilExit()
+        return (process.terminationStatus == 0, output.text)
+    }
+
+    /// A served file's text in a temporary file with the given extension.
+    func temporary(_ text: String, _ fileExtension: String) throws -> URL {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("web-\(UUID().uuidString).\(fileExtension)")
+        try Data(text.utf8).write(to: file)
+        return file
+    }
+
+    func served(_ path: String) throws -> String {
+        try #require(WebAssets.files(appID: TestCredentials.appID).first { $0.path == path }).text
+    }
+
+    /// The bodies of the page's `<script>` elements without a `src`.
+    func inlineScripts(_ html: String) -> [String] {
+        html.components(separatedBy: "<script>").dropFirst().compactMap { $0.components(separatedBy: "</script>").first }
+    }
+
+    @Test func theSourceTheClassicScriptTheModuleAndThePageScriptsAreJavaScript() throws {
+        guard let source = try node(["--check", Self.sourceFile.path]) else { return }
+        #expect(source.ok, "Sources/WebClient/AgoraRTC.js: \(source.output)")
+        let page = try served("/")
+        let scripts = inlineScripts(page)
+        #expect(!scripts.isEmpty, "no inline script in the page")
+        let checked: [(String, String, String)] = [(try served(WebAssets.classicPath), "js", "the classic script"),
+                                                   (try served(WebAssets.modulePath), "mjs", "the ES module")]
+            + scripts.map { ($0, "js", "the page's script") }
+        for (text, fileExtension, name) in checked {
+            let file = try temporary(text, fileExtension)
+            defer { try? FileManager.default.removeItem(at: file) }
+            let result = try #require(try node(["--check", file.path]))
+            #expect(result.ok, "\(name) does not read as JavaScript: \(result.output)")
+        }
+    }
+}
