@@ -34,9 +34,9 @@ public enum WebAssets {
         """
 
     /// What the npm package exports by name beside its default (its `index.d.ts`): the enums and the functions of
-    /// `AgoraRTC`. `AgoraRTCTests` checks that this is every member of the object `AgoraRTC.js` makes.
+    /// `AgoraRTC`. `WebScriptTests` checks each is a member of the object `AgoraRTC.js` makes.
     static let namedExports = [
-        "AREAS", "AgoraRTCErrorCode", "AudienceLatencyLevelType", "ChannelMediaRelayError", "ChannelMediaRelayEvent",
+        "AREAS", "AudienceLatencyLevelType", "ChannelMediaRelayError", "ChannelMediaRelayEvent",
         "ChannelMediaRelayState", "ConnectionDisconnectedReason", "RemoteStreamFallbackType", "RemoteStreamType",
         "VERSION", "checkAudioTrackIsActive", "checkSystemRequirements", "checkVideoTrackIsActive", "createClient",
         "createCameraVideoTrack", "createMicrophoneAudioTrack", "createMicrophoneAndCameraTracks", "createScreenVideoTrack",

@@ -60,3 +60,43 @@ import WebClient
         }
     }
 }
+
+/// Issue 36, item 2: the ES module exports the SDK's enums and functions by name beside its default, and
+/// `new AgoraRTC.createClient(...)` (as Agora's samples write it) makes a client.
+@Suite struct WebModuleExportsTests {
+    @Test func theModuleExportsTheEnumsAndFunctionsByNameAndCreateClientTakesNew() throws {
+        let checks = WebScriptTests()
+        let module = try checks.temporary(try checks.served(WebAssets.modulePath), "mjs")
+        defer { try? FileManager.default.removeItem(at: module) }
+        let script = """
+            const m = await import(\(String(reflecting: module.absoluteString)));
+            const names = ["AREAS", "AudienceLatencyLevelType", "ChannelMediaRelayError", "ChannelMediaRelayEvent",
+                           "ChannelMediaRelayState", "ConnectionDisconnectedReason", "RemoteStreamFallbackType", "RemoteStreamType",
+                           "createClient", "createCameraVideoTrack", "createMicrophoneAudioTrack", "createScreenVideoTrack",
+                           "checkSystemRequirements", "getDevices", "setArea"];
+            const missing = names.filter((name) => m[name] === undefined || m[name] !== m.default[name]);
+            const client = new m.default.createClient({ mode: "live", codec: "h265" });
+            console.log(JSON.stringify({
+              missing,
+              latency: m.AudienceLatencyLevelType.AUDIENCE_LEVEL_ULTRA_LOW_LATENCY,
+              latencyName: m.AudienceLatencyLevelType[1],
+              area: m.AREAS.NORTH_AMERICA,
+              reason: m.ConnectionDisconnectedReason.TOKEN_EXPIRE,
+              low: m.RemoteStreamType.LOW_STREAM,
+              fallback: m.RemoteStreamFallbackType.AUDIO_ONLY,
+              client: [client.mode, client.codec, client.connectionState, typeof client.join],
+            }));
+            """
+        guard let result = try checks.node(["--input-type=module", "-e", script]) else { return }
+        try #require(result.ok, "\(result.output)")
+        let seen = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any], "\(result.output)")
+        #expect(seen["missing"] as? [String] == [], "not exported by name: \(seen["missing"] ?? "")")
+        #expect(seen["latency"] as? Int == 2)
+        #expect(seen["latencyName"] as? String == "AUDIENCE_LEVEL_LOW_LATENCY")
+        #expect(seen["area"] as? String == "NORTH_AMERICA")
+        #expect(seen["reason"] as? String == "TOKEN_EXPIRE")
+        #expect(seen["low"] as? Int == 1)
+        #expect(seen["fallback"] as? Int == 2)
+        #expect(seen["client"] as? [String] == ["live", "h265", "DISCONNECTED", "function"])
+    }
+}
