@@ -441,8 +441,9 @@ function makeAgoraRTC(scriptURL, HUB, CODES) {
       this.stop();
       this._player = player(target, this._id, new MediaStream([this._track]), config, config && config.mirror !== false);
     }
-    /// The picture the camera gives now (ImageData at the camera's size).
-    getCurrentFrameData() {
+    /// The picture being played (ImageData at the camera's size); null when the track is not playing, as the SDK says.
+    getCurrentFrameData() { return this._player ? this._picture() : null; }
+    _picture() {
       if (!this._reader) {
         this._reader = document.createElement("video");
         this._reader.muted = true;
@@ -544,8 +545,10 @@ function makeAgoraRTC(scriptURL, HUB, CODES) {
       if (this._player) this._player.div.remove();
       this._player = null;
     }
-    /// The picture being shown (ImageData at CELL_PIXELS a cell); 2×2 of nothing before the first frame.
-    getCurrentFrameData() {
+    /// The picture being played (ImageData at CELL_PIXELS a cell; 2×2 of nothing before the first frame); null when
+    /// the track is not playing, as the SDK says.
+    getCurrentFrameData() { return this._player ? this._picture() : null; }
+    _picture() {
       if (!this._frame) return new ImageData(2, 2);
       return this._canvas.getContext("2d").getImageData(0, 0, this._canvas.width, this._canvas.height);
     }
@@ -1361,11 +1364,11 @@ function makeAgoraRTC(scriptURL, HUB, CODES) {
     async getSupportedCodec() { return { video: ["VP8", "H264"], audio: ["OPUS"] }; },
     /// Whether the track's picture changes within timeout ms (false while it is muted).
     async checkVideoTrackIsActive(track, timeout = 5000) {
-      if (!track || typeof track.getCurrentFrameData !== "function") throw fail("INVALID_PARAMS", "checkVideoTrackIsActive takes a video track");
-      const first = track.getCurrentFrameData().data;
+      if (!track || typeof track._picture !== "function") throw fail("INVALID_PARAMS", "checkVideoTrackIsActive takes a video track");
+      const first = track._picture().data;
       for (const started = Date.now(); Date.now() - started < timeout;) {
         await new Promise((resolve) => setTimeout(resolve, 200));
-        const now = track.getCurrentFrameData().data;
+        const now = track._picture().data;
         if (now.length !== first.length || now.some((value, index) => value !== first[index])) return !track.muted;
       }
       return false;

@@ -235,6 +235,7 @@ final class WholeOutput: @unchecked Sendable {
         #expect(first("bad-preset")?.first as? String == "INVALID_PARAMS")
         #expect(first("bad-screen")?.first as? String == "INVALID_PARAMS")
         #expect(first("local-player")?.map { "\($0)" } == ["video", "video"])
+        #expect(first("frame-before-play")?.first is NSNull, "getCurrentFrameData before play() is not null: \(said)")
         #expect(first("set-device")?.map { "\($0)" } == ["live", "1"], "\(said)")
         #expect(first("bad-device")?.first as? String == "INVALID_PARAMS")
         #expect(first("bad-encoder")?.first as? String == "INVALID_PARAMS")
