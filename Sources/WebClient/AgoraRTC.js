@@ -916,6 +916,7 @@ function makeAgoraRTC(scriptURL, HUB, CODES) {
         session.timers.push(setInterval(() => this._volumes(session), VOLUMES_EVERY_MS));
       }
       this._setState("CONNECTED");
+      if (!again && this._proxyMode !== null) setTimeout(() => this.emit("is-using-cloud-proxy", false), 0);
       // After join's promise: the users already there are announced as Agora does, once the app has its uid.
       setTimeout(() => {
         if (this._session !== session) return;

@@ -232,6 +232,7 @@ final class WholeOutput: @unchecked Sendable {
         #expect(first("bad-proxy")?.first as? String == "INVALID_PARAMS")
         #expect(first("joined")?.first as? Int == 26, "\(said)")
         #expect(first("proxy-after-join")?.first as? String == "INVALID_OPERATION")
+        #expect(first("is-using-cloud-proxy")?.first as? Bool == false, "\(said)")
         #expect(first("bad-preset")?.first as? String == "INVALID_PARAMS")
         #expect(first("bad-screen")?.first as? String == "INVALID_PARAMS")
         #expect(first("local-player")?.map { "\($0)" } == ["video", "video"])
