@@ -34,7 +34,7 @@ public enum WebAssets {
         """
 
     /// What the npm package exports by name beside its default (its `index.d.ts`): the enums and the functions of
-    /// `AgoraRTC`. `WebScriptTests` checks each is a member of the object `AgoraRTC.js` makes.
+    /// `AgoraRTC`. `WebModuleExportsTests` checks each is a member of the object `AgoraRTC.js` makes.
     static let namedExports = [
         "AREAS", "AudienceLatencyLevelType", "ChannelMediaRelayError", "ChannelMediaRelayEvent",
         "ChannelMediaRelayState", "ConnectionDisconnectedReason", "RemoteStreamFallbackType", "RemoteStreamType",

@@ -74,10 +74,12 @@ import WebClient
                            "ChannelMediaRelayState", "ConnectionDisconnectedReason", "RemoteStreamFallbackType", "RemoteStreamType",
                            "createClient", "createCameraVideoTrack", "createMicrophoneAudioTrack", "createScreenVideoTrack",
                            "checkSystemRequirements", "getDevices", "setArea"];
-            const missing = names.filter((name) => m[name] === undefined || m[name] !== m.default[name]);
+            const exported = Object.keys(m).filter((name) => name !== "default");
+            const missing = names.concat(exported).filter((name) => m[name] === undefined || m[name] !== m.default[name]);
             const client = new m.default.createClient({ mode: "live", codec: "h265" });
             console.log(JSON.stringify({
               missing,
+              exported: exported.length,
               latency: m.AudienceLatencyLevelType.AUDIENCE_LEVEL_ULTRA_LOW_LATENCY,
               latencyName: m.AudienceLatencyLevelType[1],
               area: m.AREAS.NORTH_AMERICA,
@@ -91,6 +93,7 @@ import WebClient
         try #require(result.ok, "\(result.output)")
         let seen = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any], "\(result.output)")
         #expect(seen["missing"] as? [String] == [], "not exported by name: \(seen["missing"] ?? "")")
+        #expect((seen["exported"] as? Int ?? 0) >= 26, "\(seen)")
         #expect(seen["latency"] as? Int == 2)
         #expect(seen["latencyName"] as? String == "AUDIENCE_LEVEL_LOW_LATENCY")
         #expect(seen["area"] as? String == "NORTH_AMERICA")
