@@ -40,7 +40,9 @@ let package = Package(
         .target(name: "Recording", dependencies: ["CallSession", "ChannelEngine", "AccessToken", "JSON", "OutputFiles", "PrintableText", "Timers"]),
         .target(name: "CallScreen", dependencies: ["CallSession", "ChannelEngine", "AccessToken", "CNcurses", "OutputFiles", "PrintableText", "Timers", "TokenClient"]),
         .target(name: "TokenDoctor", dependencies: ["TokenClient", "HTTP1", "TLS", "AccessToken", "Timers", "PrintableText"]),
-        .target(name: "WebClient", dependencies: ["HubProtocol", "AgoraVocabulary"]),
+        // AgoraRTC.js becomes a Swift string at build time (Plugins/EmbedJavaScript).
+        .target(name: "WebClient", dependencies: ["HubProtocol", "AgoraVocabulary"], plugins: ["EmbedJavaScript"]),
+        .plugin(name: "EmbedJavaScript", capability: .buildTool()),
         .target(name: "TestSupport", dependencies: ["CCrypto", "HubProtocol", "Timers", "WebSocket"]),
         .executableTarget(name: "tokencall", dependencies: ["AccessToken", "Arguments", "TokenServer", "WebServer", "HubServer", "TokenDoctor", "CallSession", "CallScreen", "ChannelEngine", "TokenClient", "PrintableText", "Recording", "Timers", "HubClient", "HubLoad", "HubProtocol", "OutputFiles", "TLS", "WebClient", "RedisClient", "Sockets"]),
 

@@ -26,16 +26,30 @@ public enum WebAssets {
     /// Defines `window.AgoraRTC`, finding the hub at the origin the script was loaded from.
     static let classicScript = """
         (function () {
+        \(SDKScript.source)
         const scriptURL = document.currentScript ? document.currentScript.src : location.href;
-        window.AgoraRTC = (\(SDKScript.maker))(scriptURL);
+        window.AgoraRTC = \(SDKScript.make(scriptURL: "scriptURL"));
         })();
 
         """
 
-    /// `export default AgoraRTC`, finding the hub at the origin the module was loaded from.
+    /// What the npm package exports by name beside its default (its `index.d.ts`): the enums and the functions of
+    /// `AgoraRTC`. `WebModuleExportsTests` checks each is a member of the object `AgoraRTC.js` makes.
+    static let namedExports = [
+        "AREAS", "AudienceLatencyLevelType", "ChannelMediaRelayError", "ChannelMediaRelayEvent",
+        "ChannelMediaRelayState", "ConnectionDisconnectedReason", "RemoteStreamFallbackType", "RemoteStreamType",
+        "VERSION", "checkAudioTrackIsActive", "checkSystemRequirements", "checkVideoTrackIsActive", "createClient",
+        "createCameraVideoTrack", "createMicrophoneAudioTrack", "createMicrophoneAndCameraTracks", "createScreenVideoTrack",
+        "disableLogUpload", "enableLogUpload", "getCameras", "getDevices", "getMicrophones", "getPlaybackDevices",
+        "getSupportedCodec", "setArea", "setLogLevel",
+    ]
+
+    /// `export default AgoraRTC` and the named exports, finding the hub at the origin the module was loaded from.
     static let moduleScript = """
-        const AgoraRTC = (\(SDKScript.maker))(import.meta.url);
+        \(SDKScript.source)
+        const AgoraRTC = \(SDKScript.make(scriptURL: "import.meta.url"));
         export default AgoraRTC;
+        export const { \(namedExports.joined(separator: ", ")) } = AgoraRTC;
 
         """
 }

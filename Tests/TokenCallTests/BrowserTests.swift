@@ -158,11 +158,12 @@ final class WholeOutput: @unchecked Sendable {
         #expect(svg.contains(#"fill="\#(main)""#), "the fake camera's \(main) is not in the terminal's picture")
         #expect(svg.contains("uid 7"))
 
-        // The page's play() element draws the terminal's frames: every cell one of the colours it sends.
+        // The <video class="agora_video_player"> play() makes shows the terminal's frames: every cell one of the colours
+        // it sends.
         let drawn = pixels(meet["remote"])
-        #expect(drawn.count == 32 * 18, "no canvas for uid 1 in the page: \(meet["canvasSize"] ?? "none")\n\(console)")
-        #expect(Set(drawn).count > 1, "the canvas is one colour: nothing drawn")
-        #expect(Set(drawn).isSubset(of: sentColours(ofUid: 1)), "the canvas holds colours the terminal never sent")
+        #expect(drawn.count == 32 * 18, "no video for uid 1 in the page: \(meet["canvasSize"] ?? "none")\n\(console)")
+        #expect(Set(drawn).count > 1, "the video is one colour: nothing drawn")
+        #expect(Set(drawn).isSubset(of: sentColours(ofUid: 1)), "the video shows colours the terminal never sent")
 
         // Written like Agora's guide, from another origin: renewed every 10 s with 40 s tokens, and still in.
         let renewing = events(seen["renewing"] as? [String: Any])
@@ -219,6 +220,49 @@ final class WholeOutput: @unchecked Sendable {
         #expect(outcome("bad-renewal") as? String == "UNEXPECTED_RESPONSE")
         #expect(outcome("left") as? String == "DISCONNECTED")
         #expect(watcherSaw.contains(#""event": "didOfflineOfUid", "uid": 25, "reason": "quit""#), "the terminal did not see the module's page leave")
+
+        // Issue 36: a page written like video-sdk-samples-js joins the terminal in "tokens", sees its video as a
+        // <video class="agora_video_player">, reads frames, renews and leaves, with no error in its console.
+        let samples = events(seen["samples"] as? [String: Any])
+        let said = samples.map { "\($0.name) \($0.args)" }.joined(separator: "\n")
+        func first(_ name: String) -> [Any]? { samples.first { $0.name == name }?.args }
+        #expect(first("loaded")?.dropFirst().map { "\($0)" } == ["2", "GLOBAL", "LEAVE", "1"], "\(said)\n\(console)")
+        #expect(first("bad-area")?.first as? String == "INVALID_PARAMS")
+        #expect(first("h265")?.first as? String == "h265")
+        #expect(first("bad-proxy")?.first as? String == "INVALID_PARAMS")
+        #expect(first("joined")?.first as? Int == 26, "\(said)")
+        #expect(first("proxy-after-join")?.first as? String == "INVALID_OPERATION")
+        #expect(first("is-using-cloud-proxy")?.first as? Bool == false, "\(said)")
+        #expect(first("bad-preset")?.first as? String == "INVALID_PARAMS")
+        #expect(first("bad-screen")?.first as? String == "INVALID_PARAMS")
+        #expect(first("local-player")?.map { "\($0)" } == ["video", "video"])
+        #expect(first("frame-before-play")?.first is NSNull, "getCurrentFrameData before play() is not null: \(said)")
+        #expect(first("set-device")?.map { "\($0)" } == ["live", "1"], "\(said)")
+        #expect(first("bad-device")?.first as? String == "INVALID_PARAMS")
+        #expect(first("bad-encoder")?.first as? String == "INVALID_PARAMS")
+        #expect(first("published")?.first as? String == "audio,video")
+        let player = try #require(samples.first { $0.name == "remote-player" && $0.args.first as? Int == 2 }?.args, "\(said)\n\(console)")
+        #expect((player[1] as? String)?.hasPrefix("agora-video-player-track-video-2-") == true, "\(player)")
+        #expect(player.dropFirst(2).map { "\($0)" } == ["video", "live"])
+        #expect(samples.filter { $0.name == "renewed" }.count >= 2, "\(said)")
+        let volumes = samples.filter { $0.name == "volume-indicator" }
+        #expect(volumes.count >= 5, "\(said)")
+        #expect(volumes.contains { (($0.args.first as? [[Any]]) ?? []).contains { $0.first as? Int == 26 && ($0.last as? Int ?? 0) > 0 } },
+                "the fake microphone's tone was never heard: \(volumes.map(\.args))")
+        let local = first("local-frame")?.compactMap { $0 as? Int } ?? []
+        #expect(local.count == 2 && local.allSatisfy { $0 > 2 }, "\(said)")
+        let stats = first("stats") ?? []
+        let counts = stats.prefix(6).map { $0 as? Int ?? -1 }  // Duration, SendBytes, RecvBytes, UserCount, sent width, height
+        #expect(counts.count == 6 && counts[0] >= 30 && counts[1] > 0 && counts[2] > 0, "\(stats)")
+        #expect(counts.count == 6 && counts[3] >= 2 && Array(counts.suffix(2)) == [32, 18], "\(stats)")
+        #expect((stats.last as? [String: [Int]])?["2"] == [32, 18], "\(stats)")
+        // getCurrentFrameData on the timer: the picture, 10 pixels a cell, and more than one colour; the <video> as large.
+        #expect((first("frames")?.first as? [String: [Int]])?["2"].map { [$0[0], $0[1], $0[3], $0[4]] } == [320, 180, 320, 180], "\(said)")
+        #expect(((first("frames")?.first as? [String: [Int]])?["2"]?[2] ?? 0) > 1, "\(said)")
+        #expect(first("left")?.first as? String == "DISCONNECTED", "\(said)")
+        #expect(!samples.contains { $0.name == "console-error" || $0.name == "failed" }, "\(said)")
+        #expect(watcherSaw.contains(#""event": "didJoinedOfUid", "uid": 26"#), "the terminal did not see the samples page join")
+        #expect(watcherSaw.contains(#""event": "didOfflineOfUid", "uid": 26, "reason": "quit""#), "the terminal did not see the samples page leave")
     }
 }
 

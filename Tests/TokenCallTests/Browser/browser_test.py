@@ -9,6 +9,7 @@ wait for the tokens' end:
   foreign   the same page with a token for another channel, uid 23
   elsewhere guide.html from an origin not allowed (--elsewhere-port), uid 24, with a good token and a bare WebSocket
   module    module.html from the allowed origin, uid 25: the ES module through an import map, and what the SDK refuses
+  samples   samples.html from the allowed origin, uid 26 in --tokens: written like video-sdk-samples-js, leaving after 35 s
 After --seconds it prints one JSON object of what each page saw, and exits 0; a page that cannot be driven is exit 1.
 
 With --page URL (one or more) it opens each page in turn instead, clicks the element --click names if given, waits
@@ -69,14 +70,18 @@ def guide(port, **query):
     return f"http://127.0.0.1:{port}/guide.html?" + urllib.parse.urlencode(query)
 
 
-# Reads the meet page: its event log, the colours its play() canvas shows for uid 1 (one per cell), and the colours
-# of its own camera taken down to 32x18 the way a person would look at it.
+# Reads the meet page: its event log, the colours the <video class="agora_video_player"> play() made for uid 1 shows
+# (one per cell, read at the cell's middle from the picture at its own size), and the colours of its own camera taken
+# down to 32x18 the way a person would look at it.
 READ_MEET = """
 const log = document.getElementById("log").innerText;
-const canvas = document.querySelector('[data-uid="1"] canvas');
+const player = document.querySelector('[data-uid="1"] div[id^="agora-video-player-track-video-1-"] > video.agora_video_player');
 let remote = [];
-if (canvas && canvas.width > 0) {
+if (player && player.videoWidth > 0) {
+  const canvas = document.createElement("canvas");
+  canvas.width = player.videoWidth; canvas.height = player.videoHeight;
   const context = canvas.getContext("2d");
+  context.drawImage(player, 0, 0);
   const cellWidth = canvas.width / 32, cellHeight = canvas.height / 18;
   for (let row = 0; row < 18; row++) for (let column = 0; column < 32; column++) {
     const d = context.getImageData(Math.floor((column + 0.5) * cellWidth), Math.floor((row + 0.5) * cellHeight), 1, 1).data;
@@ -94,7 +99,7 @@ if (video && video.videoWidth > 0) {
   for (let i = 0; i < d.length; i += 4) camera.push([d[i], d[i + 1], d[i + 2]]);
 }
 return {log, remote, camera, state: document.getElementById("state").textContent,
-        canvasSize: canvas ? [canvas.width, canvas.height] : null};
+        canvasSize: player ? [player.videoWidth, player.videoHeight] : null};
 """
 
 
@@ -102,7 +107,9 @@ def chromium():
     options = webdriver.ChromeOptions()
     options.binary_location = "/usr/bin/chromium"
     for flag in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                 "--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream", "--window-size=1400,1100",
+                 "--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream",
+                 # as if the person had clicked: the fake microphone's tone reaches the pages' AudioContexts
+                 "--autoplay-policy=no-user-gesture-required", "--window-size=1400,1100",
                  "--disable-background-timer-throttling", "--disable-renderer-backgrounding",
                  "--no-first-run", "--no-default-browser-check", "--disable-extensions", "--disable-sync"]:
         options.add_argument(flag)
@@ -159,6 +166,7 @@ def main():
         "elsewhere": guide(args.elsewhere_port, uid=24, probe=1, token=fetch_token(args.server, 24, args.tokens), **common),
         "module": guide(args.guide_port, uid=25, token=fetch_token(args.server, 25, args.tokens), **common)
         .replace("/guide.html", "/module.html"),
+        "samples": guide(args.guide_port, uid=26, seconds=35, **common).replace("/guide.html", "/samples.html"),
     }
     harness = "<!doctype html><body style='margin:0'>" + "".join(
         f"<iframe name='{name}' src='{url}' allow='camera; microphone' width='640' height='480'></iframe>"
@@ -195,7 +203,7 @@ def main():
         last = driver.execute_script(READ_MEET)
         driver.switch_to.default_content()
         result["meet"] = dict(meet or last, log=last["log"], state=last["state"])
-        for name in ["renewing", "expiring", "foreign", "elsewhere", "module"]:
+        for name in ["renewing", "expiring", "foreign", "elsewhere", "module", "samples"]:
             driver.switch_to.frame(name)
             result[name] = driver.execute_script(
                 "return {events: window.events || [], state: window.client ? window.client.connectionState : null,"
