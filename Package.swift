@@ -24,7 +24,7 @@ let package = Package(
         .target(name: "AgoraVocabulary", dependencies: ["AccessToken"]),
         .target(name: "ChannelEngine", dependencies: ["AgoraVocabulary", "AccessToken", "HubProtocol", "JSON", "Timers", "SeededRandom"]),
         .target(name: "JSON"),
-        .target(name: "Sockets", dependencies: ["CLinux"]),
+        .target(name: "Sockets", dependencies: ["CLinux", "Timers"]),
         .target(name: "RedisClient", dependencies: ["PrintableText", "Sockets", "TLS"]),
         .target(name: "HTTP1", dependencies: ["PrintableText"]),
         .target(name: "WebSocket", dependencies: ["CCrypto"]),

@@ -1,5 +1,6 @@
 import CLinux
 import Synchronization
+import Timers
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -43,7 +44,7 @@ public final class EventLoop: @unchecked Sendable {
     private let thread = Mutex<pthread_t?>(nil)
     private let threadID = Atomic<UInt>(0)
     // The rest belongs to the loop's thread.
-    private var entries: [UInt64: (fd: Int32, handler: (Readiness) -> Void)] = [:]
+    private var entries: [UInt64: Entry] = [:]
     private var nextID: UInt64 = 1  // 0 is the mailbox's
     private var timers = DeadlineHeap()
     private var timerWork: [UInt64: () -> Void] = [:]
@@ -111,30 +112,34 @@ public final class EventLoop: @unchecked Sendable {
 
     // MARK: On the loop's thread
 
-    /// Waits for `fd` to be ready for `interest`; `handler` is called with what it is ready for.
+    /// Waits for `fd` to be ready for `interest`; `handler` is called with what it is ready for. With no interest the
+    /// descriptor is not watched at all: a socket the peer hung up on would otherwise be reported ready at every turn.
     public func register(_ fd: Int32, for interest: Interest, _ handler: @escaping (Readiness) -> Void) -> Registration {
         onThread("register")
         let id = nextID
         nextID += 1
-        entries[id] = (fd, handler)
-        var event = Self.event(interest, id: id)
-        _ = epoll_ctl(epoll, EPOLL_CTL_ADD, fd, &event)
+        entries[id] = Entry(fd: fd, handler: handler, watched: !interest.isEmpty)
+        if !interest.isEmpty { watch(fd, interest, id: id, EPOLL_CTL_ADD) }
         return Registration(id: id)
     }
 
     public func change(_ registration: Registration, to interest: Interest) {
         onThread("change")
         guard let entry = entries[registration.id] else { return }
-        var event = Self.event(interest, id: registration.id)
-        _ = epoll_ctl(epoll, EPOLL_CTL_MOD, entry.fd, &event)
+        if interest.isEmpty {
+            guard entry.watched else { return }
+            watch(entry.fd, interest, id: registration.id, EPOLL_CTL_DEL)
+        } else {
+            watch(entry.fd, interest, id: registration.id, entry.watched ? EPOLL_CTL_MOD : EPOLL_CTL_ADD)
+        }
+        entries[registration.id]?.watched = !interest.isEmpty
     }
 
     /// Stops waiting on the descriptor (before it is closed or handed to another loop).
     public func deregister(_ registration: Registration) {
         onThread("deregister")
-        guard let entry = entries.removeValue(forKey: registration.id) else { return }
-        var event = epoll_event()
-        _ = epoll_ctl(epoll, EPOLL_CTL_DEL, entry.fd, &event)
+        guard let entry = entries.removeValue(forKey: registration.id), entry.watched else { return }
+        watch(entry.fd, [], id: registration.id, EPOLL_CTL_DEL)
     }
 
     /// Runs `work` once `deadline` has passed, unless cancelled first.
@@ -172,6 +177,11 @@ public final class EventLoop: @unchecked Sendable {
         precondition(inLoop, "EventLoop.\(call) was called off the thread of the loop \(name); hand it there with execute")
     }
 
+    private func watch(_ fd: Int32, _ interest: Interest, id: UInt64, _ operation: Int32) {
+        var event = Self.event(interest, id: id)
+        _ = epoll_ctl(epoll, operation, fd, &event)
+    }
+
     private static func event(_ interest: Interest, id: UInt64) -> epoll_event {
         var event = epoll_event()
         event.events = (interest.contains(.read) ? EPOLLIN.rawValue | EPOLLRDHUP.rawValue : 0)
@@ -195,7 +205,7 @@ public final class EventLoop: @unchecked Sendable {
                 wait = 0
             } else if let next = nextDeadline() {
                 let left = next - clock.now
-                wait = left <= .zero ? 0 : Int32(clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1)
+                wait = left <= .zero ? 0 : Int32(clamping: left.wholeMilliseconds + 1)
             }
             let count = epoll_wait(epoll, &ready, Int32(ready.count), wait)
             guard count > 0 else { continue }
@@ -250,6 +260,13 @@ extension EventLoop: SerialExecutor {
     public func checkIsolated() {
         precondition(inLoop, "code isolated to the loop \(name) ran off its thread")
     }
+}
+
+/// A registered descriptor, its handler, and whether epoll watches it (not while it waits for nothing).
+private struct Entry {
+    let fd: Int32
+    let handler: (EventLoop.Readiness) -> Void
+    var watched: Bool
 }
 
 /// A binary min-heap of deadlines, each with the id of its work.

@@ -1,3 +1,4 @@
+import Timers
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -207,7 +208,7 @@ public struct Socket: Sendable {
             let left = deadline - ContinuousClock.now
             guard left > .zero else { errno = ETIMEDOUT; return nil }
             var entry = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-            let ready = poll(&entry, 1, Int32(clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1))
+            let ready = poll(&entry, 1, Int32(clamping: left.wholeMilliseconds + 1))
             if ready < 0, errno == EINTR { continue }
             if ready < 0 { return errno }
             guard ready > 0 else { continue }

@@ -187,4 +187,35 @@ import Glibc
         #expect(seen.all == ["asked", "hook"])
         #expect(loop.isStopping)
     }
+
+    /// A connection that waits for nothing (the hub client's `cut network` fault) whose peer hung up: epoll reports a
+    /// hang-up even to a descriptor that asks for nothing, so the loop spun at every turn on it; it is not watched
+    /// until it waits for something again, and then hears the hang-up once.
+    @Test func aHungUpSocketThatWaitsForNothingIsNotReportedUntilItWaitsAgain() {
+        var pair: [Int32] = [0, 0]
+        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair) == 0)
+        let (mine, peer) = (pair[0], pair[1])
+        defer { _ = close(mine) }
+        let loop = try! EventLoop(name: "test-hung-up")
+        defer { loop.stop() }
+        let calls = Atomic(0)
+        let seen = Seen()
+        loop.execute {
+            let registration = loop.register(mine, for: .read) { _ in calls.add(1, ordering: .relaxed) }
+            loop.change(registration, to: [])
+            _ = close(peer)
+            // Turns pass while a deadline 100 ms away is waited for: the hang-up must reach nobody meanwhile.
+            loop.schedule(at: .now + .milliseconds(100)) {
+                seen.add("quiet for \(calls.load(ordering: .relaxed)) calls")
+                loop.change(registration, to: .read)
+                loop.schedule(at: .now + .milliseconds(50)) {
+                    seen.add("heard \(calls.load(ordering: .relaxed) > 0)")
+                    loop.deregister(registration)
+                    seen.done.signal()
+                }
+            }
+        }
+        #expect(seen.done.wait(timeout: .now() + 10) == .success)
+        #expect(seen.all == ["quiet for 0 calls", "heard true"])
+    }
 }
