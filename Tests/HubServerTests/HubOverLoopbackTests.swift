@@ -18,8 +18,7 @@ final class LoopbackHub {
     /// A hub on `time`, with `leases` when given and `outsideLimit` in place of the hub's own.
     init(time: HandTime = HandTime(), leases: (any ChannelLeases)? = nil, outsideLimit: Duration? = nil) throws {
         fixture = HubFixture(time: time)
-        var hubConfig = HubServer.Configuration(appID: TestCredentials.appID, appCertificate: TestCredentials.certificate,
-                                                unixTime: { time.now })
+        var hubConfig = time.hubConfiguration()
         hubConfig.leases = leases
         if let outsideLimit { hubConfig.outsideLimit = outsideLimit }
         hub = HubServer(hubConfig)
