@@ -2,17 +2,18 @@ import AgoraVocabulary
 import HTTP1
 import HubProtocol
 import Sockets
+import Synchronization
 import TokenServer
 import WebSocket
 
 /// The hub at `tokencall serve`'s `/hub`, as its WebSocket host runs it: what the host hears goes to the hub's core
-/// (`HubCore`), and what the core decides is carried out on the host's outlet. It runs on its host's one thread,
-/// which makes every call to it, one at a time.
-public final class HubServer: WebSocketService, @unchecked Sendable {
+/// (`HubCore`), and what the core decides is carried out on the host's outlet. Handed to its host (`sending`), it lives
+/// on the host's loop; the requests for its endpoint are let in by `HubAdmission`, on the server's threads.
+public final class HubServer: WebSocketService {
     /// The limits of the endpoint a hub is served at: the WebSocket host's, with the protocol's silence limit.
     public static let endpointLimits = WebSocketLimits(silenceLimit: HubSilence.limit)
 
-    public struct Configuration: Sendable {
+    public struct Configuration {
         public var appID: String
         public var appCertificate: String
         /// Unix time now, in seconds: what tokens are checked against (tests pass a time they move).
@@ -37,27 +38,28 @@ public final class HubServer: WebSocketService, @unchecked Sendable {
         }
     }
 
+    /// The endpoint a hub is served at, `/hub` by default: the hub handed over, its limits and its admission.
+    public static func endpoint(_ hub: sending HubServer, path: String = "/hub", limits: WebSocketLimits = endpointLimits)
+        -> WebSocketEndpoint {
+        WebSocketEndpoint(path: path, service: hub, limits: limits, admit: HubAdmission().admit)
+    }
+
     let core: HubCore
     private var outlet: (any WebSocketOutlet)?
-    private var wake: @Sendable () -> Void = {}
+    private let wake = Wake()
+    /// Makes the hub act on what is due now, from any thread (tests move its time by hand): kept before the hub is
+    /// handed to its host.
+    public let timeChanged: @Sendable () -> Void
 
     public init(_ config: Configuration) {
         core = HubCore(config)
+        timeChanged = { [wake] in wake.ring() }
     }
-
-    /// Tells the hub that its time moved (tests move it by hand); it acts on what is due.
-    public func timeChanged() { wake() }
 
     public func start(outlet: any WebSocketOutlet, wake: @escaping @Sendable () -> Void) {
         self.outlet = outlet
-        self.wake = wake
+        self.wake.connect(wake)
         core.start(on: outlet.loop)
-    }
-
-    /// Refuses a URL whose channel a balancer and the hub could read differently (`ChannelRoute`).
-    public func admit(_ request: HTTPRequest) -> String? {
-        if case .failure(let refusal) = ChannelRoute.read(target: request.target) { return refusal.message }
-        return nil
     }
 
     public func opened(_ client: WebSocketClientID, address: String, query: [String: String]) {
@@ -94,5 +96,25 @@ public final class HubServer: WebSocketService, @unchecked Sendable {
             case .log(let line): outlet.log(line)
             }
         }
+    }
+
+    /// The host's wake, once it started, for other threads to ring.
+    private final class Wake: Sendable {
+        private let host = Mutex<(@Sendable () -> Void)?>(nil)
+        func connect(_ wake: @escaping @Sendable () -> Void) { host.withLock { $0 = wake } }
+        func ring() { host.withLock { $0 }?() }
+    }
+}
+
+/// Which requests for the hub's endpoint may become connections (`WebSocketEndpoint.admit`): read on the server's
+/// threads, from the request alone, so it reaches nothing of the hub.
+public struct HubAdmission: Sendable {
+    public init() {}
+
+    /// Refuses a URL whose channel a balancer and the hub could read differently (`ChannelRoute`): nil to let it in,
+    /// or why not.
+    public func admit(_ request: HTTPRequest) -> String? {
+        if case .failure(let refusal) = ChannelRoute.read(target: request.target) { return refusal.message }
+        return nil
     }
 }

@@ -6,7 +6,7 @@ import Sockets
 /// extended when this hub's already, else the holder), renewed and given back by scripts that touch the key only while
 /// it still names this hub (a renewal takes a key that is gone again). Its
 /// `RedisConnection` runs on the hub's loop, pipelining what the hub asks and never blocking it.
-public final class RedisLeases: ChannelLeases, @unchecked Sendable {
+public final class RedisLeases: ChannelLeases {
     /// This hub's address as its clients reach it, what the keys hold.
     public let hubAddress: String
     public let leaseDuration: Duration

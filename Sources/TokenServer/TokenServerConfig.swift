@@ -58,18 +58,35 @@ public struct TokenServerConfig: Sendable {
 }
 
 import Foundation
+import HTTP1
+import Synchronization
 
 /// A WebSocket service at one path of the server.
 public struct WebSocketEndpoint: Sendable {
     /// The request path that upgrades, such as `/hub`.
     public var path: String
-    public var service: any WebSocketService
     public var limits: WebSocketLimits
+    /// Whether a request for the endpoint may become a connection: nil to let it, or why not (answered 400). Called
+    /// on the server's threads, not the host's: it reads the request alone.
+    public var admit: @Sendable (HTTPRequest) -> String?
+    private let handover: Handover
 
-    public init(path: String, service: any WebSocketService, limits: WebSocketLimits) {
+    /// The service is handed over (`sending`): from then on only its host's loop reaches it.
+    public init(path: String, service: sending any WebSocketService, limits: WebSocketLimits,
+                admit: @escaping @Sendable (HTTPRequest) -> String? = { _ in nil }) {
         self.path = path
-        self.service = service
         self.limits = limits
+        self.admit = admit
+        handover = Handover(service)
+    }
+
+    /// The service, for the one host that runs it; nil once taken.
+    func takeService() -> sending (any WebSocketService)? { handover.take() }
+
+    private final class Handover: Sendable {
+        private let slot: Mutex<(any WebSocketService)?>
+        init(_ service: sending any WebSocketService) { slot = Mutex(service) }
+        func take() -> sending (any WebSocketService)? { slot.withLock { $0.take() } }
     }
 }
 

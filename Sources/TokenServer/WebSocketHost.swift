@@ -22,6 +22,7 @@ final class WebSocketHost: @unchecked Sendable {
 
     let path: String
     private let service: any WebSocketService
+    private let admit: @Sendable (HTTPRequest) -> String?
     private let limits: WebSocketLimits
     private let serverLog: (@Sendable (String) -> Void)?
     private let loop: EventLoop
@@ -40,9 +41,11 @@ final class WebSocketHost: @unchecked Sendable {
     /// Peers queued frames since the last flush.
     private var pending: [Peer] = []
 
-    init(path: String, service: any WebSocketService, limits: WebSocketLimits, log: (@Sendable (String) -> Void)?) throws(SocketError) {
+    init(path: String, service: sending any WebSocketService, admit: @escaping @Sendable (HTTPRequest) -> String?,
+         limits: WebSocketLimits, log: (@Sendable (String) -> Void)?) throws(SocketError) {
         self.path = path
         self.service = service
+        self.admit = admit
         self.limits = limits
         serverLog = log
         loop = try EventLoop(name: "websocket-host")
@@ -52,7 +55,7 @@ final class WebSocketHost: @unchecked Sendable {
     /// The answer to a request on the endpoint: 101 and the connection is this host's, or 400/426 saying why not.
     func upgrade(_ request: HTTPRequest) -> HTTPResponse {
         guard !stopping.load(ordering: .relaxed) else { return .error(503, "the server is stopping") }
-        if let refusal = service.admit(request) { return .error(400, refusal) }
+        if let refusal = admit(request) { return .error(400, refusal) }
         switch WebSocketHandshake.accept(method: request.method, version: request.version, header: request.header) {
         case .failure(let refusal):
             return .error(refusal.status, refusal.message,

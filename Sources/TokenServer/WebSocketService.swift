@@ -40,12 +40,9 @@ public protocol WebSocketOutlet: AnyObject {
     func prove(_ client: WebSocketClientID, _ proven: Bool)
 }
 
-/// What runs behind a WebSocket endpoint. The host calls it from its one thread, never two calls at once, so a
-/// service keeps its state without locks.
-public protocol WebSocketService: AnyObject, Sendable {
-    /// Whether a request for the endpoint may become a connection: nil to let it, or why not (answered 400). Called
-    /// on the server's threads, not the host's: it reads the request alone.
-    func admit(_ request: HTTPRequest) -> String?
+/// What runs behind a WebSocket endpoint. It lives on its host's loop: the host calls it from its one thread, never two
+/// calls at once, so a service keeps its state without locks, and nothing else reaches it.
+public protocol WebSocketService: AnyObject {
     /// The host is stopping: the service's last word before every connection is closed with 1001.
     func stopping()
     /// The host starts; `wake` makes it call `tick` soon, from any thread.
@@ -60,7 +57,6 @@ public protocol WebSocketService: AnyObject, Sendable {
 }
 
 public extension WebSocketService {
-    func admit(_ request: HTTPRequest) -> String? { nil }
     func stopping() {}
 }
 

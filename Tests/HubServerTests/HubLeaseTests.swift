@@ -166,7 +166,7 @@ final class MemoryLeaseStore: Sendable {
         let member = try loopback.member(uid: 1)
         store.leases.withLock { $0["room"] = .init(owner: "ws://127.0.0.1:2/hub", until: time.now + 3) }
         time.advance(by: 1.25)  // past the next renewal, a third of the lease
-        loopback.hub.timeChanged()
+        loopback.timeChanged()
         let told = ContinuousClock.now
         let close = try #require(try member.closeFrame(), "no close frame")
         #expect(close.code == .goingAway)

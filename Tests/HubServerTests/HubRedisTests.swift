@@ -21,7 +21,7 @@ struct HubRedisTests {
         var config = TokenServerConfig(port: 0, appID: TestCredentials.appID, appCertificate: TestCredentials.certificate,
                                        maxConnections: 400, log: { line in log.lines.withLock { $0.append(line) } })
         config.maxConnectionsPerAddress = 400
-        config.webSocket = WebSocketEndpoint(path: "/hub", service: HubServer(hubConfig), limits: HubServer.endpointLimits)
+        config.webSocket = HubServer.endpoint(HubServer(hubConfig))
         return try TokenServer(config)
     }
 
