@@ -34,7 +34,7 @@ let package = Package(
         .target(name: "HubLoad", dependencies: ["HubClient", "HubProtocol", "TLS", "TokenClient", "PrintableText"]),
         .target(name: "TokenServer", dependencies: ["AccessToken", "HTTP1", "JSON", "PrintableText", "Sockets", "TLS", "Timers", "WebSocket"]),
         .target(name: "TokenClient", dependencies: ["AccessToken", "HTTP1", "JSON", "PrintableText", "Sockets", "TLS", "Timers"]),
-        .target(name: "HubServer", dependencies: ["AgoraVocabulary", "HTTP1", "HubProtocol", "TokenServer", "AccessToken", "PrintableText", "RedisClient", "Sockets", "WebSocket"]),
+        .target(name: "HubServer", dependencies: ["AgoraVocabulary", "HTTP1", "HubProtocol", "TokenServer", "AccessToken", "PrintableText", "RedisClient", "Sockets", "Timers", "WebSocket"]),
         .target(name: "CallSession", dependencies: ["ChannelEngine", "HubProtocol", "TokenClient", "AccessToken", "Timers", "PrintableText"]),
         .target(name: "Recording", dependencies: ["CallSession", "ChannelEngine", "AccessToken", "JSON", "OutputFiles", "PrintableText", "Timers"]),
         .target(name: "CallScreen", dependencies: ["CallSession", "ChannelEngine", "AccessToken", "CNcurses", "OutputFiles", "PrintableText", "Timers", "TokenClient"]),

@@ -1,5 +1,6 @@
 import RedisClient
 import Sockets
+import Timers
 
 /// Channel leases in Redis, as LiveKit keeps its room→node map there: the key `tokencall:channel:NAME` holds the
 /// owning hub's address with a time to live. Taken by a script around `SET NX PX … GET` (one exchange: set when free,
@@ -43,7 +44,7 @@ public final class RedisLeases: ChannelLeases {
         self.deadline = deadline
     }
 
-    private var milliseconds: String { String(leaseDuration.components.seconds * 1000 + leaseDuration.components.attoseconds / 1_000_000_000_000_000) }
+    private var milliseconds: String { String(leaseDuration.wholeMilliseconds) }
 
     public func start(on loop: EventLoop) {
         connection = RedisConnection(address: redis, loop: loop, deadline: deadline)

@@ -2,6 +2,7 @@ import AccessToken
 import HubServer
 import HubProtocol
 import JSON
+import Sockets
 import TestSupport
 import Testing
 import TokenServer
@@ -271,4 +272,34 @@ import WebSocket
         #expect(answer.first?.message?.contains(says) == true, "\(answer)")
         #expect(hub.outlet.closes.isEmpty)
     }
+
+    /// What the adapter does with the core's outputs, on the wire: each notice written once, as JSON, for all it goes to.
+    @Test func theHubWritesEachNoticeOnceForEveryoneItGoesTo() {
+        let time = HandTime()
+        let hub = HubServer(time.hubConfiguration())
+        let wire = WireOutlet()
+        hub.start(outlet: wire, wake: {})
+        let fixture = HubFixture(time: time)
+        for uid in UInt32(1)...3 {
+            hub.opened(WebSocketClientID(UInt64(uid)), address: "127.0.0.1", query: [:])
+            hub.received(.text(#"{"type":"join","channel":"room","uid":\#(uid),"token":"\#(fixture.token(uid: uid))"}"#),
+                         from: WebSocketClientID(UInt64(uid)))
+        }
+        let joined = wire.texts.filter { $0.text.hasPrefix(#"{"type":"userJoined""#) }
+        #expect(joined.map(\.text) == [#"{"type":"userJoined","uid":2}"#, #"{"type":"userJoined","uid":3}"#])
+        #expect(joined.map(\.clients) == [[WebSocketClientID(1)], [WebSocketClientID(1), WebSocketClientID(2)]].map(Set.init))
+        #expect(wire.proven == [WebSocketClientID(1), WebSocketClientID(2), WebSocketClientID(3)])
+    }
+}
+
+/// A host's outlet that keeps what the hub wrote, as the text it wrote.
+final class WireOutlet: WebSocketOutlet {
+    private(set) var texts: [(text: String, clients: Set<WebSocketClientID>)] = []
+    private(set) var proven: [WebSocketClientID] = []
+    var loop: EventLoop? { nil }
+    func send(text: String, to clients: some Sequence<WebSocketClientID>) { texts.append((text, Set(clients))) }
+    func send(binary: [UInt8], to clients: some Sequence<WebSocketClientID>) {}
+    func close(_ client: WebSocketClientID, code: WebSocketCloseCode, reason: String) {}
+    func log(_ line: String) {}
+    func prove(_ client: WebSocketClientID, _ proven: Bool) { if proven { self.proven.append(client) } }
 }
