@@ -70,6 +70,8 @@ final class HubCore {
     }
 
     let config: Configuration
+    /// One owner per channel across hubs (`Configuration.leases`), made with the hub.
+    private let store: (any ChannelLeases)?
     private var connections: [WebSocketClientID: Connection] = [:]
     /// Each connection's next deadline (a warning, a token's end, out of a channel too long).
     private var deadlines = DeadlineHeap<WebSocketClientID>()
@@ -116,6 +118,7 @@ final class HubCore {
 
     init(_ config: Configuration) {
         self.config = config
+        store = config.leases?()
         wallOffset = .seconds(config.unixTime()) - config.elapsed()
     }
 
@@ -135,7 +138,7 @@ final class HubCore {
     }
 
     func start(on loop: EventLoop?) {
-        if let loop { config.leases?.start(on: loop) }
+        if let loop { store?.start(on: loop) }
     }
 
     func opened(_ client: WebSocketClientID, query: [String: String]) -> [HubOutput] {
@@ -214,7 +217,7 @@ final class HubCore {
     /// clients, reconnecting at once, find their channels free on whichever hub the balancer picks; waits for the store
     /// for `releaseLimit` at most. The joins still waiting hear the 1001 with everyone else.
     func stopping() -> [HubOutput] {
-        guard let store = config.leases else { return take() }
+        guard let store else { return take() }
         // Finished even with none held now: a channel emptied in the last turn has its release still to go out.
         defer { store.finish(within: Self.releaseLimit) }
         guard !leases.isEmpty else { return take() }
@@ -264,7 +267,7 @@ final class HubCore {
             return  // not reached: with the hub's certificate, the check refuses a missing token
         }
         let admission = Admission(join: join, token: token)
-        guard let store = config.leases, leases[join.channel] != .held else { return admit(admission, client: client, now: now) }
+        guard let store, leases[join.channel] != .held else { return admit(admission, client: client, now: now) }
         connections[client]?.phase = .claiming(admission, since: since)
         if case .claiming(let waiting) = leases[join.channel] {
             // Once each: a connection that left and joined again while the claim waits is let in once.
@@ -390,7 +393,7 @@ final class HubCore {
     /// are closed with the hub's redirect (4302, the owner's address) or, the store not answering in time, 4503: never
     /// a second copy of a channel another hub serves.
     private func claimed(_ channel: String, _ claim: ChannelClaim) {
-        guard let store = config.leases, case .claiming(let waiting) = leases[channel] else { return }
+        guard let store, case .claiming(let waiting) = leases[channel] else { return }
         let joining = waiting.compactMap { client -> (WebSocketClientID, Admission)? in
             guard case .claiming(let admission, _)? = connections[client]?.phase, admission.join.channel == channel else { return nil }
             return (client, admission)
@@ -430,7 +433,7 @@ final class HubCore {
 
     /// Sends the renewal of the held leases, unless one is awaited already.
     private func renewLeases(_ now: Duration) {
-        guard let store = config.leases else { return }
+        guard let store else { return }
         let held = heldChannels
         guard !held.isEmpty else { renewal = .idle; return }
         renewal = .sent(at: now, next: now + renewEvery(store))
@@ -441,7 +444,7 @@ final class HubCore {
     /// for a lease's whole life (another hub may hold them by now), is given up: its clients are closed with 1001 and
     /// reconnect at once to wherever it lives now.
     private func renewed(_ result: Result<[String], LeaseStoreError>) {
-        guard let store = config.leases, case .sent(let sentAt, let next) = renewal else { return }
+        guard let store, case .sent(let sentAt, let next) = renewal else { return }
         renewal = .due(at: next)
         let lost: [String]
         let (logged, told): (String, String)
@@ -480,7 +483,7 @@ final class HubCore {
         channels[member.channel]?[member.uid] = nil
         if channels[member.channel]?.isEmpty == true {
             channels[member.channel] = nil
-            if let store = config.leases, leases[member.channel] == .held {
+            if let store, leases[member.channel] == .held {
                 leases[member.channel] = nil
                 store.release([member.channel])
             }

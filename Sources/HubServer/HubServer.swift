@@ -7,13 +7,13 @@ import TokenServer
 import WebSocket
 
 /// The hub at `tokencall serve`'s `/hub`, as its WebSocket host runs it: what the host hears goes to the hub's core
-/// (`HubCore`), and what the core decides is carried out on the host's outlet. Handed to its host (`sending`), it lives
+/// (`HubCore`), and what the core decides is carried out on the host's outlet. Made for its host (`endpoint`), it lives
 /// on the host's loop; the requests for its endpoint are let in by `HubAdmission`, on the server's threads.
 public final class HubServer: WebSocketService {
     /// The limits of the endpoint a hub is served at: the WebSocket host's, with the protocol's silence limit.
     public static let endpointLimits = WebSocketLimits(silenceLimit: HubSilence.limit)
 
-    public struct Configuration {
+    public struct Configuration: Sendable {
         public var appID: String
         public var appCertificate: String
         /// Unix time now, in seconds: what tokens are checked against (tests pass a time they move).
@@ -26,8 +26,11 @@ public final class HubServer: WebSocketService {
         /// A connection out of any channel this long is closed (1008): a client without a valid token holds no
         /// connection for long.
         public var outsideLimit: Duration = .seconds(60)
-        /// One owner per channel across hubs (`serve --redis`); nil: this hub serves every channel asked of it.
-        public var leases: (any ChannelLeases)?
+        /// One owner per channel across hubs (`serve --redis`), made by the hub; nil: this hub serves every channel asked
+        /// of it.
+        public var leases: (@Sendable () -> any ChannelLeases)?
+        /// Makes the hub act on what is due now, from any thread (tests move its time by hand).
+        public let nudge = HubNudge()
 
         public init(appID: String, appCertificate: String, unixTime: @escaping @Sendable () -> Double) {
             self.appID = appID
@@ -38,27 +41,22 @@ public final class HubServer: WebSocketService {
         }
     }
 
-    /// The endpoint a hub is served at, `/hub` by default: the hub handed over, its limits and its admission.
-    public static func endpoint(_ hub: sending HubServer, path: String = "/hub", limits: WebSocketLimits = endpointLimits)
+    /// The endpoint a hub is served at, `/hub` by default: a hub made for its host, its limits and its admission.
+    public static func endpoint(_ config: Configuration, path: String = "/hub", limits: WebSocketLimits = endpointLimits)
         -> WebSocketEndpoint {
-        WebSocketEndpoint(path: path, service: hub, limits: limits, admit: HubAdmission().admit)
+        WebSocketEndpoint(path: path, limits: limits, admission: HubAdmission().admit) { HubServer(config) }
     }
 
     let core: HubCore
     private var outlet: (any WebSocketOutlet)?
-    private let wake = Wake()
-    /// Makes the hub act on what is due now, from any thread (tests move its time by hand): kept before the hub is
-    /// handed to its host.
-    public let timeChanged: @Sendable () -> Void
 
     public init(_ config: Configuration) {
         core = HubCore(config)
-        timeChanged = { [wake] in wake.ring() }
     }
 
     public func start(outlet: any WebSocketOutlet, wake: @escaping @Sendable () -> Void) {
         self.outlet = outlet
-        self.wake.connect(wake)
+        core.config.nudge.connect(wake)
         core.start(on: outlet.loop)
     }
 
@@ -97,13 +95,16 @@ public final class HubServer: WebSocketService {
             }
         }
     }
+}
 
-    /// The host's wake, once it started, for other threads to ring.
-    private final class Wake: Sendable {
-        private let host = Mutex<(@Sendable () -> Void)?>(nil)
-        func connect(_ wake: @escaping @Sendable () -> Void) { host.withLock { $0 = wake } }
-        func ring() { host.withLock { $0 }?() }
-    }
+/// Makes a hub act on what is due now, from any thread: its host's wake, once the hub started.
+public final class HubNudge: Sendable {
+    private let wake = Mutex<(@Sendable () -> Void)?>(nil)
+
+    /// The hub's time moved (tests move it by hand): it acts on what is due.
+    public func timeChanged() { wake.withLock { $0 }?() }
+
+    func connect(_ wake: @escaping @Sendable () -> Void) { self.wake.withLock { $0 = wake } }
 }
 
 /// Which requests for the hub's endpoint may become connections (`WebSocketEndpoint.admit`): read on the server's

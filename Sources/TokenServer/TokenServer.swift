@@ -43,11 +43,8 @@ public final class TokenServer: Sendable {
         var handler: HTTPServer.Handler = routes.handle
         var host: WebSocketHost?
         if let endpoint = config.webSocket {
-            guard let service = endpoint.takeService() else {
-                preconditionFailure("the WebSocket endpoint at \(endpoint.path) was given to a server already: make one per server")
-            }
-            let webSocket = try WebSocketHost(path: endpoint.path, service: service, admit: endpoint.admit, limits: endpoint.limits,
-                                              log: config.log)
+            let webSocket = try WebSocketHost(path: endpoint.path, service: endpoint.service(), admission: endpoint.admission,
+                                              limits: endpoint.limits, log: config.log)
             handler = { request in
                 guard request.path == webSocket.path else { return routes.handle(request) }
                 return routes.refusal(ofWebSocketFrom: request) ?? webSocket.upgrade(request)

@@ -59,7 +59,6 @@ public struct TokenServerConfig: Sendable {
 
 import Foundation
 import HTTP1
-import Synchronization
 
 /// A WebSocket service at one path of the server.
 public struct WebSocketEndpoint: Sendable {
@@ -68,25 +67,16 @@ public struct WebSocketEndpoint: Sendable {
     public var limits: WebSocketLimits
     /// Whether a request for the endpoint may become a connection: nil to let it, or why not (answered 400). Called
     /// on the server's threads, not the host's: it reads the request alone.
-    public var admit: @Sendable (HTTPRequest) -> String?
-    private let handover: Handover
+    public var admission: @Sendable (HTTPRequest) -> String?
+    /// Makes the service, for its host, where it lives from then on.
+    public var service: @Sendable () -> any WebSocketService
 
-    /// The service is handed over (`sending`): from then on only its host's loop reaches it.
-    public init(path: String, service: sending any WebSocketService, limits: WebSocketLimits,
-                admit: @escaping @Sendable (HTTPRequest) -> String? = { _ in nil }) {
+    public init(path: String, limits: WebSocketLimits, admission: @escaping @Sendable (HTTPRequest) -> String? = { _ in nil },
+                service: @escaping @Sendable () -> any WebSocketService) {
         self.path = path
         self.limits = limits
-        self.admit = admit
-        handover = Handover(service)
-    }
-
-    /// The service, for the one host that runs it; nil once taken.
-    func takeService() -> sending (any WebSocketService)? { handover.take() }
-
-    private final class Handover: Sendable {
-        private let slot: Mutex<(any WebSocketService)?>
-        init(_ service: sending any WebSocketService) { slot = Mutex(service) }
-        func take() -> sending (any WebSocketService)? { slot.withLock { $0.take() } }
+        self.admission = admission
+        self.service = service
     }
 }
 

@@ -22,7 +22,7 @@ final class WebSocketHost: @unchecked Sendable {
 
     let path: String
     private let service: any WebSocketService
-    private let admit: @Sendable (HTTPRequest) -> String?
+    private let admission: @Sendable (HTTPRequest) -> String?
     private let limits: WebSocketLimits
     private let serverLog: (@Sendable (String) -> Void)?
     private let loop: EventLoop
@@ -41,11 +41,11 @@ final class WebSocketHost: @unchecked Sendable {
     /// Peers queued frames since the last flush.
     private var pending: [Peer] = []
 
-    init(path: String, service: sending any WebSocketService, admit: @escaping @Sendable (HTTPRequest) -> String?,
+    init(path: String, service: sending any WebSocketService, admission: @escaping @Sendable (HTTPRequest) -> String?,
          limits: WebSocketLimits, log: (@Sendable (String) -> Void)?) throws(SocketError) {
         self.path = path
         self.service = service
-        self.admit = admit
+        self.admission = admission
         self.limits = limits
         serverLog = log
         loop = try EventLoop(name: "websocket-host")
@@ -55,7 +55,7 @@ final class WebSocketHost: @unchecked Sendable {
     /// The answer to a request on the endpoint: 101 and the connection is this host's, or 400/426 saying why not.
     func upgrade(_ request: HTTPRequest) -> HTTPResponse {
         guard !stopping.load(ordering: .relaxed) else { return .error(503, "the server is stopping") }
-        if let refusal = admit(request) { return .error(400, refusal) }
+        if let refusal = admission(request) { return .error(400, refusal) }
         switch WebSocketHandshake.accept(method: request.method, version: request.version, header: request.header) {
         case .failure(let refusal):
             return .error(refusal.status, refusal.message,

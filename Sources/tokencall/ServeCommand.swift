@@ -83,8 +83,8 @@ enum ServeCommand {
         if args.has("advertise"), redis == nil { throw args.error("--advertise names this hub for --redis; give --redis too, or drop it") }
         // The hub's lease store is made once the port is known (the advertised address holds it).
         let leases = LateLeases.Handover()
-        if redis != nil { hubConfig.leases = LateLeases(leases) }
-        config.webSocket = HubServer.endpoint(HubServer(hubConfig))
+        if redis != nil { hubConfig.leases = { LateLeases(leases) } }
+        config.webSocket = HubServer.endpoint(hubConfig)
         // Before the server starts and says so: a SIGTERM sent right after the announcement must not be lost.
         let waitForStop = StopSignals.waiter()
         let server: TokenServer

@@ -39,10 +39,9 @@ final class ServedHub {
     private static func serve(port: UInt16, limits: WebSocketLimits, tls: TLSContext?, leases: (any ChannelLeases & Sendable)?) throws -> TokenServer {
         var hubConfig = HubServer.Configuration(appID: TestCredentials.appID, appCertificate: TestCredentials.certificate,
                                                 unixTime: { Date().timeIntervalSince1970 })
-        hubConfig.leases = leases
-        let hub = HubServer(hubConfig)
+        if let leases { hubConfig.leases = { leases } }
         var config = TokenServerConfig(port: port, appID: TestCredentials.appID, appCertificate: TestCredentials.certificate)
-        config.webSocket = HubServer.endpoint(hub, limits: limits)
+        config.webSocket = HubServer.endpoint(hubConfig, limits: limits)
         config.tls = tls
         return try TokenServer(config)
     }

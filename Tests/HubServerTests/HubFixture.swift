@@ -74,10 +74,10 @@ final class HubFixture {
     private var lastID: UInt64 = 0
 
     /// A hub on `time` (hubs that share a store of leases share a time), with `leases` when given.
-    init(time: HandTime = HandTime(), leases: (any ChannelLeases)? = nil) {
+    init(time: HandTime = HandTime(), leases: (any ChannelLeases & Sendable)? = nil) {
         self.time = time
         var config = time.hubConfiguration()
-        config.leases = leases
+        if let leases { config.leases = { leases } }
         core = HubCore(config)
     }
 

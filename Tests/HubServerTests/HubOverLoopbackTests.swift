@@ -20,14 +20,13 @@ final class LoopbackHub {
     init(time: HandTime = HandTime(), leases: (any ChannelLeases & Sendable)? = nil, outsideLimit: Duration? = nil) throws {
         fixture = HubFixture(time: time)
         var hubConfig = time.hubConfiguration()
-        hubConfig.leases = leases
+        if let leases { hubConfig.leases = { leases } }
         if let outsideLimit { hubConfig.outsideLimit = outsideLimit }
-        let hub = HubServer(hubConfig)
-        timeChanged = hub.timeChanged
+        timeChanged = hubConfig.nudge.timeChanged
         let log = self.log
         var config = TokenServerConfig(port: 0, appID: TestCredentials.appID, appCertificate: TestCredentials.certificate,
                                        log: { line in log.lines.withLock { $0.append(line) } }, unixTime: { UInt32(time.now) })
-        config.webSocket = HubServer.endpoint(hub)
+        config.webSocket = HubServer.endpoint(hubConfig)
         server = try TokenServer(config)
     }
 

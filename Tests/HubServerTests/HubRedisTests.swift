@@ -16,12 +16,12 @@ struct HubRedisTests {
     static func server(redisPort: UInt16, log: ServerLog, deadline: Duration = .seconds(1)) throws -> TokenServer {
         var hubConfig = HubServer.Configuration(appID: TestCredentials.appID, appCertificate: TestCredentials.certificate,
                                                  unixTime: { Date().timeIntervalSince1970 })
-        hubConfig.leases = RedisLeases(redis: try RedisAddress(parsing: "redis://127.0.0.1:\(redisPort)"), hubAddress: hubAddress,
-                                       deadline: deadline)
+        let redis = try RedisAddress(parsing: "redis://127.0.0.1:\(redisPort)")
+        hubConfig.leases = { RedisLeases(redis: redis, hubAddress: hubAddress, deadline: deadline) }
         var config = TokenServerConfig(port: 0, appID: TestCredentials.appID, appCertificate: TestCredentials.certificate,
                                        maxConnections: 400, log: { line in log.lines.withLock { $0.append(line) } })
         config.maxConnectionsPerAddress = 400
-        config.webSocket = HubServer.endpoint(HubServer(hubConfig))
+        config.webSocket = HubServer.endpoint(hubConfig)
         return try TokenServer(config)
     }
 

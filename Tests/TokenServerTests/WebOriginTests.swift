@@ -10,7 +10,7 @@ import Testing
         var config = TokenServerConfig(port: 0, appID: TestCredentials.appID, appCertificate: TestCredentials.certificate,
                                        corsOrigins: cors)
         config.allowedHosts = allowedHosts
-        config.webSocket = WebSocketEndpoint(path: "/hub", service: BroadcastService(), limits: WebSocketLimits(silenceLimit: .seconds(20)))
+        config.webSocket = WebSocketEndpoint(path: "/hub", limits: WebSocketLimits(silenceLimit: .seconds(20))) { BroadcastService() }
         config.assets["/sdk.js"] = WebAsset(contentType: "text/javascript; charset=utf-8", body: Array("window.sdk = 1;\n".utf8))
         return try TokenServer(config)
     }

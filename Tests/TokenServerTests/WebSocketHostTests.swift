@@ -58,7 +58,7 @@ func startWebSocketServer(log: LogLines? = nil, limits: WebSocketLimits = WebSoc
     let write: (@Sendable (String) -> Void)? = log.map { lines in { @Sendable line in lines.append(line) } }
     var config = TokenServerConfig(port: 0, appID: TestCredentials.appID, appCertificate: TestCredentials.certificate,
                                    log: write, unixTime: { now })
-    config.webSocket = WebSocketEndpoint(path: "/hub", service: BroadcastService(), limits: limits)
+    config.webSocket = WebSocketEndpoint(path: "/hub", limits: limits) { BroadcastService() }
     return try TokenServer(config)
 }
 
