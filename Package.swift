@@ -35,7 +35,7 @@ let package = Package(
         .target(name: "WebServer", dependencies: ["HTTP1", "PrintableText", "Sockets", "TLS", "WebSocket"]),
         .target(name: "TokenServer", dependencies: ["AccessToken", "HTTP1", "JSON", "PrintableText", "Sockets", "TLS", "Timers", "WebServer", "WebSocket"]),
         .target(name: "TokenClient", dependencies: ["AccessToken", "HTTP1", "JSON", "PrintableText", "Sockets", "TLS", "Timers"]),
-        .target(name: "HubServer", dependencies: ["AgoraVocabulary", "HTTP1", "HubProtocol", "AccessToken", "PrintableText", "RedisClient", "Sockets", "WebServer", "WebSocket"]),
+        .target(name: "HubServer", dependencies: ["AgoraVocabulary", "HTTP1", "HubProtocol", "AccessToken", "PrintableText", "RedisClient", "Sockets", "Timers", "WebServer", "WebSocket"]),
         .target(name: "CallSession", dependencies: ["ChannelEngine", "HubProtocol", "TokenClient", "AccessToken", "Timers", "PrintableText"]),
         .target(name: "Recording", dependencies: ["CallSession", "ChannelEngine", "AccessToken", "JSON", "OutputFiles", "PrintableText", "Timers"]),
         .target(name: "CallScreen", dependencies: ["CallSession", "ChannelEngine", "AccessToken", "CNcurses", "OutputFiles", "PrintableText", "Timers", "TokenClient"]),

@@ -5,19 +5,18 @@ import HubProtocol
 struct Allowance {
     let rate: HubRate
     private var left: Double
-    private var countedAt: Double
+    private var countedAt: Duration
 
-    init(_ rate: HubRate, now: Double) {
+    init(_ rate: HubRate, now: Duration) {
         self.rate = rate
         left = Double(rate.burst)
         countedAt = now
     }
 
     /// Takes one when there is one left now; false when the rate is spent.
-    mutating func take(now: Double) -> Bool {
-        let interval = Double(rate.interval.components.seconds) + Double(rate.interval.components.attoseconds) / 1e18
-        left = min(Double(rate.burst), left + max(0, now - countedAt) / interval)
-        countedAt = now  // a wall clock set back refills nothing for the step, and freezes nothing after it
+    mutating func take(now: Duration) -> Bool {
+        left = min(Double(rate.burst), left + (now - countedAt) / rate.interval)
+        countedAt = now
         guard left >= 1 else { return false }
         left -= 1
         return true

@@ -14,7 +14,7 @@ public enum ChannelClaim: Equatable, Sendable {
 /// renews while anyone is in it, and gives back when the channel empties or the hub stops. A dead hub's leases lapse
 /// by themselves. Called on the hub's loop only, from `start` on, and never waited for: each answer comes later, on
 /// the same loop, within the store's deadline.
-public protocol ChannelLeases: AnyObject, Sendable {
+public protocol ChannelLeases: AnyObject {
     /// How long a lease lives unrenewed; the hub renews at a third of it.
     var leaseDuration: Duration { get }
     /// The hub's loop, on which every call comes and every answer is given.

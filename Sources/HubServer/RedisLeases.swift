@@ -1,12 +1,13 @@
 import RedisClient
 import Sockets
+import Timers
 
 /// Channel leases in Redis, as LiveKit keeps its room→node map there: the key `tokencall:channel:NAME` holds the
 /// owning hub's address with a time to live. Taken by a script around `SET NX PX … GET` (one exchange: set when free,
 /// extended when this hub's already, else the holder), renewed and given back by scripts that touch the key only while
 /// it still names this hub (a renewal takes a key that is gone again). Its
 /// `RedisConnection` runs on the hub's loop, pipelining what the hub asks and never blocking it.
-public final class RedisLeases: ChannelLeases, @unchecked Sendable {
+public final class RedisLeases: ChannelLeases {
     /// This hub's address as its clients reach it, what the keys hold.
     public let hubAddress: String
     public let leaseDuration: Duration
@@ -43,7 +44,7 @@ public final class RedisLeases: ChannelLeases, @unchecked Sendable {
         self.deadline = deadline
     }
 
-    private var milliseconds: String { String(leaseDuration.components.seconds * 1000 + leaseDuration.components.attoseconds / 1_000_000_000_000_000) }
+    private var milliseconds: String { String(leaseDuration.wholeMilliseconds) }
 
     public func start(on loop: EventLoop) {
         connection = RedisConnection(address: redis, loop: loop, deadline: deadline)

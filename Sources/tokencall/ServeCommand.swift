@@ -7,8 +7,8 @@ import PrintableText
 import TLS
 import RedisClient
 import Sockets
+import Synchronization
 import TokenServer
-import WebServer
 import WebClient
 
 /// `tokencall serve`: the token server, until SIGINT or SIGTERM.
@@ -82,10 +82,9 @@ enum ServeCommand {
         let redis = try redisAddress(args)
         if args.has("advertise"), redis == nil { throw args.error("--advertise names this hub for --redis; give --redis too, or drop it") }
         // The hub's lease store is made once the port is known (the advertised address holds it).
-        let leases = LateLeases()
-        if redis != nil { hubConfig.leases = leases }
-        let hub = HubServer(hubConfig)
-        config.webSocket = WebSocketEndpoint(path: "/hub", limits: HubServer.endpointLimits, admission: hub.admit, service: { hub })
+        let leases = LateLeases.Handover()
+        if redis != nil { hubConfig.leases = { LateLeases(leases) } }
+        config.webSocket = HubServer.endpoint(hubConfig)
         // Before the server starts and says so: a SIGTERM sent right after the announcement must not be lost.
         let waitForStop = StopSignals.waiter()
         let server: TokenServer
@@ -103,7 +102,7 @@ enum ServeCommand {
                 server.stop()
                 throw error
             }
-            leases.hand(RedisLeases(redis: redis, hubAddress: advertised))
+            leases.hand { RedisLeases(redis: redis, hubAddress: advertised) }
             Console.error("tokencall serve: channels owned through \(redis) as \(advertised)")
         }
         Console.error("tokencall serve: listening on \(server.listening) — tokens for App ID \(config.appID), \(lifetime) s each"
@@ -179,29 +178,36 @@ enum ServeCommand {
     }
 }
 
-/// The hub's leases, handed over once the server listens (the advertised address holds the port); until then there
-/// are no joins to claim for. The store starts on the hub's loop, whichever of the two comes last.
-final class LateLeases: ChannelLeases, @unchecked Sendable {
-    private let lock = NSLock()
-    private var handed: (loop: EventLoop?, store: RedisLeases?) = (nil, nil)
-    /// The store once started: on the loop's thread only.
-    private var running: RedisLeases?
+/// The hub's leases, made once the server listens (the advertised address holds the port); until then there are no
+/// joins to claim for. The store is made and started on the hub's loop, whichever of the two comes last.
+final class LateLeases: ChannelLeases {
+    /// What the command's thread and the hub's loop share: how to make the store, once known, and the leases once
+    /// started on their loop.
+    final class Handover: Sendable {
+        private let state = Mutex<(started: LoopBound<LateLeases>?, make: (@Sendable () -> RedisLeases)?)>((nil, nil))
 
-    /// Hands the store over, from any thread.
-    func hand(_ store: RedisLeases) {
-        let loop = lock.withLock { () -> EventLoop? in
-            handed.store = store
-            return handed.loop
+        /// Hands over how to make the store, from any thread.
+        func hand(_ make: @escaping @Sendable () -> RedisLeases) {
+            guard let started = state.withLock({ state in state.make = make; return state.started }) else { return }
+            _ = started.loop.execute { started.value.begin(make(), on: started.loop) }
         }
-        if let loop { loop.execute { [self] in begin(store, on: loop) } }
+
+        fileprivate func started(_ leases: LoopBound<LateLeases>) -> (@Sendable () -> RedisLeases)? {
+            state.withLock { state in state.started = leases; return state.make }
+        }
     }
 
+    /// Until started: after, the handover reaches these leases through their loop.
+    private var handover: Handover?
+    /// The store once made: on the loop's thread only.
+    private var running: RedisLeases?
+
+    init(_ handover: Handover) { self.handover = handover }
+
     func start(on loop: EventLoop) {
-        let store = lock.withLock { () -> RedisLeases? in
-            handed.loop = loop
-            return handed.store
-        }
-        if let store { begin(store, on: loop) }
+        let make = handover?.started(LoopBound(self, on: loop))
+        handover = nil
+        if let make { begin(make(), on: loop) }
     }
 
     private func begin(_ store: RedisLeases, on loop: EventLoop) {

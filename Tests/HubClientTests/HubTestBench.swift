@@ -1,3 +1,4 @@
+import WebServer
 import AccessToken
 import HubServer
 import Foundation
@@ -8,7 +9,6 @@ import Synchronization
 import TestSupport
 import TLS
 import TokenServer
-import WebServer
 
 /// A `tokencall serve`-style server with the hub on 127.0.0.1, on real time, that can be stopped and started
 /// again on its port.
@@ -16,11 +16,11 @@ final class ServedHub {
     private(set) var server: TokenServer
     let limits: WebSocketLimits
     let tls: TLSContext?
-    let leases: (any ChannelLeases)?
+    let leases: (any ChannelLeases & Sendable)?
 
     /// With `tls`, the hub is wss://; with `leases`, it serves only the channels they say are its own.
     init(port: UInt16 = 0, limits: WebSocketLimits = HubServer.endpointLimits, tls: TLSContext? = nil,
-         leases: (any ChannelLeases)? = nil) throws {
+         leases: (any ChannelLeases & Sendable)? = nil) throws {
         (self.limits, self.tls, self.leases) = (limits, tls, leases)
         server = try Self.serve(port: port, limits: limits, tls: tls, leases: leases)
     }
@@ -37,13 +37,12 @@ final class ServedHub {
         server = try Self.serve(port: port, limits: limits, tls: tls, leases: leases)
     }
 
-    private static func serve(port: UInt16, limits: WebSocketLimits, tls: TLSContext?, leases: (any ChannelLeases)?) throws -> TokenServer {
+    private static func serve(port: UInt16, limits: WebSocketLimits, tls: TLSContext?, leases: (any ChannelLeases & Sendable)?) throws -> TokenServer {
         var hubConfig = HubServer.Configuration(appID: TestCredentials.appID, appCertificate: TestCredentials.certificate,
                                                 unixTime: { Date().timeIntervalSince1970 })
-        hubConfig.leases = leases
-        let hub = HubServer(hubConfig)
+        if let leases { hubConfig.leases = { leases } }
         var config = TokenServerConfig(port: port, appID: TestCredentials.appID, appCertificate: TestCredentials.certificate)
-        config.webSocket = WebSocketEndpoint(path: "/hub", limits: limits, admission: hub.admit, service: { hub })
+        config.webSocket = HubServer.endpoint(hubConfig, limits: limits)
         config.tls = tls
         return try TokenServer(config)
     }

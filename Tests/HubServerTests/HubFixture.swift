@@ -1,5 +1,6 @@
 import AccessToken
-import HubServer
+@testable import HubServer
+import AgoraVocabulary
 import HubProtocol
 import JSON
 import Sockets
@@ -9,16 +10,32 @@ import TokenServer
 import WebServer
 import WebSocket
 
-/// A time tests move by hand, read by the hub from its thread.
+/// A time tests move by hand, read by the hub from its thread: the hub's own time, and the wall clock, which moves
+/// with it and may also be set apart (`stepWallClock`).
 final class HandTime: Sendable {
-    private let seconds = Mutex(1_800_000_000.0)
-    var now: Double { seconds.withLock { $0 } }
-    func advance(by delta: Double) { seconds.withLock { $0 += delta } }
+    static let start = 1_800_000_000.0
+    private let moved = Mutex((elapsed: 0.0, stepped: 0.0))
+    /// The wall clock, unix seconds.
+    var now: Double { moved.withLock { Self.start + $0.elapsed + $0.stepped } }
+    /// The hub's time: how far this one was moved, the wall clock's steps aside.
+    var elapsed: Duration { .seconds(moved.withLock { $0.elapsed }) }
+    func advance(by delta: Double) { moved.withLock { $0.elapsed += delta } }
+    /// Sets the wall clock `delta` seconds on (or back, when negative), as an operator or NTP does; time goes on as before.
+    func stepWallClock(by delta: Double) { moved.withLock { $0.stepped += delta } }
+
+    /// A hub's configuration on this time.
+    func hubConfiguration() -> HubServer.Configuration {
+        var config = HubServer.Configuration(appID: TestCredentials.appID, appCertificate: TestCredentials.certificate,
+                                              unixTime: { [self] in now })
+        config.elapsed = { [self] in elapsed }
+        return config
+    }
 }
 
-/// The hub's outlet without sockets: what it sends to each client, whom it closes and what it logs.
-final class RecordingOutlet: WebSocketOutlet {
-    private(set) var texts: [WebSocketClientID: [[String: JSONValue]]] = [:]
+/// What the hub had its host do, as values: the notices each client was sent, the frames, whom it closed and what it
+/// logged.
+final class RecordingOutlet {
+    private(set) var notices: [WebSocketClientID: [HubNotice]] = [:]
     private(set) var binaries: [WebSocketClientID: [[UInt8]]] = [:]
     private(set) var closes: [WebSocketClientID: WebSocketCloseCode] = [:]
     private(set) var closeReasons: [WebSocketClientID: String] = [:]
@@ -26,62 +43,73 @@ final class RecordingOutlet: WebSocketOutlet {
     /// Whom the hub last said proven (in a channel) or not.
     private(set) var proven: [WebSocketClientID: Bool] = [:]
 
-    func send(text: String, to clients: some Sequence<WebSocketClientID>) {
-        let object = JSONValue.parse(Array(text.utf8))?.object ?? ["unreadable": .string(text)]
-        for client in clients { texts[client, default: []].append(object) }
+    func record(_ outputs: [HubOutput]) {
+        for output in outputs {
+            switch output {
+            case .notice(let notice, let clients): for client in clients { notices[client, default: []].append(notice) }
+            case .video(let frame, let clients): for client in clients { binaries[client, default: []].append(frame) }
+            case .close(let client, let code, let reason): (closes[client], closeReasons[client]) = (code, reason)
+            case .prove(let client, let proven): self.proven[client] = proven
+            case .log(let line): lines.append(line)
+            }
+        }
     }
 
-    func send(binary: [UInt8], to clients: some Sequence<WebSocketClientID>) {
-        for client in clients { binaries[client, default: []].append(binary) }
-    }
-
-    func close(_ client: WebSocketClientID, code: WebSocketCloseCode, reason: String) {
-        closes[client] = code
-        closeReasons[client] = reason
-    }
-    func log(_ line: String) { lines.append(line) }
-    func prove(_ client: WebSocketClientID, _ proven: Bool) { self.proven[client] = proven }
-
-    /// The messages sent to `client` since the last call.
-    func take(_ client: WebSocketClientID) -> [[String: JSONValue]] {
-        defer { texts[client] = nil }
-        return texts[client] ?? []
+    /// The notices sent to `client` since the last call.
+    func take(_ client: WebSocketClientID) -> [HubNotice] {
+        defer { notices[client] = nil }
+        return notices[client] ?? []
     }
 
     func takeBinaries(_ client: WebSocketClientID) -> [[UInt8]] {
         defer { binaries[client] = nil }
         return binaries[client] ?? []
     }
-
-    /// No loop: the leases in these tests need none.
-    var loop: EventLoop? { nil }
 }
 
-/// A hub driven as its host drives it, on a time the test moves.
+/// A hub's core driven as its host drives it, on a time the test moves.
 final class HubFixture {
     let time: HandTime
-    let outlet = RecordingOutlet()
-    let hub: HubServer
+    let core: HubCore
+    private let recorded = RecordingOutlet()
     private var lastID: UInt64 = 0
 
     /// A hub on `time` (hubs that share a store of leases share a time), with `leases` when given.
-    init(time: HandTime = HandTime(), leases: (any ChannelLeases)? = nil) {
+    init(time: HandTime = HandTime(), leases: (any ChannelLeases & Sendable)? = nil) {
         self.time = time
-        var config = HubServer.Configuration(appID: TestCredentials.appID, appCertificate: TestCredentials.certificate,
-                                              unixTime: { time.now })
-        config.leases = leases
-        hub = HubServer(config)
-        hub.start(outlet: outlet, wake: {})
+        var config = time.hubConfiguration()
+        if let leases { config.leases = { leases } }
+        core = HubCore(config)
+    }
+
+    /// What the hub had done so far, the answers of its store of leases that came in meanwhile included.
+    var outlet: RecordingOutlet {
+        recorded.record(core.take())
+        return recorded
     }
 
     func connect(query: [String: String] = [:]) -> WebSocketClientID {
         lastID += 1
         let id = WebSocketClientID(lastID)
-        hub.opened(id, address: "127.0.0.1", query: query)
+        recorded.record(core.opened(id, query: query))
         return id
     }
 
-    func say(_ client: WebSocketClientID, _ json: String) { hub.received(.text(json), from: client) }
+    func receive(_ message: WebSocketMessage, from client: WebSocketClientID) { recorded.record(core.received(message, from: client)) }
+
+    func say(_ client: WebSocketClientID, _ json: String) { receive(.text(json), from: client) }
+
+    func close(_ client: WebSocketClientID, _ end: WebSocketEnd) { recorded.record(core.closed(client, end)) }
+
+    /// Lets the hub act on what is due, as its host does after every event; how long until its next deadline.
+    @discardableResult
+    func tick() -> Duration? {
+        let (outputs, wait) = core.tick()
+        recorded.record(outputs)
+        return wait
+    }
+
+    func stopping() { recorded.record(core.stopping()) }
 
     /// A join request for a uid with a token built for it; the fixture's defaults fit the hub.
     func join(_ client: WebSocketClientID, channel: String = "room", uid: UInt32, token: String? = nil, role: String = "broadcaster") {
@@ -91,7 +119,7 @@ final class HubFixture {
     /// Moves time on and lets the hub act on what is due, as its host does.
     func advance(by seconds: Double) {
         time.advance(by: seconds)
-        _ = hub.tick()
+        tick()
     }
 
     func token(channel: String = "room", user: RTCUser? = nil, uid: UInt32 = 0, lifetime: UInt32 = 600,
@@ -100,6 +128,62 @@ final class HubFixture {
                                    user: user ?? .uid(uid), role: .publisher, tokenExpire: lifetime, privilegeExpire: lifetime,
                                    issuedAt: UInt32(time.now), salt: 1)
     }
+}
+
+/// A notice's fields as the tests read them: its type's name and the values it carries, names for codes.
+extension HubNotice {
+    var type: String {
+        switch self {
+        case .joined: "joined"
+        case .userJoined: "userJoined"
+        case .userOffline: "userOffline"
+        case .clientRoleChanged: "clientRoleChanged"
+        case .tokenPrivilegeWillExpire: "tokenPrivilegeWillExpire"
+        case .renewTokenResult: "renewTokenResult"
+        case .connectionStateChanged: "connectionStateChanged"
+        case .error: "error"
+        }
+    }
+
+    var uid: Int64? {
+        switch self {
+        case .joined(_, let uid, _, _, _), .userOffline(let uid, _, _): Int64(uid)
+        case .userJoined(let peer): Int64(peer.uid)
+        default: nil
+        }
+    }
+
+    var users: [HubPeer]? { if case .joined(_, _, _, _, let users) = self { users } else { nil } }
+
+    var expiresAt: Int64? {
+        switch self {
+        case .joined(_, _, _, let expiresAt, _), .tokenPrivilegeWillExpire(let expiresAt): expiresAt
+        case .renewTokenResult(_, let expiresAt): expiresAt
+        default: nil
+        }
+    }
+
+    var reason: String? {
+        switch self {
+        case .userOffline(_, let reason, _): reason.name
+        case .connectionStateChanged(_, let reason, _): reason.name
+        default: nil
+        }
+    }
+
+    var reasonCode: Int? {
+        switch self {
+        case .userOffline(_, let reason, _): Int(reason.rawValue)
+        case .connectionStateChanged(_, let reason, _): Int(reason.rawValue)
+        default: nil
+        }
+    }
+
+    var state: String? { if case .connectionStateChanged(let state, _, _) = self { state.name } else { nil } }
+    var error: String? { if case .connectionStateChanged(_, _, let error?) = self { error.name } else { nil } }
+    var errorCode: Int? { if case .connectionStateChanged(_, _, let error?) = self { Int(error.rawValue) } else { nil } }
+    var result: String? { if case .renewTokenResult(let result, _) = self { result.name } else { nil } }
+    var message: String? { if case .error(let message) = self { message } else { nil } }
 }
 
 extension [String: JSONValue] {

@@ -6,29 +6,27 @@ import Synchronization
 import TestSupport
 import Testing
 import TokenServer
-import WebServer
 import WebSocket
 
 /// The hub behind a real server on 127.0.0.1, reached by WebSocket clients; its time moves by hand.
 final class LoopbackHub {
     let fixture: HubFixture
-    let hub: HubServer
+    /// Wakes the hub to act on the time moved.
+    let timeChanged: @Sendable () -> Void
     let server: TokenServer
     let log = ServerLog()
 
     /// A hub on `time`, with `leases` when given and `outsideLimit` in place of the hub's own.
-    init(time: HandTime = HandTime(), leases: (any ChannelLeases)? = nil, outsideLimit: Duration? = nil) throws {
+    init(time: HandTime = HandTime(), leases: (any ChannelLeases & Sendable)? = nil, outsideLimit: Duration? = nil) throws {
         fixture = HubFixture(time: time)
-        var hubConfig = HubServer.Configuration(appID: TestCredentials.appID, appCertificate: TestCredentials.certificate,
-                                                unixTime: { time.now })
-        hubConfig.leases = leases
+        var hubConfig = time.hubConfiguration()
+        if let leases { hubConfig.leases = { leases } }
         if let outsideLimit { hubConfig.outsideLimit = outsideLimit }
-        hub = HubServer(hubConfig)
+        timeChanged = hubConfig.nudge.timeChanged
         let log = self.log
         var config = TokenServerConfig(port: 0, appID: TestCredentials.appID, appCertificate: TestCredentials.certificate,
                                        log: { line in log.lines.withLock { $0.append(line) } }, unixTime: { UInt32(time.now) })
-        let hub = hub
-        config.webSocket = WebSocketEndpoint(path: "/hub", limits: HubServer.endpointLimits, admission: hub.admit, service: { hub })
+        config.webSocket = HubServer.endpoint(hubConfig)
         server = try TokenServer(config)
     }
 
@@ -89,10 +87,10 @@ extension WebSocketTestClient {
         let stays = try loopback.member(uid: 2)
         #expect(try lapses.notice()?.type == "userJoined")
         loopback.fixture.time.advance(by: 30)
-        loopback.hub.timeChanged()
+        loopback.timeChanged()
         #expect(try lapses.notice()?.type == "tokenPrivilegeWillExpire")
         loopback.fixture.time.advance(by: 30)
-        loopback.hub.timeChanged()
+        loopback.timeChanged()
         #expect(try lapses.notice()?["reason"]?.string == "tokenExpired")
         #expect(try stays.notice() == ["type": .string("userOffline"), "uid": .integer(1), "reason": .string("quit"), "reasonCode": .integer(0)])
     }
@@ -103,7 +101,7 @@ extension WebSocketTestClient {
         idle.send(text: #"{"type":"leave"}"#)
         #expect(try idle.notice()?.type == "error", "the hub has the connection")
         loopback.fixture.time.advance(by: 2)
-        loopback.hub.timeChanged()
+        loopback.timeChanged()
         let told = ContinuousClock.now
         let close = try #require(try idle.closeFrame(), "no close frame")
         #expect(close.code == .policyViolation)

@@ -5,7 +5,6 @@ import RedisClient
 import TestSupport
 import Testing
 import TokenServer
-import WebServer
 import WebSocket
 
 /// The hub with its leases in a real `redis-server` (`serve --redis`), reached through `DelayingProxy`.
@@ -17,13 +16,12 @@ struct HubRedisTests {
     static func server(redisPort: UInt16, log: ServerLog, deadline: Duration = .seconds(1)) throws -> TokenServer {
         var hubConfig = HubServer.Configuration(appID: TestCredentials.appID, appCertificate: TestCredentials.certificate,
                                                  unixTime: { Date().timeIntervalSince1970 })
-        hubConfig.leases = RedisLeases(redis: try RedisAddress(parsing: "redis://127.0.0.1:\(redisPort)"), hubAddress: hubAddress,
-                                       deadline: deadline)
+        let redis = try RedisAddress(parsing: "redis://127.0.0.1:\(redisPort)")
+        hubConfig.leases = { RedisLeases(redis: redis, hubAddress: hubAddress, deadline: deadline) }
         var config = TokenServerConfig(port: 0, appID: TestCredentials.appID, appCertificate: TestCredentials.certificate,
                                        maxConnections: 400, log: { line in log.lines.withLock { $0.append(line) } })
         config.maxConnectionsPerAddress = 400
-        let hub = HubServer(hubConfig)
-        config.webSocket = WebSocketEndpoint(path: "/hub", limits: HubServer.endpointLimits, admission: hub.admit, service: { hub })
+        config.webSocket = HubServer.endpoint(hubConfig)
         return try TokenServer(config)
     }
 
