@@ -11,13 +11,13 @@ import Testing
 @Suite struct TLSTransportTests {
     static let certificates = Result { try TestCertificates.make() }
 
-    static func transport(_ trust: TLSTrust, limit: Duration = SocketHTTPTransportTests.transportLimit) -> SocketHTTPTransport {
-        SocketHTTPTransport(userAgent: "tokencall/test", limit: limit, trust: trust)
+    static func transport(_ trust: TLSTrust, limit: Duration = LoopHTTPTransportTests.transportLimit) -> LoopHTTPTransport {
+        LoopHTTPTransport(userAgent: "tokencall/test", limit: limit, trust: trust)
     }
 
-    static func failure(_ url: URL, _ transport: SocketHTTPTransport) async -> TokenClientError? {
+    static func failure(_ url: URL, _ transport: LoopHTTPTransport) async -> TokenClientError? {
         do {
-            _ = try await transport.send(SocketHTTPTransportTests.post(url), bodyLimit: HTTPTokenProvider.bodyLimit)
+            _ = try await transport.send(LoopHTTPTransportTests.post(url), bodyLimit: HTTPTokenProvider.bodyLimit)
             return nil
         } catch {
             return error as? TokenClientError
@@ -33,7 +33,7 @@ import Testing
         let server = try Self.server(certificates.good)
         defer { server.stop() }
         let (reply, _) = try await Self.transport(.file(certificates.caFile))
-            .send(SocketHTTPTransportTests.post(server.url()), bodyLimit: 100)
+            .send(LoopHTTPTransportTests.post(server.url()), bodyLimit: 100)
         #expect(reply.status == 200)
         #expect(reply.body == Array("{}".utf8))
         let request = try #require(server.requests.first)
@@ -49,7 +49,7 @@ import Testing
         }
         defer { server.stop() }
         port.withLock { $0 = server.port }
-        var request = SocketHTTPTransportTests.post(server.url())
+        var request = LoopHTTPTransportTests.post(server.url())
         request.fields.set("Authorization", "Bearer user-cred")
         do {
             _ = try await Self.transport(.file(certificates.caFile)).send(request, bodyLimit: 100)
@@ -66,9 +66,9 @@ import Testing
         let server = try Self.server(certificates.good)
         defer { server.stop() }
         let (reply, _) = try await Self.transport(.file(certificates.caFile))
-            .send(SocketHTTPTransportTests.post(server.url(host: "localhost")), bodyLimit: 100)
+            .send(LoopHTTPTransportTests.post(server.url(host: "localhost")), bodyLimit: 100)
         #expect(reply.status == 200)
-        _ = try await Self.transport(.file(certificates.caFile)).send(SocketHTTPTransportTests.post(server.url()), bodyLimit: 100)
+        _ = try await Self.transport(.file(certificates.caFile)).send(LoopHTTPTransportTests.post(server.url()), bodyLimit: 100)
         #expect(server.serverNames == ["localhost", ""], "a name is sent (SNI), an address is not")
     }
 
