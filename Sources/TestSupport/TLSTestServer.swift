@@ -33,13 +33,16 @@ public final class TLSTestServer: @unchecked Sendable {
 
     deinit { SSL_CTX_free(context) }
 
-    /// Answers each request with what the plain HTTP server on 127.0.0.1:`port` answers to it: an https:// front
-    /// for a test's `tokencall serve`.
+    /// Answers each request with what the plain HTTP server on 127.0.0.1:`port` answers to it, asked with
+    /// `Connection: close` so that its answer ends with its connection: an https:// front for a test's `tokencall serve`.
     public static func forwarding(to port: UInt16) -> @Sendable (String) -> String {
         { request in
             guard let fd = Loopback.connect(port: port) else { return "HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\n\r\n" }
             defer { close(fd) }
-            let bytes = Array(request.utf8)
+            var bytes = Array(request.utf8)
+            if Array(request.lowercased().utf8).firstRange(of: Array("\r\nconnection: close\r\n".utf8)) == nil, let line = bytes.firstRange(of: Array("\r\n".utf8)) {
+                bytes.insert(contentsOf: Array("\r\nConnection: close".utf8), at: line.lowerBound)
+            }
             var offset = 0
             while offset < bytes.count {
                 let sent = bytes[offset...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
