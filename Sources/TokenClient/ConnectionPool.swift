@@ -1,7 +1,7 @@
 import Sockets
 
 /// The transport's connections on its loop, by destination: at most `most` open to each, the idle ones kept for the
-/// next request until `idleLimit` passes, the requests beyond `most` waiting their turn (at most `waitingLimit`). A
+/// next request until `idleLimit` passes (`ConnectionPool.idleLimit` unless a test says otherwise), the requests beyond `most` waiting their turn (at most `waitingLimit`). A
 /// fresh exchange gets a connection of its own, outside these counts. Made off the loop and handed to it; used on the
 /// loop's thread only.
 final class ConnectionPool {
@@ -14,6 +14,7 @@ final class ConnectionPool {
     /// Where every connection's receive lands before it is read: one buffer for the loop's thread.
     var scratch = [UInt8](repeating: 0, count: Socket.receiveSize)
     private let most: Int
+    private let idleLimit: Duration
     private var slots: [Destination: Slot] = [:]
     private var shut = false
 
@@ -43,10 +44,11 @@ final class ConnectionPool {
         }
     }
 
-    init(on loop: EventLoop, most: Int) {
+    init(on loop: EventLoop, most: Int, idleLimit: Duration) {
         precondition(most > 0, "at least one connection to each destination")
         self.loop = loop
         self.most = most
+        self.idleLimit = idleLimit
     }
 
     /// Takes `exchange`: its deadline starts, and it goes on an idle connection, a new one, or waits for one.
@@ -81,7 +83,7 @@ final class ConnectionPool {
         let destination = connection.destination
         if let next = slots[destination]?.nextWaiting() { return connection.run(next) }
         slots[destination]?.idle.append(connection)
-        connection.idle(until: .now + Self.idleLimit)
+        connection.idle(until: .now + idleLimit)
     }
 
     /// `connection` has closed; `retrying` goes again on a new one, else the next waiting exchange gets one.

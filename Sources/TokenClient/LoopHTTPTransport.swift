@@ -23,12 +23,17 @@ public final class LoopHTTPTransport: HTTPTransport {
     private let pool: Result<LoopBound<ConnectionPool>, TokenClientError>
 
     /// `userAgent` is sent unless the request names its own; https:// certificates are checked against `trust`.
-    public init(userAgent: String? = nil, limit: Duration = defaultLimit, trust: TLSTrust = .system,
-                connectionsPerOrigin: Int = defaultConnectionsPerOrigin) {
+    public convenience init(userAgent: String? = nil, limit: Duration = defaultLimit, trust: TLSTrust = .system,
+                            connectionsPerOrigin: Int = defaultConnectionsPerOrigin) {
+        self.init(userAgent: userAgent, limit: limit, trust: trust, connectionsPerOrigin: connectionsPerOrigin, idleLimit: ConnectionPool.idleLimit)
+    }
+
+    /// `idleLimit`: how long an idle connection is kept.
+    init(userAgent: String?, limit: Duration, trust: TLSTrust, connectionsPerOrigin: Int, idleLimit: Duration) {
         self.userAgent = userAgent
         self.limit = limit
         self.trust = trust
-        pool = Self.loop.map { LoopBound(handing: ConnectionPool(on: $0, most: max(1, connectionsPerOrigin)), to: $0) }
+        pool = Self.loop.map { LoopBound(handing: ConnectionPool(on: $0, most: max(1, connectionsPerOrigin), idleLimit: idleLimit), to: $0) }
     }
 
     deinit {

@@ -126,6 +126,17 @@ import Testing
         #expect(server.requests.count == 1, "the second's deadline passed while the first held the one connection")
     }
 
+    @Test func anIdleConnectionIsClosedOnceItsTimeIsUp() async throws {
+        let server = try KeepAliveServer { _ in .answer(keptAnswer()) }
+        defer { server.stop() }
+        let transport = LoopHTTPTransport(userAgent: nil, limit: LoopHTTPTransportTests.transportLimit, trust: .system,
+                                          connectionsPerOrigin: 1, idleLimit: .milliseconds(50))
+        _ = try await Self.fetch(transport, server.url)
+        #expect(await eventually { server.closedByClient == 1 }, "the client let the idle connection go")
+        _ = try await Self.fetch(transport, server.url)
+        #expect(server.accepted == 2)
+    }
+
     @Test func aFreshRequestOpensAConnectionOfItsOwnAndClosesIt() async throws {
         let server = try KeepAliveServer { _ in .answer(keptAnswer()) }
         defer { server.stop() }
