@@ -95,7 +95,10 @@ final class ClientConnection {
     private func dialed(_ result: Result<Socket, SocketError>) {
         let socket: Socket
         switch result {
-        case .failure(let error): return fail(TokenClientError.transport(Self.words(error)))
+        case .failure(let error):
+            // The dial's deadline is the exchange's: when it came, the exchange's own words say so.
+            if let exchange, ContinuousClock.now >= exchange.deadline { return fail(TokenClientError.timeout(exchange.limit)) }
+            return fail(TokenClientError.transport(Self.words(error)))
         case .success(let connected): socket = connected
         }
         guard let trust = destination.trust else {
@@ -112,7 +115,6 @@ final class ClientConnection {
             flush(link)
         } catch {
             socket.close()
-            phase = .closed
             fail(error)
         }
     }
