@@ -52,12 +52,12 @@ final class Exchange {
     func arm(on loop: EventLoop) {
         timer = (loop, loop.schedule(at: deadline) { [self] in
             timer = nil
-            end(TokenClientError.timeout(limit))
+            fail(TokenClientError.timeout(limit))
         })
     }
 
     /// The caller has gone (already answered): its connection, if any, is closed.
-    func cancel() { end(CancellationError()) }
+    func cancel() { fail(CancellationError()) }
 
     /// The answer, for a request.
     func answer(_ reply: HTTPReply) {
@@ -74,9 +74,7 @@ final class Exchange {
     }
 
     /// Fails it with `error` (a `TLSFailure` in words for a request) and lets go of its connection.
-    func fail(_ error: any Error) { end(error) }
-
-    private func end(_ error: any Error) {
+    func fail(_ error: any Error) {
         guard !isOver else { return }
         var error = error
         let held = phase
