@@ -4,7 +4,7 @@ import Glibc
 import Synchronization
 
 /// An https:// server on 127.0.0.1 for tests: OpenSSL in blocking mode on threads of its own, one request per
-/// connection, each answered with `answer` (a whole HTTP response).
+/// connection (or, keeping them, one after another), each answered with `answer` (a whole HTTP response).
 public final class TLSTestServer: @unchecked Sendable {
     // The SSL_CTX is only read once set up; `requests` is guarded.
     public let port: UInt16
@@ -12,9 +12,12 @@ public final class TLSTestServer: @unchecked Sendable {
     private let received = Mutex<[String]>([])
     private let names = Mutex<[String]>([])
     private let connections: ThreadPerConnection
+    private let keepsConnections: Bool
 
-    /// Serves with `certificate`; `maxVersion` (an OpenSSL version constant such as TLS1_1_VERSION) caps what it speaks.
-    public init(_ certificate: TestCertificates.Pair, maxVersion: Int32? = nil, answer: @escaping @Sendable (String) -> String) throws {
+    /// Serves with `certificate`; `maxVersion` (an OpenSSL version constant such as TLS1_1_VERSION) caps what it speaks;
+    /// `keepsConnections` reads the next request on a connection after answering one, instead of closing it.
+    public init(_ certificate: TestCertificates.Pair, maxVersion: Int32? = nil, keepsConnections: Bool = false,
+                answer: @escaping @Sendable (String) -> String) throws {
         guard let context = SSL_CTX_new(TLS_server_method()),
               SSL_CTX_use_certificate_chain_file(context, certificate.certificate) == 1,
               SSL_CTX_use_PrivateKey_file(context, certificate.key, SSL_FILETYPE_PEM) == 1 else {
@@ -25,6 +28,7 @@ public final class TLSTestServer: @unchecked Sendable {
         // a client that leaves first (the doctor's handshake-only probe) must not end the test process with SIGPIPE.
         signal(SIGPIPE, SIG_IGN)
         self.context = context
+        self.keepsConnections = keepsConnections
         guard let (listener, port) = Loopback.listen(backlog: 64) else { throw POSIXError(.EADDRNOTAVAIL) }
         self.port = port
         connections = ThreadPerConnection(listener: listener)
@@ -63,7 +67,7 @@ public final class TLSTestServer: @unchecked Sendable {
     public func url(host: String = "127.0.0.1") -> URL { URL(string: "https://\(host):\(port)")! }
     /// Every request that arrived whole through TLS, head and body.
     public var requests: [String] { received.withLock { $0 } }
-    /// The server name (SNI) each finished handshake carried; "" for none.
+    /// The server name (SNI) each finished handshake carried, one a connection; "" for none.
     public var serverNames: [String] { names.withLock { $0 } }
     /// Stops accepting, shuts the connections still served and waits for every thread of the server to end
     /// (`ThreadPerConnection.stop`). Again does nothing.
@@ -85,6 +89,10 @@ public final class TLSTestServer: @unchecked Sendable {
                 received.withLock { $0.append(request) }
                 let reply = Array(answer(request).utf8)
                 _ = reply.withUnsafeBytes { SSL_write(ssl, $0.baseAddress, Int32($0.count)) }
+                if keepsConnections {
+                    bytes = []  // a client sends its next request only once it has this answer
+                    continue
+                }
                 SSL_shutdown(ssl)
                 return
             }

@@ -41,6 +41,16 @@ import Testing
         #expect(request.hasSuffix("\r\n\r\n{\"uid\":1}"))
     }
 
+    @Test func twoFetchesShareOneConnectionAndOneHandshake() async throws {
+        let certificates = try Self.certificates.get()
+        let server = try TLSTestServer(certificates.good, keepsConnections: true) { _ in keptAnswer() }
+        defer { server.stop() }
+        let transport = Self.transport(.file(certificates.caFile))
+        for _ in 0..<2 { _ = try await transport.send(LoopHTTPTransportTests.post(server.url()), bodyLimit: 100) }
+        #expect(server.requests.count == 2)
+        #expect(server.serverNames.count == 1, "one handshake for both")
+    }
+
     @Test func aRedirectFromHttpsToHttpOnTheSameHostAndPortIsNotFollowed() async throws {
         let certificates = try Self.certificates.get()
         let port = Mutex<UInt16>(0)
