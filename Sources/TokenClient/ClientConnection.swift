@@ -36,7 +36,7 @@ final class ClientConnection {
         loop.execute { bound.value.dial() }
     }
 
-    var isClosed: Bool {
+    private var isClosed: Bool {
         if case .closed = phase { true } else { false }
     }
 
