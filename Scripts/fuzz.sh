@@ -15,6 +15,8 @@
 #                                         (Fuzz/HubClientFuzzer.swift + Sources/HubClient/HubInbound.swift)
 #   recording  a recording file, Recording.read (Fuzz/RecordingFuzzer.swift + Sources/Recording/*.swift)
 #   httpresponse  HTTP1's response parser, the client's direction (Fuzz/HTTPResponseFuzzer.swift + Sources/HTTP1)
+#   httpclient  a hostile server on one kept-alive connection: HTTP1's ClientConnectionMachine over exchange after
+#                                         exchange (Fuzz/HTTPClientFuzzer.swift + Sources/HTTP1)
 #   tls    what an https:// server sends after the ClientHello (Fuzz/TLSFuzzer.swift + Sources/TLS/TLSSession.swift)
 #   tlsserver  what a hostile client sends an https:// server, its ClientHello and after, through a server's Wire
 #                                         (Fuzz/TLSServerFuzzer.swift + Sources/TLS/{TLSSession,Wire}.swift; a certificate
@@ -31,7 +33,7 @@ set -euo pipefail
 
 cd "$(dirname "$0")/.."
 
-all_targets=(token http json pasted template websocket hub hubclient recording httpresponse tls tlsserver resp)
+all_targets=(token http json pasted template websocket hub hubclient recording httpresponse httpclient tls tlsserver resp)
 seconds="${1:-60}"
 if ! [[ "$seconds" =~ ^[0-9]+$ ]] || [ "$seconds" -eq 0 ]; then
     echo "usage: Scripts/fuzz.sh [seconds] [target ...] (targets: ${all_targets[*]})   (seconds: a whole number above 0, default 60)" >&2
@@ -174,6 +176,14 @@ httpresponse_inputs=(Sources/PrintableText/*.swift)
 httpresponse_imports=(PrintableText)
 # Past the 16 KiB head limit.
 httpresponse_options=(-dict=Fuzz/httpresponse.dict -max_len=20000)
+
+httpclient_sources=(Fuzz/HTTPClientFuzzer.swift Fuzz/Arrivals.swift Sources/HTTP1/*.swift)
+httpclient_module=HTTP1
+httpclient_flags=(-I "$root/modules" -L "$root/modules" -lPrintableText)
+httpclient_inputs=(Sources/PrintableText/*.swift)
+httpclient_imports=(PrintableText)
+# Several answers, one past the 16 KiB head limit.
+httpclient_options=(-dict=Fuzz/httpresponse.dict -max_len=40000)
 
 tls_sources=(Fuzz/TLSFuzzer.swift Fuzz/Arrivals.swift Sources/TLS/TLSSession.swift)
 tls_module=TLS
@@ -456,6 +466,21 @@ httpresponse_seeds() {
     seed "$seeds" head '\x81HTTP/1.1 307 Temporary Redirect\r\nLocation: /v2\r\nContent-Length: 10\r\n\r\n'
     seed "$seeds" fold '\x03HTTP/1.1 200 OK\r\nX: a\r\n b\r\nContent-Length: +1\r\nContent-Length: 1\r\n\r\nx'
     seed "$seeds" both '\x00HTTP/1.1 200 OK\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\nfffffffffffffffff\r\n'
+}
+
+# The client connection's harness: byte 0 as httpresponse's; the rest is what a server sends on one connection over
+# several exchanges: answers that keep it, one that closes it, one read to the close, extra bytes after an answer.
+httpclient_seeds() {
+    local seeds=$1 split
+    local body='{"token": "007eJxTYA", "expiresIn": 3600}'
+    local kept="HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: ${#body}\r\n\r\n$body"
+    for split in 0 1 3 5; do
+        seed "$seeds" "kept-$split" "\\x0${split}$kept$kept$kept"
+    done
+    seed "$seeds" chunked-then-close "\x02HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n${kept}HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\n{}"
+    seed "$seeds" until-close "\x04$kept""HTTP/1.0 200 OK\r\n\r\n{}"
+    seed "$seeds" extra "\x05HTTP/1.1 204 No Content\r\n\r\nHTTP/1.1 200 OK\r\n\r\n"
+    seed "$seeds" head "\x81HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nHTTP/1.1 404 Not Found\r\nContent-Length: 3\r\n\r\n"
 }
 
 # The TLS harness: byte 0 seeds the split and picks the host (bit 0); the rest is what a server sends after the

@@ -19,12 +19,12 @@ func httpsBench(_ arguments: [String]) async -> Never {
         }
     }
     guard let url, let caFile else { fail("usage: tokencall-bench --https URL --ca-file FILE [--results PATH]", status: 2) }
-    let transport = SocketHTTPTransport(userAgent: "tokencall-bench", trust: .file(caFile))
+    let transport = LoopHTTPTransport(userAgent: "tokencall-bench", trust: .file(caFile))
     var samples: [Double] = []
     for round in 0..<220 {
         let start = ContinuousClock.now
         do {
-            let (reply, _) = try await transport.send(HTTPRequest(url: url), bodyLimit: 65536)
+            let (reply, _) = try await transport.sendOnNewConnection(HTTPRequest(url: url), bodyLimit: 65536)
             guard reply.status == 200 else { fail("\(url) answered HTTP \(reply.status)") }
         } catch {
             fail("the https:// request failed: \(error)")

@@ -64,11 +64,16 @@ public struct ResponseParser: Sendable {
     private var headBytes = 0
     private var head: Head?
     private var body: [UInt8] = []
+    /// The connection can carry no other answer: bytes came after this one (nothing asked for them), or it was read to
+    /// the close.
+    private var spent = false
 
     /// A final answer's status and fields.
     private struct Head: Sendable {
         let status: Int
         let fields: HTTPFields
+        /// HTTP/1.1 or later, whose connections stay open unless it says `Connection: close`.
+        let persists: Bool
     }
 
     /// `method` is the request's: the answer to a HEAD has no body whatever its fields say.
@@ -87,6 +92,13 @@ public struct ResponseParser: Sendable {
         }
     }
 
+    /// Whether the connection can carry another exchange after the answer read: HTTP/1.1, no `Connection: close`, its
+    /// body framed by its length or chunks (not read to the close), and nothing after it. False until it is whole.
+    public var leavesConnectionOpen: Bool {
+        guard case .done = phase, let head, !spent else { return false }
+        return head.persists && !head.fields.options("Connection").contains("close")
+    }
+
     /// The connection closed cleanly: the answer when it ends with the close, or why it is cut short.
     public mutating func closed() -> ResponseParse {
         do throws(ResponseFailure) {
@@ -102,6 +114,7 @@ public struct ResponseParser: Sendable {
         while true {
             switch phase {
             case .done:
+                if !rest.isEmpty { spent = true }
                 return answer
             case .failed(let failure):
                 throw failure
@@ -165,8 +178,11 @@ public struct ResponseParser: Sendable {
     private mutating func end() throws(ResponseFailure) -> HTTPReply {
         let cut = "the connection closed before the whole answer"
         switch phase {
-        case .done, .untilClose:
+        case .done:
+            return answer
+        case .untilClose:
             phase = .done
+            spent = true
             return answer
         case .failed(let failure):
             throw failure
@@ -234,17 +250,17 @@ public struct ResponseParser: Sendable {
                 index += 1
             }
         }
-        let status = try statusCode(lines.first ?? [])
+        let (status, persists) = try statusLine(lines.first ?? [])
         var fields = HTTPFields()
         for line in lines.dropFirst() {
             let read = try field(line)
             fields.append(read.name, read.value)
         }
-        return Head(status: status, fields: fields)
+        return Head(status: status, fields: fields, persists: persists)
     }
 
-    /// `HTTP/1.x NNN reason`: the status code.
-    private static func statusCode(_ line: ArraySlice<UInt8>) throws(ResponseFailure) -> Int {
+    /// `HTTP/1.x NNN reason`: the status code, and whether x is 1 or more.
+    private static func statusLine(_ line: ArraySlice<UInt8>) throws(ResponseFailure) -> (status: Int, persists: Bool) {
         let bytes = Array(line)
         let prefix = Array("HTTP/1.".utf8)
         let isDigit = { (byte: UInt8) in (0x30...0x39).contains(byte) }
@@ -257,7 +273,7 @@ public struct ResponseParser: Sendable {
         }
         let status = bytes[9...11].reduce(0) { $0 * 10 + Int($1 - 0x30) }
         guard (100...599).contains(status) else { throw refused("its status \(status) is not one HTTP defines (100 to 599)") }
-        return status
+        return (status, bytes[7] != UInt8(ascii: "0"))
     }
 
     /// `name: value`, refusing what RFC 9112 forbids a recipient to accept.

@@ -80,11 +80,8 @@ public struct Socket: Sendable {
     }
 
     /// Connects to `host:port` (a name or a numeric address), trying each address the name has until one answers,
-    /// all before `deadline`; the socket it returns is non-blocking, with TCP_NODELAY. While an address is slow to
-    /// answer it looks every `slice` whether the caller has `abandoned` it, and then gives up (`SocketError.abandoned`).
-    /// The name's lookup cannot be cut short.
-    public static func connect(host: String, port: UInt16, until deadline: ContinuousClock.Instant,
-                               abandoned: () -> Bool = { false }, slice: Duration = .milliseconds(50)) throws(SocketError) -> Socket {
+    /// all before `deadline`, blocking its caller; the socket it returns is non-blocking, with TCP_NODELAY.
+    public static func connect(host: String, port: UInt16, until deadline: ContinuousClock.Instant) throws(SocketError) -> Socket {
         var failure = SocketError("cannot connect to \(host):\(port)", reason: "no address")
         for address in try addresses(host: host, port: port) {
             let candidate: Socket
@@ -92,7 +89,7 @@ public struct Socket: Sendable {
                 failure = SocketError("cannot connect to \(host):\(port)", reason: error.reason)
                 continue
             }
-            if let error = try candidate.finishConnecting(until: deadline, abandoned: abandoned, slice: slice), error == 0 {
+            if let error = candidate.finishConnecting(until: deadline), error == 0 {
                 candidate.noDelay()
                 return candidate
             } else {
@@ -186,20 +183,6 @@ public struct Socket: Sendable {
     private func noDelay() {
         var on: Int32 = 1
         setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
-    }
-
-    /// `finishConnecting` a slice at a time, throwing `abandoned` between slices once the caller has gone.
-    private func finishConnecting(until deadline: ContinuousClock.Instant, abandoned: () -> Bool,
-                                  slice: Duration) throws(SocketError) -> Int32? {
-        while true {
-            let end = min(deadline, ContinuousClock.now + slice)
-            if let error = finishConnecting(until: end) { return error }
-            if ContinuousClock.now >= deadline { return nil }
-            if abandoned() {
-                close()
-                throw .abandoned
-            }
-        }
     }
 
     /// Waits for a non-blocking connect to end: 0 when connected, the error otherwise (errno set to it), nil at the deadline.

@@ -4,7 +4,7 @@ import Glibc
 import Synchronization
 
 /// An https:// server on 127.0.0.1 for tests: OpenSSL in blocking mode on threads of its own, one request per
-/// connection, each answered with `answer` (a whole HTTP response).
+/// connection (or, keeping them, one after another), each answered with `answer` (a whole HTTP response).
 public final class TLSTestServer: Sendable {
     public let port: UInt16
     /// The SSL_CTX, reached under the lock only: each connection's SSL is made from it there.
@@ -12,9 +12,12 @@ public final class TLSTestServer: Sendable {
     private let received = Mutex<[String]>([])
     private let names = Mutex<[String]>([])
     private let connections: ThreadPerConnection
+    private let keepsConnections: Bool
 
-    /// Serves with `certificate`; `maxVersion` (an OpenSSL version constant such as TLS1_1_VERSION) caps what it speaks.
-    public init(_ certificate: TestCertificates.Pair, maxVersion: Int32? = nil, answer: @escaping @Sendable (String) -> String) throws {
+    /// Serves with `certificate`; `maxVersion` (an OpenSSL version constant such as TLS1_1_VERSION) caps what it speaks;
+    /// `keepsConnections` reads the next request on a connection after answering one, instead of closing it.
+    public init(_ certificate: TestCertificates.Pair, maxVersion: Int32? = nil, keepsConnections: Bool = false,
+                answer: @escaping @Sendable (String) -> String) throws {
         guard let context = SSL_CTX_new(TLS_server_method()),
               SSL_CTX_use_certificate_chain_file(context, certificate.certificate) == 1,
               SSL_CTX_use_PrivateKey_file(context, certificate.key, SSL_FILETYPE_PEM) == 1 else {
@@ -25,6 +28,7 @@ public final class TLSTestServer: Sendable {
         // a client that leaves first (the doctor's handshake-only probe) must not end the test process with SIGPIPE.
         signal(SIGPIPE, SIG_IGN)
         self.context = Mutex(context)
+        self.keepsConnections = keepsConnections
         guard let (listener, port) = Loopback.listen(backlog: 64) else { throw POSIXError(.EADDRNOTAVAIL) }
         self.port = port
         connections = ThreadPerConnection(listener: listener)
@@ -33,13 +37,16 @@ public final class TLSTestServer: Sendable {
 
     deinit { context.withLock { SSL_CTX_free($0) } }
 
-    /// Answers each request with what the plain HTTP server on 127.0.0.1:`port` answers to it: an https:// front
-    /// for a test's `tokencall serve`.
+    /// Answers each request with what the plain HTTP server on 127.0.0.1:`port` answers to it, asked with
+    /// `Connection: close` so that its answer ends with its connection: an https:// front for a test's `tokencall serve`.
     public static func forwarding(to port: UInt16) -> @Sendable (String) -> String {
         { request in
             guard let fd = Loopback.connect(port: port) else { return "HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\n\r\n" }
             defer { close(fd) }
-            let bytes = Array(request.utf8)
+            var bytes = Array(request.utf8)
+            if Array(request.lowercased().utf8).firstRange(of: Array("\r\nconnection: close\r\n".utf8)) == nil, let line = bytes.firstRange(of: Array("\r\n".utf8)) {
+                bytes.insert(contentsOf: Array("\r\nConnection: close".utf8), at: line.lowerBound)
+            }
             var offset = 0
             while offset < bytes.count {
                 let sent = bytes[offset...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
@@ -60,7 +67,7 @@ public final class TLSTestServer: Sendable {
     public func url(host: String = "127.0.0.1") -> URL { URL(string: "https://\(host):\(port)")! }
     /// Every request that arrived whole through TLS, head and body.
     public var requests: [String] { received.withLock { $0 } }
-    /// The server name (SNI) each finished handshake carried; "" for none.
+    /// The server name (SNI) each finished handshake carried, one a connection; "" for none.
     public var serverNames: [String] { names.withLock { $0 } }
     /// Stops accepting, shuts the connections still served and waits for every thread of the server to end
     /// (`ThreadPerConnection.stop`). Again does nothing.
@@ -82,6 +89,10 @@ public final class TLSTestServer: Sendable {
                 received.withLock { $0.append(request) }
                 let reply = Array(answer(request).utf8)
                 _ = reply.withUnsafeBytes { SSL_write(ssl, $0.baseAddress, Int32($0.count)) }
+                if keepsConnections {
+                    bytes = []  // a client sends its next request only once it has this answer
+                    continue
+                }
                 SSL_shutdown(ssl)
                 return
             }

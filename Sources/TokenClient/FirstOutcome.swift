@@ -1,15 +1,11 @@
-import Foundation
-import HTTP1
 import Synchronization
 
 /// A request's outcome and the caller waiting for it: the first outcome wins and resumes the caller exactly once,
 /// whichever comes first, the caller or the outcome; later outcomes (a cancel acted on late) are dropped.
-final class FirstOutcome: Sendable {
-    typealias Answer = (reply: HTTPReply, url: URL)
-
+final class FirstOutcome<Value: Sendable>: Sendable {
     private struct State {
-        var waiting: CheckedContinuation<Answer, any Error>?
-        var outcome: Result<Answer, any Error>?
+        var waiting: CheckedContinuation<Value, any Error>?
+        var outcome: Result<Value, any Error>?
     }
 
     private let state = Mutex(State())
@@ -18,8 +14,8 @@ final class FirstOutcome: Sendable {
     var isKnown: Bool { state.withLock { $0.outcome != nil } }
 
     /// Waits for the outcome; false if it is already known (the request was cancelled before it started).
-    func start(_ continuation: CheckedContinuation<Answer, any Error>) -> Bool {
-        let outcome = state.withLock { state -> Result<Answer, any Error>? in
+    func start(_ continuation: CheckedContinuation<Value, any Error>) -> Bool {
+        let outcome = state.withLock { state -> Result<Value, any Error>? in
             if state.outcome == nil { state.waiting = continuation }
             return state.outcome
         }
@@ -30,8 +26,8 @@ final class FirstOutcome: Sendable {
 
     /// Returns whether this outcome was the first.
     @discardableResult
-    func finish(_ outcome: Result<Answer, any Error>) -> Bool {
-        let (first, waiting) = state.withLock { state -> (Bool, CheckedContinuation<Answer, any Error>?) in
+    func finish(_ outcome: Result<Value, any Error>) -> Bool {
+        let (first, waiting) = state.withLock { state -> (Bool, CheckedContinuation<Value, any Error>?) in
             guard state.outcome == nil else { return (false, nil) }
             state.outcome = outcome
             defer { state.waiting = nil }

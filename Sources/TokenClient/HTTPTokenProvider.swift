@@ -30,7 +30,7 @@ public struct HTTPTokenProvider: TokenProvider {
     /// (`fetch`, `getToken`, `agora-token-service`) takes a URL with a path as that endpoint.
     /// `requestedLifetime` defaults to an hour, what the community servers give when asked for none.
     public init(url: URL, shape: Shape = .fetch, requestedLifetime: UInt32 = 3600, bearer: String? = nil, origin: String? = nil,
-                transport: any HTTPTransport = SocketHTTPTransport(), handsOverMistakes: Bool = false,
+                transport: any HTTPTransport = LoopHTTPTransport(), handsOverMistakes: Bool = false,
                 unixTime: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) {
         self.url = url
         self.shape = shape

@@ -23,12 +23,13 @@ extension Doctor {
         return .passed(.renewal, "two tokens \(gap): the second expires \(after - before) s later")
     }
 
-    /// The shape's request `latencyRequests` times in a row: each answered, the p99 within `setup.slowestP99`.
+    /// The shape's request `latencyRequests` times in a row, each on a new connection as a client renewing meets it
+    /// (the connect and the TLS handshake included): each answered, the p99 within `setup.slowestP99`.
     func latencyCheck(_ request: HTTPRequest) async -> Check {
         var times: [Duration] = []
         var failures: [String] = []
         for _ in 0..<Self.latencyRequests {
-            switch await send(request) {
+            switch await send(request, onNewConnection: true) {
             case .success(let reply) where reply.isSuccess: times.append(reply.elapsed)
             case .success(let reply): failures.append(reply.excerpt)
             case .failure(let failure): failures.append(failure.words)
@@ -74,12 +75,13 @@ extension Doctor {
         return .failed(.answer, seen, fix: hint)
     }
 
-    /// `stampedeRequests` requests at once, as when every client's token expires in the same second: each gets a token.
+    /// `stampedeRequests` requests at once, each on a connection of its own as from as many clients, as when every
+    /// client's token expires in the same second: each gets a token.
     func stampedeCheck(_ request: HTTPRequest) async -> Check {
         let outcomes = await withTaskGroup(of: String?.self) { group in
             for _ in 0..<Self.stampedeRequests {
                 group.addTask {
-                    if case .failure(let failure) = await fetchToken(request) { return failure.words }
+                    if case .failure(let failure) = await fetchToken(request, onNewConnection: true) { return failure.words }
                     return nil
                 }
             }

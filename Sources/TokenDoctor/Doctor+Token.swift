@@ -48,9 +48,9 @@ extension Doctor {
         }
     }
 
-    /// The token one more request gets, or why it got none.
-    func fetchToken(_ request: HTTPRequest) async -> Result<AgoraToken, NoReply> {
-        switch await send(request) {
+    /// The token one more request gets (on a connection of its own with `onNewConnection`), or why it got none.
+    func fetchToken(_ request: HTTPRequest, onNewConnection: Bool = false) async -> Result<AgoraToken, NoReply> {
+        switch await send(request, onNewConnection: onNewConnection) {
         case .failure(let failure): return .failure(failure)
         case .success(let reply):
             switch readToken(reply) {

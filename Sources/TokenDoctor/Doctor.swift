@@ -56,7 +56,7 @@ public struct Doctor: Sendable {
     let provider: HTTPTokenProvider
     let unixTime: @Sendable () -> Double
 
-    public init(_ setup: Setup, transport: any HTTPTransport = SocketHTTPTransport(),
+    public init(_ setup: Setup, transport: any HTTPTransport = LoopHTTPTransport(),
                 unixTime: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) {
         self.setup = setup
         self.transport = transport

@@ -33,17 +33,20 @@ struct NoReply: Error {
 }
 
 extension Doctor {
-    /// Sends `request` with the deadline over the whole exchange, on a connection closed after it: the doctor's
-    /// 70-odd requests would otherwise leave as many idle connections held open against the server's per-client limit.
-    func send(_ asked: HTTPRequest) async -> Result<Reply, NoReply> {
-        var closing = asked
-        closing.fields.set("Connection", "close")
-        let request = closing
+    /// Sends `request` with the deadline over the whole exchange, on a connection kept for the next one; with
+    /// `onNewConnection`, on one of its own (when the transport can), for the checks that measure what a client that has
+    /// none open meets.
+    func send(_ request: HTTPRequest, onNewConnection: Bool = false) async -> Result<Reply, NoReply> {
         let started = ContinuousClock.now
         let (transport, timeout) = (transport, setup.timeout)
         do {
             let answer = try await withThrowingTaskGroup(of: HTTPReply?.self) { group in
-                group.addTask { try await transport.send(request, bodyLimit: HTTPTokenProvider.bodyLimit).reply }
+                group.addTask {
+                    if onNewConnection, let probe = transport as? any ServerProbe {
+                        return try await probe.sendOnNewConnection(request, bodyLimit: HTTPTokenProvider.bodyLimit).reply
+                    }
+                    return try await transport.send(request, bodyLimit: HTTPTokenProvider.bodyLimit).reply
+                }
                 group.addTask {
                     try await Task.sleep(for: timeout)
                     return nil

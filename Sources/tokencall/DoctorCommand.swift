@@ -31,7 +31,7 @@ enum DoctorCommand {
 
     @MainActor
     static func run(_ args: Invocation) async throws(UsageError) -> Int32 {
-        let doctor = Doctor(try setup(args), transport: SocketHTTPTransport.tokencall(trust: try args.trust()))
+        let doctor = Doctor(try setup(args), transport: LoopHTTPTransport.tokencall(trust: try args.trust()))
         do throws(TokenClientError) { _ = try doctor.tokenRequest() } catch {
             // The shape cannot carry what was asked (an account in fetch_rtc_token's integer uid).
             if case .unsendable(let why) = error { throw args.error(why) }

@@ -166,7 +166,7 @@ enum JoinCommand {
     /// cannot start.
     static func tokens(_ choice: TokenServerChoice, for config: CallSession.Configuration,
                        trust: TLSTrust) -> (TokenOrigin, stop: () -> Void)? {
-        let transport = SocketHTTPTransport.tokencall(trust: trust)
+        let transport = LoopHTTPTransport.tokencall(trust: trust)
         switch choice {
         case .url(let url, let shape, let bearer, let origin, let lifetime, let first):
             let provider = HTTPTokenProvider(url: url, shape: shape, requestedLifetime: lifetime, bearer: bearer, origin: origin,

@@ -83,8 +83,8 @@ enum LoadCommand {
                + "\(LoadPlan.framesPerSecondRange.lowerBound)...\(LoadPlan.framesPerSecondRange.upperBound); with --hub only", default: "1"),
     ]
 
-    /// Token requests under way at once for each core, when the clients are in a hub.
-    static let fetchWorkersPerCore = 4
+    /// Connections to the token server for each core, when the clients are in a hub.
+    static let fetchConnectionsPerCore = 4
     static var cores: Int { max(1, ProcessInfo.processInfo.activeProcessorCount) }
 
     static func read(_ args: Invocation) throws(UsageError) -> (LoadPlan, HubAddress?) {
@@ -110,12 +110,12 @@ enum LoadCommand {
             throw args.error("--token-request: \(error)")
         }
         let clients: Int = try args.integer("clients", in: LoadPlan.clientRange)
-        // Clients in a hub fetch on a few threads a core, in turn, so that a thousand fetches at once (the join storm,
-        // every renewal at the warning) leave the clients' loops the cores; --no-hub's stampede starts every fetch at
-        // once, on a thread each, as the fleet it plays would.
-        let workers = hub == nil ? nil : Self.fetchWorkersPerCore * Self.cores
+        // Clients in a hub fetch over a few kept-alive connections a core, in turn, so that a thousand fetches at once
+        // (the join storm, every renewal at the warning) leave the clients' loops the cores; --no-hub's stampede opens a
+        // connection for every fetch at once, as the fleet it plays would.
+        let connections = hub == nil ? LoadPlan.clientRange.upperBound : Self.fetchConnectionsPerCore * Self.cores
         let provider = HTTPTokenProvider(url: url, shape: shape, bearer: args.string("auth-bearer"), origin: try args.origin(),
-                                         transport: SocketHTTPTransport.tokencall(trust: try args.trust(), workers: workers))
+                                         transport: LoopHTTPTransport.tokencall(trust: try args.trust(), connectionsPerOrigin: connections))
         let duration: Int = try args.integer("duration", in: LoadPlan.durationRange)
         let rampUp: Int = try args.integer("ramp-up", in: 0...(LoadPlan.durationRange.upperBound - 1))
         guard rampUp < duration else {

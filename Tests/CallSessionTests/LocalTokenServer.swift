@@ -57,7 +57,7 @@ final class LocalTokenServer: TokenProvider, Sendable {
 
 extension TokenSource {
     /// Tokens from a server over HTTP, as from a user's.
-    static func http(_ url: URL, clock: ManualClock, transport: any HTTPTransport = SocketHTTPTransport()) -> TokenSource {
+    static func http(_ url: URL, clock: ManualClock, transport: any HTTPTransport = LoopHTTPTransport()) -> TokenSource {
         TokenSource(provider: HTTPTokenProvider(url: url, transport: transport, unixTime: { clock.unixTime }), url: url)
     }
 }

@@ -2,7 +2,7 @@ import TestSupport
 
 extension HostileServerTests {
     /// Answers that FoundationNetworking in Swift 6.3.1 (libcurl 7.88) completes without a response, and then traps
-    /// (#5285); tokencall reads them in process (`SocketHTTPTransportTests`).
+    /// (#5285); tokencall reads them in process (`LoopHTTPTransportTests`).
     enum TransportCrash {
         enum EndlessHead: String, CaseIterable, Sendable {
             /// The connection closes cleanly (FIN) before the blank line that ends the head.

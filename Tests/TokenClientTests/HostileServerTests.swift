@@ -9,7 +9,7 @@ import Testing
 @Suite(.serialized) struct HostileServerTests {
     static let deadline = Duration.seconds(1)
 
-    static let transport = SocketHTTPTransport(limit: SocketHTTPTransportTests.transportLimit)
+    static let transport = LoopHTTPTransport(limit: LoopHTTPTransportTests.transportLimit)
 
     enum Stall: String, CaseIterable, Sendable {
         case silent, dripsTheHead, dripsTheBody

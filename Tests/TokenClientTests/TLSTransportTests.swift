@@ -11,13 +11,13 @@ import Testing
 @Suite struct TLSTransportTests {
     static let certificates = Result { try TestCertificates.make() }
 
-    static func transport(_ trust: TLSTrust, limit: Duration = SocketHTTPTransportTests.transportLimit) -> SocketHTTPTransport {
-        SocketHTTPTransport(userAgent: "tokencall/test", limit: limit, trust: trust)
+    static func transport(_ trust: TLSTrust, limit: Duration = LoopHTTPTransportTests.transportLimit) -> LoopHTTPTransport {
+        LoopHTTPTransport(userAgent: "tokencall/test", limit: limit, trust: trust)
     }
 
-    static func failure(_ url: URL, _ transport: SocketHTTPTransport) async -> TokenClientError? {
+    static func failure(_ url: URL, _ transport: LoopHTTPTransport) async -> TokenClientError? {
         do {
-            _ = try await transport.send(SocketHTTPTransportTests.post(url), bodyLimit: HTTPTokenProvider.bodyLimit)
+            _ = try await transport.send(LoopHTTPTransportTests.post(url), bodyLimit: HTTPTokenProvider.bodyLimit)
             return nil
         } catch {
             return error as? TokenClientError
@@ -33,12 +33,22 @@ import Testing
         let server = try Self.server(certificates.good)
         defer { server.stop() }
         let (reply, _) = try await Self.transport(.file(certificates.caFile))
-            .send(SocketHTTPTransportTests.post(server.url()), bodyLimit: 100)
+            .send(LoopHTTPTransportTests.post(server.url()), bodyLimit: 100)
         #expect(reply.status == 200)
         #expect(reply.body == Array("{}".utf8))
         let request = try #require(server.requests.first)
         #expect(request.hasPrefix("POST /fetch_rtc_token?x=1 HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\n"))
         #expect(request.hasSuffix("\r\n\r\n{\"uid\":1}"))
+    }
+
+    @Test func twoFetchesShareOneConnectionAndOneHandshake() async throws {
+        let certificates = try Self.certificates.get()
+        let server = try TLSTestServer(certificates.good, keepsConnections: true) { _ in keptAnswer() }
+        defer { server.stop() }
+        let transport = Self.transport(.file(certificates.caFile))
+        for _ in 0..<2 { _ = try await transport.send(LoopHTTPTransportTests.post(server.url()), bodyLimit: 100) }
+        #expect(server.requests.count == 2)
+        #expect(server.serverNames.count == 1, "one handshake for both")
     }
 
     @Test func aRedirectFromHttpsToHttpOnTheSameHostAndPortIsNotFollowed() async throws {
@@ -49,7 +59,7 @@ import Testing
         }
         defer { server.stop() }
         port.withLock { $0 = server.port }
-        var request = SocketHTTPTransportTests.post(server.url())
+        var request = LoopHTTPTransportTests.post(server.url())
         request.fields.set("Authorization", "Bearer user-cred")
         do {
             _ = try await Self.transport(.file(certificates.caFile)).send(request, bodyLimit: 100)
@@ -66,9 +76,9 @@ import Testing
         let server = try Self.server(certificates.good)
         defer { server.stop() }
         let (reply, _) = try await Self.transport(.file(certificates.caFile))
-            .send(SocketHTTPTransportTests.post(server.url(host: "localhost")), bodyLimit: 100)
+            .send(LoopHTTPTransportTests.post(server.url(host: "localhost")), bodyLimit: 100)
         #expect(reply.status == 200)
-        _ = try await Self.transport(.file(certificates.caFile)).send(SocketHTTPTransportTests.post(server.url()), bodyLimit: 100)
+        _ = try await Self.transport(.file(certificates.caFile)).send(LoopHTTPTransportTests.post(server.url()), bodyLimit: 100)
         #expect(server.serverNames == ["localhost", ""], "a name is sent (SNI), an address is not")
     }
 

@@ -373,7 +373,7 @@ import TokenServer
         var setup = DoctorTests.setup(front.url(host: host))
         setup.origin = nil
         setup.plainURL = plain
-        let transport = SocketHTTPTransport(userAgent: "tokencall/test", trust: trust ?? .file(certificates.caFile))
+        let transport = LoopHTTPTransport(userAgent: "tokencall/test", trust: trust ?? .file(certificates.caFile))
         return await Doctor(setup, transport: transport).run()
     }
 
@@ -451,7 +451,7 @@ import TokenServer
         defer { front.stop() }
         var setup = DoctorTests.setup(front.url())
         setup.plainURL = Self.nothingListens
-        let checks = await Doctor(setup, transport: SocketHTTPTransport(trust: .file(certificates.caFile))).run()
+        let checks = await Doctor(setup, transport: LoopHTTPTransport(trust: .file(certificates.caFile))).run()
         #expect(DoctorTests.detail(.tlsVersion, in: checks).hasPrefix("TLS: no TLS version in common (tokencall needs TLS 1.2 or later)"),
                 "\(checks.map(\.detail))")
     }

@@ -5,12 +5,13 @@ import TestSupport
 import Testing
 @testable import TokenClient
 
-/// tokencall's own HTTP/1.1 for http:// token servers, on a real socket: what a user would notice of each answer.
-@Suite struct SocketHTTPTransportTests {
+/// tokencall's own HTTP/1.1 for http:// token servers, on real sockets: what a user would notice of each answer, and of
+/// connections kept between them.
+@Suite struct LoopHTTPTransportTests {
     /// A limit no test reaches: while every thread of the test process's cooperative pool is held by a blocking
     /// test (one waits for a child process), the step to the next hop can wait a minute, which the limit counts.
     static let transportLimit = Duration.seconds(600)
-    static let transport = SocketHTTPTransport(userAgent: "tokencall/test", limit: transportLimit)
+    static let transport = LoopHTTPTransport(userAgent: "tokencall/test", limit: transportLimit)
 
     static func post(_ url: URL, path: String = "/fetch_rtc_token?x=1", headers: HTTPFields = []) -> HTTPRequest {
         var request = HTTPRequest(method: "POST", url: URL(string: path, relativeTo: url)!.absoluteURL, fields: [("Content-Type", "application/json")],
@@ -19,7 +20,7 @@ import Testing
         return request
     }
 
-    static func failure(_ request: HTTPRequest, _ transport: SocketHTTPTransport = transport) async -> (any Error)? {
+    static func failure(_ request: HTTPRequest, _ transport: LoopHTTPTransport = transport) async -> (any Error)? {
         do {
             _ = try await transport.send(request, bodyLimit: HTTPTokenProvider.bodyLimit)
             return nil
@@ -50,11 +51,12 @@ import Testing
         _ = try await Self.transport.send(Self.post(server.url, headers: [("User-Agent", "mine")]), bodyLimit: 100)
         let (first, second) = (server.requests[0], server.requests[1])
         #expect(first.hasPrefix("POST /fetch_rtc_token?x=1 HTTP/1.1\r\n"))
-        for line in ["Host: 127.0.0.1:\(server.port)", "Connection: close", "Content-Length: 9", "Content-Type: application/json",
+        for line in ["Host: 127.0.0.1:\(server.port)", "Content-Length: 9", "Content-Type: application/json",
                      "Authorization: Bearer user-cred", "User-Agent: tokencall/test"] {
             #expect(first.contains("\r\n\(line)\r\n"), "\(line) in \(first)")
         }
         #expect(first.hasSuffix("\r\n\r\n{\"uid\":1}"))
+        #expect(!first.lowercased().contains("connection:"), "HTTP/1.1 keeps the connection unless told otherwise")
         #expect(!second.lowercased().contains("authorization"))
         #expect(second.contains("\r\nUser-Agent: mine\r\n") && !second.contains("tokencall/test"), "the request's own agent is kept")
     }
@@ -100,7 +102,7 @@ import Testing
     @Test func aSilentServerIsGivenUpAtTheTransportsOwnLimit() async throws {
         let server = try HostileServer { $0.waitForClose(upTo: .seconds(30)) }
         defer { server.stop() }
-        let bounded = SocketHTTPTransport(limit: .milliseconds(200))
+        let bounded = LoopHTTPTransport(limit: .milliseconds(200))
         #expect(await Self.failure(Self.post(server.url), bounded) as? TokenClientError == .timeout(.milliseconds(200)))
         #expect(await eventually { server.clientClosed })
     }
@@ -131,54 +133,6 @@ import Testing
         #expect(error?.description.contains("TLS: the server's answer is not TLS") == true, "\(String(describing: error))")
         #expect(server.requests.count == 1)
         #expect(server.requests.allSatisfy { !$0.contains("POST") && !$0.contains("uid") })
-    }
-
-    @Test func withWorkersRequestsAtOnceRunAFewAtATimeAndEachIsAnswered() async throws {
-        let open = Mutex((now: 0, most: 0))
-        let server = try HostileServer { connection in
-            open.withLock { $0.now += 1; $0.most = max($0.most, $0.now) }
-            Thread.sleep(forTimeInterval: 0.02)
-            open.withLock { $0.now -= 1 }
-            connection.write(head("200 OK", ["Content-Length: 2"]) + "{}")
-        }
-        defer { server.stop() }
-        let pooled = SocketHTTPTransport(limit: Self.transportLimit, workers: 2)
-        let statuses = await withTaskGroup(of: Int?.self) { group in
-            for _ in 0..<12 { group.addTask { try? await pooled.send(Self.post(server.url), bodyLimit: 100).reply.status } }
-            return await group.reduce(into: []) { $0.append($1) }
-        }
-        #expect(statuses == Array(repeating: 200, count: 12))
-        #expect(open.withLock { $0.most } <= 2)
-        #expect(server.requests.count == 12)
-    }
-
-    @Test func aRequestCancelledWhileItWaitsForAWorkerEndsAtOnceAndIsNeverSent() async throws {
-        let silent = try HostileServer { $0.waitForClose(upTo: .seconds(30)) }
-        defer { silent.stop() }
-        let answering = try HostileServer { $0.write(head("204 No Content")) }
-        defer { answering.stop() }
-        let pooled = SocketHTTPTransport(limit: Self.transportLimit, workers: 1)
-        let holding = Task { try await pooled.send(Self.post(silent.url), bodyLimit: 100) }
-        #expect(await eventually { silent.requests.count == 1 })
-        let waiting = Task { try await pooled.send(Self.post(silent.url), bodyLimit: 100) }
-        waiting.cancel()
-        await #expect(throws: CancellationError.self) { try await waiting.value }
-        holding.cancel()
-        await #expect(throws: CancellationError.self) { try await holding.value }
-        // The one worker takes what waits in order: once a later request is answered, the cancelled one was passed over.
-        #expect(try await pooled.send(Self.post(answering.url), bodyLimit: 100).reply.status == 204)
-        #expect(silent.requests.count == 1)
-    }
-
-    @Test func theWaitForAWorkerCountsAgainstTheDeadline() async throws {
-        let server = try HostileServer { $0.waitForClose(upTo: .seconds(30)) }
-        defer { server.stop() }
-        let pooled = SocketHTTPTransport(limit: .milliseconds(300), workers: 1)
-        async let first = Self.failure(Self.post(server.url), pooled)
-        async let second = Self.failure(Self.post(server.url), pooled)
-        let errors = await [first, second].map { $0 as? TokenClientError }
-        #expect(errors == [.timeout(.milliseconds(300)), .timeout(.milliseconds(300))])
-        #expect(server.requests.count == 1, "the second's deadline passed while the first held the worker")
     }
 
     @Test func nobodyListeningIsAConnectionRefused() async throws {
