@@ -103,7 +103,7 @@ struct StepReader {
         }
         let event = words[0]
         guard let known = vocabulary.events[event] else {
-            throw unknown(event, in: vocabulary.events.keys.sorted(), what: "events are named as --json names them, Docs/events.md")
+            throw unknown(event, in: vocabulary.events.keys.sorted(), what: "events are named as --json names them, Docs/events.md", listed: false)
         }
         var fields: [EventMatch.Field] = []
         for word in words[1..<(words.count - 2)] {
@@ -139,9 +139,9 @@ struct StepReader {
     }
 
     /// `what` and the words it may be, with the nearest one suggested when the word looks misspelt.
-    private func unknown(_ word: String, in words: [String], what: String) -> Refusal {
+    private func unknown(_ word: String, in words: [String], what: String, listed: Bool = true) -> Refusal {
         let shown = word.escapedForPrinting
-        let list = words.count > 8 ? "" : " \(words.joined(separator: ", "))"
+        let list = listed ? " \(words.joined(separator: ", "))" : ""
         if let near = Self.nearest(to: word, in: words) { return Refusal("\(shown)? did you mean \(near)? (\(what)\(list))") }
         return Refusal("\(shown) is not known: \(what) \(words.joined(separator: ", "))")
     }

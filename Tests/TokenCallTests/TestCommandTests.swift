@@ -1,0 +1,90 @@
+import AccessToken
+import Foundation
+import Synchronization
+import TestSupport
+import Testing
+
+/// `tokencall test` as a CI job runs it: scenario files against token servers, the exit status, the lines and the
+/// JUnit file.
+@Suite(.serialized) struct TestCommandTests {
+    /// Two renewals of minute-long tokens, and no expiry after: what a sound server passes and a stuck one fails.
+    static let twoRenewals = """
+        # written for this test: minute-long tokens, renewed twice
+        join
+        expect connectionStateChanged state=connected within 10s
+
+        expect tokenRenewed within 2m
+        expect tokenRenewed within 2m
+        expect no requestToken for 3m
+        """
+
+    /// A token server in the shape of the guide's (`POST /fetch_rtc_token`) that answers every request with
+    /// `token()`: a fresh minute-long token each time, or one built at start.
+    private static func server(_ token: @escaping @Sendable () -> String) throws -> HostileServer {
+        try HostileServer { connection in
+            let body = #"{"token": "\#(token())"}"#
+            _ = connection.write(head("200 OK", ["Content-Type: application/json", "Content-Length: \(body.utf8.count)"]) + body)
+        }
+    }
+
+    private static func minuteToken() -> String {
+        (try? AccessToken2.buildRTC(appID: TestCredentials.appID, appCertificate: TestCredentials.certificate, channel: "test",
+                                    user: .uid(42), role: .publisher, tokenExpire: 60, privilegeExpire: 60)) ?? ""
+    }
+
+    private static func run(_ scenario: String, against url: URL?, _ extra: [String] = []) throws -> (TokenCallProcess.Result, junit: String) {
+        let folder = try TemporaryFolder()
+        let file = try folder.file("two-renewals.scenario", holding: scenario)
+        let junit = folder.path + "/junit.xml"
+        let server = url.map { ["--token-url", $0.absoluteString, "--app-certificate", TestCredentials.certificate] } ?? []
+        let result = try TokenCallProcess.run(["test", file, "--uid", "42", "--seed", "7", "--junit", junit] + server + extra,
+                                              limit: .seconds(60))
+        return (result, (try? String(contentsOfFile: junit, encoding: .utf8)) ?? "")
+    }
+
+    @Test func aScenarioPassesAgainstTheEmbeddedServerAndAServerThatBuildsEachToken() throws {
+        let (embedded, _) = try Self.run(Self.twoRenewals, against: nil, ["--token-lifetime", "60"])
+        #expect(embedded.status == 0, "\(embedded.stdout)\(embedded.stderr)")
+        #expect(embedded.stdout.hasPrefix("PASS two-renewals ("), "\(embedded.stdout)")
+        #expect(embedded.stdout.hasSuffix("1 passed, 0 failed\n"), "\(embedded.stdout)")
+
+        let sound = try Self.server(Self.minuteToken)
+        defer { sound.stop() }
+        let (result, junit) = try Self.run(Self.twoRenewals, against: sound.url)
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        #expect(result.stdout.hasSuffix("1 passed, 0 failed\n"), "\(result.stdout)")
+        #expect(junit.contains(#"<testcase classname="tokencall.test" name="two-renewals""#) && !junit.contains("<failure"), "\(junit)")
+    }
+
+    /// Its renewals "succeed" (the same token renewed with), and the call is dropped all the same when it ends.
+    @Test func aServerThatHandsOutOneTokenBuiltAtStartFailsTheStepOnItsLine() throws {
+        let token = Self.minuteToken()
+        let stuck = try Self.server { token }
+        defer { stuck.stop() }
+        let (result, junit) = try Self.run(Self.twoRenewals, against: stuck.url)
+        #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
+        #expect(result.stdout.hasPrefix("FAIL two-renewals: line 7: expect no requestToken for 3m: expected no requestToken for 180s; one came at "), "\(result.stdout)")
+        #expect(result.stdout.hasSuffix("0 passed, 1 failed\n"), "\(result.stdout)")
+        #expect(junit.contains(#"<failure message="line 7: expect no requestToken for 3m:"#), "\(junit)")
+    }
+
+    @Test func anUnreadableScenarioExits64NamingItsLineAndTheWordMeant() throws {
+        let (result, junit) = try Self.run("join\n# fine so far\nexpect tokenRenewd within 2m\n", against: nil)
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("two-renewals.scenario:3: tokenRenewd? did you mean tokenRenewed?"), "\(result.stderr)")
+        #expect(result.stdout.isEmpty && junit.isEmpty, "nothing runs, nothing is written")
+    }
+
+    @Test func theSameSeedGivesTheSameEventLogEventByEvent() throws {
+        let scenario = "join\nexpect tokenRenewed within 2m\nusers 4\ncut network\nwait 25s\nrestore network\nwait 1m\n"
+        let logs = try (0..<2).map { _ in
+            let (result, junit) = try Self.run(scenario, against: nil)
+            #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+            let start = try #require(junit.range(of: "<system-out>")), end = try #require(junit.range(of: "</system-out>"))
+            // The one line that differs: the embedded server's port, which the system picks.
+            return junit[start.upperBound..<end.lowerBound].split(separator: "\n").filter { !$0.contains("embedded token server on") }
+        }
+        #expect(logs[0].count > 40, "\(logs[0])")
+        #expect(logs[0] == logs[1])
+    }
+}
