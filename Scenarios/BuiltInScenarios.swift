@@ -8,5 +8,6 @@ public enum BuiltInScenarios {
         ("server-outage-during-renewal", PackageResources.server_outage_during_renewal_scenario),
         ("stale-token-refused", PackageResources.stale_token_refused_scenario),
         ("wrong-channel-token", PackageResources.wrong_channel_token_scenario),
+        ("user-account", PackageResources.user_account_scenario),
     ]
 }

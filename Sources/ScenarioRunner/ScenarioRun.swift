@@ -81,6 +81,23 @@ public final class ScenarioRun {
         self.time = time
     }
 
+    /// `configuration` as the steps before the scenario's first `join` set it (role, renew method, auto-renew, account):
+    /// the call to get tokens for.
+    public static func configuration(_ configuration: CallSession.Configuration, for scenario: Scenario) -> CallSession.Configuration {
+        var configuration = configuration
+        for step in scenario.steps {
+            switch step.action {
+            case .join: return configuration
+            case .method(let method): configuration.renewMethod = RenewMethod(rawValue: method.rawValue) ?? .renew
+            case .autoRenew(let on): configuration.autoRenew = on
+            case .role(let role): configuration.role = role == .audience ? .audience : .broadcaster
+            case .account(let account) where (try? AgoraID.validateAccount(account)) != nil: configuration.user = .account(account)
+            default: break
+            }
+        }
+        return configuration
+    }
+
     /// Carries every step out in order, stopping at the first that fails, then leaves the call.
     public func run() async -> Outcome {
         var failure: Failure?
@@ -116,6 +133,10 @@ public final class ScenarioRun {
                 return nil
             }
             if session.engine?.clientRole != role { session.switchRole() }
+        case .account(let account):
+            guard session == nil else { return "the account is set before the first join" }
+            do throws(TokenError) { try AgoraID.validateAccount(account) } catch { return "account: \(error)" }
+            configuration.user = .account(account)
         case .expire: return withSession { $0.expireNow() }
         case .network(let up):
             guard let engine = session?.engine else { return "the call has no engine yet: join first" }

@@ -68,6 +68,8 @@ public enum ScenarioAction: Sendable, Equatable {
     case method(ScenarioRenewMethod)
     case autoRenew(Bool)
     case role(ScenarioRole)
+    /// Before the first `join`: the call joins as this string user account.
+    case account(String)
     /// The network expires the token in use now.
     case expire
     case network(up: Bool)

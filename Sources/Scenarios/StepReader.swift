@@ -11,8 +11,8 @@ struct StepReader {
         init(_ words: String) { self.words = words }
     }
 
-    static let actions = ["join", "leave", "rejoin", "renew", "method", "auto-renew", "role", "expire", "cut", "restore", "stop",
-                          "start", "misconfigure", "paste", "users", "wait", "expect"]
+    static let actions = ["join", "leave", "rejoin", "renew", "method", "auto-renew", "role", "account", "expire", "cut", "restore",
+                          "stop", "start", "misconfigure", "paste", "users", "wait", "expect"]
 
     init(vocabulary: ScenarioVocabulary) { self.vocabulary = vocabulary }
 
@@ -55,6 +55,8 @@ struct StepReader {
             return .misconfigure(word)
         case "paste":
             return .paste(try single(after: verb, words, naming: "the token"))
+        case "account":
+            return .account(try single(after: verb, words, naming: "a user account"))
         case "users":
             let word = try single(after: verb, words, naming: "a number, 0...\(vocabulary.userLimit)")
             guard let count = Int(word), (0...vocabulary.userLimit).contains(count) else {

@@ -163,7 +163,7 @@ enum TestCommand {
     @MainActor
     static func run(_ scenario: Scenario, base: CallSession.Configuration, server: JoinCommand.TokenServerChoice, speed: Int?,
                     trust: TLSTrust) async -> ScenarioRun.Outcome? {
-        var config = base
+        var config = ScenarioRun.configuration(base, for: scenario)
         let realUnixTime = config.unixTime
         let time: ScenarioRun.Time
         let clock: ScaledClock

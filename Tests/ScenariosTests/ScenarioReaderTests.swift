@@ -35,7 +35,7 @@ struct ScenarioReaderTests {
 
     @Test func aMisspeltWordIsRefusedOnItsLineWithTheWordMeant() {
         #expect(refusal("join\nrenwe\n") == "s.scenario:2: renwe? did you mean renew? (a step starts with join, leave, rejoin, renew, "
-                + "method, auto-renew, role, expire, cut, restore, stop, start, misconfigure, paste, users, wait, expect)")
+                + "method, auto-renew, role, account, expire, cut, restore, stop, start, misconfigure, paste, users, wait, expect)")
         #expect(refusal("join\n\nexpect tokenRenewd within 2m") == "s.scenario:3: tokenRenewd? did you mean tokenRenewed? "
                 + "(events are named as --json names them, Docs/events.md)")
         #expect(refusal("expect connectionStateChanged stat=failed within 1s")

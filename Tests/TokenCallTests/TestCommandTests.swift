@@ -89,4 +89,25 @@ import Testing
         #expect(logs[0].count > 40, "\(logs[0])")
         #expect(logs[0] == logs[1])
     }
+
+    @Test func everyBuiltInPassesAgainstTheEmbeddedServer() throws {
+        let list = try TokenCallProcess.run(["test", "--list"])
+        let names = list.stdout.split(separator: "\n").compactMap { $0.split(separator: " ").first.map(String.init) }
+        #expect(names.count == 7, "\(list.stdout)")
+        let result = try TokenCallProcess.run(["test"] + names + ["--seed", "11"], limit: .seconds(120))
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        #expect(result.stdout.split(separator: "\n").map { $0.split(separator: " ").prefix(2).joined(separator: " ") }
+                == names.map { "PASS \($0)" } + ["7 passed,"], "\(result.stdout)")
+    }
+
+    /// At `--speed N` the call runs over the real clock: a minute and more of call time at 3600× passes in well under a
+    /// second of it; `--json` says so per scenario.
+    @Test func atASpeedTheCallRunsOverTheRealClock() throws {
+        let (result, _) = try Self.run("join\nexpect tokenRenewed within 1m\nwait 30s\nexpect state connected\n", against: nil,
+                                       ["--speed", "3600", "--json"])
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n")
+        #expect(lines.count == 2 && lines[0].hasPrefix(#"{"scenario": "two-renewals", "passed": true, "callTime": "#), "\(result.stdout)")
+        #expect(lines.last == #"{"passed": 1, "failed": 0}"#)
+    }
 }
