@@ -90,7 +90,7 @@ public final class LeapClock: SteppedClock, Sendable {
         state.withLock { $0.now = max($0.now, next ?? target) }
         for box in steppers { box.stepper?.fireDue() }
         if wakeSleepers() { await settle() }
-        return next != nil && next! < target
+        return next.map { $0 < target } ?? false
     }
 
     /// Yields so that tasks woken by this clock get to run before the caller goes on.

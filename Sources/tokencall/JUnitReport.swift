@@ -1,35 +1,85 @@
-import ScenarioRunner
+import Arguments
+import OutputFiles
 
-/// `tokencall test --junit FILE`: JUnit XML as Jenkins, GitLab and GitHub's reporters read it — a testsuite per
-/// scenario file, a testcase per scenario, a failure with the step's line and words, the events as system-out.
-enum JUnitReport {
-    static func xml(_ results: [(file: String, outcome: ScenarioRun.Outcome, seconds: Double)]) -> String {
-        let failed = results.count { !$0.outcome.passed }
+/// JUnit XML as Jenkins, GitLab and GitHub's reporters read it (`test --junit`, `doctor --junit`): `testsuites`, a
+/// `testsuite` each with its `testcase`s, a case's `failure` (message and text) or `skipped`, and its `system-out`.
+struct JUnitReport {
+    struct Suite {
+        let name: String
+        let cases: [Case]
+    }
+
+    struct Case {
+        let classname: String
+        let name: String
+        var file: String?
+        var seconds: Double = 0
+        /// Why it failed: a one-line message and the text below it.
+        var failure: (message: String, text: String)?
+        /// Why it was not run.
+        var skipped: String?
+        var output = ""
+    }
+
+    let name: String
+    let suites: [Suite]
+
+    var xml: String {
+        let cases = suites.flatMap(\.cases)
         var lines = [#"<?xml version="1.0" encoding="UTF-8"?>"#,
-                     #"<testsuites name="tokencall test" tests="\#(results.count)" failures="\#(failed)" errors="0" time="\#(seconds(results.map(\.seconds).reduce(0, +)))">"#]
-        for (file, outcome, time) in results {
-            lines.append(#"  <testsuite name="\#(escaped(file))" tests="1" failures="\#(outcome.passed ? 0 : 1)" errors="0" skipped="0" time="\#(seconds(time))">"#)
-            lines.append(#"    <testcase classname="tokencall.test" name="\#(escaped(outcome.scenario))" file="\#(escaped(file))" time="\#(seconds(time))">"#)
-            if let failure = outcome.failure {
-                lines.append(#"      <failure message="\#(escaped(failure.description))" type="step">\#(escaped((["\(file):\(failure.line): \(failure.step)", failure.words, "the last events:"] + failure.lastEvents).joined(separator: "\n")))</failure>"#)
+                     #"<testsuites name="\#(Self.escaped(name))" tests="\#(cases.count)" failures="\#(cases.count { $0.failure != nil })" "#
+                        + #"errors="0" skipped="\#(cases.count { $0.skipped != nil })" time="\#(Self.seconds(cases.map(\.seconds).reduce(0, +)))">"#]
+        for suite in suites {
+            lines.append(#"  <testsuite name="\#(Self.escaped(suite.name))" tests="\#(suite.cases.count)" "#
+                         + #"failures="\#(suite.cases.count { $0.failure != nil })" errors="0" skipped="\#(suite.cases.count { $0.skipped != nil })" "#
+                         + #"time="\#(Self.seconds(suite.cases.map(\.seconds).reduce(0, +)))">"#)
+            for test in suite.cases {
+                let file = test.file.map { #" file="\#(Self.escaped($0))""# } ?? ""
+                lines.append(#"    <testcase classname="\#(Self.escaped(test.classname))" name="\#(Self.escaped(test.name))"\#(file) "#
+                             + #"time="\#(Self.seconds(test.seconds))">"#)
+                if let failure = test.failure {
+                    lines.append(#"      <failure message="\#(Self.escaped(failure.message))" type="failure">\#(Self.escaped(failure.text))</failure>"#)
+                }
+                if let skipped = test.skipped { lines.append(#"      <skipped message="\#(Self.escaped(skipped))"/>"#) }
+                if !test.output.isEmpty { lines.append("      <system-out>\(Self.escaped(test.output))</system-out>") }
+                lines.append("    </testcase>")
             }
-            let log = outcome.events.filter { !$0.isPeriodic }.map(\.textLine).joined(separator: "\n")
-            lines.append("      <system-out>\(escaped(log))</system-out>")
-            lines.append("    </testcase>")
             lines.append("  </testsuite>")
         }
         lines.append("</testsuites>")
         return lines.joined(separator: "\n") + "\n"
     }
 
+    /// The file `--junit` names, created before anything runs (never over what is there); nil without `--junit`,
+    /// `.failure` (said on stderr) when it cannot be created.
+    static func file(_ args: Invocation, for command: String) -> Result<OutputFile?, OutputFile.Failure> {
+        guard let path = args.string("junit") else { return .success(nil) }
+        do throws(OutputFile.Failure) { return .success(try OutputFile(path: path, overwrite: false)) } catch {
+            Console.error("tokencall \(command): --junit: \(error)")
+            return .failure(error)
+        }
+    }
+
+    /// Writes the report into `file` and closes it; false (said on stderr) when the write fails.
+    func write(to file: OutputFile, for command: String) -> Bool {
+        do throws(OutputFile.Failure) {
+            try file.write(Array(xml.utf8))
+            file.close()
+            return true
+        } catch {
+            Console.error("tokencall \(command): --junit: \(error)")
+            return false
+        }
+    }
+
     private static func seconds(_ value: Double) -> String {
-        let millis = Int64((value * 1000).rounded())
+        let millis = Int64((max(0, value) * 1000).rounded())
         let fraction = String(millis % 1000)
         return "\(millis / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
     }
 
     /// Text as XML holds it in an attribute or an element: markup escaped, and what XML 1.0 cannot hold (controls but
-    /// tab and line feed) written as `\u001b`.
+    /// tab and line feed, U+FFFE, U+FFFF) written as `\u001b`.
     static func escaped(_ text: String) -> String {
         var out = ""
         for scalar in text.unicodeScalars {
@@ -40,7 +90,8 @@ enum JUnitReport {
             case "\"": out += "&quot;"
             case "\n", "\t": out.unicodeScalars.append(scalar)
             case _ where scalar.value < 0x20 || scalar.value == 0xFFFE || scalar.value == 0xFFFF:
-                out += "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count) + String(scalar.value, radix: 16)
+                let hex = String(scalar.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
             default: out.unicodeScalars.append(scalar)
             }
         }

@@ -60,15 +60,7 @@ enum TestCommand {
                 return ExitCode.usage
             }
         }
-        let junit: OutputFile?
-        if let path = args.string("junit") {
-            do throws(OutputFile.Failure) { junit = try OutputFile(path: path, overwrite: false) } catch {
-                Console.error("tokencall test: --junit: \(error)")
-                return ExitCode.failure
-            }
-        } else {
-            junit = nil
-        }
+        guard case .success(let junit) = JUnitReport.file(args, for: "test") else { return ExitCode.failure }
         Console.error("tokencall test: seed \(base.seed)")
         var results: [(file: String, outcome: ScenarioRun.Outcome, seconds: Double)] = []
         for (scenario, file) in scenarios {
@@ -84,16 +76,22 @@ enum TestCommand {
         }
         let failed = results.count { !$0.outcome.passed }
         print(args.has("json") ? #"{"passed": \#(results.count - failed), "failed": \#(failed)}"# : "\(results.count - failed) passed, \(failed) failed")
-        if let junit {
-            do throws(OutputFile.Failure) {
-                try junit.write(Array(JUnitReport.xml(results).utf8))
-                junit.close()
-            } catch {
-                Console.error("tokencall test: --junit: \(error)")
-                return ExitCode.failure
-            }
-        }
+        if let junit, !report(results).write(to: junit, for: "test") { return ExitCode.failure }
         return failed == 0 ? ExitCode.ok : ExitCode.failure
+    }
+
+    /// The results as JUnit XML: a testsuite per scenario file, a testcase per scenario, the failing step's line and
+    /// words as its failure, the call's events (the periodic reports left out) as its system-out.
+    static func report(_ results: [(file: String, outcome: ScenarioRun.Outcome, seconds: Double)]) -> JUnitReport {
+        JUnitReport(name: "tokencall test", suites: results.map { file, outcome, seconds in
+            var test = JUnitReport.Case(classname: "tokencall.test", name: outcome.scenario, file: file, seconds: seconds)
+            test.failure = outcome.failure.map { failure in
+                (failure.description, (["\(file):\(failure.line): \(failure.step)", failure.words, "the last events:"] + failure.lastEvents)
+                    .joined(separator: "\n"))
+            }
+            test.output = outcome.events.filter { !$0.isPeriodic }.map(\.textLine).joined(separator: "\n")
+            return JUnitReport.Suite(name: file, cases: [test])
+        })
     }
 
     /// A scenario from a file, or a built-in by name; what is wrong in words (`file:line: ...`) otherwise.
@@ -179,7 +177,8 @@ enum TestCommand {
         config.unixTime = { clock.unixTime }
         config.networkClock = ContinuousClock()
         if case .url = server { config.tokenWall = .real(unixTime: realUnixTime) }
-        guard let (tokens, stop) = JoinCommand.tokens(server, for: config, trust: trust) else { return nil }
+        // One worker thread takes the exchanges in turn (a call has one under way at a time): no thread made per renewal.
+        guard let (tokens, stop) = JoinCommand.tokens(server, for: config, transport: .tokencall(trust: trust, workers: 1)) else { return nil }
         defer { stop() }
         return await ScenarioRun(scenario, configuration: config, tokens: tokens, time: time).run()
     }
