@@ -73,6 +73,9 @@ public final class ScenarioRun {
     /// The deadline of a wait on the running clock.
     private var deadlines: TimerQueue?
 
+    /// Called with the session as it is made, before it starts (a recorder observes it first).
+    public var starting: ((CallSession) -> Void)?
+
     /// A run of `scenario` with a session made from `configuration` (whose clock is the scenario's) at the first `join`.
     public init(_ scenario: Scenario, configuration: CallSession.Configuration, tokens: TokenOrigin, time: Time) {
         self.scenario = scenario
@@ -197,6 +200,7 @@ public final class ScenarioRun {
     private func start() -> String? {
         let session = CallSession(configuration, tokens: tokens)
         self.session = session
+        starting?(session)
         session.observe { [weak self] event in
             guard let self else { return }
             events.append(event)
@@ -289,13 +293,15 @@ public final class ScenarioRun {
         }
     }
 
-    /// Waits for the session's next event, or a few milliseconds of real time (a wait for the token server can end
-    /// without one).
+    /// Waits for the session's next event. A request under way always ends with one (`tokenFetched` or
+    /// `tokenFetchFailed`, at the latest at its deadline); a planned retry may end without one, so then a few
+    /// milliseconds of real time end the wait too.
     private func nextEvent() async {
         waits += 1
         let wait = waits
+        let fetching = session?.fetchingToken ?? false
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let fallback = Task { @MainActor [weak self] in
+            let fallback = fetching ? nil : Task { @MainActor [weak self] in
                 try? await Task.sleep(for: .milliseconds(5))
                 guard let self, waits == wait, onEvent != nil else { return }
                 onEvent = nil
@@ -303,7 +309,7 @@ public final class ScenarioRun {
             }
             onEvent = { [weak self] in
                 self?.onEvent = nil
-                fallback.cancel()
+                fallback?.cancel()
                 continuation.resume()
             }
         }

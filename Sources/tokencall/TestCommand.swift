@@ -26,6 +26,7 @@ enum TestCommand {
             .flag("list", help: "list the built-in scenarios and exit"),
             .value("junit", "FILE", help: "also write the results as JUnit XML, a testsuite per scenario file (never over a file that is there)"),
             .flag("json", help: "one JSON object per scenario, and one for the totals, instead of the lines"),
+            artifactsOption,
         ],
         positionals: [Positional("SCENARIO", help: "a scenario file, or a built-in's name (--list)", required: false, repeats: true)],
         epilogue: """
@@ -60,12 +61,25 @@ enum TestCommand {
                 return ExitCode.usage
             }
         }
+        let folder = try artifactsFolder(args)
         guard case .success(let junit) = JUnitReport.file(args, for: "test") else { return ExitCode.failure }
         Console.error("tokencall test: seed \(base.seed)")
+        var options = args.given
+        for name in ["junit", "artifacts", "json", "list", "speed"] { options[name] = nil }
+        options["token-url"] = options["token-url"]?.urlWithoutCredentials
         var results: [(file: String, outcome: ScenarioRun.Outcome, seconds: Double)] = []
         for (scenario, file) in scenarios {
             let started = ContinuousClock.now
-            guard let outcome = await run(scenario, base: base, server: server, speed: speed, trust: trust) else {
+            var kept: Artifacts?
+            if let folder {
+                kept = Self.artifacts(in: folder, for: scenario.name)
+                if kept == nil {
+                    junit?.discard()
+                    return ExitCode.failure
+                }
+            }
+            let outcome = await run(scenario, base: base, server: server, speed: speed, trust: trust, artifacts: kept, options: options)
+            guard let outcome else {
                 junit?.discard()
                 return ExitCode.failure
             }
@@ -160,7 +174,7 @@ enum TestCommand {
     /// when the embedded server cannot start.
     @MainActor
     static func run(_ scenario: Scenario, base: CallSession.Configuration, server: JoinCommand.TokenServerChoice, speed: Int?,
-                    trust: TLSTrust) async -> ScenarioRun.Outcome? {
+                    trust: TLSTrust, artifacts: Artifacts?, options: [String: String]) async -> ScenarioRun.Outcome? {
         var config = ScenarioRun.configuration(base, for: scenario)
         let realUnixTime = config.unixTime
         let time: ScenarioRun.Time
@@ -178,9 +192,17 @@ enum TestCommand {
         config.networkClock = ContinuousClock()
         if case .url = server { config.tokenWall = .real(unixTime: realUnixTime) }
         // One worker thread takes the exchanges in turn (a call has one under way at a time): no thread made per renewal.
-        guard let (tokens, stop) = JoinCommand.tokens(server, for: config, transport: .tokencall(trust: trust, workers: 1)) else { return nil }
+        guard let (tokens, stop) = JoinCommand.tokens(server, for: config, transport: .tokencall(trust: trust, workers: 1)) else {
+            artifacts?.events.discard()
+            artifacts?.picture.discard()
+            return nil
+        }
         defer { stop() }
-        return await ScenarioRun(scenario, configuration: config, tokens: tokens, time: time).run()
+        let run = ScenarioRun(scenario, configuration: config, tokens: tokens, time: time)
+        let recorded = artifacts.map { record(run, into: $0, options: options) }
+        let outcome = await run.run()
+        if let recorded, !finish(recorded(), outcome) { return nil }
+        return outcome
     }
 
     /// `PASS name (...)` or `FAIL name: line N: ...` with the last events below it.

@@ -110,4 +110,22 @@ import Testing
         #expect(lines.count == 2 && lines[0].hasPrefix(#"{"scenario": "two-renewals", "passed": true, "callTime": "#), "\(result.stdout)")
         #expect(lines.last == #"{"passed": 1, "failed": 0}"#)
     }
+
+    /// `--artifacts DIR`: each scenario's events, which `tokencall replay` plays, and its token timeline as a picture; a
+    /// second run into the same folder writes over nothing.
+    @Test func artifactsKeepTheEventsForReplayAndTheTimelinePicture() throws {
+        let folder = try TemporaryFolder()
+        let kept = folder.path + "/artifacts"
+        let result = try TokenCallProcess.run(["test", "recovers-after-expiry", "--seed", "5", "--artifacts", kept])
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        let replay = try TokenCallProcess.run(["replay", "--json", kept + "/recovers-after-expiry.jsonl"])
+        #expect(replay.status == 0, "\(replay.stderr)")
+        let events = replay.stdout.split(separator: "\n")
+        #expect(events.contains(#"{"t": 40.000, "event": "requestToken"}"#), "\(replay.stdout)")
+        #expect(events.last?.hasSuffix(#""event": "sessionEnded", "failed": false}"#) == true, "\(replay.stdout)")
+        let picture = try String(contentsOfFile: kept + "/recovers-after-expiry.svg", encoding: .utf8)
+        #expect(picture.hasPrefix("<svg ") && picture.contains("token timeline"), "\(picture.prefix(400))")
+        let again = try TokenCallProcess.run(["test", "recovers-after-expiry", "--seed", "5", "--artifacts", kept])
+        #expect(again.status == 1 && again.stderr.contains("--artifacts"), "\(again.stderr)")
+    }
 }
