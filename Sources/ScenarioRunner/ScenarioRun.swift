@@ -156,9 +156,7 @@ public final class ScenarioRun {
                 return "only the embedded token server makes mistakes on purpose; drop --token-url"
             }
             let wanted = word.flatMap(TokenMistake.init(rawValue:))
-            for _ in 0...TokenMistake.allCases.count where mistakes.current() != wanted {
-                if let session { session.cycleMistake() } else { _ = mistakes.cycle() }
-            }
+            if let session { session.setMistake(wanted) } else { mistakes.set(wanted) }
         case .paste(let text):
             guard let session else { return "join first (a pasted token is handed over in a call)" }
             do throws(PastedTokenError) {
@@ -168,9 +166,13 @@ public final class ScenarioRun {
             }
         case .users(let count):
             guard let session, let engine = session.engine, engine.simulatedRemoteUserCount != nil else { return "join first" }
-            while let now = engine.simulatedRemoteUserCount, now != count {
+            // Each turn adds or removes one; a turn that cannot (the engine left the channel meanwhile) ends the step.
+            for _ in 0...(2 * AgoraRtcEngineKit.remoteUserLimit) {
+                guard let now = engine.simulatedRemoteUserCount, now != count else { break }
                 if now < count { session.addRemoteUser() } else { session.removeRemoteUser() }
             }
+            let now = engine.simulatedRemoteUserCount
+            if now != count { return "expected \(count) remote users; there are \(now.map(String.init) ?? "none, out of the channel")" }
         case .wait(let duration):
             _ = await advance(for: duration) { false }
         case .expect(let match, let within):
