@@ -80,7 +80,7 @@ public final class LeapClock: SteppedClock, Sendable {
 
     /// Moves time to the earliest deadline by `target` and runs what is due there, or to `target` when none comes
     /// before it; returns whether that was a deadline before `target` (more may follow).
-    @MainActor
+    @MainActor @discardableResult
     public func leap(toward target: Instant) async -> Bool {
         steppers.removeAll { $0.stepper == nil }
         let current = now
