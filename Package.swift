@@ -37,6 +37,12 @@ let package = Package(
         .target(name: "TokenClient", dependencies: ["AccessToken", "HTTP1", "JSON", "PrintableText", "Sockets", "TLS", "Timers"]),
         .target(name: "HubServer", dependencies: ["AgoraVocabulary", "HTTP1", "HubProtocol", "AccessToken", "PrintableText", "RedisClient", "Sockets", "Timers", "WebServer", "WebSocket"]),
         .target(name: "CallSession", dependencies: ["ChannelEngine", "HubProtocol", "TokenClient", "AccessToken", "Timers", "PrintableText"]),
+        .target(name: "Scenarios", dependencies: ["PrintableText"]),
+        // The built-in scenarios: readable files that double as examples, embedded in the executable.
+        .target(name: "BuiltInScenarios", path: "Scenarios",
+                resources: ["renews-before-expiry", "recovers-after-expiry", "network-cut-near-expiry", "server-outage-during-renewal",
+                            "stale-token-refused", "wrong-channel-token", "user-account"].map { .embedInCode("\($0).scenario") }),
+        .target(name: "ScenarioRunner", dependencies: ["Scenarios", "CallSession", "ChannelEngine", "AccessToken", "Timers", "TokenClient"]),
         .target(name: "Recording", dependencies: ["CallSession", "ChannelEngine", "AccessToken", "JSON", "OutputFiles", "PrintableText", "Timers"]),
         .target(name: "CallScreen", dependencies: ["CallSession", "ChannelEngine", "AccessToken", "CNcurses", "OutputFiles", "PrintableText", "Timers", "TokenClient"]),
         .target(name: "TokenDoctor", dependencies: ["TokenClient", "HTTP1", "TLS", "AccessToken", "Timers", "PrintableText"]),
@@ -44,7 +50,8 @@ let package = Package(
         .target(name: "WebClient", dependencies: ["HubProtocol", "AgoraVocabulary"], plugins: ["EmbedJavaScript"]),
         .plugin(name: "EmbedJavaScript", capability: .buildTool()),
         .target(name: "TestSupport", dependencies: ["CCrypto", "HubProtocol", "Timers", "WebSocket"]),
-        .executableTarget(name: "tokencall", dependencies: ["AccessToken", "Arguments", "TokenServer", "WebServer", "HubServer", "TokenDoctor", "CallSession", "CallScreen", "ChannelEngine", "TokenClient", "PrintableText", "Recording", "Timers", "HubClient", "HubLoad", "HubProtocol", "OutputFiles", "TLS", "WebClient", "RedisClient", "Sockets"]),
+        .executableTarget(name: "tokencall", dependencies: ["AccessToken", "Arguments", "TokenServer", "WebServer", "HubServer", "TokenDoctor", "CallSession", "CallScreen", "ChannelEngine", "TokenClient", "PrintableText", "Recording", "Timers", "HubClient", "HubLoad", "HubProtocol", "OutputFiles", "TLS", "WebClient", "RedisClient", "Sockets",
+                                                     "Scenarios", "ScenarioRunner", "BuiltInScenarios"]),
 
 
         .executableTarget(
@@ -71,6 +78,7 @@ let package = Package(
         .testTarget(name: "WebServerTests", dependencies: ["HTTP1", "WebServer", "WebSocket"]),
         .testTarget(name: "TokenServerTests", dependencies: ["HTTP1", "JSON", "TokenServer", "WebServer", "AccessToken", "SeededRandom", "Sockets", "TLS", "TestSupport"]),
         .testTarget(name: "TokenClientTests", dependencies: ["HTTP1", "TokenClient", "TLS", "Sockets", "TokenServer", "AccessToken", "TestSupport"]),
+        .testTarget(name: "ScenariosTests", dependencies: ["Scenarios", "ScenarioRunner"]),
         .testTarget(name: "RecordingTests", dependencies: ["Recording", "CallSession", "ChannelEngine", "AccessToken", "OutputFiles"]),
         .testTarget(name: "CallSessionTests", dependencies: ["HTTP1", "CallSession", "HubProtocol", "Timers", "CallScreen", "OutputFiles", "Recording", "ChannelEngine", "TokenClient", "TokenServer", "WebServer", "TestSupport"]),
         .testTarget(name: "CallScreenTests", dependencies: ["CallScreen", "CallSession", "AccessToken", "ChannelEngine", "OutputFiles", "SeededRandom", "TestSupport", "TokenClient"],

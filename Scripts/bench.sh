@@ -3,8 +3,8 @@
 # (PyPI agoraiotools), then the token server under load (Scripts/bench-server.sh; over https beside nginx with the
 # same certificate, Scripts/bench-https.sh), the call screen beside cmatrix
 # (Scripts/bench-screen.sh), the channel hub under `tokencall load` (Scripts/bench-hub.sh), the hub with its Redis
-# 100 ms away under 150 new-channel joins (Scripts/bench-hub-redis.sh) and an https:// token
-# request through join's transport (Scripts/bench-tls.sh), and writes every
+# 100 ms away under 150 new-channel joins (Scripts/bench-hub-redis.sh), an https:// token request through join's
+# transport (Scripts/bench-tls.sh) and a simulated day of `tokencall test` (Scripts/bench-test.sh), and writes every
 # figure, its target and whether it was met to .build/bench/results.json.
 #
 # Exit status: 0 once everything ran and was recorded, missed targets included (each is marked NO in its table and
@@ -60,6 +60,8 @@ echo "== hub with Redis far away" >&2
 part "hub with Redis" Scripts/bench-hub-redis.sh
 echo "== https token request" >&2
 part "https token request" Scripts/bench-tls.sh
+echo "== tokencall test" >&2
+part "tokencall test" Scripts/bench-test.sh
 
 echo "results: $results" >&2
 if [ "${#failed[@]}" -gt 0 ]; then

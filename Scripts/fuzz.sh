@@ -21,6 +21,7 @@
 #   tlsserver  what a hostile client sends an https:// server, its ClientHello and after, through a server's Wire
 #                                         (Fuzz/TLSServerFuzzer.swift + Sources/TLS/{TLSSession,Wire}.swift; a certificate
 #                                          and key made with openssl in .build/fuzz/tlsserver/)
+#   scenario  a tokencall test scenario file, Scenario(parsing:) (Fuzz/ScenarioFuzzer.swift + Sources/Scenarios/*.swift)
 #   resp   what a hostile Redis sends the hub's channel leases (Fuzz/RESPFuzzer.swift + Sources/RedisClient/RESP*.swift,
 #                                          RedisMachine.swift, RedisAddress.swift, RedisError.swift)
 #
@@ -33,7 +34,7 @@ set -euo pipefail
 
 cd "$(dirname "$0")/.."
 
-all_targets=(token http json pasted template websocket hub hubclient recording httpresponse httpclient tls tlsserver resp)
+all_targets=(token http json pasted template websocket hub hubclient recording httpresponse httpclient tls tlsserver resp scenario)
 seconds="${1:-60}"
 if ! [[ "$seconds" =~ ^[0-9]+$ ]] || [ "$seconds" -eq 0 ]; then
     echo "usage: Scripts/fuzz.sh [seconds] [target ...] (targets: ${all_targets[*]})   (seconds: a whole number above 0, default 60)" >&2
@@ -93,6 +94,14 @@ pasted_inputs=(Sources/AccessToken/*.swift Sources/Timers/*.swift)
 pasted_imports=(PrintableText AccessToken Timers)
 # Past the 4096-byte limit, so that too-long pastes are reached.
 pasted_options=(-dict=Fuzz/tokens.dict -max_len=5000)
+
+scenario_sources=(Fuzz/ScenarioFuzzer.swift Sources/Scenarios/*.swift)
+scenario_module=Scenarios
+scenario_flags=(-I "$root/modules" -L "$root/modules" -lPrintableText)
+scenario_inputs=(Sources/PrintableText/*.swift)
+scenario_imports=(PrintableText)
+# Past the 16 KiB line limit.
+scenario_options=(-dict=Fuzz/scenario.dict -max_len=20000)
 
 # Flags of a module built for import (what it imports in turn).
 AccessToken_import_flags=(-I Sources/CCrypto -I Sources/CZlib -I "$root/modules")
@@ -344,6 +353,15 @@ pasted_seeds() {
     done
     seed "$seeds" hex 970CA35de60c44645bbae8a215061b33
     seed "$seeds" empty ' \n'
+}
+
+# The scenario harness: the whole input is a scenario file.
+scenario_seeds() {
+    local seeds=$1
+    seed "$seeds" renewals '# a day of renewals\njoin\nexpect connectionStateChanged state=connected within 5s\nexpect tokenRenewed method=renew within 40s\nwait 1d\n'
+    seed "$seeds" checks 'method update\nauto-renew off\nrole audience\njoin\nexpect no tokenPrivilegeWillExpire for 250ms\nexpect state connected\nexpect fetches 1\n'
+    seed "$seeds" faults 'join\ncut network\nwait 15s\nrestore network\nstop server\nstart server\nmisconfigure stale\nusers 3\nexpect note text="a b" within 1s\n'
+    seed "$seeds" misspelt 'joni\r\nexpect conectionStateChanged within 1s\n'
 }
 
 # The template harness: byte 0 is the mode (Fuzz/TemplateFuzzer.swift): 0 a template, 1 a field path.

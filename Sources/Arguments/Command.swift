@@ -32,11 +32,14 @@ public struct Positional: Sendable {
     public let name: String
     public let help: String
     public let isRequired: Bool
+    /// The last positional may be given any number of times (`SCENARIO...`).
+    public let repeats: Bool
 
-    public init(_ name: String, help: String, required: Bool = true) {
+    public init(_ name: String, help: String, required: Bool = true, repeats: Bool = false) {
         self.name = name
         self.help = help
         self.isRequired = required
+        self.repeats = repeats
     }
 }
 

@@ -110,7 +110,7 @@ extension Command {
                 throw fail("missing --\(option.name) \(option.placeholder ?? "")".trimmingTrailingSpace())
             }
         }
-        if positionals.count > command.positionals.count {
+        if positionals.count > command.positionals.count, command.positionals.last?.repeats != true {
             throw fail(command.tooManyArguments(positionals.count - command.positionals.count))
         }
         if let missing = command.positionals.dropFirst(positionals.count).first(where: \.isRequired) {

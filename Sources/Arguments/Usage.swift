@@ -10,7 +10,7 @@ extension Command {
             for option in options where option.isRequired && option.environment.isEmpty {
                 words.append("--\(option.name) \(option.placeholder ?? "")".trimmingTrailingSpace())
             }
-            words += positionals.map { $0.isRequired ? $0.name : "[\($0.name)]" }
+            words += positionals.map { ($0.isRequired ? $0.name : "[\($0.name)]") + ($0.repeats ? "..." : "") }
             if options.contains(where: { !($0.isRequired && $0.environment.isEmpty) }) { words.append("[options]") }
             lines.append("usage: " + words.joined(separator: " "))
         }

@@ -1,3 +1,4 @@
+import AccessToken
 import ChannelEngine
 import Timers
 
@@ -97,13 +98,21 @@ extension CallSession {
         }
     }
 
-    /// Cycles the mistake the embedded token server makes on purpose: none, each kind in turn, none again. Put right,
-    /// a call that renews by itself fetches a right token at once (out of failed / tokenExpired: recovers).
+    /// Cycles the mistake the embedded token server makes on purpose: none, each kind in turn, none again.
     public func cycleMistake() {
         guard let mistakes = tokens.ownServer?.mistakes else {
             return emit(.note("misconfigure: only the embedded token server makes mistakes on purpose"))
         }
-        let mistake = mistakes.cycle()
+        setMistake(TokenMistake.cycled(after: mistakes.current()))
+    }
+
+    /// Makes the embedded token server's tokens carry `mistake` from its next on (nil: right again). Put right, a call
+    /// that renews by itself fetches a right token at once (out of failed / tokenExpired: recovers).
+    public func setMistake(_ mistake: TokenMistake?) {
+        guard let mistakes = tokens.ownServer?.mistakes else {
+            return emit(.note("misconfigure: only the embedded token server makes mistakes on purpose"))
+        }
+        mistakes.set(mistake)
         emit(.mistakeChanged(mistake))
         guard mistake == nil, autoRenew, !fetchingToken, let engine else { return }
         switch engine.connectionState {

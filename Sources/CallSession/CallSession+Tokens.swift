@@ -200,3 +200,15 @@ extension CallSession {
         return nil
     }
 }
+
+extension CallSession {
+    /// Whether the call waits for the token server: a request under way, or its retry planned on the network's clock.
+    /// `tokencall test --speed max` lets the call's time stand still meanwhile.
+    public var waitsForTokenServer: Bool {
+        switch tokenPhase {
+        case .idle: false
+        case .fetching: true
+        case .planned(_, _, let queue): queue !== timers
+        }
+    }
+}

@@ -108,6 +108,8 @@ extension AgoraRtcEngineKit {
             emit(.simulatorNotice(.signatureNotChecked), on: channel)
         }
         let end = wall.callTime(of: parsed.joinDeadline, in: parsed, arrivingAt: unixNow)
+        // A token from another wall that has run out of the call's time since it first arrived is expired here.
+        guard end > unixNow else { return .failure(.expired) }
         let expiry = timers.now + .milliseconds(Int64(((end - unixNow) * 1000).rounded()))
         return .success(AcceptedToken(token: token, expiresAt: Int64(end.rounded(.down)), expiry: expiry))
     }

@@ -47,12 +47,12 @@ public struct OwnTokenServer: Sendable {
 /// The mistake an app's own token server makes on purpose: read it, and cycle it (none, each kind, none again).
 public struct MistakeSwitch: Sendable {
     public var current: @Sendable () -> TokenMistake?
-    /// Moves to the next mistake and returns it.
-    public var cycle: @Sendable () -> TokenMistake?
+    /// Makes the tokens carry this mistake from the next on (nil: none).
+    public var set: @Sendable (TokenMistake?) -> Void
 
-    public init(current: @escaping @Sendable () -> TokenMistake?, cycle: @escaping @Sendable () -> TokenMistake?) {
+    public init(current: @escaping @Sendable () -> TokenMistake?, set: @escaping @Sendable (TokenMistake?) -> Void) {
         self.current = current
-        self.cycle = cycle
+        self.set = set
     }
 }
 

@@ -1,6 +1,7 @@
 import AccessToken
 import Arguments
 import Foundation
+import PrintableText
 import TokenClient
 import TokenDoctor
 
@@ -24,6 +25,7 @@ enum DoctorCommand {
                    + "and CORS is checked"),
             .value("token-lifetime", "SECONDS", help: "the lifetime {expire} in --token-request asks for, 1...86400", default: "3600"),
             .flag("json", help: "print one JSON object (fields in Docs/doctor.md)"),
+            .value("junit", "FILE", help: "also write the checks as JUnit XML, a testcase each (never over a file that is there)"),
         ],
         positionals: [Positional("URL", help: "the token server, or its token endpoint")],
         epilogue: "Checks are listed in Docs/doctor.md. Exit status: 0 every check passed, 1 one failed, 64 usage error.",
@@ -37,9 +39,27 @@ enum DoctorCommand {
             if case .unsendable(let why) = error { throw args.error(why) }
             throw args.error(error.description)
         }
+        guard case .success(let junit) = JUnitReport.file(args, for: "doctor") else { return ExitCode.failure }
         let report = DoctorReport(url: doctor.setup.url, checks: await doctor.run())
         print(args.has("json") ? report.json : report.text)
+        if let junit, !Self.junit(report).write(to: junit, for: "doctor") { return ExitCode.failure }
         return report.ok ? ExitCode.ok : ExitCode.failure
+    }
+
+    /// The checks as JUnit XML: one testsuite for the server, a testcase per check, a failed one's words and what to do
+    /// as its failure, one skipped because of another as skipped, a warning as its system-out.
+    static func junit(_ report: DoctorReport) -> JUnitReport {
+        JUnitReport(name: "tokencall doctor", suites: [JUnitReport.Suite(name: "tokencall doctor \(report.url)", cases: report.checks.map { check in
+            var test = JUnitReport.Case(classname: "tokencall.doctor", name: check.name.rawValue)
+            if let cause = check.skippedBecause {
+                test.skipped = "not checked, because \(cause.rawValue) failed"
+            } else if !check.ok {
+                test.failure = (check.detail.escapedForPrinting, check.detail.escapedForPrinting)
+            } else if check.isWarning {
+                test.output = "warning: " + check.detail.escapedForPrinting
+            }
+            return test
+        })])
     }
 
     /// What the options ask the doctor to check.

@@ -39,7 +39,7 @@ final class EmbeddedTokenServer: Sendable {
                            url: url,
                            ownServer: OwnTokenServer(appID: config.appID, appCertificate: config.appCertificate,
                                                      tokenLifetime: config.tokenLifetime,
-                                                     mistakes: MistakeSwitch(current: { mistakes.mistake }, cycle: mistakes.cycle),
+                                                     mistakes: MistakeSwitch(current: { mistakes.mistake }, set: { mistakes.mistake = $0 }),
                                                      toggle: toggle))
     }
 

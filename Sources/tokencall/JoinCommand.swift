@@ -162,11 +162,10 @@ enum JoinCommand {
         return shape
     }
 
-    /// Tokens from the user's server, from one started here (and stopped by `stop`), or pasted; nil when the server
-    /// cannot start.
+    /// Tokens from the user's server, from one started here (and stopped by `stop`), or pasted, over `transport`;
+    /// nil when the server cannot start.
     static func tokens(_ choice: TokenServerChoice, for config: CallSession.Configuration,
-                       trust: TLSTrust) -> (TokenOrigin, stop: () -> Void)? {
-        let transport = LoopHTTPTransport.tokencall(trust: trust)
+                       transport: LoopHTTPTransport) -> (TokenOrigin, stop: () -> Void)? {
         switch choice {
         case .url(let url, let shape, let bearer, let origin, let lifetime, let first):
             let provider = HTTPTokenProvider(url: url, shape: shape, requestedLifetime: lifetime, bearer: bearer, origin: origin,
@@ -214,7 +213,7 @@ enum JoinCommand {
             discard()
             return ExitCode.failure
         }
-        guard let (tokens, stopServer) = tokens(server, for: config, trust: trust) else {
+        guard let (tokens, stopServer) = tokens(server, for: config, transport: .tokencall(trust: trust)) else {
             discard()
             return ExitCode.failure
         }

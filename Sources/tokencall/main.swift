@@ -6,7 +6,7 @@ import TokenClient
 let tokencall = Command(
     "tokencall",
     summary: "Simulate an Agora-style video call and watch its token live, renew and expire.",
-    subcommands: [JoinCommand.command, TokenCommands.group, ServeCommand.command, DoctorCommand.command, ReplayCommand.command,
+    subcommands: [JoinCommand.command, TokenCommands.group, ServeCommand.command, DoctorCommand.command, TestCommand.command, ReplayCommand.command,
                   LoadCommand.command],
     defaultSubcommand: JoinCommand.command.name
 )

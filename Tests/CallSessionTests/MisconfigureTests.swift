@@ -26,7 +26,7 @@ private final class MisconfiguredServer {
                              url: server.url,
                              ownServer: OwnTokenServer(appID: TestCredentials.appID, appCertificate: TestCredentials.certificate,
                                                        tokenLifetime: 40,
-                                                       mistakes: MistakeSwitch(current: { mistakes.mistake }, cycle: mistakes.cycle),
+                                                       mistakes: MistakeSwitch(current: { mistakes.mistake }, set: { mistakes.mistake = $0 }),
                                                        toggle: { true }))
     }
 }

@@ -77,4 +77,28 @@ import Testing
         let json = try #require(try JSONSerialization.jsonObject(with: Data(hub.jsonLine.utf8)) as? [String: Any])
         #expect(json["message"] as? String == forged)
     }
+
+    /// What a scenario's checks may name (`SessionEvent.fieldNames`) is every event Docs/events.md lists, and an event's
+    /// fields as it writes them are among the names given for it.
+    @Test func theNamesChecksMayUseAreTheEventsDocumented() throws {
+        let page = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Docs/events.md").standardized
+        let rows = try String(contentsOf: page, encoding: .utf8).split(separator: "\n").filter { $0.hasPrefix("| `") }
+        let documented = Set(rows.flatMap { row in
+            row.split(separator: "|")[0].split(separator: "`").enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) }
+        })
+        #expect(documented.count >= 30)
+        #expect(documented.subtracting(SessionEvent.fieldNames.keys).isEmpty, "\(documented.subtracting(SessionEvent.fieldNames.keys))")
+        let samples: [SessionEvent.Kind] = [
+            .engine(.connectionStateChanged(.connected, reason: .reasonJoinSuccess)), .engine(.didOccurError(.invalidToken)),
+            .engine(.simulatorNotice(.tokenAccepted(expiresAt: 1, short: false))), .engine(.simulatorNotice(.hubLost(reason: "x"))),
+            .engine(.didClientRoleChanged(old: .audience, new: .broadcaster)), .tokenFetched(latency: .zero, expiresAt: 1),
+            .tokenFetchFailed(error: "x", retryIn: nil), .tokenRenewed(method: .renew), .tokenNeeded(secondsLeft: 1),
+            .autoRenewChanged(on: true), .stuck(reason: "x"), .sessionEnded(failed: false),
+        ]
+        for kind in samples {
+            let event = SessionEvent(time: .zero, kind: kind)
+            let names = try #require(SessionEvent.fieldNames[event.name], "\(event.name)")
+            #expect(event.fields.allSatisfy { names.contains($0.0) }, "\(event.jsonLine)")
+        }
+    }
 }

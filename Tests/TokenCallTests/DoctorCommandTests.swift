@@ -47,6 +47,22 @@ import Testing
                 "\(result.stdout)")
     }
 
+    /// `--junit FILE`: a testcase per check, the failed one with its words and what to do, the ones it left
+    /// unchecked skipped, as CI reporters show them.
+    @Test func junitHasATestcasePerCheckTheFailureAndTheSkipped() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.path + "/doctor.xml"
+        let result = try TokenCallProcess.run(["doctor", "http://127.0.0.1:1", "--request-timeout", "2", "--junit", path])
+        #expect(result.status == 1)
+        let xml = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(xml.contains(#"<testsuites name="tokencall doctor" tests="10" failures="1" errors="0" skipped="9" "#), "\(xml)")
+        #expect(xml.contains(#"<testcase classname="tokencall.doctor" name="reachable" time="0.000">"#
+                             + "\n" + #"      <failure message="cannot reach the token server: connection refused → check the URL"#), "\(xml)")
+        #expect(xml.contains(#"<skipped message="not checked, because reachable failed"/>"#), "\(xml)")
+        let again = try TokenCallProcess.run(["doctor", "http://127.0.0.1:1", "--request-timeout", "2", "--junit", path])
+        #expect(again.status == 1 && again.stderr.contains("--junit"), "a file that is there is not written over: \(again.stderr)")
+    }
+
     @Test(arguments: [
         (["doctor"], "missing"),
         (["doctor", "ftp://example.com"], "URL must be an http:// or https:// URL with a host"),

@@ -83,6 +83,19 @@ import Testing
         #expect(ran >= 8, "commands run: \(ran)")
     }
 
+    /// Docs/ci.md's ```sh blocks run the same way: `tokencall test` with built-ins, and against "your own token server".
+    @Test func everyShellExampleOfTheCIPageRunsAsPrinted() throws {
+        let page = Self.readme.deletingLastPathComponent().appendingPathComponent("Docs/ci.md")
+        let blocks = Self.blocks(of: try String(contentsOf: page, encoding: .utf8))
+        let yourServer = try TokenCallProcess.serve(appID: TestCredentials.appID, certificate: TestCredentials.certificate, ["--quiet"])
+        defer { yourServer.0.terminate(); yourServer.0.waitUntilExit() }
+        var ran = 0
+        for block in blocks {
+            ran += try run(block, yourServer: yourServer.2)
+        }
+        #expect(ran >= 3, "commands run: \(ran)")
+    }
+
     /// Runs one block's commands in order; returns how many ran.
     func run(_ block: [String], yourServer: URL) throws -> Int {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("readme-\(UUID().uuidString)")

@@ -1,0 +1,225 @@
+import Arguments
+import ChannelEngine
+import TLS
+import BuiltInScenarios
+import CallSession
+import Foundation
+import OutputFiles
+import PrintableText
+import ScenarioRunner
+import Scenarios
+import Timers
+import TokenClient
+
+/// `tokencall test SCENARIO...`: scenario files (or built-ins) run against a token server, a line each as it ends.
+enum TestCommand {
+    /// The options that mean here what they mean for `join`, taken from its table.
+    static let shared = ["channel", "uid", "account", "token-url", "token-request", "token-field", "expires-field", "auth-bearer", "ca-file",
+                         "origin", "request-timeout", "app-id", "app-certificate", "token-lifetime", "remote-users", "seed"]
+        .compactMap { name in JoinCommand.options.first { $0.name == name } }
+
+    static let command = Command(
+        "test", summary: "Run scenario files against a token server: each step an action on a call or a check of its events.",
+        options: shared + [
+            .value("speed", "N", help: "max: the call's time leaps from timer to timer and stands while a request is under way; or "
+                   + "run it N times as fast, \(ClockPhase.speeds.lowerBound)...\(ClockPhase.speeds.upperBound)", default: "max"),
+            .flag("list", help: "list the built-in scenarios and exit"),
+            .value("junit", "FILE", help: "also write the results as JUnit XML, a testsuite per scenario file (never over a file that is there)"),
+            .flag("json", help: "one JSON object per scenario, and one for the totals, instead of the lines"),
+            artifactsOption,
+        ],
+        positionals: [Positional("SCENARIO", help: "a scenario file, or a built-in's name (--list)", required: false, repeats: true)],
+        epilogue: """
+        The scenario language, the built-ins and examples for CI are in Docs/ci.md. A line per scenario as it ends, then
+        N passed, N failed. Exit status: 0 every scenario passed, 1 one failed, 64 usage error or a scenario that does not read.
+        """,
+        run: run)
+
+    /// Where a call's time starts at --speed max: a fixed instant, so that a seed and the same answers replay a run event
+    /// by event (2027-01-15 08:00 UTC).
+    static let leapingStart: Double = 1_800_000_000
+
+    @MainActor
+    static func run(_ args: Invocation) async throws(UsageError) -> Int32 {
+        if args.has("list") {
+            for (name, text) in BuiltInScenarios.all {
+                let first = String(decoding: text, as: UTF8.self).split(separator: "\n").first.map { $0.drop { $0 == "#" || $0 == " " } } ?? ""
+                print("\(name)  \(first)")
+            }
+            return ExitCode.ok
+        }
+        guard !args.positionals.isEmpty else { throw args.error("name a scenario file or a built-in (tokencall test --list)") }
+        let speed: Int? = args.string("speed") == "max" ? nil : try args.integer("speed", in: ClockPhase.speeds)
+        let (base, server) = try configuration(args)
+        let trust = try args.trust()
+        var scenarios: [(Scenario, file: String)] = []
+        for given in args.positionals {
+            switch read(given) {
+            case .success(let read): scenarios.append(read)
+            case .failure(let words):
+                Console.error("tokencall test: \(words.words)")
+                return ExitCode.usage
+            }
+        }
+        let folder = try artifactsFolder(args)
+        guard case .success(let junit) = JUnitReport.file(args, for: "test") else { return ExitCode.failure }
+        Console.error("tokencall test: seed \(base.seed)")
+        var options = args.given
+        for name in ["junit", "artifacts", "json", "list", "speed"] { options[name] = nil }
+        options["token-url"] = options["token-url"]?.urlWithoutCredentials
+        var results: [(file: String, outcome: ScenarioRun.Outcome, seconds: Double)] = []
+        for (scenario, file) in scenarios {
+            let started = ContinuousClock.now
+            var kept: Artifacts?
+            if let folder {
+                kept = Self.artifacts(in: folder, for: scenario.name)
+                if kept == nil {
+                    junit?.discard()
+                    return ExitCode.failure
+                }
+            }
+            let outcome = await run(scenario, base: base, server: server, speed: speed, trust: trust, artifacts: kept, options: options)
+            guard let outcome else {
+                junit?.discard()
+                return ExitCode.failure
+            }
+            let seconds = (ContinuousClock.now - started).secondsValue
+            results.append((file, outcome, seconds))
+            print(args.has("json") ? jsonLine(outcome, seconds: seconds) : textLines(outcome, seconds: seconds))
+            fflush(nil)
+        }
+        let failed = results.count { !$0.outcome.passed }
+        print(args.has("json") ? #"{"passed": \#(results.count - failed), "failed": \#(failed)}"# : "\(results.count - failed) passed, \(failed) failed")
+        if let junit, !report(results).write(to: junit, for: "test") { return ExitCode.failure }
+        return failed == 0 ? ExitCode.ok : ExitCode.failure
+    }
+
+    /// The results as JUnit XML: a testsuite per scenario file, a testcase per scenario, the failing step's line and
+    /// words as its failure, the call's events (the periodic reports left out) as its system-out.
+    static func report(_ results: [(file: String, outcome: ScenarioRun.Outcome, seconds: Double)]) -> JUnitReport {
+        JUnitReport(name: "tokencall test", suites: results.map { file, outcome, seconds in
+            var test = JUnitReport.Case(classname: "tokencall.test", name: outcome.scenario, file: file, seconds: seconds)
+            test.failure = outcome.failure.map { failure in
+                (failure.description, (["\(file):\(failure.line): \(failure.step)", failure.words, "the last events:"] + failure.lastEvents)
+                    .joined(separator: "\n"))
+            }
+            test.output = outcome.events.filter { !$0.isPeriodic }.map(\.textLine).joined(separator: "\n")
+            return JUnitReport.Suite(name: file, cases: [test])
+        })
+    }
+
+    /// A scenario from a file, or a built-in by name; what is wrong in words (`file:line: ...`) otherwise.
+    static func read(_ given: String) -> Result<(Scenario, file: String), ScenarioWords> {
+        let bytes: [UInt8], name: String
+        if let builtIn = BuiltInScenarios.all.first(where: { $0.name == given }), !FileManager.default.fileExists(atPath: given) {
+            (bytes, name) = (builtIn.text, builtIn.name)
+        } else {
+            guard let handle = FileHandle(forReadingAtPath: given) else {
+                let names = BuiltInScenarios.all.map(\.name)
+                return .failure(ScenarioWords("\(given.escapedForPrinting): no such file, nor a built-in scenario (\(names.joined(separator: ", ")))"))
+            }
+            defer { try? handle.close() }
+            guard let data = try? handle.read(upToCount: Scenario.byteLimit + 1) else {
+                return .failure(ScenarioWords("\(given.escapedForPrinting): cannot be read"))
+            }
+            bytes = Array(data)
+            let base = URL(fileURLWithPath: given).lastPathComponent
+            name = base.hasSuffix(".scenario") ? String(base.dropLast(".scenario".count)) : base
+        }
+        do throws(ScenarioError) {
+            return .success((try Scenario(parsing: bytes, name: name, file: given, vocabulary: .session), given))
+        } catch {
+            return .failure(ScenarioWords(error.description))
+        }
+    }
+
+    /// A refusal of a scenario, in words.
+    struct ScenarioWords: Error {
+        let words: String
+        init(_ words: String) { self.words = words }
+    }
+
+    /// The call every scenario starts from, and where its tokens come from.
+    static func configuration(_ args: Invocation) throws(UsageError) -> (CallSession.Configuration, JoinCommand.TokenServerChoice) {
+        var config = CallSession.Configuration()
+        config.channel = try args.channel()
+        config.user = try args.requiredUser()
+        let tokenURL = try args.tokenURL()
+        let shape = try JoinCommand.requestShape(args)
+        if let url = tokenURL {
+            do throws(TokenClientError) {
+                _ = try HTTPTokenProvider(url: url, shape: shape).httpRequest(for: TokenRequest(channel: config.channel, user: config.user))
+            } catch {
+                let why = if case .unsendable(let why) = error { why } else { error.description }
+                throw args.error("--token-request \(args.string("token-request") ?? ""): \(why)")
+            }
+        }
+        try args.checkBearer()
+        config.requestTimeout = try args.requestTimeout()
+        try args.checkCredentials()
+        config.appID = args.string("app-id")
+        config.appCertificate = args.string("app-certificate")
+        config.remoteUsers = try args.integer("remote-users", in: 0...AgoraRtcEngineKit.remoteUserLimit)
+        config.seed = try args.integer("seed", in: UInt64(0)...UInt64.max) ?? UInt64.random(in: 0...999_999)
+        let lifetime: UInt32 = try args.integer("token-lifetime", in: 1...86_400)
+        let server: JoinCommand.TokenServerChoice = if let url = tokenURL {
+            .url(url, shape: shape, bearer: args.string("auth-bearer"), origin: try args.origin(), lifetime: lifetime, first: nil)
+        } else {
+            .embedded(tokenLifetime: lifetime, mistake: nil)
+        }
+        return (config, server)
+    }
+
+    /// Runs one scenario on a call of its own (its own clock and, without --token-url, its own embedded server); nil
+    /// when the embedded server cannot start.
+    @MainActor
+    static func run(_ scenario: Scenario, base: CallSession.Configuration, server: JoinCommand.TokenServerChoice, speed: Int?,
+                    trust: TLSTrust, artifacts: Artifacts?, options: [String: String]) async -> ScenarioRun.Outcome? {
+        var config = ScenarioRun.configuration(base, for: scenario)
+        let realUnixTime = config.unixTime
+        let time: ScenarioRun.Time
+        let clock: ScaledClock
+        if let speed {
+            clock = ScaledClock(speed: speed, unixTime: realUnixTime())
+            time = .running
+        } else {
+            let leap = LeapClock(unixTime: leapingStart)
+            clock = ScaledClock(speed: 1, base: leap, unixTime: leapingStart)
+            time = .leaping(leap)
+        }
+        config.clock = clock
+        config.unixTime = { clock.unixTime }
+        config.networkClock = ContinuousClock()
+        if case .url = server { config.tokenWall = .real(unixTime: realUnixTime) }
+        // A call has one exchange under way at a time: one kept-alive connection serves the whole run.
+        guard let (tokens, stop) = JoinCommand.tokens(server, for: config, transport: .tokencall(trust: trust, connectionsPerOrigin: 1)) else {
+            artifacts?.events.discard()
+            artifacts?.picture.discard()
+            return nil
+        }
+        defer { stop() }
+        let run = ScenarioRun(scenario, configuration: config, tokens: tokens, time: time)
+        let recorded = artifacts.map { record(run, into: $0, options: options) }
+        let outcome = await run.run()
+        if let recorded, !finish(recorded(), outcome) { return nil }
+        return outcome
+    }
+
+    /// `PASS name (...)` or `FAIL name: line N: ...` with the last events below it.
+    static func textLines(_ outcome: ScenarioRun.Outcome, seconds: Double) -> String {
+        let timing = "\(SessionEvent.decimal(outcome.callTime))s of call time in \(String(format: "%.2f", seconds))s"
+        guard let failure = outcome.failure else { return "PASS \(outcome.scenario) (\(timing))" }
+        return (["FAIL \(outcome.scenario): \(failure) (\(timing)); the last events:"] + failure.lastEvents.map { "    " + $0 })
+            .joined(separator: "\n")
+    }
+
+    static func jsonLine(_ outcome: ScenarioRun.Outcome, seconds: Double) -> String {
+        var parts = [#""scenario": \#(outcome.scenario.jsonQuoted)"#, #""passed": \#(outcome.passed)"#,
+                     #""callTime": \#(SessionEvent.decimal(outcome.callTime))"#, #""seconds": \#(String(format: "%.3f", seconds))"#]
+        if let failure = outcome.failure {
+            parts += [#""line": \#(failure.line)"#, #""step": \#(failure.step.jsonQuoted)"#, #""failure": \#(failure.words.jsonQuoted)"#,
+                      #""lastEvents": [\#(failure.lastEvents.map(\.jsonQuoted).joined(separator: ", "))]"#]
+        }
+        return "{" + parts.joined(separator: ", ") + "}"
+    }
+}

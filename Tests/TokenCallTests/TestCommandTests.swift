@@ -1,0 +1,131 @@
+import AccessToken
+import Foundation
+import Synchronization
+import TestSupport
+import Testing
+
+/// `tokencall test` as a CI job runs it: scenario files against token servers, the exit status, the lines and the
+/// JUnit file.
+@Suite(.serialized) struct TestCommandTests {
+    /// Two renewals of minute-long tokens, and no expiry after: what a sound server passes and a stuck one fails.
+    static let twoRenewals = """
+        # written for this test: minute-long tokens, renewed twice
+        join
+        expect connectionStateChanged state=connected within 10s
+
+        expect tokenRenewed within 2m
+        expect tokenRenewed within 2m
+        expect no requestToken for 3m
+        """
+
+    /// A token server in the shape of the guide's (`POST /fetch_rtc_token`) that answers every request with
+    /// `token()`: a fresh minute-long token each time, or one built at start.
+    private static func server(_ token: @escaping @Sendable () -> String) throws -> HostileServer {
+        try HostileServer { connection in
+            let body = #"{"token": "\#(token())"}"#
+            _ = connection.write(head("200 OK", ["Content-Type: application/json", "Content-Length: \(body.utf8.count)"]) + body)
+        }
+    }
+
+    private static func minuteToken() -> String {
+        (try? AccessToken2.buildRTC(appID: TestCredentials.appID, appCertificate: TestCredentials.certificate, channel: "test",
+                                    user: .uid(42), role: .publisher, tokenExpire: 60, privilegeExpire: 60)) ?? ""
+    }
+
+    private static func run(_ scenario: String, against url: URL?, _ extra: [String] = []) throws -> (TokenCallProcess.Result, junit: String) {
+        let folder = try TemporaryFolder()
+        let file = try folder.file("two-renewals.scenario", holding: scenario)
+        let junit = folder.path + "/junit.xml"
+        let server = url.map { ["--token-url", $0.absoluteString, "--app-certificate", TestCredentials.certificate] } ?? []
+        let result = try TokenCallProcess.run(["test", file, "--uid", "42", "--seed", "7", "--junit", junit] + server + extra,
+                                              limit: .seconds(60))
+        return (result, (try? String(contentsOfFile: junit, encoding: .utf8)) ?? "")
+    }
+
+    @Test func aScenarioPassesAgainstTheEmbeddedServerAndAServerThatBuildsEachToken() throws {
+        let (embedded, _) = try Self.run(Self.twoRenewals, against: nil, ["--token-lifetime", "60"])
+        #expect(embedded.status == 0, "\(embedded.stdout)\(embedded.stderr)")
+        #expect(embedded.stdout.hasPrefix("PASS two-renewals ("), "\(embedded.stdout)")
+        #expect(embedded.stdout.hasSuffix("1 passed, 0 failed\n"), "\(embedded.stdout)")
+
+        let sound = try Self.server(Self.minuteToken)
+        defer { sound.stop() }
+        let (result, junit) = try Self.run(Self.twoRenewals, against: sound.url)
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        #expect(result.stdout.hasSuffix("1 passed, 0 failed\n"), "\(result.stdout)")
+        #expect(junit.contains(#"<testcase classname="tokencall.test" name="two-renewals""#) && !junit.contains("<failure"), "\(junit)")
+    }
+
+    /// Its first renewal "succeeds" (the same token renewed with), the token keeps the expiry it came with, and the
+    /// call is dropped at its end: the second renewal never comes.
+    @Test func aServerThatHandsOutOneTokenBuiltAtStartFailsTheStepOnItsLine() throws {
+        let token = Self.minuteToken()
+        let stuck = try Self.server { token }
+        defer { stuck.stop() }
+        let (result, junit) = try Self.run(Self.twoRenewals, against: stuck.url)
+        #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
+        #expect(result.stdout.hasPrefix("FAIL two-renewals: line 6: expect tokenRenewed within 2m: expected tokenRenewed within 120s; none came"), "\(result.stdout)")
+        #expect(result.stdout.contains("[  60.000s] renewTokenResult code=tokenExpired"), "dropped at the token's end: \(result.stdout)")
+        #expect(result.stdout.hasSuffix("0 passed, 1 failed\n"), "\(result.stdout)")
+        #expect(junit.contains(#"<failure message="line 6: expect tokenRenewed within 2m:"#), "\(junit)")
+    }
+
+    @Test func anUnreadableScenarioExits64NamingItsLineAndTheWordMeant() throws {
+        let (result, junit) = try Self.run("join\n# fine so far\nexpect tokenRenewd within 2m\n", against: nil)
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("two-renewals.scenario:3: tokenRenewd? did you mean tokenRenewed?"), "\(result.stderr)")
+        #expect(result.stdout.isEmpty && junit.isEmpty, "nothing runs, nothing is written")
+    }
+
+    @Test func theSameSeedGivesTheSameEventLogEventByEvent() throws {
+        let scenario = "join\nexpect tokenRenewed within 2m\nusers 4\ncut network\nwait 25s\nrestore network\nwait 1m\n"
+        let logs = try (0..<2).map { _ in
+            let (result, junit) = try Self.run(scenario, against: nil)
+            #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+            let start = try #require(junit.range(of: "<system-out>")), end = try #require(junit.range(of: "</system-out>"))
+            // The one line that differs: the embedded server's port, which the system picks.
+            return junit[start.upperBound..<end.lowerBound].split(separator: "\n").filter { !$0.contains("embedded token server on") }
+        }
+        #expect(logs[0].count > 40, "\(logs[0])")
+        #expect(logs[0] == logs[1])
+    }
+
+    @Test func everyBuiltInPassesAgainstTheEmbeddedServer() throws {
+        let list = try TokenCallProcess.run(["test", "--list"])
+        let names = list.stdout.split(separator: "\n").compactMap { $0.split(separator: " ").first.map(String.init) }
+        #expect(names.count == 7, "\(list.stdout)")
+        let result = try TokenCallProcess.run(["test"] + names + ["--seed", "11"], limit: .seconds(120))
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        #expect(result.stdout.split(separator: "\n").map { $0.split(separator: " ").prefix(2).joined(separator: " ") }
+                == names.map { "PASS \($0)" } + ["7 passed,"], "\(result.stdout)")
+    }
+
+    /// At `--speed N` the call runs over the real clock: a minute and more of call time at 3600× passes in well under a
+    /// second of it; `--json` says so per scenario.
+    @Test func atASpeedTheCallRunsOverTheRealClock() throws {
+        let (result, _) = try Self.run("join\nexpect tokenRenewed within 1m\nwait 30s\nexpect state connected\n", against: nil,
+                                       ["--speed", "3600", "--json"])
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n")
+        #expect(lines.count == 2 && lines[0].hasPrefix(#"{"scenario": "two-renewals", "passed": true, "callTime": "#), "\(result.stdout)")
+        #expect(lines.last == #"{"passed": 1, "failed": 0}"#)
+    }
+
+    /// `--artifacts DIR`: each scenario's events, which `tokencall replay` plays, and its token timeline as a picture; a
+    /// second run into the same folder writes over nothing.
+    @Test func artifactsKeepTheEventsForReplayAndTheTimelinePicture() throws {
+        let folder = try TemporaryFolder()
+        let kept = folder.path + "/artifacts"
+        let result = try TokenCallProcess.run(["test", "recovers-after-expiry", "--seed", "5", "--artifacts", kept])
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        let replay = try TokenCallProcess.run(["replay", "--json", kept + "/recovers-after-expiry.jsonl"])
+        #expect(replay.status == 0, "\(replay.stderr)")
+        let events = replay.stdout.split(separator: "\n")
+        #expect(events.contains(#"{"t": 40.000, "event": "requestToken"}"#), "\(replay.stdout)")
+        #expect(events.last?.hasSuffix(#""event": "sessionEnded", "failed": false}"#) == true, "\(replay.stdout)")
+        let picture = try String(contentsOfFile: kept + "/recovers-after-expiry.svg", encoding: .utf8)
+        #expect(picture.hasPrefix("<svg ") && picture.contains("token timeline"), "\(picture.prefix(400))")
+        let again = try TokenCallProcess.run(["test", "recovers-after-expiry", "--seed", "5", "--artifacts", kept])
+        #expect(again.status == 1 && again.stderr.contains("--artifacts"), "\(again.stderr)")
+    }
+}
