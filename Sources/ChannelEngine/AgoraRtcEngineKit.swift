@@ -115,6 +115,7 @@ public final class AgoraRtcEngineKit: @unchecked Sendable {
         hub = config.simulation.hub.map(HubState.init)
         openHub()
         call { emit(.networkTypeChanged(.lan), on: nil) }
+        if config.audioScenario != .default { setAudioScenario(config.audioScenario) }
     }
 
     deinit {

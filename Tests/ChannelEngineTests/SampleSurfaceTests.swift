@@ -258,6 +258,18 @@ import Testing
         await h.join()
         #expect(h.engine.startEchoTest(withConfig: echo) == -8)
     }
+
+    @Test func theConfigsAudioScenarioIsRecordedAsTheEngineStarts() async {
+        let clock = ManualClock()
+        let config = AgoraRtcEngineConfig(appId: TestCredentials.appID, simulation: Simulation(clock: clock))
+        config.audioScenario = .chorus
+        let engine = AgoraRtcEngineKit(config: config, delegate: nil)
+        var events: [AgoraRtcEvent] = []
+        engine.observer = { events.append($0) }
+        config.audioScenario = .meeting
+        await clock.advance(by: .zero)
+        #expect(events == [.networkTypeChanged(.lan), .simulatorNotice(.accepted(.setAudioScenario, arguments: "chorus"))])
+    }
 }
 
 extension SampleSurfaceTests.Manager: AgoraRtcEngineDelegate {}
