@@ -1,4 +1,4 @@
-# tokencall: `make run` shows the call, `make test` runs every test and the examples (Examples/GuideApp, Examples/CallManagerApp).
+# tokencall: `make run` shows the call, `make test` runs every test and the examples (Examples/GuideApp, Examples/CallManagerApp, Examples/QualityApp).
 SWIFT ?= swift
 FUZZ_SECONDS ?= 60
 ARGS ?=

@@ -3,7 +3,9 @@
 # and runs its three apps in parallel: the guide as written and with one uid against `tokencall serve
 # --token-lifetime 40`, and with only the join's uid fixed against 31 s tokens, to see its renewals refused up to the
 # token's end. Beside them, Examples/CallManagerApp (a 4.x call manager: a plain NSObject calling the engine from
-# other threads, an account, a second channel, the media calls) against the 40 s tokens. Compares the callback lines
+# other threads, an account, a second channel, the media calls) against the 40 s tokens, and Examples/QualityApp (a
+# base manager and a subclass adding callbacks, the probe, the proxy and the settings of issue 37) in Swift 5 and 6
+# mode, also against the 40 s tokens. Compares the callback lines
 # they print with what Agora's SDK documents; fails with the difference. About 35 s once built; building the examples
 # in a fresh clone (each its own .build: ChannelEngine and below again) adds a few minutes.
 set -euo pipefail
@@ -23,7 +25,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-echo "guide-app: building Examples/GuideApp and Examples/CallManagerApp"
+echo "guide-app: building Examples/GuideApp, Examples/CallManagerApp and Examples/QualityApp"
 "$SWIFT" build --product tokencall >/dev/null
 # build_example NAME: builds Examples/NAME; fails with its log, or with any warning it gave (the examples build clean).
 build_example() {
@@ -34,9 +36,12 @@ build_example() {
 }
 build_example GuideApp
 build_example CallManagerApp
+build_example QualityApp
 bin="$("$SWIFT" build --package-path Examples/GuideApp --show-bin-path)"
 manager_bin="$("$SWIFT" build --package-path Examples/CallManagerApp --show-bin-path)"
-echo "guide-app: built in ${SECONDS} s; running the four apps for ${SECONDS_IN_CHANNEL} s and ${RENEWAL_SLIP_SECONDS} s"
+quality_bin="$("$SWIFT" build --package-path Examples/QualityApp --show-bin-path)"
+QUALITY_SECONDS=36  # the probe's 30 s before the call, then a few seconds in it
+echo "guide-app: built in ${SECONDS} s; running the six apps for ${SECONDS_IN_CHANNEL} s, ${RENEWAL_SLIP_SECONDS} s and ${QUALITY_SECONDS} s"
 
 # serve LIFETIME NAME: starts `tokencall serve` making tokens of LIFETIME seconds; its URL in $url.
 serve() {
@@ -54,7 +59,7 @@ serve 40 server; url40="$url"
 serve 31 short-server; url31="$url"
 
 # The apps at once: each joins its own channel "test" on its own simulated network.
-limit=$((RENEWAL_SLIP_SECONDS + 15))  # a hung app (a deadlock, a lost exit) fails instead of stalling make test
+limit=$((QUALITY_SECONDS + 15))  # a hung app (a deadlock, a lost exit) fails instead of stalling make test
 timeout "$limit" "$bin/GuideApp" --server "$url40" --seconds "$SECONDS_IN_CHANNEL" >"$work/slip.out" 2>&1 &
 slip_pid=$!
 timeout "$limit" "$bin/GuideApp" --one-uid --server "$url40" --seconds "$SECONDS_IN_CHANNEL" >"$work/fixed.out" 2>&1 &
@@ -63,11 +68,17 @@ timeout "$limit" "$bin/GuideApp" --renewal-slip --server "$url31" --seconds "$RE
 renewal_pid=$!
 timeout "$limit" "$manager_bin/CallManagerApp" --server "$url40" --seconds "$SECONDS_IN_CHANNEL" >"$work/manager.out" 2>&1 &
 manager_pid=$!
-slip_rc=0; fixed_rc=0; renewal_rc=0; manager_rc=0
+timeout "$limit" "$quality_bin/QualityApp" --server "$url40" --seconds "$QUALITY_SECONDS" >"$work/quality5.out" 2>&1 &
+quality5_pid=$!
+timeout "$limit" "$quality_bin/QualityApp6" --server "$url40" --seconds "$QUALITY_SECONDS" >"$work/quality6.out" 2>&1 &
+quality6_pid=$!
+slip_rc=0; fixed_rc=0; renewal_rc=0; manager_rc=0; quality5_rc=0; quality6_rc=0
 wait "$slip_pid" || slip_rc=$?
 wait "$fixed_pid" || fixed_rc=$?
 wait "$renewal_pid" || renewal_rc=$?
 wait "$manager_pid" || manager_rc=$?
+wait "$quality5_pid" || quality5_rc=$?
+wait "$quality6_pid" || quality6_rc=$?
 
 # The lines without their times, in order, remote users left out (they come and go on their own). An engine call
 # prints "= <call> returned <result>" before any callback can print (the app's Guide.call holds the output lock
@@ -232,6 +243,44 @@ check "call manager, statistics every 2 s (the first of each kind)" "$work/manag
 stats remoteVideoStats WxH 15 fps
 stats remoteAudioStats 1 channel 48000 Hz" stats
 
+quality_lines="= setAudioProfile returned 0
+= setDualStreamMode returned 0
+= setVideoEncoderConfiguration returned 0
+= setVideoScenario returned 0
+= setRemoteRenderTargetFps returned 0
+= setLocalRenderTargetFps returned 0
+= adjustRecordingSignalVolume returned 0
+= adjustPlaybackSignalVolume (over 400) returned -2
+= enable(inEarMonitoring:) returned 0
+= setInEarMonitoringVolume returned 0
+= switchCamera returned 0
+= startEchoTest returned 0
+= stopEchoTest returned 0
+= setCloudProxy returned 0
+= enableVideo returned 0
+= startLastmileProbeTest returned 0
+lastmileQuality excellent or good
+lastmileProbeTest complete, kept as JSON
+= stopLastmileProbeTest returned 0
+= joinChannel returned 0
+connectionChangedTo connecting connecting
+connectionChangedTo connected joinSuccess
+localAudioStateChanged recording error ok
+localAudioStateChanged encoding error ok
+didJoinChannel quality 4321
+didProxyConnected udpProxyType
+stats localVideoStats 640x360 10 fps, rendered at 5
+stats remoteVideoStats 15 fps received, rendered at 10
+= muteLocalVideoStream returned 0
+= leaveChannel returned 0
+connectionChangedTo disconnected leaveChannel
+localAudioStateChanged stopped error ok
+didLeaveChannelWith
+exit"
+check "quality manager, Swift 5 mode: a subclass's callbacks declared by its base class all run (proxy, probe, statistics), the 4.2-era shape beside the 4.6 one, settings recorded, the older join and a leave with options without blocks" \
+"$work/quality5.out" "$quality5_rc" "$quality_lines"
+check "quality manager, Swift 6 mode: the same" "$work/quality6.out" "$quality6_rc" "$quality_lines"
+
 # timing NAME OUTPUT STATUS CALLBACK MIN MAX WHY [JOIN]: CALLBACK came MIN-MAX s after the app's JOIN line (its
 # joinChannel returning 0).
 timing() {
@@ -253,6 +302,8 @@ timing() {
 timing will-expire "$work/fixed.out" "$fixed_rc" tokenPrivilegeWillExpire 8.5 10.5 "30 s before the 40 s token ends"
 # The refused renewals leave the first 31 s token in use: requestToken comes at its end.
 timing requestToken "$work/renewal.out" "$renewal_rc" requestToken 29.5 32 "the first 31 s token's end"
+timing "quality manager lastmileProbeTest" "$work/quality5.out" "$quality5_rc" "lastmileProbeTest complete, kept as JSON" 29.5 31 \
+    "the probe's 30 s" "= startLastmileProbeTest returned 0"
 timing "call manager will-expire" "$work/manager.out" "$manager_rc" tokenPrivilegeWillExpire 8.5 10.5 \
     "30 s before the account's 40 s token ends" "= joinChannel returned 0 on a background thread"
 

@@ -122,7 +122,7 @@ extension ScreenRenderer {
             if text.count <= width {
                 let qualityColor: TerminalColor = switch quality {
                 case .excellent, .good: .green
-                case .poor, .unknown: .yellow
+                case .poor, .unknown, .unsupported, .detecting: .yellow
                 case .bad, .vBad, .down: .red
                 }
                 grid.write(text, x: x + width - text.count, y: y + height - 1,

@@ -166,6 +166,19 @@ public struct SessionEvent: Sendable, Equatable {
         case .snapshotTaken(let uid, let path, let width, let height, let code):
             [("uid", .number(Int64(uid))), ("filePath", .text(path)), ("width", .number(Int64(width))),
              ("height", .number(Int64(height))), ("errCode", .number(Int64(code)))]
+        case .remoteAudioStateChanged(let uid, let state, let reason, let elapsed):
+            [("uid", .number(Int64(uid))), ("state", .text(state.name)), ("reason", .text(reason.name)),
+             ("elapsed", .number(Int64(elapsed)))]
+        case .localVideoStats(let stats, _):
+            [("width", .number(Int64(stats.encodedFrameWidth))), ("height", .number(Int64(stats.encodedFrameHeight))),
+             ("frameRate", .number(Int64(stats.sentFrameRate)))]
+        case .lastmileQuality(let quality): [("quality", .text(quality.name))]
+        case .lastmileProbeTest(let result): [("state", .text(result.state.name)), ("rtt", .number(Int64(result.rtt)))]
+        case .didProxyConnected(let channel, let uid, let proxyType, let elapsed):
+            [("channel", .text(channel)), ("uid", .number(Int64(uid))), ("proxyType", .text(proxyType.name)),
+             ("elapsed", .number(Int64(elapsed)))]
+        case .videoRenderingTracingResult(let uid, let event, let info):
+            [("uid", .number(Int64(uid))), ("event", .text(event.name)), ("elapsed", .number(Int64(info.elapsedTime)))]
         case .simulatorNotice(let notice):
             switch notice {
             case .signatureNotChecked: [("notice", .text("signatureNotChecked"))]
@@ -181,6 +194,8 @@ public struct SessionEvent: Sendable, Equatable {
             case .hubUsersPastLimit(let limit): [("notice", .text("hubUsersPastLimit")), ("limit", .number(Int64(limit)))]
             case .accepted(let method, let arguments):
                 [("notice", .text("accepted")), ("method", .text(method.rawValue)), ("arguments", .text(arguments))]
+            case .localMuteForPeers(let audio, let muted):
+                [("notice", .text("localMuteForPeers")), ("audio", .flag(audio)), ("muted", .flag(muted))]
             }
         }
     }

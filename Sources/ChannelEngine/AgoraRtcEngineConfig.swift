@@ -11,6 +11,8 @@ public final class AgoraRtcEngineConfig {
     public var channelProfile: AgoraChannelProfile = .liveBroadcasting
     /// Accepted and unused: the simulated network serves every region.
     public var areaCode: AgoraAreaCodeType = .global
+    /// The audio scenario the engine starts with, as `setAudioScenario(_:)` would set it: recorded when not `.default`.
+    public var audioScenario: AgoraAudioScenario = .default
     /// What the simulated network knows; not in Agora's SDK. A program that never sets it gets a network that knows
     /// the App Certificate from `APP_CERTIFICATE`, as `tokencall serve` reads it.
     public var simulation = Simulation.fromEnvironment()
@@ -27,7 +29,10 @@ public final class AgoraRtcEngineConfig {
     }
 
     func copy() -> AgoraRtcEngineConfig {
-        AgoraRtcEngineConfig(appId: appId ?? "", channelProfile: channelProfile, simulation: simulation)
+        let copy = AgoraRtcEngineConfig(appId: appId ?? "", channelProfile: channelProfile, simulation: simulation)
+        copy.areaCode = areaCode
+        copy.audioScenario = audioScenario
+        return copy
     }
 }
 

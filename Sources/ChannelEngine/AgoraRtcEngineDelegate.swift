@@ -81,6 +81,29 @@ public protocol AgoraRtcEngineDelegate: AnyObject {
     @MainActor
     func rtcEngine(_ engine: AgoraRtcEngineKit, snapshotTaken uid: UInt, filePath: String, width: Int, height: Int,
                    errCode: Int)
+    /// The 4.2-era shape, called right after the 4.6 one with the same numbers.
+    @MainActor
+    func rtcEngine(_ engine: AgoraRtcEngineKit, localAudioStateChanged state: AgoraAudioLocalState,
+                   error: AgoraAudioLocalError)
+    /// The 4.2-era shape, called right after the 4.6 one with the same numbers.
+    @MainActor
+    func rtcEngine(_ engine: AgoraRtcEngineKit, localVideoStateChangedOf state: AgoraVideoLocalState,
+                   error: AgoraLocalVideoStreamError, sourceType: AgoraVideoSourceType)
+    @MainActor
+    func rtcEngine(_ engine: AgoraRtcEngineKit, remoteAudioStateChangedOfUid uid: UInt, state: AgoraAudioRemoteState,
+                   reason: AgoraAudioRemoteReason, elapsed: Int)
+    @MainActor
+    func rtcEngine(_ engine: AgoraRtcEngineKit, localVideoStats stats: AgoraRtcLocalVideoStats, sourceType: AgoraVideoSourceType)
+    @MainActor
+    func rtcEngine(_ engine: AgoraRtcEngineKit, lastmileQuality quality: AgoraNetworkQuality)
+    @MainActor
+    func rtcEngine(_ engine: AgoraRtcEngineKit, lastmileProbeTest result: AgoraLastmileProbeResult)
+    @MainActor
+    func rtcEngine(_ engine: AgoraRtcEngineKit, didProxyConnected channel: String, withUid uid: UInt, proxyType: AgoraProxyType,
+                   localProxyIp: String, elapsed: Int)
+    @MainActor
+    func rtcEngine(_ engine: AgoraRtcEngineKit, videoRenderingTracingResultOfUid uid: UInt, currentEvent: AgoraMediaTraceEvent,
+                   tracingInfo: AgoraVideoRenderingTracingInfo)
     /// Not an Agora callback: what the simulator observes (see `SimulatorNotice`).
     @MainActor
     func rtcEngine(_ engine: AgoraRtcEngineKit, simulatorNotice notice: SimulatorNotice)
@@ -127,5 +150,18 @@ extension AgoraRtcEngineDelegate {
     public func rtcEngine(_ engine: AgoraRtcEngineKit, didOccurWarning warningCode: AgoraWarningCode) {}
     public func rtcEngine(_ engine: AgoraRtcEngineKit, snapshotTaken uid: UInt, filePath: String, width: Int, height: Int,
                           errCode: Int) {}
+    public func rtcEngine(_ engine: AgoraRtcEngineKit, localAudioStateChanged state: AgoraAudioLocalState,
+                          error: AgoraAudioLocalError) {}
+    public func rtcEngine(_ engine: AgoraRtcEngineKit, localVideoStateChangedOf state: AgoraVideoLocalState,
+                          error: AgoraLocalVideoStreamError, sourceType: AgoraVideoSourceType) {}
+    public func rtcEngine(_ engine: AgoraRtcEngineKit, remoteAudioStateChangedOfUid uid: UInt, state: AgoraAudioRemoteState,
+                          reason: AgoraAudioRemoteReason, elapsed: Int) {}
+    public func rtcEngine(_ engine: AgoraRtcEngineKit, localVideoStats stats: AgoraRtcLocalVideoStats, sourceType: AgoraVideoSourceType) {}
+    public func rtcEngine(_ engine: AgoraRtcEngineKit, lastmileQuality quality: AgoraNetworkQuality) {}
+    public func rtcEngine(_ engine: AgoraRtcEngineKit, lastmileProbeTest result: AgoraLastmileProbeResult) {}
+    public func rtcEngine(_ engine: AgoraRtcEngineKit, didProxyConnected channel: String, withUid uid: UInt, proxyType: AgoraProxyType,
+                          localProxyIp: String, elapsed: Int) {}
+    public func rtcEngine(_ engine: AgoraRtcEngineKit, videoRenderingTracingResultOfUid uid: UInt, currentEvent: AgoraMediaTraceEvent,
+                          tracingInfo: AgoraVideoRenderingTracingInfo) {}
     public func rtcEngine(_ engine: AgoraRtcEngineKit, simulatorNotice notice: SimulatorNotice) {}
 }

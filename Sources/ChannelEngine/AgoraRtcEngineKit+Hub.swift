@@ -402,8 +402,7 @@ extension AgoraRtcEngineKit {
         if main.state == .connected {
             switch main.remoteVideo[uid] {
             case .starting:
-                emit(.firstRemoteVideoFrame(uid: uid, size: VideoSize(width: frame.columns, height: frame.rows),
-                                            elapsed: elapsedMilliseconds(since: main.joinStartedAt)), on: main)
+                emitFirstFrame(of: uid, size: VideoSize(width: frame.columns, height: frame.rows), on: main)
                 setRemoteVideo(.decoding, .internal, of: uid, on: main)
             case .frozen:
                 setRemoteVideo(.decoding, .recovery, of: uid, on: main)

@@ -104,11 +104,21 @@ extension AgoraRtcEngineKit {
                 self.fire(on: id) { channel in
                     guard channel.announced.contains(peer.uid), channel.state == .connected,
                           self.worlds[channel.connection.channelId]?.peer(peer.uid)?.silentSince == nil else { return }
-                    self.emit(.firstRemoteVideoFrame(uid: peer.uid, size: peer.videoSize,
-                                                     elapsed: self.elapsedMilliseconds(since: channel.joinStartedAt)), on: channel)
+                    self.emitFirstFrame(of: peer.uid, size: peer.videoSize, on: channel)
                     self.setRemoteVideo(.decoding, .internal, of: peer.uid, on: channel)
                 }
             })
+        }
+    }
+
+    /// `firstRemoteVideoFrame`, and its trace while rendering is traced.
+    func emitFirstFrame(of uid: UInt, size: VideoSize, on channel: Channel) {
+        let elapsed = elapsedMilliseconds(since: channel.joinStartedAt)
+        emit(.firstRemoteVideoFrame(uid: uid, size: size, elapsed: elapsed), on: channel)
+        if tracesRendering {
+            var info = AgoraVideoRenderingTracingInfo()
+            info.elapsedTime = elapsed
+            emit(.videoRenderingTracingResult(uid: uid, event: .videoFrameRendered, info: info), on: channel)
         }
     }
 

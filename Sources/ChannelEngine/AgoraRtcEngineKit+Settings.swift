@@ -25,6 +25,7 @@ extension AgoraRtcEngineKit {
                       "\(width)x\(height) \(config.frameRate) fps bitrate \(config.bitrate) "
                           + "\(config.orientationMode.name) mirror \(config.mirrorMode.name)") {
             if width > 0, height > 0 { encoderSize = VideoSize(width: width, height: height) }
+            encoderFrameRate = config.frameRate
         }
     }
 
@@ -38,10 +39,11 @@ extension AgoraRtcEngineKit {
         accept(.enableInstantMediaRendering, "")
     }
 
-    /// The SDK reports its tracing in `videoRenderingTracingResultOfUid`, which the simulator leaves out.
+    /// From now on each remote user's first frame is traced too: `videoRenderingTracingResultOfUid`, rendered, with
+    /// the milliseconds since the join.
     @discardableResult
     public func startMediaRenderingTracing() -> Int32 {
-        accept(.startMediaRenderingTracing, "")
+        accept(.startMediaRenderingTracing, "") { tracesRendering = true }
     }
 
     /// Returns 0, or -2 for a connection no join could have.
@@ -96,7 +98,7 @@ extension AgoraRtcEngineKit {
 
     static let invalidArgument = -Int32(AgoraErrorCode.invalidArgument.rawValue)
 
-    private func accept(_ method: AcceptedCall, _ arguments: String, apply: () -> Void = {}) -> Int32 {
+    func accept(_ method: AcceptedCall, _ arguments: String, apply: () -> Void = {}) -> Int32 {
         call {
             apply()
             emit(.simulatorNotice(.accepted(method, arguments: arguments)), on: nil)

@@ -33,6 +33,8 @@ extension AgoraRtcEngineKit {
             engine.delegateReference = nil
             engine.observerClosure = nil
             for channel in engine.activeChannels { engine.leave(channel) }
+            engine.timers.cancel(engine.probeTimers)
+            engine.probeTimers = []
             engine.queue = CallbackQueue()
         }
         engine.hub?.link.close()

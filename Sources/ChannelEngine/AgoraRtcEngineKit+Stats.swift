@@ -40,6 +40,9 @@ extension AgoraRtcEngineKit {
             }
             channel.quality = channel.quality.filter { $0.key == 0 || channel.announced.contains($0.key) }
             if channel.isMain, localAudioState == .encoding { emit(.localAudioStats(Self.localAudioStats), on: channel) }
+            if channel.isMain, localVideoState == .encoding {
+                emit(.localVideoStats(localVideoStats, source: .camera), on: channel)
+            }
             for uid in channel.announced {
                 emit(.remoteVideoStats(remoteVideoStats(of: uid, on: channel)), on: channel)
                 emit(.remoteAudioStats(remoteAudioStats(of: uid, on: channel)), on: channel)
@@ -74,7 +77,8 @@ extension AgoraRtcEngineKit {
         if channel.remoteVideo[uid] == .decoding, networkDownSince == nil, !silent {
             let rate = hubFrame == nil ? Self.simulatedFrameRate : HubVideoFrame.maxPerSecond
             stats.decoderOutputFrameRate = rate
-            stats.rendererOutputFrameRate = rate
+            stats.receivedFrameRate = rate
+            stats.rendererOutputFrameRate = min(rate, remoteRenderFps ?? rate)
         }
         return stats
     }

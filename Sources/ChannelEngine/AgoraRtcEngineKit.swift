@@ -54,8 +54,22 @@ public final class AgoraRtcEngineKit: @unchecked Sendable {
     var localVideoEnabled = true
     var localAudioState: AgoraAudioLocalState = .stopped
     var localVideoState: AgoraVideoLocalState = .stopped
-    /// The encoder configuration's size (`setVideoEncoderConfiguration`), which local snapshots have.
+    /// The encoder configuration's size and frame rate (`setVideoEncoderConfiguration`), which local snapshots and
+    /// `localVideoStats` have.
     var encoderSize = VideoSize(width: 960, height: 540)
+    var encoderFrameRate = AgoraVideoFrameRate.fps15.rawValue
+    /// The render frame rates asked for (`setLocalRenderTargetFps`, `setRemoteRenderTargetFps`), nil for the source's.
+    var localRenderFps: Int?
+    var remoteRenderFps: Int?
+    /// Whether the local streams are muted for peers (`muteLocalAudioStream`, `muteLocalVideoStream`).
+    var localAudioMuted = false
+    var localVideoMuted = false
+    /// The cloud proxy joins go through (`setCloudProxy`).
+    var cloudProxy = AgoraCloudProxyType.noneProxy
+    /// The timers of a running last-mile probe.
+    var probeTimers: [TimerQueue.ID] = []
+    /// Whether first remote frames are traced (`startMediaRenderingTracing`).
+    var tracesRendering = false
     var localCanvas: AgoraRtcVideoCanvas?
     var remoteCanvases: [UInt: AgoraRtcVideoCanvas] = [:]
     /// Canvases set up with `setupRemoteVideoEx(_:connection:)` for connections other than the main one.
@@ -101,6 +115,7 @@ public final class AgoraRtcEngineKit: @unchecked Sendable {
         hub = config.simulation.hub.map(HubState.init)
         openHub()
         call { emit(.networkTypeChanged(.lan), on: nil) }
+        if config.audioScenario != .default { setAudioScenario(config.audioScenario) }
     }
 
     deinit {
@@ -198,7 +213,7 @@ public final class AgoraRtcEngineKit: @unchecked Sendable {
     /// The SDK's older join, without media options; `info` is not passed to anyone, as the header says of it now.
     @discardableResult
     public func joinChannel(byToken token: String?, channelId: String, info: String?, uid: UInt,
-                            joinSuccess: JoinSuccess?) -> Int32 {
+                            joinSuccess: JoinSuccess? = nil) -> Int32 {
         joinChannel(byToken: token, channelId: channelId, uid: uid, joinSuccess: joinSuccess)
     }
 
@@ -233,7 +248,7 @@ public final class AgoraRtcEngineKit: @unchecked Sendable {
 
     /// `leaveChannel(_:)` with the SDK's leave options, which have nothing to stop here.
     @discardableResult
-    public func leaveChannel(_ options: AgoraLeaveChannelOptions, leaveChannelBlock: LeaveChannelBlock?) -> Int32 {
+    public func leaveChannel(_ options: AgoraLeaveChannelOptions, leaveChannelBlock: LeaveChannelBlock? = nil) -> Int32 {
         leaveChannel(leaveChannelBlock)
     }
 
@@ -289,7 +304,7 @@ public final class AgoraRtcEngineKit: @unchecked Sendable {
     /// `leaveChannelEx(_:leaveChannelBlock:)` with the SDK's leave options, which have nothing to stop here.
     @discardableResult
     public func leaveChannelEx(_ connection: AgoraRtcConnection, options: AgoraLeaveChannelOptions,
-                               leaveChannelBlock: LeaveChannelBlock?) -> Int32 {
+                               leaveChannelBlock: LeaveChannelBlock? = nil) -> Int32 {
         leaveChannelEx(connection, leaveChannelBlock: leaveChannelBlock)
     }
 
@@ -377,6 +392,11 @@ public final class AgoraRtcEngineKit: @unchecked Sendable {
                 }
                 emit(.didJoinChannel(channel: channel.connection.channelId, uid: channel.connection.localUid,
                                      elapsed: elapsedMilliseconds(since: channel.joinStartedAt)), on: channel)
+                if let proxy = connectedProxy {
+                    emit(.didProxyConnected(channel: channel.connection.channelId, uid: channel.connection.localUid,
+                                            proxyType: proxy, elapsed: elapsedMilliseconds(since: channel.joinStartedAt)),
+                         on: channel)
+                }
             }
             install(accepted, on: channel)
             attach(channel)

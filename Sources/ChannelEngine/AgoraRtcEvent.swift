@@ -34,6 +34,12 @@ public enum AgoraRtcEvent: Sendable, Equatable {
     case networkTypeChanged(AgoraNetworkType)
     case didOccurWarning(AgoraWarningCode)
     case snapshotTaken(uid: UInt, filePath: String, width: Int, height: Int, errCode: Int)
+    case remoteAudioStateChanged(uid: UInt, state: AgoraAudioRemoteState, reason: AgoraAudioRemoteReason, elapsed: Int)
+    case localVideoStats(AgoraRtcLocalVideoStats, source: AgoraVideoSourceType)
+    case lastmileQuality(AgoraNetworkQuality)
+    case lastmileProbeTest(AgoraLastmileProbeResult)
+    case didProxyConnected(channel: String, uid: UInt, proxyType: AgoraProxyType, elapsed: Int)
+    case videoRenderingTracingResult(uid: UInt, event: AgoraMediaTraceEvent, info: AgoraVideoRenderingTracingInfo)
     case simulatorNotice(SimulatorNotice)
 
     /// The callback's name as Agora's docs write it.
@@ -69,6 +75,12 @@ public enum AgoraRtcEvent: Sendable, Equatable {
         case .networkTypeChanged: "networkTypeChanged"
         case .didOccurWarning: "didOccurWarning"
         case .snapshotTaken: "snapshotTaken"
+        case .remoteAudioStateChanged: "remoteAudioStateChanged"
+        case .localVideoStats: "localVideoStats"
+        case .lastmileQuality: "lastmileQuality"
+        case .lastmileProbeTest: "lastmileProbeTest"
+        case .didProxyConnected: "didProxyConnected"
+        case .videoRenderingTracingResult: "videoRenderingTracingResultOfUid"
         case .simulatorNotice: "simulatorNotice"
         }
     }
@@ -132,8 +144,11 @@ public enum AgoraRtcEvent: Sendable, Equatable {
             delegate.rtcEngineConnectionDidBanned(engine)
         case .localAudioStateChanged(let state, let reason):
             delegate.rtcEngine(engine, localAudioStateChanged: state, reason: reason)
+            delegate.rtcEngine(engine, localAudioStateChanged: state, error: AgoraAudioLocalError(rawValue: reason.rawValue) ?? .failure)
         case .localVideoStateChanged(let state, let reason, let source):
             delegate.rtcEngine(engine, localVideoStateChangedOf: state, reason: reason, sourceType: source)
+            delegate.rtcEngine(engine, localVideoStateChangedOf: state,
+                               error: AgoraLocalVideoStreamError(rawValue: reason.rawValue) ?? .failure, sourceType: source)
         case .localAudioStats(let stats):
             delegate.rtcEngine(engine, localAudioStats: stats)
         case .remoteVideoStats(let stats):
@@ -146,6 +161,19 @@ public enum AgoraRtcEvent: Sendable, Equatable {
             delegate.rtcEngine(engine, didOccurWarning: code)
         case .snapshotTaken(let uid, let path, let width, let height, let code):
             delegate.rtcEngine(engine, snapshotTaken: uid, filePath: path, width: width, height: height, errCode: code)
+        case .remoteAudioStateChanged(let uid, let state, let reason, let elapsed):
+            delegate.rtcEngine(engine, remoteAudioStateChangedOfUid: uid, state: state, reason: reason, elapsed: elapsed)
+        case .localVideoStats(let stats, let source):
+            delegate.rtcEngine(engine, localVideoStats: stats, sourceType: source)
+        case .lastmileQuality(let quality):
+            delegate.rtcEngine(engine, lastmileQuality: quality)
+        case .lastmileProbeTest(let result):
+            delegate.rtcEngine(engine, lastmileProbeTest: result)
+        case .didProxyConnected(let channel, let uid, let proxyType, let elapsed):
+            delegate.rtcEngine(engine, didProxyConnected: channel, withUid: uid, proxyType: proxyType, localProxyIp: "",
+                               elapsed: elapsed)
+        case .videoRenderingTracingResult(let uid, let event, let info):
+            delegate.rtcEngine(engine, videoRenderingTracingResultOfUid: uid, currentEvent: event, tracingInfo: info)
         case .simulatorNotice(let notice):
             delegate.rtcEngine(engine, simulatorNotice: notice)
         }

@@ -17,6 +17,27 @@ public struct AgoraRtcLocalAudioStats: Sendable, Equatable {
     public init() {}
 }
 
+/// The local video as it is captured, encoded and sent (`localVideoStats`): sizes and frame rates the encoder
+/// configuration gives, while the camera encodes.
+public struct AgoraRtcLocalVideoStats: Sendable, Equatable {
+    public var sentBitrate = 0
+    public var sentFrameRate = 0
+    public var captureFrameRate = 0
+    public var captureFrameWidth = 0
+    public var captureFrameHeight = 0
+    public var encoderOutputFrameRate = 0
+    public var rendererOutputFrameRate = 0
+    public var encodedFrameWidth = 0
+    public var encodedFrameHeight = 0
+    public var encodedFrameCount = 0
+    public var encodedBitrate = 0
+    public var targetBitrate = 0
+    public var targetFrameRate = 0
+    public var txPacketLossRate = 0
+
+    public init() {}
+}
+
 public struct AgoraRtcRemoteVideoStats: Sendable, Equatable {
     public var uid: UInt = 0
     public var e2eDelay: UInt = 0
@@ -25,6 +46,8 @@ public struct AgoraRtcRemoteVideoStats: Sendable, Equatable {
     public var receivedBitrate: UInt = 0
     public var decoderOutputFrameRate: Int = 0
     public var rendererOutputFrameRate: Int = 0
+    /// The frame rate received, as the SDK's docs and samples read it: the decoder's here, as nothing is lost.
+    public var receivedFrameRate: Int = 0
     public var frameLossRate: Int = 0
     public var packetLossRate: Int = 0
     public var totalFrozenTime: Int = 0

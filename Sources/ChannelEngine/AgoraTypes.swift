@@ -53,6 +53,9 @@ public enum SimulatorNotice: Sendable, Equatable {
     /// A call that means nothing to a simulation was checked and accepted; `arguments` as the app gave them, for
     /// people to read.
     case accepted(AcceptedCall, arguments: String)
+    /// Remote users now see the local user's audio (or video) stream muted or resumed (`muteLocalAudioStream`,
+    /// `muteLocalVideoStream`).
+    case localMuteForPeers(audio: Bool, muted: Bool)
 }
 
 /// The SDK's methods that the simulator checks and records but that change nothing in it (no media, devices, logs or
@@ -68,11 +71,29 @@ public enum AcceptedCall: String, Sendable, CaseIterable {
     case preloadChannelWithAccount = "preloadChannel(byToken:channelId:userAccount:)"
     case setParameters = "setParameters(_:)"
     case enableDualStreamMode = "enableDualStreamMode(_:)"
+    case setAudioProfile = "setAudioProfile(_:)"
+    case setAudioScenario = "setAudioScenario(_:)"
+    case setVideoScenario = "setVideoScenario(_:)"
+    case setDualStreamMode = "setDualStreamMode(_:)"
+    case setRemoteVideoStream = "setRemoteVideoStream(_:type:)"
+    case switchCamera = "switchCamera()"
+    case adjustRecordingSignalVolume = "adjustRecordingSignalVolume(_:)"
+    case adjustPlaybackSignalVolume = "adjustPlaybackSignalVolume(_:)"
+    case enableInEarMonitoring = "enable(inEarMonitoring:)"
+    case setInEarMonitoringVolume = "setInEarMonitoringVolume(_:)"
+    case setLocalRenderTargetFps = "setLocalRenderTargetFps(_:targetFps:)"
+    case setRemoteRenderTargetFps = "setRemoteRenderTargetFps(_:)"
+    case muteLocalAudioStream = "muteLocalAudioStream(_:)"
+    case muteLocalVideoStream = "muteLocalVideoStream(_:)"
+    case setCloudProxy = "setCloudProxy(_:)"
+    case startEchoTest = "startEchoTest(withConfig:)"
+    case stopEchoTest = "stopEchoTest()"
 }
 
-/// A user's network quality as `networkQuality` reports it (`AgoraNetworkQuality`): 0 unknown … 6 down.
+/// A user's network quality as `networkQuality` reports it (`AgoraNetworkQuality`): 0 unknown … 6 down; 7 and 8
+/// are the SDK's for a link it cannot measure and one it is still measuring, which the simulation never reports.
 public enum AgoraNetworkQuality: Int, AgoraCode {
-    case unknown = 0, excellent = 1, good = 2, poor = 3, bad = 4, vBad = 5, down = 6
+    case unknown = 0, excellent = 1, good = 2, poor = 3, bad = 4, vBad = 5, down = 6, unsupported = 7, detecting = 8
 }
 
 /// A remote user's video as `remoteVideoStateChangedOfUid` reports it (`AgoraVideoRemoteState`).
@@ -82,7 +103,8 @@ public enum AgoraVideoRemoteState: Int, AgoraCode {
 
 /// Why a remote user's video state changed (`AgoraVideoRemoteReason`); the cases the simulator gives.
 public enum AgoraVideoRemoteReason: Int, AgoraCode {
-    case `internal` = 0, congestion = 1, recovery = 2, remoteOffline = 7
+    case `internal` = 0, congestion = 1, recovery = 2, localMuted = 3, localUnmuted = 4, remoteMuted = 5, remoteUnmuted = 6
+    case remoteOffline = 7
 }
 
 /// The local audio's state (`AgoraAudioLocalState`), as `localAudioStateChanged` reports it.

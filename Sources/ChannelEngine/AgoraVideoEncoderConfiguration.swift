@@ -24,6 +24,19 @@ public final class AgoraVideoEncoderConfiguration {
         self.mirrorMode = mirrorMode
     }
 
+    /// The SDKs before 4.5 take the frame rate as `AgoraVideoFrameRate`; later ones as an integer, as above.
+    public convenience init(size: CGSize, frameRate: AgoraVideoFrameRate, bitrate: Int,
+                            orientationMode: AgoraVideoOutputOrientationMode, mirrorMode: AgoraVideoMirrorMode) {
+        self.init(size: size, frameRate: frameRate.rawValue, bitrate: bitrate, orientationMode: orientationMode,
+                  mirrorMode: mirrorMode)
+    }
+
+    public convenience init(width: Int, height: Int, frameRate: AgoraVideoFrameRate, bitrate: Int,
+                            orientationMode: AgoraVideoOutputOrientationMode, mirrorMode: AgoraVideoMirrorMode) {
+        self.init(width: width, height: height, frameRate: frameRate.rawValue, bitrate: bitrate,
+                  orientationMode: orientationMode, mirrorMode: mirrorMode)
+    }
+
     public convenience init(width: Int, height: Int, frameRate: Int, bitrate: Int,
                             orientationMode: AgoraVideoOutputOrientationMode, mirrorMode: AgoraVideoMirrorMode) {
         self.init(size: CGSize(width: Double(width), height: Double(height)), frameRate: frameRate, bitrate: bitrate,

@@ -153,6 +153,7 @@ extension SessionEvent {
         case "hubUsersPastLimit": return .hubUsersPastLimit(Int(try object.integer("limit", as: UInt16.self)))
         case "accepted":
             return .accepted(try object.choice("method", \AcceptedCall.rawValue), arguments: try object.text("arguments"))
+        case "localMuteForPeers": return .localMuteForPeers(audio: try object.flag("audio"), muted: try object.flag("muted"))
         case let other: throw LineProblem("simulatorNotice's notice \(RecordedObject.quoted(other)) is not one the engine gives")
         }
     }

@@ -129,7 +129,7 @@ extension AgoraRtcEvent {
     /// The reports of the media surface: local device states, media statistics, the network's type and warnings.
     var isMediaReport: Bool {
         switch self {
-        case .localAudioStateChanged, .localVideoStateChanged, .localAudioStats, .remoteVideoStats, .remoteAudioStats,
+        case .localAudioStateChanged, .localVideoStateChanged, .localAudioStats, .localVideoStats, .remoteVideoStats, .remoteAudioStats,
              .networkTypeChanged, .didOccurWarning: true
         default: false
         }

@@ -1,0 +1,1 @@
+../QualityApp/CallQualityManager.swift

@@ -1,0 +1,1 @@
+../QualityApp/TokenFetch.swift
