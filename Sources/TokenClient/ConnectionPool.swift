@@ -1,12 +1,10 @@
 import Sockets
 
 /// The transport's connections on its loop, by destination: at most `most` open to each, the idle ones kept for the
-/// next request until `idleLimit` passes (`ConnectionPool.idleLimit` unless a test says otherwise), the requests beyond `most` waiting their turn (at most `waitingLimit`). A
+/// next request until `idleLimit` passes (`LoopHTTPTransport.defaultIdleLimit` unless told otherwise), the requests beyond `most` waiting their turn (at most `waitingLimit`). A
 /// fresh exchange gets a connection of its own, outside these counts. Made off the loop and handed to it; used on the
 /// loop's thread only.
 final class ConnectionPool {
-    /// How long an idle connection is kept: less than the 5 s after which common servers (Node's) let one go.
-    static let idleLimit: Duration = .seconds(4)
     /// Requests that may wait for a connection to one destination; more are refused at once.
     static let waitingLimit = 16_384
 

@@ -16,20 +16,18 @@ public final class LoopHTTPTransport: HTTPTransport {
     public static let defaultLimit: Duration = .seconds(60)
     /// Connections open at once to one origin unless told otherwise.
     public static let defaultConnectionsPerOrigin = 6
+    /// How long an idle connection is kept: less than the 5 s after which common servers (Node's) let one go.
+    public static let defaultIdleLimit: Duration = .seconds(4)
 
     private let userAgent: String?
     private let limit: Duration
     private let trust: TLSTrust
     private let pool: Result<LoopBound<ConnectionPool>, TokenClientError>
 
-    /// `userAgent` is sent unless the request names its own; https:// certificates are checked against `trust`.
-    public convenience init(userAgent: String? = nil, limit: Duration = defaultLimit, trust: TLSTrust = .system,
-                            connectionsPerOrigin: Int = defaultConnectionsPerOrigin) {
-        self.init(userAgent: userAgent, limit: limit, trust: trust, connectionsPerOrigin: connectionsPerOrigin, idleLimit: ConnectionPool.idleLimit)
-    }
-
-    /// `idleLimit`: how long an idle connection is kept.
-    init(userAgent: String?, limit: Duration, trust: TLSTrust, connectionsPerOrigin: Int, idleLimit: Duration) {
+    /// `userAgent` is sent unless the request names its own; https:// certificates are checked against `trust`; an
+    /// idle connection is kept for `idleLimit`.
+    public init(userAgent: String? = nil, limit: Duration = defaultLimit, trust: TLSTrust = .system,
+                connectionsPerOrigin: Int = defaultConnectionsPerOrigin, idleLimit: Duration = defaultIdleLimit) {
         self.userAgent = userAgent
         self.limit = limit
         self.trust = trust

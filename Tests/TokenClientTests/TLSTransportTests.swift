@@ -12,7 +12,7 @@ import Testing
     static let certificates = Result { try TestCertificates.make() }
 
     static func transport(_ trust: TLSTrust, limit: Duration = LoopHTTPTransportTests.transportLimit) -> LoopHTTPTransport {
-        LoopHTTPTransport(userAgent: "tokencall/test", limit: limit, trust: trust)
+        LoopHTTPTransport(userAgent: "tokencall/test", limit: limit, trust: trust, idleLimit: KeepAliveTests.longIdle)
     }
 
     static func failure(_ url: URL, _ transport: LoopHTTPTransport) async -> TokenClientError? {
