@@ -130,3 +130,17 @@ stop_servers_on_exit() {
     trap 'exit 130' INT
     trap 'exit 143' TERM
 }
+
+# Waits (up to 10 s) for the `tokencall serve` of PID, writing to LOG, to say where it listens, and prints the port;
+# exits through the caller's `die` when it ends first or says nothing.
+serve_port() {
+    local pid=$1 log=$2 port=""
+    for _ in $(seq 100); do
+        running "$pid" || die "tokencall serve exited before listening; its output is in $log"
+        port=$(sed -n 's|.*listening on http://127\.0\.0\.1:\([0-9]*\).*|\1|p' "$log" | head -n 1)
+        [ -z "$port" ] || break
+        sleep 0.1
+    done
+    [ -n "$port" ] || die "tokencall serve did not say where it listens within 10 s; see $log"
+    echo "$port"
+}

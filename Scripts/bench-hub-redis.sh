@@ -58,14 +58,7 @@ say "hub: tokencall serve --redis, Redis ${delay_ms} ms away each way"
     --max-connections 400 --max-connections-per-address 400 2>"$work/serve.log" &
 server=$!
 pids+=("$server")
-port=""
-for _ in $(seq 100); do
-    running "$server" || die "tokencall serve exited before listening; its output is in $work/serve.log"
-    port=$(sed -n 's|.*listening on http://127\.0\.0\.1:\([0-9]*\).*|\1|p' "$work/serve.log" | head -n 1)
-    [ -z "$port" ] || break
-    sleep 0.1
-done
-[ -n "$port" ] || die "tokencall serve did not say where it listens within 10 s; see $work/serve.log"
+port=$(serve_port "$server" "$work/serve.log")
 
 say "probe: $joiners joins to new channels while a member pings for $seconds s"
 timeout -k 5 $((seconds + 60)) python3 Benchmarks/hub_redis_probe.py probe "$port" "$joiners" "$seconds" \

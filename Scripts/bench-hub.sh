@@ -65,14 +65,7 @@ say "hub: tokencall serve --token-lifetime $lifetime --max-connections $connecti
 "$tokencall" serve --port 0 --quiet --token-lifetime "$lifetime" --max-connections "$connections" \
     --max-connections-per-address "$connections" 2>"$work/serve.log" &
 server=$!
-port=""
-for _ in $(seq 100); do
-    running "$server" || die "tokencall serve exited before listening; its output is in $work/serve.log"
-    port=$(sed -n 's|.*listening on http://127\.0\.0\.1:\([0-9]*\).*|\1|p' "$work/serve.log" | head -n 1)
-    [ -z "$port" ] || break
-    sleep 0.1
-done
-[ -n "$port" ] || die "tokencall serve did not say where it listens within 10 s; see $work/serve.log"
+port=$(serve_port "$server" "$work/serve.log")
 
 say "load: $clients clients in $channels channels for $seconds s"
 cpu_before=$(cpu_ticks "$server")
