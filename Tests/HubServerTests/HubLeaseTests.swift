@@ -79,7 +79,10 @@ final class MemoryLeaseStore: Sendable {
             }
         }
 
-        func finish(within limit: Duration) { answerHeld() }
+        func finish(within limit: Duration, then done: @escaping () -> Void) {
+            answerHeld()
+            done()
+        }
     }
 }
 
