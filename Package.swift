@@ -43,7 +43,7 @@ let package = Package(
         // AgoraRTC.js becomes a Swift string at build time (Plugins/EmbedJavaScript).
         .target(name: "WebClient", dependencies: ["HubProtocol", "AgoraVocabulary"], plugins: ["EmbedJavaScript"]),
         .plugin(name: "EmbedJavaScript", capability: .buildTool()),
-        .target(name: "TestSupport", dependencies: ["CCrypto", "HubProtocol", "Timers", "WebSocket"]),
+        .target(name: "TestSupport", dependencies: ["CCrypto", "HubProtocol", "Sockets", "Timers", "TLS", "WebServer", "WebSocket"]),
         .executableTarget(name: "tokencall", dependencies: ["AccessToken", "Arguments", "TokenServer", "WebServer", "HubServer", "TokenDoctor", "CallSession", "CallScreen", "ChannelEngine", "TokenClient", "PrintableText", "Recording", "Timers", "HubClient", "HubLoad", "HubProtocol", "OutputFiles", "TLS", "WebClient", "RedisClient", "Sockets"]),
 
 
@@ -68,7 +68,7 @@ let package = Package(
         .testTarget(name: "PrintableTextTests", dependencies: ["PrintableText"]),
         .testTarget(name: "OutputFilesTests", dependencies: ["OutputFiles", "TestSupport"]),
         .testTarget(name: "ChannelEngineTests", dependencies: ["ChannelEngine", "AccessToken", "HubProtocol", "TestSupport"]),
-        .testTarget(name: "WebServerTests", dependencies: ["HTTP1", "WebServer", "WebSocket"]),
+        .testTarget(name: "WebServerTests", dependencies: ["HTTP1", "WebServer", "WebSocket", "SeededRandom", "Sockets", "TLS", "TestSupport"]),
         .testTarget(name: "TokenServerTests", dependencies: ["HTTP1", "JSON", "TokenServer", "WebServer", "AccessToken", "SeededRandom", "Sockets", "TLS", "TestSupport"]),
         .testTarget(name: "TokenClientTests", dependencies: ["HTTP1", "TokenClient", "TLS", "Sockets", "TokenServer", "AccessToken", "TestSupport"]),
         .testTarget(name: "RecordingTests", dependencies: ["Recording", "CallSession", "ChannelEngine", "AccessToken", "OutputFiles"]),
