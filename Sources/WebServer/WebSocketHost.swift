@@ -56,11 +56,11 @@ package final class WebSocketHost {
         }
 
         /// The service's last word (the loop turning meanwhile, up to `stopLimit`), then every connection is closed
-        /// (1001) and the loop's thread ends; returns once it has.
+        /// (1001) and the loop's thread ends; returns once it has (a second call at once).
         package func stop() {
-            stopping.store(true, ordering: .sequentiallyConsistent)
+            guard !stopping.exchange(true, ordering: .sequentiallyConsistent) else { return }
             let host = host, stopped = DispatchSemaphore(value: 0)
-            host.loop.execute { host.value.beginStopping { stopped.signal() } }
+            guard host.loop.execute({ host.value.beginStopping { stopped.signal() } }) else { return }
             _ = stopped.wait(timeout: .now() + WebSocketHost.stopLimit)
             host.loop.execute { host.value.closeEverything() }  // a service that has not said it is done is not waited for
             host.loop.stop()

@@ -191,6 +191,16 @@ func startWebSocketServer(log: LogLines? = nil, limits: WebSocketLimits = WebSoc
         server.stop()
         #expect(try client.closeFrame()?.code == .goingAway)
     }
+
+    /// A stop after the first (a test's deferred one, an embedded server's restart) returns at once: it waited out the
+    /// host's bound for a service that could no longer answer.
+    @Test func aSecondStopReturnsAtOnce() throws {
+        let server = try startWebSocketServer()
+        server.stop()
+        let began = ContinuousClock.now
+        server.stop()
+        #expect(ContinuousClock.now - began < .milliseconds(500))
+    }
 }
 
 private final class Done: Sendable {
