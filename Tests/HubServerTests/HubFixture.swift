@@ -110,7 +110,6 @@ final class HubFixture {
     }
 
     /// The hub stops; true once its store has taken the leases back.
-    @discardableResult
     func stopping() -> Bool {
         recorded.record(core.stopping())
         var finished = false
