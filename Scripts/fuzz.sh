@@ -153,20 +153,20 @@ websocket_options=(-dict=Fuzz/websocket.dict -max_len=4096)
 hub_sources=(Fuzz/HubFuzzer.swift Sources/HubProtocol/*.swift Sources/HubClient/HubAddress.swift)
 hub_module=HubProtocol
 hub_flags=(-I Sources/CCrypto -I Sources/CZlib -I "$root/modules" -L "$root/modules" -lAgoraVocabulary -lAccessToken -lJSON
-           -lPrintableText -lcrypto -lz)
+           -lPrintableText -lTimers -lcrypto -lz)
 hub_inputs=(Sources/JSON/*.swift Sources/PrintableText/*.swift Sources/AccessToken/*.swift Sources/AgoraVocabulary/*.swift
-            Sources/CCrypto/* Sources/CZlib/*)
-hub_imports=(JSON PrintableText AccessToken AgoraVocabulary)
+            Sources/Timers/*.swift Sources/CCrypto/* Sources/CZlib/*)
+hub_imports=(JSON PrintableText Timers AccessToken AgoraVocabulary)
 hub_options=(-dict=Fuzz/hub.dict -max_len=4096)
 
 # A hostile hub: the client's reading of the wire (HubInbound), on the protocol's types and the WebSocket reader.
 hubclient_sources=(Fuzz/HubClientFuzzer.swift Fuzz/Arrivals.swift Sources/HubClient/HubInbound.swift)
 hubclient_module=HubClient
-hubclient_imports=(JSON PrintableText AccessToken AgoraVocabulary HubProtocol WebSocket)
+hubclient_imports=(JSON PrintableText Timers AccessToken AgoraVocabulary HubProtocol WebSocket)
 hubclient_flags=(-I Sources/CCrypto -I Sources/CZlib -I "$root/modules" -L "$root/modules" -lHubProtocol -lAgoraVocabulary -lAccessToken
-                 -lWebSocket -lJSON -lPrintableText -lcrypto -lz)
+                 -lWebSocket -lJSON -lPrintableText -lTimers -lcrypto -lz)
 hubclient_inputs=(Sources/HubProtocol/*.swift Sources/AgoraVocabulary/*.swift Sources/AccessToken/*.swift Sources/WebSocket/*.swift
-                  Sources/JSON/*.swift Sources/PrintableText/*.swift Sources/CCrypto/* Sources/CZlib/*)
+                  Sources/JSON/*.swift Sources/PrintableText/*.swift Sources/Timers/*.swift Sources/CCrypto/* Sources/CZlib/*)
 # Room for a joined listing a few hundred users, and a frame past the 4096-byte limit.
 hubclient_options=(-dict=Fuzz/hubclient.dict -max_len=16384)
 

@@ -25,8 +25,9 @@ public protocol ChannelLeases: AnyObject {
     func renew(_ channels: [String], _ answer: @escaping (Result<[String], LeaseStoreError>) -> Void)
     /// Gives the channels back (best effort: a lease not given back lapses).
     func release(_ channels: [String])
-    /// The hub is stopping: what was asked goes out and is answered within `limit` at most, the loop waiting for it.
-    func finish(within limit: Duration)
+    /// The hub is stopping: what was asked goes out and is answered, or given up once `limit` has passed, while the
+    /// loop keeps turning; then `done`, on the loop (at once when nothing waits).
+    func finish(within limit: Duration, then done: @escaping () -> Void)
 }
 
 /// Why the store of leases did not answer.

@@ -214,19 +214,23 @@ final class HubCore {
     }
 
     /// Gives back every lease (those being claimed too) before the host closes the connections with 1001, so that their
-    /// clients, reconnecting at once, find their channels free on whichever hub the balancer picks; waits for the store
-    /// for `releaseLimit` at most. The joins still waiting hear the 1001 with everyone else.
+    /// clients, reconnecting at once, find their channels free on whichever hub the balancer picks (`finish` waits for
+    /// the store). The joins still waiting hear the 1001 with everyone else.
     func stopping() -> [HubOutput] {
-        guard let store else { return take() }
-        // Finished even with none held now: a channel emptied in the last turn has its release still to go out.
-        defer { store.finish(within: Self.releaseLimit) }
-        guard !leases.isEmpty else { return take() }
+        guard let store, !leases.isEmpty else { return take() }
         let channels = Array(leases.keys)
         let held = heldChannels.count
         (leases, renewal) = ([:], .idle)
         store.release(channels)
         outputs.append(.log("hub gave back \(held) channel leases: stopping"))
         return take()
+    }
+
+    /// After `stopping`: `done` once the store has taken what was given back, or `releaseLimit` has passed; the loop
+    /// turns meanwhile. Even with none held now: a channel emptied in the last turn has its release still to go out.
+    func finish(then done: @escaping () -> Void) {
+        guard let store else { return done() }
+        store.finish(within: Self.releaseLimit, then: done)
     }
 
     // MARK: Requests

@@ -78,8 +78,9 @@ public final class HubServer: WebSocketService {
         return wait
     }
 
-    public func stopping() {
+    public func stopping(then done: @escaping () -> Void) {
         carryOut(core.stopping())
+        core.finish(then: done)
     }
 
     /// Does what the core decided, in its order: each notice written once, for all its clients.

@@ -88,7 +88,8 @@ public final class RedisLeases: ChannelLeases {
         connection?.send(channels.map { ["EVAL", Self.releaseScript, "1", Self.keyPrefix + $0, hubAddress] }) { _ in }
     }
 
-    public func finish(within limit: Duration) {
-        connection?.finish(within: limit)
+    public func finish(within limit: Duration, then done: @escaping () -> Void) {
+        guard let connection else { return done() }
+        connection.close(within: limit, then: done)
     }
 }

@@ -15,6 +15,8 @@ public final class RedisConnection {
     private var timer: (EventLoop.Timer, ContinuousClock.Instant)?
     /// A flush is handed to the loop: what is asked in this turn goes out in one write after it.
     private var flushPlanned = false
+    /// A stopping owner's `close(within:then:)`, called once nothing waits.
+    private var whenAnswered: (() -> Void)?
     private var scratch = [UInt8](repeating: 0, count: Socket.receiveSize)
 
     private enum Link {
@@ -35,24 +37,21 @@ public final class RedisConnection {
         perform(machine.ask(commands, now: .now, completion: completion))
     }
 
-    /// For a loop that is stopping: sends what waits and reads the answers, blocking the loop's thread for at most
-    /// `limit` (the loop runs no more turns), then closes; what is still unanswered fails.
-    public func finish(within limit: Duration) {
-        let end = ContinuousClock.now + limit
-        while machine.nextDeadline != nil {
-            let left = end - .now
-            guard left > .zero else { break }
-            guard case .open(let connection) = link else { return close("the loop stopped while connecting to \(address)") }
-            let milliseconds = Int32(clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1)
-            let wire = connection.wire
-            if machine.hasUnsent { flushNow() }
-            if wire.queued > 0 {
-                if wire.socket.waitWritable(milliseconds: milliseconds) { write(wire) }
-            } else if wire.socket.waitReadable(milliseconds: milliseconds) {
-                read(wire)
-            }
+    /// For an owner that is stopping: what waits is answered, or failed once `limit` has passed, while the loop keeps
+    /// turning; then the connection closes and `done` is called, on the loop.
+    public func close(within limit: Duration, then done: @escaping () -> Void) {
+        guard machine.nextDeadline != nil else {
+            close("closed by its owner")
+            return done()
         }
-        close("\(address) did not answer within \(limit), as the loop stopped")
+        let timer = loop.schedule(at: .now + limit) { [self] in
+            close("\(address) did not answer within \(limit), as its owner stopped")
+        }
+        whenAnswered = { [self] in
+            loop.cancel(timer)
+            close("closed by its owner")
+            done()
+        }
     }
 
     /// Fails every waiting request with `why` and closes the connection.
@@ -67,6 +66,10 @@ public final class RedisConnection {
             case .disconnect: disconnect()
             case .answer(let completion, let result): completion(result)
             }
+        }
+        if machine.nextDeadline == nil, let answered = whenAnswered {
+            whenAnswered = nil
+            return answered()
         }
         settle()
     }

@@ -25,6 +25,9 @@ public struct TestCertificates: Sendable {
     /// For 127.0.0.1 and localhost, signed by itself.
     public let selfSigned: Pair
 
+    /// One set for the whole test process, made at first use.
+    public static let shared = Result { try TestCertificates.make() }
+
     /// Makes them all; throws when `openssl` is missing or fails (Scripts/deps.sh installs it).
     public static func make() throws -> TestCertificates {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tokencall-tls-\(UUID().uuidString)").path

@@ -1,7 +1,6 @@
 import AccessToken
 import Foundation
 import HTTP1
-import Sockets
 import PrintableText
 import TLS
 import WebServer

@@ -1,3 +1,4 @@
+import Dispatch
 import HTTP1
 import Sockets
 import Synchronization
@@ -54,11 +55,14 @@ package final class WebSocketHost {
             }
         }
 
-        /// Closes every connection (1001) and ends the loop's thread.
+        /// The service's last word (the loop turning meanwhile, up to `stopLimit`), then every connection is closed
+        /// (1001) and the loop's thread ends; returns once it has (a second call at once).
         package func stop() {
-            stopping.store(true, ordering: .sequentiallyConsistent)
-            let host = host
-            host.loop.execute { host.value.closeEverything() }
+            guard !stopping.exchange(true, ordering: .sequentiallyConsistent) else { return }
+            let host = host, stopped = DispatchSemaphore(value: 0)
+            guard host.loop.execute({ host.value.beginStopping { stopped.signal() } }) else { return }
+            _ = stopped.wait(timeout: .now() + WebSocketHost.stopLimit)
+            host.loop.execute { host.value.closeEverything() }  // a service that has not said it is done is not waited for
             host.loop.stop()
         }
     }
@@ -99,7 +103,7 @@ package final class WebSocketHost {
     /// The same peers by their id in the HTTP server's count (`CountedConnection.id`), which evicts by it.
     private var byCountedID: [UInt64: Peer] = [:]
     private var nextID: UInt64 = 0
-    private var stopped = false
+    private var phase = Phase.running
     /// Connections that ended, for the service to hear of once its callback under way has returned.
     private var ended: [(WebSocketClientID, WebSocketEnd)] = []
     private let clock = ContinuousClock()
@@ -108,6 +112,17 @@ package final class WebSocketHost {
     private var serviceTimer: (EventLoop.Timer, ContinuousClock.Instant)?
     /// Peers queued frames since the last flush.
     private var pending: [Peer] = []
+
+    private enum Phase {
+        case running
+        /// Waiting for the service's last word: nothing more is read from the clients.
+        case stopping
+        /// Every connection closed with 1001.
+        case stopped
+    }
+
+    /// The longest a stopping host waits for its service.
+    static let stopLimit = DispatchTimeInterval.seconds(2)
 
     private init(_ endpoint: WebSocketEndpoint, loop: EventLoop, log: (@Sendable (String) -> Void)?) {
         path = endpoint.path
@@ -136,21 +151,31 @@ package final class WebSocketHost {
         }
     }
 
+    private func beginStopping(then stopped: @escaping () -> Void) {
+        guard case .running = phase else { return }
+        phase = .stopping
+        for peer in peers.values { settle(peer) }
+        service.stopping { [self] in
+            closeEverything()
+            stopped()
+        }
+    }
+
     private func closeEverything() {
-        stopped = true
-        service.stopping()
+        guard phase != .stopped else { return }
+        phase = .stopped
         for peer in Array(peers.values) { perform(peer.machine.stopping(), on: peer) }
         tellEnded()
     }
 
     private func adopt(_ adopted: Adopted) {
-        guard !stopped else { return Self.sayStopping(adopted.wire, adopted.counted) }
+        guard case .running = phase else { return Self.sayStopping(adopted.wire, adopted.counted) }
         nextID += 1
         let id = WebSocketClientID(nextID)
         let connection = LoopConnection(adopted.wire, on: loop, ready: { [self] readiness in
             guard let peer = peers[id] else { return }
             if readiness.writable { write(peer) }
-            if readiness.readable, peers[id] != nil { read(peer) }
+            if readiness.readable, case .running = phase, peers[id] != nil { read(peer) }
             afterPeerEvent(peer)
         }, deadline: { [self] in
             guard let peer = peers[id] else { return }
@@ -182,7 +207,8 @@ package final class WebSocketHost {
     private func settle(_ peer: Peer) {
         guard peer.connection.isRegistered else { return }
         let queued = peer.wire.queued > 0
-        peer.connection.wait(for: queued ? [.read, .write] : .read)
+        let reading: EventLoop.Interest = if case .running = phase { .read } else { [] }
+        peer.connection.wait(for: queued ? reading.union(.write) : reading)
         peer.connection.arm(at: peer.machine.deadline(queued: queued))
     }
 

@@ -43,8 +43,10 @@ public protocol WebSocketOutlet: AnyObject {
 /// What runs behind a WebSocket endpoint. It lives on its host's loop: the host calls it from its one thread, never two
 /// calls at once, so a service keeps its state without locks, and nothing else reaches it.
 public protocol WebSocketService: AnyObject {
-    /// The host is stopping: the service's last word before every connection is closed with 1001.
-    func stopping()
+    /// The host is stopping: the service's last word before every connection is closed with 1001, which waits for
+    /// `done` (on the loop, once, as the last thing the service does; the host reads nothing from its clients meanwhile
+    /// and gives up waiting after `WebSocketHost.stopLimit`).
+    func stopping(then done: @escaping () -> Void)
     /// The host starts; `wake` makes it call `tick` soon, from any thread.
     func start(outlet: any WebSocketOutlet, wake: @escaping @Sendable () -> Void)
     /// A client connected from `address`, with the query of the URL it asked for.
@@ -57,7 +59,7 @@ public protocol WebSocketService: AnyObject {
 }
 
 public extension WebSocketService {
-    func stopping() {}
+    func stopping(then done: @escaping () -> Void) { done() }
 }
 
 /// A whole data message.

@@ -225,5 +225,8 @@ final class LateLeases: ChannelLeases {
         running.renew(channels, answer)
     }
     func release(_ channels: [String]) { running?.release(channels) }
-    func finish(within limit: Duration) { running?.finish(within: limit) }
+    func finish(within limit: Duration, then done: @escaping () -> Void) {
+        guard let running else { return done() }
+        running.finish(within: limit, then: done)
+    }
 }

@@ -67,7 +67,7 @@ final class ElsewhereLeases: ChannelLeases, Sendable {
     func claim(_ channel: String, _ answer: @escaping (ChannelClaim) -> Void) { answer(.elsewhere(owner)) }
     func renew(_ channels: [String], _ answer: @escaping (Result<[String], LeaseStoreError>) -> Void) { answer(.success(channels)) }
     func release(_ channels: [String]) {}
-    func finish(within limit: Duration) {}
+    func finish(within limit: Duration, then done: @escaping () -> Void) { done() }
 }
 
 /// What a connection delivered, in order; `next` waits for the next event up to 10 s, so a failing test ends.

@@ -109,7 +109,13 @@ final class HubFixture {
         return wait
     }
 
-    func stopping() { recorded.record(core.stopping()) }
+    /// The hub stops; true once its store has taken the leases back.
+    func stopping() -> Bool {
+        recorded.record(core.stopping())
+        var finished = false
+        core.finish { finished = true }
+        return finished
+    }
 
     /// A join request for a uid with a token built for it; the fixture's defaults fit the hub.
     func join(_ client: WebSocketClientID, channel: String = "room", uid: UInt32, token: String? = nil, role: String = "broadcaster") {

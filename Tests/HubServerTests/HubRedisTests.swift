@@ -84,6 +84,35 @@ struct HubRedisTests {
         #expect(try Self.redisCLI(port: redis.port, ["GET", "tokencall:channel:steady"]) == Self.hubAddress)
     }
 
+    /// A stopping hub gives its leases back (its loop turning while Redis answers), then its clients hear 1001: they
+    /// find their channels free wherever they reconnect.
+    @Test func aStoppingHubGivesItsLeasesBackThenSays1001() throws {
+        let redis = try RedisServerProcess()
+        let server = try Self.server(redisPort: redis.port, log: ServerLog())
+        let member = try WebSocketTestClient.open(port: server.port, path: "/hub?channel=call")
+        member.send(text: try Self.joinRequest(channel: "call", uid: 1))
+        #expect(try member.notice()?.type == "joined")
+        #expect(try Self.redisCLI(port: redis.port, ["GET", "tokencall:channel:call"]) == Self.hubAddress)
+        server.stop()
+        #expect(try Self.redisCLI(port: redis.port, ["EXISTS", "tokencall:channel:call"]) == "0", "the lease was given back")
+        #expect(try member.closeFrame()?.code == .goingAway)
+    }
+
+    /// A Redis that answers nothing (stopped) holds a hub's stop up half a second at most; its clients hear 1001.
+    @Test func aRedisThatDoesNotAnswerHoldsTheStopUpHalfASecondAtMost() throws {
+        let redis = try RedisServerProcess()
+        let server = try Self.server(redisPort: redis.port, log: ServerLog(), deadline: .seconds(5))
+        let member = try WebSocketTestClient.open(port: server.port, path: "/hub?channel=call")
+        member.send(text: try Self.joinRequest(channel: "call", uid: 1))
+        #expect(try member.notice()?.type == "joined")
+        redis.pause()
+        let began = ContinuousClock.now
+        server.stop()
+        let took = ContinuousClock.now - began
+        #expect(took >= .milliseconds(500) && took < .milliseconds(900), "the stop took \(took)")
+        #expect(try member.closeFrame()?.code == .goingAway)
+    }
+
     /// Issue 31, item 10: Redis killed mid-call and started again empty, before the hub's leases would lapse. The hub
     /// takes its channel's key again at the next renewal; its members are not put out (before, the renewal found the
     /// key gone, took the channel for another hub's and closed every member with 1001).

@@ -23,6 +23,9 @@ final class RedisServerProcess {
         try Self.waitForPort(port)
     }
 
+    /// SIGSTOP: it holds its connections and answers nothing, as a Redis that hangs.
+    func pause() { kill(process.processIdentifier, SIGSTOP) }
+
     /// SIGKILL: a process started from a test's thread inherits its blocked SIGTERM.
     deinit {
         kill(process.processIdentifier, SIGKILL)

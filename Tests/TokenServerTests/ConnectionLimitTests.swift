@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 @testable import TokenServer
 @testable import WebServer
@@ -26,15 +27,6 @@ import Testing
             if status != 200 { Thread.sleep(forTimeInterval: 0.05) }
         }
         #expect(status == 200, "a closed connection frees its address's slot")
-    }
-
-    @Test func connectionsFitUnderTheOpenFileLimit() {
-        let reserved = FileLimit.reserved
-        #expect(FileLimit.connections(256, openFiles: 1024) == 256)
-        #expect(FileLimit.connections(5000, openFiles: 1024) == 1024 - reserved)
-        #expect(FileLimit.connections(256, openFiles: reserved + 10) == 10)
-        #expect(FileLimit.connections(256, openFiles: 3) == 1)
-        #expect(FileLimit.connections(256, openFiles: .max) == 256)
     }
 
     @Test func theAnnouncementSaysWhereItListens() {

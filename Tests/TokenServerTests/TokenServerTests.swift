@@ -8,13 +8,6 @@ import Testing
 
 let now: UInt32 = 1_800_000_000
 
-/// Lines the server logged.
-final class LogLines: Sendable {
-    let lines = Mutex<[String]>([])
-    var all: [String] { lines.withLock { $0 } }
-    func append(_ line: String) { lines.withLock { $0.append(line) } }
-}
-
 func startServer(lifetime: UInt32 = 3600, bearer: String? = nil, cors: [String] = [], maxConnections: Int = 256,
                  perAddress: Int = 64, deadline: Duration = .seconds(10), log: LogLines? = nil) throws -> TokenServer {
     let write: (@Sendable (String) -> Void)? = log.map { lines in { @Sendable line in lines.append(line) } }

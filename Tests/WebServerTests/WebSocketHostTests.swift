@@ -2,65 +2,39 @@ import Foundation
 import Synchronization
 import TestSupport
 import Testing
-import TokenServer
 @testable import WebServer
 import WebSocket
 
-/// A service that greets each client, sends every message back to every client, floods on request, closes a client
-/// from its tick on request, and says when a client has gone.
-final class BroadcastService: WebSocketService {
-    private var outlet: (any WebSocketOutlet)?
-    private var wake: @Sendable () -> Void = {}
-    private var clients: [WebSocketClientID] = []
-    /// Clients to close at the next tick, as a hub closes those whose deadline came.
-    private var closingAtTick: [WebSocketClientID] = []
+/// An HTTP server whose `/hub` is a `BroadcastService` on its WebSocket host, as `TokenServer` puts them together;
+/// every other path answers pong.
+final class WebSocketTestServer: Sendable {
+    let http: HTTPServer
+    private let host: WebSocketHost.Handle
+    var port: UInt16 { http.port }
+    var maxConnections: Int { http.maxConnections }
 
-    func start(outlet: any WebSocketOutlet, wake: @escaping @Sendable () -> Void) { (self.outlet, self.wake) = (outlet, wake) }
-
-    func opened(_ client: WebSocketClientID, address: String, query: [String: String]) {
-        clients.append(client)
-        outlet?.send(text: "hello \(client)", to: [client])
-    }
-
-    func received(_ message: WebSocketMessage, from client: WebSocketClientID) {
-        switch message {
-        case .text(let text) where text.hasPrefix("flood "):
-            let payload = [UInt8](repeating: 7, count: 32 * 1024)
-            for _ in 0..<(Int(text.dropFirst(6)) ?? 0) { outlet?.send(binary: payload, to: clients) }
-            outlet?.send(text: "flooded", to: clients)
-        case .text("refuse"):
-            outlet?.close(client, code: .policyViolation, reason: "asked to be refused")
-        case .text("close at tick"):
-            closingAtTick.append(client)
-            wake()
-        case .text("prove"):
-            outlet?.prove(client, true)
-            outlet?.send(text: "proven", to: [client])
-        case .text(let text):
-            outlet?.send(text: text, to: clients)
-        case .binary(let bytes):
-            outlet?.send(binary: bytes, to: clients)
+    init(log: LogLines? = nil, limits: WebSocketLimits) throws {
+        let host = try WebSocketHost.Handle(WebSocketEndpoint(path: "/hub", limits: limits) { BroadcastService() }, log: log?.writer)
+        do {
+            http = try HTTPServer(host: "127.0.0.1", port: 0, log: nil) { request in
+                request.path == host.path ? host.upgrade(request) : .json(200, member: "message", "pong")
+            }
+        } catch {
+            host.stop()
+            throw error
         }
+        self.host = host
     }
 
-    func closed(_ client: WebSocketClientID, _ end: WebSocketEnd) {
-        clients.removeAll { $0 == client }
-        outlet?.send(text: "closed \(client) \(end)", to: clients)
-    }
-
-    func tick() -> Duration? {
-        for client in closingAtTick { outlet?.close(client, code: .goingAway, reason: "closed at the tick") }
-        closingAtTick = []
-        return nil
+    func stop() {
+        host.stop()
+        http.stop()
     }
 }
 
-func startWebSocketServer(log: LogLines? = nil, limits: WebSocketLimits = WebSocketLimits(silenceLimit: .seconds(20))) throws -> TokenServer {
-    let write: (@Sendable (String) -> Void)? = log.map { lines in { @Sendable line in lines.append(line) } }
-    var config = TokenServerConfig(port: 0, appID: TestCredentials.appID, appCertificate: TestCredentials.certificate,
-                                   log: write, unixTime: { now })
-    config.webSocket = WebSocketEndpoint(path: "/hub", limits: limits) { BroadcastService() }
-    return try TokenServer(config)
+func startWebSocketServer(log: LogLines? = nil, limits: WebSocketLimits = WebSocketLimits(silenceLimit: .seconds(20))) throws
+    -> WebSocketTestServer {
+    try WebSocketTestServer(log: log, limits: limits)
 }
 
 @Suite struct WebSocketHostTests {
@@ -216,6 +190,16 @@ func startWebSocketServer(log: LogLines? = nil, limits: WebSocketLimits = WebSoc
         _ = try client.nextText()
         server.stop()
         #expect(try client.closeFrame()?.code == .goingAway)
+    }
+
+    /// A stop after the first (a test's deferred one, an embedded server's restart) returns at once: it waited out the
+    /// host's bound for a service that could no longer answer.
+    @Test func aSecondStopReturnsAtOnce() throws {
+        let server = try startWebSocketServer()
+        server.stop()
+        let began = ContinuousClock.now
+        server.stop()
+        #expect(ContinuousClock.now - began < .milliseconds(500))
     }
 }
 

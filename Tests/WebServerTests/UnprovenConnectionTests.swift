@@ -4,7 +4,6 @@ import TestSupport
 import Testing
 import TLS
 import WebSocket
-@testable import TokenServer
 @testable import WebServer
 #if canImport(Glibc)
 import Glibc
@@ -50,7 +49,7 @@ import Glibc
     }
 
     @Test func silentConnectionsOnEverySlotGiveWayToAnHonestHTTPSClient() throws {
-        let certificates = try TLSServerTests.certificates.get()
+        let certificates = try TestCertificates.shared.get()
         let server = try Self.pingServer(tls: try TLSContext(certificateFile: certificates.good.certificate, keyFile: certificates.good.key))
         defer { server.stop() }
         var held = Self.silent(port: server.port, perAddress: 52)
