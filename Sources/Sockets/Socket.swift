@@ -1,4 +1,3 @@
-import Timers
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -77,29 +76,6 @@ public struct Socket: Sendable {
             }
         }
         return (Socket(fd: fd), numericHost(address), boundPort)
-    }
-
-    /// Connects to `host:port` (a name or a numeric address), trying each address the name has until one answers,
-    /// all before `deadline`, blocking its caller; the socket it returns is non-blocking, with TCP_NODELAY.
-    public static func connect(host: String, port: UInt16, until deadline: ContinuousClock.Instant) throws(SocketError) -> Socket {
-        var failure = SocketError("cannot connect to \(host):\(port)", reason: "no address")
-        for address in try addresses(host: host, port: port) {
-            let candidate: Socket
-            do { candidate = try startConnecting(to: address) } catch {
-                failure = SocketError("cannot connect to \(host):\(port)", reason: error.reason)
-                continue
-            }
-            if let error = candidate.finishConnecting(until: deadline), error == 0 {
-                candidate.noDelay()
-                return candidate
-            } else {
-                let code = errno
-                failure = SocketError("cannot connect to \(host):\(port)", code: code)
-                if ContinuousClock.now >= deadline { failure = SocketError("cannot connect to \(host):\(port)", reason: "no answer in time") }
-                candidate.close()
-            }
-        }
-        throw failure
     }
 
     /// An address to connect to, as a lookup found it: its `sockaddr` kept as bytes.
@@ -185,22 +161,6 @@ public struct Socket: Sendable {
         setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
     }
 
-    /// Waits for a non-blocking connect to end: 0 when connected, the error otherwise (errno set to it), nil at the deadline.
-    private func finishConnecting(until deadline: ContinuousClock.Instant) -> Int32? {
-        while true {
-            let left = deadline - ContinuousClock.now
-            guard left > .zero else { errno = ETIMEDOUT; return nil }
-            var entry = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-            let ready = poll(&entry, 1, Int32(clamping: left.wholeMilliseconds + 1))
-            if ready < 0, errno == EINTR { continue }
-            if ready < 0 { return errno }
-            guard ready > 0 else { continue }
-            let error = connectError()
-            errno = error
-            return error
-        }
-    }
-
     public enum Accepted {
         /// A connection, and the numeric address of the client (`203.0.113.7`, `2001:db8::1`).
         case client(Socket, address: String)
@@ -279,18 +239,6 @@ public struct Socket: Sendable {
             if count < 0, errno == EAGAIN || errno == EWOULDBLOCK { return .full }
             return .failed
         }
-    }
-
-    /// Waits up to `milliseconds` for something to read (or for the peer to close).
-    public func waitReadable(milliseconds: Int32) -> Bool {
-        var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        return poll(&entry, 1, max(0, milliseconds)) > 0
-    }
-
-    /// Waits up to `milliseconds` for room to send (or for the peer to close).
-    public func waitWritable(milliseconds: Int32) -> Bool {
-        var entry = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-        return poll(&entry, 1, max(0, milliseconds)) > 0
     }
 
     /// Appends what is there to read (at most `scratch.count` bytes), reading through `scratch`, a buffer the caller
