@@ -65,6 +65,11 @@ extension CallSession: AgoraRtcEngineDelegate {
     public func rtcEngineRequestToken(_ engine: AgoraRtcEngineKit) {
         publish(.requestToken)
         guard !stopping, autoRenew || tokensByHand else { return }
+        // The Web has no request for a token: its call is over, and the app joins again with a fresh one.
+        guard configuration.voice.profile.requestsToken else {
+            leaveChannel(engine)
+            return fetch(for: .join)
+        }
         if case .fetching(.willExpire) = tokenPhase {
             let lead = engine.simulation.willExpireLead.wholeMilliseconds / 1000
             emit(.note("the token ran out with its renewal still on the way: the token server took longer than the \(lead) s "
