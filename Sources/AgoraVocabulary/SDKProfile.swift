@@ -8,13 +8,14 @@ public enum SDKProfile: String, CaseIterable, Sendable {
     /// The SDK as its developers call it, for a screen's header and the documentation.
     public var title: String { SDKWords.titles[self]! }
 
-    /// The version from which this SDK reports a renewal's result as a callback; nil when it never does (the Web's
-    /// Promise is the app's own code, Electron and Unity have none).
+    /// The version from which this SDK reports a renewal's result (the Web: `client.renewToken`'s Promise, in every
+    /// 4.x); nil when it never does (Electron, Unity).
     public var renewResultSince: SDKVersion? {
         switch self {
         case .ios, .android, .reactNative: SDKVersion(major: 4, minor: 6)
         case .flutter: SDKVersion(major: 6, minor: 6)
-        case .web, .electron, .unity: nil
+        case .web: SDKVersion(major: 4, minor: 0)
+        case .electron, .unity: nil
         }
     }
 
@@ -29,6 +30,12 @@ public enum SDKProfile: String, CaseIterable, Sendable {
     public func spelling(of state: AgoraConnectionState) -> String {
         if self == .web { return state == .failed ? "DISCONNECTED" : Self.screaming(state.name) }
         return spell(prefix: "connectionState", state.name)
+    }
+
+    /// A change of state as this SDK reports it: the Web gives a reason only with DISCONNECTED.
+    public func spelling(of state: AgoraConnectionState, _ reason: AgoraConnectionChangedReason) -> (state: String, reason: String?) {
+        let spelled = spelling(of: state)
+        return (spelled, self == .web && spelled != "DISCONNECTED" ? nil : spelling(of: reason))
     }
 
     /// A reason in this SDK's spelling: `CONNECTION_CHANGED_TOKEN_EXPIRED`, `connectionChangedTokenExpired`, `TOKEN_EXPIRE`.
@@ -85,7 +92,7 @@ public struct SDKVersion: Sendable, Comparable, CustomStringConvertible {
 }
 
 /// The words a call is shown in: a profile at a version.
-public struct SDKVoice: Sendable {
+public struct SDKVoice: Sendable, Equatable {
     public let profile: SDKProfile
     public let version: SDKVersion
 
@@ -144,7 +151,7 @@ public enum SDKWords {
                                        unity: "OnTokenPrivilegeWillExpire"),
         .requestToken: Row(ios: "requestToken", android: "onRequestToken", web: "token-privilege-did-expire", flutter: "onRequestToken",
                            reactNative: "onRequestToken", electron: "onRequestToken", unity: "OnRequestToken"),
-        .renewTokenResult: Row(ios: "renewTokenResult", android: "onRenewTokenResult", web: nil, flutter: "onRenewTokenResult",
+        .renewTokenResult: Row(ios: "renewTokenResult", android: "onRenewTokenResult", web: "client.renewToken", flutter: "onRenewTokenResult",
                                reactNative: "onRenewTokenResult", electron: nil, unity: nil),
         .connectionStateChanged: Row(ios: "connectionStateChanged", android: "onConnectionStateChanged", web: "connection-state-change",
                                      flutter: "onConnectionStateChanged", reactNative: "onConnectionStateChanged",

@@ -223,13 +223,19 @@ extension SessionEvent {
     public var jsonLine: String { Self.jsonLine(time: time, names: [("event", name)], fields: fields) }
 
     /// The event as `voice` speaks it: its name in that SDK and its fields with states and reasons in its spelling;
-    /// nil for an event that SDK, at that version, does not fire (a renewal's result before 4.6, the Web's).
+    /// nil for an event that SDK, at that version, does not fire. Without a renewal's result (native SDKs before 4.6,
+    /// Electron, Unity) a refused renewal is heard as the error it was then (109 or 110), a taken one not at all.
     public func spoken(in voice: SDKVoice) -> (name: String, fields: [(String, Value)])? {
         guard case .engine(let event) = kind, let word = SDKWord(rawValue: event.name) else { return (name, fields) }
-        if word == .renewTokenResult, !voice.hearsRenewResult { return nil }
+        if case .renewTokenResult(_, let code) = event, !voice.hearsRenewResult {
+            guard code != .success else { return nil }
+            let error = SessionEvent(time: time, kind: .engine(.didOccurError(code == .tokenExpired ? .tokenExpired : .invalidToken)))
+            return error.spoken(in: voice)
+        }
         guard let spokenName = voice.name(of: word) else { return nil }
         guard case .connectionStateChanged(let state, let reason) = event else { return (spokenName, fields) }
-        return (spokenName, [("state", .text(voice.profile.spelling(of: state))), ("reason", .text(voice.profile.spelling(of: reason)))])
+        let spelled = voice.profile.spelling(of: state, reason)
+        return (spokenName, [("state", .text(spelled.state)), ("reason", spelled.reason.map(Value.text) ?? .none)])
     }
 
     /// `textLine` in `voice`'s words; nil for an event that SDK does not fire.
