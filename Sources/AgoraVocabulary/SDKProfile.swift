@@ -119,9 +119,11 @@ public enum SDKWord: String, CaseIterable, Sendable {
     /// Whether the app calls it (a method) rather than hears it (a callback).
     public var isMethod: Bool { [.renewToken, .joinChannel, .leaveChannel, .updateChannel].contains(self) }
 
-    /// The word any profile's `name` is for, and that profile: how a scenario written in any SDK's words is read.
+    /// The word any profile's `name` is for, and the first profile that says it so: how a scenario written in any
+    /// SDK's words is read. A name two words share (the Web's `client.join`) is the first word's, a callback before a method.
     public static func named(_ name: String) -> (word: SDKWord, profile: SDKProfile)? {
-        for (word, row) in SDKWords.table {
+        for word in allCases {
+            guard let row = SDKWords.table[word] else { continue }
             if let profile = SDKProfile.allCases.first(where: { row[$0] == name }) { return (word, profile) }
         }
         return nil

@@ -23,11 +23,10 @@ struct KeyBinding: Sendable {
     static let all: [KeyBinding] = [
         KeyBinding("j", .session(.join), "join", help: "join the channel (a fresh token first)", words: [.joinChannel]),
         KeyBinding("l", .session(.leave), "leave", help: "leave the channel", words: [.leaveChannel]),
-        KeyBinding("r", .session(.rejoin), "rejoin", help: "rejoin: leave, then join again", words: [.leaveChannel, .joinChannel]),
+        KeyBinding("r", .session(.rejoin), "rejoin", help: "leave, then join again", words: [.leaveChannel, .joinChannel]),
         KeyBinding("n", .session(.renew), "renew", help: "renew now with the current method", words: [.renewToken]),
         KeyBinding("a", .session(.toggleAutoRenew), "auto", help: "auto-renew on/off"),
-        KeyBinding("m", .session(.nextRenewMethod), "method", help: "next renew method: renew, update, rejoin",
-                   words: [.renewToken, .updateChannel]),
+        KeyBinding("m", .session(.nextRenewMethod), "method", help: "next renew method: renew, update, rejoin"),
         KeyBinding("c", .session(.switchRole), "role", help: "switch role: broadcaster / audience"),
         // `=` is `+` without shift.
         KeyBinding(keys: [(.character("+"), .session(.addUser)), (.character("="), .session(.addUser)), (.character("-"), .session(.removeUser))],
