@@ -220,7 +220,7 @@ extension SessionEvent {
 
     /// `{"t": 12.345, "event": "connectionStateChanged", "state": "connected", "reason": "joinSuccess"}`: the
     /// engine's own words, as recordings keep them.
-    public var jsonLine: String { Self.jsonLine(time: time, names: [("event", name)], fields: fields) }
+    public var jsonLine: String { Self.jsonLine(time: time, name: name, fields: fields) }
 
     /// The event as `voice` speaks it: its name in that SDK and its fields with states and reasons in its spelling;
     /// nil for an event that SDK, at that version, does not fire. Without a renewal's result (native SDKs before 4.6,
@@ -243,14 +243,14 @@ extension SessionEvent {
         spoken(in: voice).map { "[\(Self.pad(Self.decimal(time), 8))s] \($0.name)" + ($0.fields.isEmpty ? "" : " " + Self.detail(of: $0.fields)) }
     }
 
-    /// `jsonLine` in `voice`'s words, with `ios`, the event's name in iOS's words, whatever the voice, for tools that
-    /// read any profile's lines; nil for an event that SDK does not fire.
+    /// `jsonLine` in `voice`'s words, with `ios` last, the event's name in iOS's words whatever the voice, for tools
+    /// that read any profile's lines; nil for an event that SDK does not fire.
     public func jsonLine(in voice: SDKVoice) -> String? {
-        spoken(in: voice).map { Self.jsonLine(time: time, names: [("event", $0.name), ("ios", name)], fields: $0.fields) }
+        spoken(in: voice).map { Self.jsonLine(time: time, name: $0.name, fields: $0.fields + [("ios", .text(name))]) }
     }
 
-    private static func jsonLine(time: Duration, names: [(String, String)], fields: [(String, Value)]) -> String {
-        var parts = [#""t": \#(Self.decimal(time))"#] + names.map { "\($0.jsonQuoted): \($1.jsonQuoted)" }
+    private static func jsonLine(time: Duration, name: String, fields: [(String, Value)]) -> String {
+        var parts = [#""t": \#(Self.decimal(time))"#, #""event": \#(name.jsonQuoted)"#]
         for (key, value) in fields {
             let json: String = switch value {
             case .text(let text): text.jsonQuoted

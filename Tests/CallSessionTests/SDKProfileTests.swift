@@ -145,7 +145,7 @@ private final class WrongChannelAfterJoin: TokenProvider, Sendable {
         #expect(event.jsonLine(in: SDKVoice(.web)) == #"{"t": 40.000, "event": "token-privilege-did-expire", "ios": "requestToken"}"#)
         let failed = SessionEvent(time: .seconds(40), kind: .engine(.connectionStateChanged(.failed, reason: .reasonTokenExpired)))
         #expect(failed.jsonLine(in: SDKVoice(.web))
-                == #"{"t": 40.000, "event": "connection-state-change", "ios": "connectionStateChanged", "state": "DISCONNECTED", "reason": "TOKEN_EXPIRE"}"#)
+                == #"{"t": 40.000, "event": "connection-state-change", "state": "DISCONNECTED", "reason": "TOKEN_EXPIRE", "ios": "connectionStateChanged"}"#)
     }
 
     @Test func anyProfilesNameFindsItsEvent() throws {

@@ -35,7 +35,7 @@ import Testing
         #expect(web.stdout.contains("] connection-state-change state=CONNECTED\n"), "\(web.stdout)")
         #expect(!web.stdout.contains("onTokenPrivilegeWillExpire"))
         let json = try TokenCallProcess.run(["replay", "--json", "--sdk", "unity", path])
-        #expect(json.stdout.contains(#""event": "OnTokenPrivilegeWillExpire", "ios": "tokenPrivilegeWillExpire""#), "\(json.stdout)")
+        #expect(json.stdout.contains(#""event": "OnTokenPrivilegeWillExpire", "ios": "tokenPrivilegeWillExpire"}"#), "\(json.stdout)")
         let wrong = try TokenCallProcess.run(["replay", "--headless", "--sdk", "symbian", path])
         #expect(wrong.status == 64)
         #expect(wrong.stderr.contains("--sdk must be ios, android, web, flutter, react-native, electron or unity, not \"symbian\""), "\(wrong.stderr)")
