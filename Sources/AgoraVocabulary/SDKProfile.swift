@@ -107,7 +107,10 @@ public struct SDKVoice: Sendable, Equatable {
     public var hearsRenewResult: Bool { profile.renewResultSince.map { version >= $0 } ?? false }
 
     /// A callback's or method's name in this voice; nil where the SDK has none.
-    public func name(of word: SDKWord) -> String? { SDKWords.table[word]?[profile] }
+    public func name(of word: SDKWord) -> String? {
+        if profile == .flutter, version < SDKWords.flutterRenamedIn, let older = SDKWords.flutterBefore6[word] { return older }
+        return SDKWords.table[word]?[profile]
+    }
 }
 
 /// The token flow's callbacks and the methods an app calls, named by iOS (the profile-independent name).
@@ -183,6 +186,13 @@ public enum SDKWords {
                             flutter: "updateChannelMediaOptions", reactNative: "updateChannelMediaOptions",
                             electron: "updateChannelMediaOptions", unity: "UpdateChannelMediaOptions"),
     ]
+
+    /// Flutter's names before 6.0, where they differ: no `on`, and no connection argument.
+    public static let flutterBefore6: [SDKWord: String] = [
+        .tokenPrivilegeWillExpire: "tokenPrivilegeWillExpire", .requestToken: "requestToken", .connectionStateChanged: "connectionStateChanged",
+    ]
+    /// The Flutter version that renamed them.
+    public static let flutterRenamedIn = SDKVersion(major: 6, minor: 0)
 
     /// The Web's reasons (`ConnectionDisconnectedReason`) for the engine's; others are written in its upper case.
     static let webReasons: [AgoraConnectionChangedReason: String] = [

@@ -48,6 +48,9 @@ public enum SDKProfilesPage {
             page += row(["`\(word.rawValue)`" + (word.isMethod ? " (called)" : "")]
                         + profiles.map { SDKVoice($0).name(of: word).map { "`\($0)`" } ?? "—" })
         }
+        let renamed = SDKWord.allCases.compactMap { word in SDKWords.flutterBefore6[word].map { "`\($0)`" } }
+        page += "\nFlutter before \(SDKWords.flutterRenamedIn) (`--sdk flutter --sdk-version 5.0`) says \(renamed.joined(separator: ", ")) "
+            + "instead, without a connection argument.\n"
         page += "\n## Connection states and reasons\n\n"
         page += row(["iOS name"] + profiles.map(\.title)) + row(Array(repeating: "---", count: profiles.count + 1))
         for state in AgoraConnectionState.allCases {

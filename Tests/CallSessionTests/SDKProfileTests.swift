@@ -133,10 +133,17 @@ private final class WrongChannelAfterJoin: TokenProvider, Sendable {
 
     @Test(arguments: [SDKProfile.ios, .android, .reactNative, .flutter])
     func beforeTheResultCallbackARenewalIsSilentAndARefusalAnError(profile: SDKProfile) async throws {
-        let old = SDKVoice(profile, version: SDKVersion("4.5"))
+        let old = SDKVoice(profile, version: SDKVersion(profile == .flutter ? "6.5" : "4.5"))
         let words = try #require(Self.words[profile])
         #expect(Array(try await Self.lines(.renewal, in: old).dropLast(2)) == Self.expected(.renewal, words, hearsResult: false))
         #expect(Array(try await Self.lines(.refused, in: old).dropLast(2)) == Self.expected(.refused, words, hearsResult: false))
+    }
+
+    @Test func flutterBefore6SaysItsOldNames() async throws {
+        let lines = try await Self.lines(.expiry, in: SDKVoice(.flutter, version: SDKVersion("5.3")))
+        #expect(lines.contains("tokenPrivilegeWillExpire") && lines.contains("requestToken"), "\(lines)")
+        #expect(lines.contains("connectionStateChanged state=connectionStateFailed reason=connectionChangedTokenExpired"), "\(lines)")
+        #expect(!lines.contains { $0.hasPrefix("onTokenPrivilegeWillExpire") || $0.hasPrefix("onRequestToken") })
     }
 
     @Test func jsonKeepsTheIOSNameBesideTheSDKs() throws {
