@@ -77,12 +77,13 @@ public struct SDKVersion: Sendable, Comparable, CustomStringConvertible {
         self.minor = minor
     }
 
-    /// `MAJOR.MINOR` or `MAJOR.MINOR.PATCH`, each part 0...999; nil for anything else.
+    /// `MAJOR.MINOR` or `MAJOR.MINOR.PATCH`, each part one to three ASCII digits; nil for anything else.
     public init?(_ text: String) {
-        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        let parts = text.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
         guard (2...3).contains(parts.count),
-              let numbers = Optional(parts.compactMap { $0.count <= 3 && $0.allSatisfy(\.isASCII) ? Int($0) : nil }),
-              numbers.count == parts.count else { return nil }
+              parts.allSatisfy({ (1...3).contains($0.count) && $0.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) } })
+        else { return nil }
+        let numbers = parts.map { $0.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) } }
         self.init(major: numbers[0], minor: numbers[1])
     }
 

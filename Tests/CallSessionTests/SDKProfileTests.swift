@@ -155,6 +155,13 @@ private final class WrongChannelAfterJoin: TokenProvider, Sendable {
                 == #"{"t": 40.000, "event": "connection-state-change", "state": "DISCONNECTED", "reason": "TOKEN_EXPIRE", "ios": "connectionStateChanged"}"#)
     }
 
+    @Test func aVersionIsTwoOrThreeGroupsOfDigits() {
+        #expect(SDKVersion("4.5") == SDKVersion(major: 4, minor: 5))
+        #expect(SDKVersion("6.6.0") == SDKVersion(major: 6, minor: 6))
+        for bad in ["4", "+4.5", "4.5.6.7", "4..5", "4.5a", "\u{0664}.5", "1234.5", "", "."] { #expect(SDKVersion(bad) == nil, "\(bad)") }
+        #expect(SDKVersion("4.5")! < SDKVersion("4.6")!)
+    }
+
     @Test func anyProfilesNameFindsItsEvent() throws {
         #expect(SDKWord.named("token-privilege-did-expire")?.word == .requestToken)
         #expect(SDKWord.named("token-privilege-did-expire")?.profile == .web)
