@@ -19,8 +19,15 @@ public enum SDKProfile: String, CaseIterable, Sendable {
         }
     }
 
-    /// The SDK's newest version that tokencall knows: what `--sdk-version` is when not given.
-    public var latest: SDKVersion { self == .flutter ? SDKVersion(major: 6, minor: 6) : SDKVersion(major: 4, minor: 6) }
+    /// The version whose behaviour tokencall shows when `--sdk-version` is not given: the first with everything shown
+    /// here (a renewal's result; the Web's `TOKEN_EXPIRE` reason, from 4.19).
+    public var latest: SDKVersion {
+        switch self {
+        case .flutter: SDKVersion(major: 6, minor: 6)
+        case .web: SDKVersion(major: 4, minor: 19)
+        case .ios, .android, .reactNative, .electron, .unity: SDKVersion(major: 4, minor: 6)
+        }
+    }
 
     /// Whether the SDK fires a request for a token at expiry and keeps the call FAILED until one comes; the Web
     /// disconnects instead, and its app joins again.

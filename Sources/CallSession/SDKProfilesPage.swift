@@ -36,8 +36,10 @@ public enum SDKProfilesPage {
         `tokencall join --sdk NAME` (or `TOKENCALL_SDK=NAME`; default `\(SDKProfile.standard.rawValue)`) shows the call in one SDK's \
         words: the call screen's header, status, log and key help (`?`), the headless lines and `--json`, where `event` is the \
         SDK's name and `ios` the iOS name whatever the SDK, so that a tool reads one key. `--sdk-version` says which version of \
-        it (default its newest). A recording names its SDK in its header; `tokencall replay --sdk NAME` shows it in another. \
-        The names: \(profiles.map { "`\($0.rawValue)`" }.joined(separator: ", ")).
+        it (default: \(profiles.map { "\($0.title) \($0.latest)" }.joined(separator: ", "))). A recording names its SDK in its header; `tokencall replay --sdk NAME` shows it in another. \
+        The names: \(profiles.map { "`\($0.rawValue)`" }.joined(separator: ", ")). The callbacks below are the token \
+        flow's and the call's; the others (statistics, video, the simulator's notices) and tokencall's own events \
+        (`tokenFetched`, `note`, ...) keep their names in every SDK.
 
         ## Names
 
