@@ -260,7 +260,7 @@ extension ScreenState {
         let (uid, account) = config.uidAndAccount
         self.init(channel: config.channel, uid: uid, account: account, role: config.role, tokenServer: session.tokens.label,
                   renewMethod: config.renewMethod, autoRenew: config.autoRenew, clock: session.clockPhase ?? .running(speed: 1),
-                  hub: config.hub.map { HubStatus(address: $0.address) })
+                  hub: config.hub.map { HubStatus(address: $0.address) }, voice: config.voice)
     }
 }
 

@@ -6,7 +6,7 @@ import PrintableText
 /// stamp is the call's clock, an expiry is a wall-clock time (`expires 18:16:01 (40s)`), one token's fetch (or paste),
 /// the engine taking it and the renewal it completes share one line, which moves below what came in between once the
 /// renewal is done, and a simulator's notice goes on the line it explains. Headless lines and JSON are the events' own
-/// (`SessionEvent.textLine`, `jsonLine`), unchanged.
+/// (`SessionEvent.textLine`, `jsonLine`), unchanged. Names, states and reasons are the voice's (`--sdk`).
 public struct EventLog: Sendable, Equatable {
     public struct Entry: Sendable, Equatable {
         /// When it happened (the first event of the line, or the renewal that moved it), on the call's clock.
@@ -17,6 +17,7 @@ public struct EventLog: Sendable, Equatable {
     }
 
     public private(set) var entries: [Entry] = []
+    let voice: SDKVoice
     /// The token whose line later events of it go on: from its fetch or paste until the next one.
     private var story: TokenStory?
     static let limit = 200
@@ -43,7 +44,7 @@ public struct EventLog: Sendable, Equatable {
         }
     }
 
-    public init() {}
+    public init(voice: SDKVoice = .standard) { self.voice = voice }
 
     /// Takes `event`, which arrived when the call's wall read `unixNow`; `tokenExpiresAt` is the expiry of the token in
     /// use before it.
@@ -74,7 +75,8 @@ public struct EventLog: Sendable, Equatable {
             change { $0.signatureUnchecked = true }
         default:
             if Self.refuses(event) { change { $0.phase = .refused } }
-            let (name, detail) = Self.line(for: event, tokenExpiresAt: tokenExpiresAt, now: now)
+            guard let spoken = event.spoken(in: voice) else { return }
+            let (name, detail) = Self.line(for: event, named: spoken.name, in: voice.profile, tokenExpiresAt: tokenExpiresAt, now: now)
             append(Entry(time: event.time, name: name, detail: detail, tone: Self.tone(of: event)))
         }
     }
@@ -157,11 +159,18 @@ public struct EventLog: Sendable, Equatable {
         }
     }
 
-    /// A line of its own: the event's name, and its fields in words where a time is in them.
+    /// A line of its own: the event's name in the voice's words, and its fields in words where a time is in them.
+    private static func line(for event: SessionEvent, named name: String, in profile: SDKProfile, tokenExpiresAt: Int64?,
+                             now: Int64) -> (String, String) {
+        let (own, detail) = line(for: event, tokenExpiresAt: tokenExpiresAt, now: now)
+        let shown = own == event.name ? name : own
+        guard case .engine(.connectionStateChanged(let state, let reason)) = event.kind else { return (shown, detail) }
+        let spelled = profile.spelling(of: state, reason)
+        return (shown, ([spelled.state] + (spelled.reason.map { [$0] } ?? [])).joined(separator: ", "))
+    }
+
     private static func line(for event: SessionEvent, tokenExpiresAt: Int64?, now: Int64) -> (String, String) {
         switch event.kind {
-        case .engine(.connectionStateChanged(let state, let reason)):
-            return (event.name, "\(state.name), \(reason.name)")
         case .engine(.tokenPrivilegeWillExpire):
             return (event.name, tokenExpiresAt.map { "expires \(ScreenRenderer.clock($0)) (\(span(seconds(from: now, to: $0))))" } ?? "")
         case .engine(.requestToken):

@@ -1,3 +1,4 @@
+import ChannelEngine
 import Timers
 
 /// One entry of the key table: the keys and what each does, and how the footer and the help overlay show them.
@@ -10,6 +11,8 @@ struct KeyBinding: Sendable {
     let help: (keys: String, line: String)?
     /// The screens the keys work on: a live call, a replay, or both.
     var modes: Set<Mode> = [.call]
+    /// The SDK's methods the keys call, or the callback they bring about, which the help names in the profile's words.
+    var words: [SDKWord] = []
 
     /// Which keys a screen reads: a replay has no call to act on.
     enum Mode: Sendable, Hashable {
@@ -18,10 +21,10 @@ struct KeyBinding: Sendable {
 
     /// Every key the screen reads, in the help overlay's order.
     static let all: [KeyBinding] = [
-        KeyBinding("j", .session(.join), "join", help: "join the channel (a fresh token first)"),
-        KeyBinding("l", .session(.leave), "leave", help: "leave the channel"),
-        KeyBinding("r", .session(.rejoin), "rejoin", help: "rejoin: leave, then join again"),
-        KeyBinding("n", .session(.renew), "renew", help: "renew now with the current method"),
+        KeyBinding("j", .session(.join), "join", help: "join the channel (a fresh token first)", words: [.joinChannel]),
+        KeyBinding("l", .session(.leave), "leave", help: "leave the channel", words: [.leaveChannel]),
+        KeyBinding("r", .session(.rejoin), "rejoin", help: "leave, then join again", words: [.leaveChannel, .joinChannel]),
+        KeyBinding("n", .session(.renew), "renew", help: "renew now with the current method", words: [.renewToken]),
         KeyBinding("a", .session(.toggleAutoRenew), "auto", help: "auto-renew on/off"),
         KeyBinding("m", .session(.nextRenewMethod), "method", help: "next renew method: renew, update, rejoin"),
         KeyBinding("c", .session(.switchRole), "role", help: "switch role: broadcaster / audience"),
@@ -30,7 +33,7 @@ struct KeyBinding: Sendable {
                    footer: ("+/-", "users"), help: ("+ / -", "add / remove a remote user")),
         KeyBinding("i", .session(.toggleNetwork), "net", help: "cut / restore the network"),
         KeyBinding("s", .session(.toggleServer), "server", help: "stop / start the embedded token server"),
-        KeyBinding("e", .session(.expire), "expire", help: "expire the token now"),
+        KeyBinding("e", .session(.expire), "expire", help: "expire the token now", words: [.requestToken]),
         KeyBinding("p", .paste, "paste", help: "paste the next token (Enter applies it, Esc cancels)"),
         KeyBinding("x", .session(.cycleMistake), "mistake", help: "next mistake on purpose of the embedded server (--misconfigure)"),
         // `,` and `.` are `<` and `>` without shift.
@@ -64,7 +67,16 @@ struct KeyBinding: Sendable {
 
 extension KeyBinding {
     /// One key, shown as itself.
-    init(_ key: Unicode.Scalar, _ command: KeyCommand, _ word: String, help line: String, modes: Set<Mode> = [.call]) {
-        self.init(keys: [(.character(Character(key)), command)], footer: (String(key), word), help: (String(key), line), modes: modes)
+    init(_ key: Unicode.Scalar, _ command: KeyCommand, _ word: String, help line: String, modes: Set<Mode> = [.call],
+         words: [SDKWord] = []) {
+        self.init(keys: [(.character(Character(key)), command)], footer: (String(key), word), help: (String(key), line), modes: modes,
+                  words: words)
+    }
+
+    /// The help overlay's line in `voice`'s words: `renew now with the current method: client.renewToken`.
+    func helpLine(in voice: SDKVoice) -> (keys: String, line: String)? {
+        guard let help else { return nil }
+        let names = words.compactMap(voice.name(of:))
+        return names.isEmpty ? help : (help.keys, help.line + ": " + names.joined(separator: ", "))
     }
 }

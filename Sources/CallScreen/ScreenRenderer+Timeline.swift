@@ -15,7 +15,7 @@ extension ScreenRenderer {
                    style: painter.style(bold: true))
         let barWidth = width - timelineGutter - timelineLabels
         guard barWidth >= 10, height >= 5 else { return }
-        var legend = legendLines(width: width - 1, painter)
+        var legend = legendLines(width: width - 1, in: state.voice, painter)
         while !legend.isEmpty, height - 4 - legend.count < 1 { legend.removeLast() }
         let lives = state.timeline.lives.suffix(height - 4 - legend.count)
         let axis = TimelineAxis(state.timeline, lives: lives, now: state.sessionTime, columns: barWidth)
@@ -117,11 +117,11 @@ extension ScreenRenderer {
     }
 
     /// The legend's entries, as many to a line as fit in `width`.
-    private static func legendLines(width: Int, _ painter: Painter) -> [String] {
+    private static func legendLines(width: Int, in voice: SDKVoice, _ painter: Painter) -> [String] {
         let states: [AgoraConnectionState] = [.connecting, .connected, .reconnecting, .failed, .disconnected]
         let entries = ["\(painter.willExpire) will-expire", "\(painter.renewedEnd) renewed", "\(painter.expiredEnd) expired",
-                       "\(painter.leftEnd) left", "\(painter.fetchFailed) fetch failed", "! requestToken"]
-            + states.map { "\(stateLetter($0)) \($0.name)" }
+                       "\(painter.leftEnd) left", "\(painter.fetchFailed) fetch failed", "! \(voice.name(of: .requestToken) ?? SDKWord.requestToken.rawValue)"]
+            + states.map { "\(stateLetter($0)) \(voice.profile.spelling(of: $0))" }
         var lines: [String] = []
         for entry in entries {
             if let last = lines.last, last.count + 2 + entry.count <= width {

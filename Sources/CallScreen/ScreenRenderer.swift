@@ -63,7 +63,7 @@ public enum ScreenRenderer {
             drawVideo(state, into: &grid, x: 0, y: layout.bodyTop, width: layout.video.width, height: layout.video.height,
                       painter, video, time)
         }
-        if state.showHelp { drawHelp(state.mode.keys, into: &grid, painter) }
+        if state.showHelp { drawHelp(state.mode.keys, in: state.voice, into: &grid, painter) }
     }
 
     /// Where the parts of the screen go: video on the left with the token panel and log beside it from 110 columns
@@ -99,7 +99,7 @@ public enum ScreenRenderer {
         let style = CellStyle(bold: true, reverse: true)
         grid.fill(x: 0, y: 0, width: grid.width, height: 1, with: Cell(character: " ", style: style))
         let uid = (state.account.map { "account \($0) \(painter.bar) " } ?? "") + (state.uid == 0 ? "uid (assigned at join)" : "uid \(state.uid)")
-        let text = " tokencall\(modeTitle(state)) \(painter.bar) channel \(state.channel) \(painter.bar) \(uid) \(painter.bar) \(state.role.name)"
+        let text = " tokencall\(modeTitle(state)) \(painter.bar) \(state.voice.profile.title) SDK \(painter.bar) channel \(state.channel) \(painter.bar) \(uid) \(painter.bar) \(state.role.name)"
             + " \(painter.bar) token server \(state.tokenServer)"
         grid.write(text, x: 0, y: 0, style: style)
     }
@@ -119,9 +119,10 @@ public enum ScreenRenderer {
         if let text = state.paste.text { return drawPasteField(state.paste, text: text, into: &grid, painter) }
         let color = color(of: state.connection)
         let style = painter.style(foreground: color, bold: true)
-        let text = " \(painter.dot) \(state.connection.name)"
+        let text = " \(painter.dot) \(state.voice.profile.spelling(of: state.connection))"
+        let reason = state.voice.profile.spelling(of: state.reason)
         grid.write(text, x: 0, y: 1, style: style)
-        grid.write(state.reason.name, x: text.count + 1, y: 1, style: painter.style(foreground: color))
+        grid.write(reason, x: text.count + 1, y: 1, style: painter.style(foreground: color))
         var extra = "t \(Int(state.sessionTime.components.seconds)) s"
         if let hub = state.hub { extra = "hub \(hub.address) \(hub.link.name) \(painter.bar) " + extra }
         if state.networkDown { extra = "network cut \(painter.bar) " + extra }
@@ -132,7 +133,7 @@ public enum ScreenRenderer {
         if state.tokenNeeded {
             let left = max(0, state.secondsLeft ?? 0)
             let ask = left > 0 ? "token needed, \(mmss(left)) left: press p to paste the next one" : "token expired: press p to paste a new one"
-            let x = text.count + state.reason.name.count + 3
+            let x = text.count + reason.count + 3
             grid.write(ask, x: x, y: 1, style: painter.style(foreground: left > 0 ? .yellow : .red, bold: true),
                        limit: max(0, grid.width - extra.count - 2 - x))
         }
@@ -280,11 +281,13 @@ public enum ScreenRenderer {
 
     // MARK: Help
 
-    /// The help overlay's lines, from the mode's `KeyBinding.table`: the keys, then what they do.
-    static func keyHelp(_ mode: KeyBinding.Mode = .call) -> [(keys: String, line: String)] { KeyBinding.table(mode).compactMap(\.help) }
+    /// The help overlay's lines, from the mode's `KeyBinding.table`: the keys, then what they do, in `voice`'s words.
+    static func keyHelp(_ mode: KeyBinding.Mode = .call, in voice: SDKVoice = .standard) -> [(keys: String, line: String)] {
+        KeyBinding.table(mode).compactMap { $0.helpLine(in: voice) }
+    }
 
-    private static func drawHelp(_ mode: KeyBinding.Mode, into grid: inout CellGrid, _ painter: Painter) {
-        let lines = keyHelp(mode)
+    private static func drawHelp(_ mode: KeyBinding.Mode, in voice: SDKVoice, into grid: inout CellGrid, _ painter: Painter) {
+        let lines = keyHelp(mode, in: voice)
         // Below the header, a blank line after the title and at the bottom where they fit; without them on a short screen.
         let margin = lines.count + 4 <= grid.height - 1 ? 2 : 1
         let width = min(grid.width - 2, lines.map(\.line.count).max()! + 14), height = lines.count + 2 * margin

@@ -54,7 +54,9 @@ public struct ScreenState: Sendable, Equatable {
     public private(set) var fetchCount = 0
     public private(set) var remotes: [RemoteTile] = []
     /// What happened, a line each, as a person reads it (`EventLog`).
-    public private(set) var log = EventLog()
+    public private(set) var log: EventLog
+    /// The SDK whose words the screen speaks (`--sdk`).
+    public let voice: SDKVoice
     public private(set) var showHelp = false
     /// Each token's life along the call's time; drawn in place of the video while `showTimeline` (`t`).
     public private(set) var timeline = TokenTimeline()
@@ -100,7 +102,10 @@ public struct ScreenState: Sendable, Equatable {
     static let logLimit = 200
 
     public init(channel: String, uid: UInt, account: String? = nil, role: AgoraClientRole, tokenServer: String, renewMethod: RenewMethod,
-                autoRenew: Bool, mode: ScreenMode = .call, clock: ClockPhase = .running(speed: 1), hub: HubStatus? = nil) {
+                autoRenew: Bool, mode: ScreenMode = .call, clock: ClockPhase = .running(speed: 1), hub: HubStatus? = nil,
+                voice: SDKVoice = .standard) {
+        self.voice = voice
+        log = EventLog(voice: voice)
         self.mode = mode
         self.clock = clock
         self.hub = hub

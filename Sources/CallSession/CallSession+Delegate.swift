@@ -27,6 +27,11 @@ extension CallSession: AgoraRtcEngineDelegate {
         if state == .connected {
             renewalRanOut = false
             renewalTaken()
+        } else if state == .failed, reason == .reasonTokenExpired, !configuration.voice.profile.requestsToken {
+            // The Web's call is over at expiry: its app leaves and joins again with a fresh token (the `r` path).
+            guard autoRenew || tokensByHand else { return }
+            leaveChannel(engine)
+            fetch(for: .join)
         } else if state == .failed, reason == .reasonTokenExpired, let pending = pendingRenewal,
                   tokens.ownServer?.mistakes?.current() == nil {
             // A renewal out of an expired call rejoins, and its token (sound when it arrived: only a server erring on
@@ -65,6 +70,8 @@ extension CallSession: AgoraRtcEngineDelegate {
     public func rtcEngineRequestToken(_ engine: AgoraRtcEngineKit) {
         publish(.requestToken)
         guard !stopping, autoRenew || tokensByHand else { return }
+        // The Web has no request for a token: its call ends (`connectionChangedTo` joins again).
+        guard configuration.voice.profile.requestsToken else { return }
         if case .fetching(.willExpire) = tokenPhase {
             let lead = engine.simulation.willExpireLead.wholeMilliseconds / 1000
             emit(.note("the token ran out with its renewal still on the way: the token server took longer than the \(lead) s "

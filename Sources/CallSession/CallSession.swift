@@ -33,6 +33,8 @@ public final class CallSession {
         /// The App Certificate the engine checks signatures with: given, else the app's own server's, else unchecked.
         public var appCertificate: String?
         public var renewMethod: RenewMethod = .renew
+        /// The SDK whose words the call is shown in and whose sequence it follows where SDKs differ (`--sdk`).
+        public var voice = SDKVoice.standard
         public var autoRenew = true
         public var remoteUsers = 2
         public var seed: UInt64 = 0

@@ -203,9 +203,7 @@ public struct SessionEvent: Sendable, Equatable {
 
 extension SessionEvent {
     /// `[  12.345s] connectionStateChanged state=connected reason=joinSuccess`
-    public var textLine: String {
-        "[\(Self.pad(Self.decimal(time), 8))s] \(name)" + (detail.isEmpty ? "" : " " + detail)
-    }
+    public var textLine: String { textLine(in: .standard)! }
 
     /// The fields as text, what `textLine` prints after the name: `state=connected reason=joinSuccess`. A text value
     /// that is empty or holds white space of any kind, a quote, a backslash or what is unsafe to print is written as a
@@ -235,8 +233,38 @@ extension SessionEvent {
         }.joined(separator: " ")
     }
 
-    /// `{"t": 12.345, "event": "connectionStateChanged", "state": "connected", "reason": "joinSuccess"}`
-    public var jsonLine: String {
+    /// `{"t": 12.345, "event": "connectionStateChanged", "state": "connected", "reason": "joinSuccess"}`: the
+    /// engine's own words, as recordings keep them.
+    public var jsonLine: String { Self.jsonLine(time: time, name: name, fields: fields) }
+
+    /// The event as `voice` speaks it: its name in that SDK and its fields with states and reasons in its spelling;
+    /// nil for an event that SDK, at that version, does not fire. Without a renewal's result (native SDKs before 4.6,
+    /// Electron, Unity) a refused renewal is heard as the error it was then (109 or 110), a taken one not at all.
+    public func spoken(in voice: SDKVoice) -> (name: String, fields: [(String, Value)])? {
+        guard case .engine(let event) = kind, let word = SDKWord(rawValue: event.name) else { return (name, fields) }
+        if case .renewTokenResult(_, let code) = event, !voice.hearsRenewResult {
+            guard code != .success else { return nil }
+            let error = SessionEvent(time: time, kind: .engine(.didOccurError(code == .tokenExpired ? .tokenExpired : .invalidToken)))
+            return error.spoken(in: voice)
+        }
+        guard let spokenName = voice.name(of: word) else { return nil }
+        guard case .connectionStateChanged(let state, let reason) = event else { return (spokenName, fields) }
+        let spelled = voice.profile.spelling(of: state, reason)
+        return (spokenName, [("state", .text(spelled.state)), ("reason", spelled.reason.map(Value.text) ?? .none)])
+    }
+
+    /// `textLine` in `voice`'s words; nil for an event that SDK does not fire.
+    public func textLine(in voice: SDKVoice) -> String? {
+        spoken(in: voice).map { "[\(Self.pad(Self.decimal(time), 8))s] \($0.name)" + ($0.fields.isEmpty ? "" : " " + Self.detail(of: $0.fields)) }
+    }
+
+    /// `jsonLine` in `voice`'s words, with `ios` last, the event's name in iOS's words whatever the voice, for tools
+    /// that read any profile's lines; nil for an event that SDK does not fire.
+    public func jsonLine(in voice: SDKVoice) -> String? {
+        spoken(in: voice).map { Self.jsonLine(time: time, name: $0.name, fields: $0.fields + [("ios", .text(name))]) }
+    }
+
+    private static func jsonLine(time: Duration, name: String, fields: [(String, Value)]) -> String {
         var parts = [#""t": \#(Self.decimal(time))"#, #""event": \#(name.jsonQuoted)"#]
         for (key, value) in fields {
             let json: String = switch value {

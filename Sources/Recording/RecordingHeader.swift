@@ -22,9 +22,11 @@ public struct RecordingHeader: Sendable, Equatable {
         public var tokenServer: String
         public var renewMethod: RenewMethod
         public var autoRenew: Bool
+        /// The SDK the call was shown in, which `replay` shows it in unless told another.
+        public var voice: SDKVoice
 
         public init(channel: String, uid: UInt, account: String? = nil, role: AgoraClientRole, tokenServer: String,
-                    renewMethod: RenewMethod, autoRenew: Bool) {
+                    renewMethod: RenewMethod, autoRenew: Bool, voice: SDKVoice = .standard) {
             self.channel = channel
             self.uid = uid
             self.account = account
@@ -32,6 +34,7 @@ public struct RecordingHeader: Sendable, Equatable {
             self.tokenServer = tokenServer
             self.renewMethod = renewMethod
             self.autoRenew = autoRenew
+            self.voice = voice
         }
     }
 
@@ -59,7 +62,7 @@ public struct RecordingHeader: Sendable, Equatable {
         let (uid, account) = config.uidAndAccount
         self.init(options: options, seed: config.seed, started: config.unixTime(),
                   call: Call(channel: config.channel, uid: uid, account: account, role: config.role, tokenServer: session.tokens.label,
-                             renewMethod: config.renewMethod, autoRenew: config.autoRenew))
+                             renewMethod: config.renewMethod, autoRenew: config.autoRenew, voice: config.voice))
     }
 
     /// The header's line, members in a fixed order and options by name.
@@ -69,7 +72,8 @@ public struct RecordingHeader: Sendable, Equatable {
         return "{\"format\": \"\(Self.format)\", \"version\": \(Self.version), \"options\": {\(options.joined(separator: ", "))}, "
             + "\"seed\": \(seed), \"started\": \(SessionEvent.decimal(.milliseconds(millis))), \"call\": {\"channel\": \(Self.quoted(call.channel)), "
             + "\"uid\": \(call.uid), \"account\": \(call.account.map(Self.quoted) ?? "null"), \"role\": \"\(call.role.name)\", \"tokenServer\": \(Self.quoted(call.tokenServer)), "
-            + "\"renewMethod\": \"\(call.renewMethod.rawValue)\", \"autoRenew\": \(call.autoRenew)}}"
+            + "\"renewMethod\": \"\(call.renewMethod.rawValue)\", \"autoRenew\": \(call.autoRenew), "
+            + "\"sdk\": \"\(call.voice.profile.rawValue)\", \"sdkVersion\": \"\(call.voice.version)\"}}"
     }
 
     /// The header a first line holds; a newer version is `RecordingError.newerVersion`, anything else `badLine`.
@@ -87,7 +91,7 @@ public struct RecordingHeader: Sendable, Equatable {
         do throws(LineProblem) {
             guard version == Self.version else { throw LineProblem("the header's version \(version) is not one tokencall wrote") }
             let header = try members(object)
-            guard JSONValue.parse(Array(header.line.utf8)) == value else {
+            guard JSONValue.parse(Array(header.line.utf8)) == withVoice(value) else {
                 throw LineProblem("the header's members are not the ones it has (a secret option, or one too many)")
             }
             return header
@@ -107,7 +111,27 @@ public struct RecordingHeader: Sendable, Equatable {
             call: Call(channel: try call.text("channel"), uid: UInt(try call.integer("uid", as: UInt32.self)),
                        account: try call.value("account") == .null ? nil : try call.text("account"),
                        role: try call.choice("role", \AgoraClientRole.name), tokenServer: try call.text("tokenServer"),
-                       renewMethod: try call.choice("renewMethod", \RenewMethod.rawValue), autoRenew: try call.flag("autoRenew")))
+                       renewMethod: try call.choice("renewMethod", \RenewMethod.rawValue), autoRenew: try call.flag("autoRenew"),
+                       voice: try voice(call)))
+    }
+
+    /// The SDK a header's call names; a recording made before there were profiles spoke iOS.
+    private static func voice(_ call: RecordedObject) throws(LineProblem) -> SDKVoice {
+        guard call.members["sdk"] != nil || call.members["sdkVersion"] != nil else { return .standard }
+        let profile = try call.choice("sdk", \SDKProfile.rawValue)
+        guard let version = SDKVersion(try call.text("sdkVersion")) else { throw LineProblem("the header's sdkVersion is not a version such as 4.6") }
+        return SDKVoice(profile, version: version)
+    }
+
+    /// A header's value as this version writes it: one made before there were profiles, with iOS's.
+    private static func withVoice(_ value: JSONValue) -> JSONValue {
+        guard case .object(var members) = value, case .object(var call)? = members["call"], call["sdk"] == nil, call["sdkVersion"] == nil else {
+            return value
+        }
+        call["sdk"] = .string(SDKVoice.standard.profile.rawValue)
+        call["sdkVersion"] = .string(SDKVoice.standard.version.description)
+        members["call"] = .object(call)
+        return .object(members)
     }
 
     private static func quoted(_ text: String) -> String { text.jsonQuoted }

@@ -53,7 +53,7 @@ enum JoinCommand {
         .flag("no-color", help: "no colours on the call screen (also NO_COLOR)"),
         recordOption,
         hubOption,
-    ] + outputOptions
+    ] + SDKOptions.options(defaulted: true) + outputOptions
 
     static let command = Command(
         "join", summary: "Join a simulated call and show its token lifecycle (the default command).", options: options,
@@ -116,6 +116,7 @@ enum JoinCommand {
         config.appCertificate = args.string("app-certificate")
         config.renewMethod = try args.choice("renew-method")
         config.autoRenew = !args.has("no-auto-renew")
+        config.voice = try SDKOptions.voice(args)
         config.remoteUsers = try args.integer("remote-users", in: 0...AgoraRtcEngineKit.remoteUserLimit)
         config.seed = try args.integer("seed", in: UInt64(0)...UInt64.max) ?? UInt64.random(in: 0...999_999)
         let pasted = try pastedToken(args, into: &config)
@@ -251,9 +252,9 @@ enum JoinCommand {
     }
 
     /// Prints an event as headless `join` does (and `replay` again): a text or JSON line, the periodic reports left out.
-    static func printHeadless(_ event: SessionEvent, json: Bool) {
-        guard !event.isPeriodic else { return }
-        print(json ? event.jsonLine : event.textLine)
+    static func printHeadless(_ event: SessionEvent, json: Bool, in voice: SDKVoice) {
+        guard !event.isPeriodic, let line = json ? event.jsonLine(in: voice) : event.textLine(in: voice) else { return }
+        print(line)
         fflush(nil)
     }
 
@@ -262,7 +263,7 @@ enum JoinCommand {
         let config = session.configuration
         var failed = false
         session.observe { event in
-            printHeadless(event, json: json)
+            printHeadless(event, json: json, in: config.voice)
             switch event.kind {
             case .sessionEnded(let wasFailed): failed = wasFailed
             case .stuck: Task { @MainActor in session.stop() }

@@ -15,7 +15,7 @@ enum ReplayCommand {
             .flag("headless", help: "print the recorded events as join --headless printed them"),
             .value("fps", "N", help: "frames per second of the call screen, 1...60", default: "15"),
             .flag("no-color", help: "no colours on the call screen (also NO_COLOR)"),
-        ],
+        ] + SDKOptions.options(defaulted: false),
         positionals: [Positional("FILE", help: "a recording written by join --record")],
         epilogue: """
         Printing is at once, whatever --speed. Exit status: 0; 1 when the file cannot be read or is not a recording, or when
@@ -35,10 +35,11 @@ enum ReplayCommand {
             Console.error("tokencall replay: \(error)")
             return ExitCode.failure
         }
+        let voice = try SDKOptions.voice(args, else: recording.header.call.voice)
         guard !headless, CallScreenTerminal.available(for: "tokencall replay") else {
             var failed = false
             for event in recording.events {
-                JoinCommand.printHeadless(event, json: args.has("json"))
+                JoinCommand.printHeadless(event, json: args.has("json"), in: voice)
                 if case .sessionEnded(let wasFailed) = event.kind { failed = wasFailed }
             }
             return failed ? ExitCode.failure : ExitCode.ok
@@ -47,7 +48,8 @@ enum ReplayCommand {
         let call = recording.header.call
         let clock = ScaledClock(speed: speed, unixTime: recording.header.started)
         let state = ScreenState(channel: call.channel, uid: call.uid, account: call.account, role: call.role, tokenServer: call.tokenServer,
-                                renewMethod: call.renewMethod, autoRenew: call.autoRenew, mode: .replay(ended: false), clock: clock.phase)
+                                renewMethod: call.renewMethod, autoRenew: call.autoRenew, mode: .replay(ended: false), clock: clock.phase,
+                                voice: voice)
         let app = CallScreenApp(replay: ReplayTrack(events: recording.events, started: recording.header.started), state: state,
                                 clock: clock)
         let signals = StopSignals.onMain { app.quit() }

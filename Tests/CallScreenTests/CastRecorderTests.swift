@@ -50,7 +50,7 @@ import Testing
         var terminal = MiniTerminal(width: 80, height: 24)
         terminal.feed(written[0])
         #expect(terminal.screen.text == grid(80, 24, at: 0).text)
-        #expect(terminal.screen.text.contains("tokencall │ channel test"))
+        #expect(terminal.screen.text.contains("tokencall │ iOS SDK │ channel test"))
     }
 
     @Test func aFullDiskEndsTheRecordingButNotTheCaller() throws {

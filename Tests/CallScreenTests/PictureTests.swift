@@ -116,7 +116,7 @@ struct PaintedPicture {
             }
         }
         #expect(checked > 100)
-        #expect(picture.lines.first?.hasPrefix("tokencall │ channel test") == true)
+        #expect(picture.lines.first?.hasPrefix("tokencall │ iOS SDK │ channel test") == true)
         // Runs are merged: far fewer shapes than the 4800 cells.
         #expect(picture.rects.count + picture.texts.count < 2000, "\(picture.rects.count) rects, \(picture.texts.count) texts")
     }

@@ -9,10 +9,11 @@ import Testing
 private let base: Double = 1_800_000_000
 
 /// A state built the way the app builds it: by applying session events; the `account` scenarios join as "alice".
-private func state(_ scenario: String, mode: ScreenMode = .call, tokenServer: String = "http://127.0.0.1:43210 (embedded)") -> ScreenState {
+private func state(_ scenario: String, mode: ScreenMode = .call, tokenServer: String = "http://127.0.0.1:43210 (embedded)",
+                   voice: SDKVoice = .standard) -> ScreenState {
     let account = scenario.hasPrefix("account")
     var state = ScreenState(channel: "test", uid: 0, account: account ? "alice" : nil, role: .broadcaster,
-                            tokenServer: tokenServer, renewMethod: .renew, autoRenew: true, mode: mode)
+                            tokenServer: tokenServer, renewMethod: .renew, autoRenew: true, mode: mode, voice: voice)
     func at(_ seconds: Double, _ kind: SessionEvent.Kind) {
         state.take(SessionEvent(time: .milliseconds(Int64(seconds * 1000)), kind: kind), at: base + seconds)
     }
@@ -79,6 +80,26 @@ func assertSnapshot(text: String, _ file: String, sourceLocation: SourceLocation
     @Test(arguments: ["connecting", "connected", "willExpire", "failed", "reconnecting"], [(80, 24), (120, 40), (200, 60)])
     func snapshots(scenario: String, size: (Int, Int)) throws {
         try assertSnapshot(render(state(scenario), size.0, size.1), "\(scenario)-\(size.0)x\(size.1)")
+    }
+
+    /// The header names the SDK; the status, the log and the help speak its words (issue 35).
+    @Test(arguments: [SDKProfile.android, .web, .flutter, .unity])
+    func eachSDKsScreenSpeaksItsWords(profile: SDKProfile) throws {
+        let voice = SDKVoice(profile)
+        try assertSnapshot(render(state("failed", voice: voice), 120, 40), "failed-\(profile.rawValue)-120x40")
+        var help = state("connected", voice: voice)
+        help.type("?")
+        try assertSnapshot(render(help, 80, 24), "help-\(profile.rawValue)-80x24")
+    }
+
+    @Test func theHelpNamesWhatEachKeyCallsInTheSDKsWords() throws {
+        let renew = { (profile: SDKProfile) in ScreenRenderer.keyHelp(in: SDKVoice(profile)).first { $0.keys == "n" }?.line }
+        #expect(renew(.ios) == "renew now with the current method: renewToken")
+        #expect(renew(.web) == "renew now with the current method: client.renewToken")
+        #expect(renew(.unity) == "renew now with the current method: RenewToken")
+        let expire = ScreenRenderer.keyHelp(in: SDKVoice(.web)).first { $0.keys == "e" }?.line
+        #expect(expire == "expire the token now: token-privilege-did-expire")
+        #expect(render(state("connected", voice: SDKVoice(.reactNative)), 120, 40).lines[0].hasPrefix(" tokencall | React Native SDK | channel"))
     }
 
     @Test func anAccountJoinShowsTheAccountAndThenTheUidTheEngineAssigned() throws {
@@ -152,13 +173,13 @@ func assertSnapshot(text: String, _ file: String, sourceLocation: SourceLocation
 
     @Test func aFastCallShowsItsSpeedInTheHeaderAndAPausedOneSaysSo() throws {
         var s = state("connected")
-        #expect(render(s, 120, 40).lines[0].hasPrefix(" tokencall | channel test"))
+        #expect(render(s, 120, 40).lines[0].hasPrefix(" tokencall | iOS SDK | channel test"))
         s.tick(unixTime: s.now, clock: .running(speed: 3600))
-        #expect(render(s, 120, 40).lines[0].hasPrefix(" tokencall 3600x | channel test"))
+        #expect(render(s, 120, 40).lines[0].hasPrefix(" tokencall 3600x | iOS SDK | channel test"))
         s.tick(unixTime: s.now, clock: .paused(speed: 1))
         let paused = render(s, 120, 40)
         try assertSnapshot(paused, "call-paused-120x40")
-        #expect(paused.lines[0].hasPrefix(" tokencall 1x paused | channel test"))
+        #expect(paused.lines[0].hasPrefix(" tokencall 1x paused | iOS SDK | channel test"))
     }
 
     @Test func theSpeedKeysOfACallAreInItsHelpEvenOnTheSmallestScreen() {
@@ -179,7 +200,7 @@ func assertSnapshot(text: String, _ file: String, sourceLocation: SourceLocation
         s.tick(unixTime: s.now, clock: .paused(speed: 4))
         let grid = render(s, 120, 40)
         try assertSnapshot(grid, "replay-paused-120x40")
-        #expect(grid.lines[0].hasPrefix(" tokencall replay 4x paused | channel test"))
+        #expect(grid.lines[0].hasPrefix(" tokencall replay 4x paused | iOS SDK | channel test"))
         #expect(grid.lines.last?.trimmingCharacters(in: .whitespaces) == "? help  q quit  t timeline  </> speed  space pause")
         s.type("?")
         let help = render(s, 120, 40).text

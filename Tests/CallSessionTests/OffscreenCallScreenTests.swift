@@ -44,7 +44,7 @@ import Timers
             await h.run(for: 1)
             let engine = try #require(h.session.engine)
             let text = screen.picture(width: 120, height: 36, options: RenderOptions(colors: 0, unicode: true)).text
-            #expect(text.utf8.starts(with: " tokencall │ channel test │ uid \(engine.connection?.localUid ?? 0) │ \(engine.clientRole.name) │".utf8),
+            #expect(text.utf8.starts(with: " tokencall │ iOS SDK │ channel test │ uid \(engine.connection?.localUid ?? 0) │ \(engine.clientRole.name) │".utf8),
                     "after step \(step + 1), \(command): the engine holds \(engine.clientRole.name)\n\(text)")
         }
         #expect(h.session.engine?.clientRole == .broadcaster)
@@ -91,6 +91,6 @@ import Timers
     @Test func aFastCallsScreenShowsItsSpeed() {
         let h = SessionHarness { $0.clock = ScaledClock(speed: 3600, base: ManualClock(), unixTime: 0) }
         let grid = CallScreenApp(session: h.session).picture(width: 120, height: 36, options: RenderOptions(colors: 0, unicode: true))
-        #expect(grid.lines[0].hasPrefix(" tokencall 3600x │ channel test"), "\(grid.lines[0])")
+        #expect(grid.lines[0].hasPrefix(" tokencall 3600x │ iOS SDK │ channel test"), "\(grid.lines[0])")
     }
 }

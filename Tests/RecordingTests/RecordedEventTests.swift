@@ -106,6 +106,19 @@ let everyKind: [SessionEvent.Kind] = {
         #expect(read.events.isEmpty)
     }
 
+    /// The header names the SDK the call was shown in; one written before there were profiles reads as iOS's (issue 35).
+    @Test func theHeaderKeepsTheSDKAndAnOlderOneSpeaksIOS() throws {
+        var header = RecordingFixtures.header
+        header.call.voice = SDKVoice(.web, version: SDKVersion("4.20"))
+        #expect(header.line.hasSuffix(#""sdk": "web", "sdkVersion": "4.20"}}"#))
+        #expect(try Recording.read(Array((header.line + "\n").utf8)).header == header)
+        let older = RecordingFixtures.header.line.replacingOccurrences(of: #", "sdk": "ios", "sdkVersion": "4.6""#, with: "")
+        #expect(older != RecordingFixtures.header.line)
+        #expect(try Recording.read(Array((older + "\n").utf8)).header.call.voice == .standard)
+        let unknown = RecordingFixtures.header.line.replacingOccurrences(of: #""sdk": "ios""#, with: #""sdk": "symbian""#)
+        #expect(throws: RecordingError.self) { try Recording.read(Array((unknown + "\n").utf8)) }
+    }
+
     @Test func anAccountJoinsHeaderKeepsTheAccount() throws {
         var header = RecordingFixtures.header
         header.call.account = "alice \"the\" 1st"

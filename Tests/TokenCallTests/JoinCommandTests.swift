@@ -50,6 +50,20 @@ import Testing
         #expect(result.stdout.contains("] connectionStateChanged state=connected reason=joinSuccess"))
     }
 
+    /// The Web's call ends at expiry as the Web SDK's does: no request for a token, no FAILED state (issue 35).
+    @Test func aWebCallsExpiryEndsAsTheWebSDKsDoes() throws {
+        let join = try TokenCallProcess.run(["join", "--headless", "--sdk", "web", "--no-auto-renew", "--token-lifetime", "31",
+                                             "--speed", "60", "--duration", "40", "--remote-users", "0", "--seed", "3"])
+        let names = join.stdout.split(separator: "\n").map { String($0.drop { $0 != "]" }.dropFirst(2)) }
+        let tokenFlow = names.filter { $0.hasPrefix("token-privilege") || $0.hasPrefix("connection-state-change") }
+        #expect(tokenFlow == ["connection-state-change state=CONNECTING", "connection-state-change state=CONNECTED",
+                              "token-privilege-will-expire", "token-privilege-did-expire",
+                              "connection-state-change state=DISCONNECTED reason=TOKEN_EXPIRE",
+                              // --duration's leave.
+                              "connection-state-change state=DISCONNECTED reason=LEAVE"], "\(join.stdout)")
+        #expect(!join.stdout.contains("requestToken") && !join.stdout.contains("FAILED"), "\(join.stdout)")
+    }
+
     @Test func jsonLinesAreOneObjectEach() throws {
         let result = try TokenCallProcess.run(["join", "--json", "--duration", "1", "--seed", "3"])
         #expect(result.status == 0)

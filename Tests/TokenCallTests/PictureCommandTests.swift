@@ -37,7 +37,7 @@ import Testing
         parser.delegate = reader
         #expect(parser.parse(), "\(parser.parserError.map { "\($0)" } ?? "")")
         #expect(reader.root["width"] == "900" && reader.root["height"] == "540")
-        #expect(reader.text.contains("tokencall │ channel demo<&>"))
+        #expect(reader.text.contains("tokencall │ iOS SDK │ channel demo<&>"))
         #expect(reader.text.contains("● connected"))
         #expect(reader.text.contains("expires in 00:"))
     }
@@ -53,7 +53,7 @@ import Testing
         let said = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(process.terminationStatus == 0)
         #expect(said.contains("wrote \(path): 120×36 cells, 1080×648 px"))
-        #expect(try String(contentsOfFile: path, encoding: .utf8).contains("tokencall │ channel test"))
+        #expect(try String(contentsOfFile: path, encoding: .utf8).contains("tokencall │ iOS SDK │ channel test"))
     }
 
     @Test func aPictureThatCannotBeWrittenIsOneClearLineBeforeTheCall() throws {
@@ -129,7 +129,7 @@ import Testing
         #expect(Set(events.compactMap { $0[1] as? String }) == ["o", "r"])
         #expect(events.contains { $0[1] as? String == "r" && $0[2] as? String == "90x28" })
         let first = try #require(events.first?[2] as? String)
-        #expect(first.contains("tokencall │ channel test"))
+        #expect(first.contains("tokencall │ iOS SDK │ channel test"))
         #expect(events.contains { ($0[2] as? String)?.contains("connected") == true })
     }
 

@@ -20,6 +20,27 @@ import Testing
         #expect(!replay.stdout.isEmpty)
     }
 
+    /// A call recorded in Android's words replays in them, and in the Web's when asked (issue 35).
+    @Test func aRecordingReplaysInItsSDKOrInAnother() throws {
+        let path = Self.temporaryPath("android.jsonl")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let join = try TokenCallProcess.run(["join", "--headless", "--duration", "3", "--seed", "5", "--remote-users", "0",
+                                             "--token-lifetime", "31", "--record", path], environment: ["TOKENCALL_SDK": "android"])
+        #expect(join.status == 0, "\(join.stderr)")
+        #expect(join.stdout.contains("] onTokenPrivilegeWillExpire\n"), "\(join.stdout)")
+        #expect(try TokenCallProcess.run(["replay", "--headless", path]).stdout == join.stdout)
+        let web = try TokenCallProcess.run(["replay", "--headless", "--sdk", "web", path])
+        #expect(web.status == 0, "\(web.stderr)")
+        #expect(web.stdout.contains("] token-privilege-will-expire\n"), "\(web.stdout)")
+        #expect(web.stdout.contains("] connection-state-change state=CONNECTED\n"), "\(web.stdout)")
+        #expect(!web.stdout.contains("onTokenPrivilegeWillExpire"))
+        let json = try TokenCallProcess.run(["replay", "--json", "--sdk", "unity", path])
+        #expect(json.stdout.contains(#""event": "OnTokenPrivilegeWillExpire", "ios": "tokenPrivilegeWillExpire"}"#), "\(json.stdout)")
+        let wrong = try TokenCallProcess.run(["replay", "--headless", "--sdk", "symbian", path])
+        #expect(wrong.status == 64)
+        #expect(wrong.stderr.contains("--sdk must be ios, android, web, flutter, react-native, electron or unity, not \"symbian\""), "\(wrong.stderr)")
+    }
+
     @Test func theRecordingStartsWithItsHeaderAndHoldsNoSecret() throws {
         let path = Self.temporaryPath("secret.jsonl")
         defer { try? FileManager.default.removeItem(atPath: path) }
