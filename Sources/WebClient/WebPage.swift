@@ -16,6 +16,7 @@ enum WebPage {
         <meta name="viewport" content="width=device-width, initial-scale=1">
         <meta name="tokencall-app-id" content="\#(appID)">
         <title>tokencall</title>
+        <link rel="icon" href="data:,">
         <style>
           body { font: 14px/1.4 system-ui, sans-serif; margin: 0 auto; max-width: 72rem; padding: 1rem; background: #111; color: #ddd; }
           header { display: flex; gap: 1rem; align-items: baseline; }
@@ -303,11 +304,13 @@ enum WebPage {
         client.on("user-unpublished", (user, mediaType) => log(`user-unpublished ${describe(user)} ${mediaType}`));
         client.on("token-privilege-will-expire", () => {
           log("token-privilege-will-expire");
+          const when = token && token.expiresAt !== null
+            ? `T−${((token.expiresAt - Date.now()) / 1000).toFixed(1)} s, the token ends at ${clock(token.expiresAt)}`
+            : `the token ends 30 s from now by the warning (the server did not say when), at ${clock(Date.now() + 30000)}`;
           if (token && token.expiresAt === null) token.expiresAt = Date.now() + 30000;
-          const left = token && token.expiresAt !== null ? `T−${((token.expiresAt - Date.now()) / 1000).toFixed(1)} s, ` : "";
           const renewing = $("autoRenew").checked ? ($("token").value.trim() === "" ? "renewing" : "paste a fresh token and press Renew")
                                                   : "renewal is off";
-          mark("will-expire", `${left}the token ends at ${token && token.expiresAt !== null ? clock(token.expiresAt) : "its end"}; ${renewing}`);
+          mark("will-expire", `${when}; ${renewing}`);
           if ($("autoRenew").checked && $("token").value.trim() === "") renew();
         });
         client.on("token-privilege-did-expire", () => {
