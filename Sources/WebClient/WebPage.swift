@@ -139,6 +139,17 @@ enum WebPage {
         // Where a token came from, for the timeline: the origin and path only (no query, no user name or password).
         const where = (url) => `${url.origin}${url.pathname}`;
 
+        // What a token server's answer says, in at most 200 characters: a JSON answer's "error" or "message", a web page
+        // named as one (never its markup), else the start of the body, as tokencall join tells a refusal.
+        function words(body) {
+          let json = null;
+          try { json = JSON.parse(body); } catch (error) {}
+          const said = json && typeof json === "object" ? (typeof json.error === "string" ? json.error : typeof json.message === "string" ? json.message : null) : null;
+          if (said !== null) return said.slice(0, 200);
+          if (/^\s*</.test(body)) return "it is HTML, not JSON; is the URL the token endpoint?";
+          return body.slice(0, 200);
+        }
+
         // A token from the Token URL (or, with a lifetime, from this server's GET /rtc/… ?expiry=): its value and when it ends.
         async function fetchToken(user, channel, lifetime) {
           const publisher = $("role").value === "host";
@@ -154,7 +165,7 @@ enum WebPage {
             }
             throw new Error(`could not reach ${where(url)}: ${error.message}`);
           }
-          const excerpt = body.slice(0, 200);
+          const excerpt = words(body);
           if (!answer.ok) throw new Error(`${where(url)} answered HTTP ${answer.status}: ${excerpt}`);
           let value = null, expiresIn = null;
           if (/^\s*00[67][A-Za-z0-9+/=]+\s*$/.test(body)) {

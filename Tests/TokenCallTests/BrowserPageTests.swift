@@ -93,10 +93,10 @@ import Testing
                 "a warning without the server's expiresIn claims a measured T−: \(accountSaid)")
         #expect((read[3] as? [String: Any])?["injected"] as? Int == 0, "the channel's name became an element")
 
-        // A token URL that answers 404: the status and the answer's words.
+        // A token URL that answers 404: the status and the words of the answer's "error".
         let missing = pages[4]
         #expect(missing.map(\.kind) == ["refused"], "\(missing)")
-        #expect(missing.first?.text.contains("http://127.0.0.1:\(port)/nothing/timeline answered HTTP 404: {\"error\":\"no endpoint at /nothing/timeline") == true,
+        #expect(missing.first?.text.contains("http://127.0.0.1:\(port)/nothing/timeline answered HTTP 404: no endpoint at /nothing/timeline;") == true,
                 "\(missing)")
     }
 }
