@@ -40,7 +40,9 @@ class Fill(argparse.Action):
     """--fill ID=TEXT, kept for the --page given last before it."""
 
     def __call__(self, parser, namespace, value, option_string=None):
-        namespace.fills.setdefault(len(namespace.page or []) - 1, []).append(value)
+        if not namespace.page:
+            parser.error("--fill comes after the --page it is for")
+        namespace.fills.setdefault(len(namespace.page) - 1, []).append(value)
 
 
 class Pages(http.server.SimpleHTTPRequestHandler):
