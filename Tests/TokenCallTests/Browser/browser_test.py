@@ -12,7 +12,8 @@ wait for the tokens' end:
   samples   samples.html from the allowed origin, uid 26 in --tokens: written like video-sdk-samples-js, leaving after 35 s
 After --seconds it prints one JSON object of what each page saw, and exits 0; a page that cannot be driven is exit 1.
 
-With --page URL (one or more) it opens each page in turn instead, clicks the element --click names if given, waits
+With --page URL (one or more) it opens each page in turn instead, types each --fill ID=TEXT given after that --page
+into the element of that id (emptied first), clicks the element --click names if given, waits
 until --done is true (window.done; at most --seconds each), and prints {"pages": [--read's value for each page
 (window.events)], "console": [the browser's console lines]}: pages a test serves itself, such as
 BrowserHostileHubTests' hostile hub.
@@ -33,6 +34,15 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+class Fill(argparse.Action):
+    """--fill ID=TEXT, kept for the --page given last before it."""
+
+    def __call__(self, parser, namespace, value, option_string=None):
+        if not namespace.page:
+            parser.error("--fill comes after the --page it is for")
+        namespace.fills.setdefault(len(namespace.page) - 1, []).append(value)
 
 
 class Pages(http.server.SimpleHTTPRequestHandler):
@@ -121,9 +131,15 @@ def pages(args):
     driver = chromium()
     result = {"pages": [], "console": []}
     try:
-        for url in args.page:
+        for index, url in enumerate(args.page):
             driver.get(url)
             deadline = time.time() + args.seconds
+            for fill in args.fills.get(index, []):
+                element_id, _, text = fill.partition("=")
+                while not driver.find_elements(By.ID, element_id) and time.time() < deadline:
+                    time.sleep(0.1)
+                driver.find_element(By.ID, element_id).clear()
+                driver.find_element(By.ID, element_id).send_keys(text)
             if args.click:
                 while not driver.find_elements(By.ID, args.click) and time.time() < deadline:
                     time.sleep(0.1)
@@ -142,9 +158,11 @@ def main():
         parser = argparse.ArgumentParser()
         parser.add_argument("--page", action="append", required=True)
         parser.add_argument("--seconds", type=float, default=10)
+        parser.add_argument("--fill", action=Fill, default=None)
         parser.add_argument("--click")
         parser.add_argument("--done", default="window.done === true")
         parser.add_argument("--read", default="window.events || []")
+        parser.set_defaults(fills={})
         return pages(parser.parse_args())
     parser = argparse.ArgumentParser()
     parser.add_argument("--server", required=True, help="the serve's base URL, http://127.0.0.1:PORT")
