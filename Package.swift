@@ -18,7 +18,7 @@ let package = Package(
         .target(name: "PrintableText"),
         .target(name: "OutputFiles"),
         .target(name: "AccessToken", dependencies: ["CCrypto", "CZlib", "PrintableText"]),
-        .target(name: "Arguments"),
+        .target(name: "Arguments", dependencies: ["PrintableText"]),
         .target(name: "Timers"),
         .target(name: "SeededRandom"),
         .target(name: "AgoraVocabulary", dependencies: ["AccessToken"]),

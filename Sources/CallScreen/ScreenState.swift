@@ -47,7 +47,7 @@ public struct ScreenState: Sendable, Equatable {
     /// When the current token was accepted (unix), the start of its lifetime bar.
     public private(set) var tokenAcceptedAt: Int64?
     /// Seconds before expiry that the engine warns: the countdown turns yellow there.
-    public private(set) var willExpireLead = Int64(AgoraTokenTiming.willExpireLead / .seconds(1))
+    public var willExpireLead: Int64 { AgoraTokenTiming.willExpireLeadSeconds }
     public private(set) var renewMethod: RenewMethod
     public private(set) var autoRenew: Bool
     public private(set) var lastFetchLatency: Duration?

@@ -14,7 +14,7 @@ enum LoadCommand {
     static let command = Command(
         "load", summary: "Load a hub and its token server with many headless clients; print latencies and errors.",
         options: [
-            JoinCommand.hubOption(help: "the hub, ws://HOST:PORT/hub"),
+            JoinCommand.hubKey(help: "the hub, ws://HOST:PORT/hub").option,
             .flag("no-hub", help: "load the token server alone: every client fetches at once, then renews at once "
                   + "(it overrides a hub from the environment)"),
             .value("token-url", "URL", help: "the token server the clients fetch from", environment: ["TOKENCALL_TOKEN_URL"]),

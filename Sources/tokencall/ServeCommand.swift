@@ -37,7 +37,7 @@ enum ServeCommand {
                    + "a join for a channel another hub holds is redirected there (Docs/deploy.md)", environment: ["TOKENCALL_REDIS"]),
             .value("advertise", "URL", help: "with --redis: this hub's address as clients reach it, ws://HOST:PORT/hub "
                    + "(wss:// with --tls-cert; default: the address it listens on)"),
-            MisconfigureOption.option,
+            MisconfigureOption.key.option,
             .flag("quiet", help: "no line per request"),
         ],
         epilogue: """
@@ -75,7 +75,7 @@ enum ServeCommand {
         for file in WebAssets.files(appID: config.appID) {
             config.assets[file.path] = WebAsset(contentType: file.contentType, body: Array(file.text.utf8))
         }
-        let mistake = try MisconfigureOption.read(args)
+        let mistake = args[MisconfigureOption.key]
         config.mistakes = mistake.map(TokenMistakes.init)
         var hubConfig = HubServer.Configuration(appID: config.appID, appCertificate: config.appCertificate,
                                                  unixTime: { Date().timeIntervalSince1970 })

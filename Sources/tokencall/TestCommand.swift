@@ -14,9 +14,11 @@ import TokenClient
 /// `tokencall test SCENARIO...`: scenario files (or built-ins) run against a token server, a line each as it ends.
 enum TestCommand {
     /// The options that mean here what they mean for `join`, taken from its table.
-    static let shared = ["channel", "uid", "account", "token-url", "token-request", "token-field", "expires-field", "auth-bearer", "ca-file",
-                         "origin", "request-timeout", "app-id", "app-certificate", "token-lifetime", "remote-users", "seed"]
-        .compactMap { name in JoinCommand.options.first { $0.name == name } }
+    static let shared = [CallOptions.channel.option, CallOptions.uid.option, CallOptions.account.option, TokenSourceOptions.tokenURL.option,
+                         TokenSourceOptions.tokenRequest.option, TokenSourceOptions.tokenField.option, TokenSourceOptions.expiresField.option,
+                         TokenSourceOptions.authBearer.option, TrustOptions.caFile.option, TokenSourceOptions.origin.option,
+                         TokenSourceOptions.requestTimeout.option, TokenSourceOptions.appID.option, TokenSourceOptions.appCertificate.option,
+                         CallOptions.tokenLifetime.option, CallOptions.remoteUsers.option, CallOptions.seed.option]
 
     static let command = Command(
         "test", summary: "Run scenario files against a token server: each step an action on a call or a check of its events.",
@@ -151,19 +153,19 @@ enum TestCommand {
                 _ = try HTTPTokenProvider(url: url, shape: shape).httpRequest(for: TokenRequest(channel: config.channel, user: config.user))
             } catch {
                 let why = if case .unsendable(let why) = error { why } else { error.description }
-                throw args.error("--token-request \(args.string("token-request") ?? ""): \(why)")
+                throw args.error("--token-request \(args[TokenSourceOptions.tokenRequest]): \(why)")
             }
         }
         try args.checkBearer()
         config.requestTimeout = try args.requestTimeout()
         try args.checkCredentials()
-        config.appID = args.string("app-id")
-        config.appCertificate = args.string("app-certificate")
-        config.remoteUsers = try args.integer("remote-users", in: 0...AgoraRtcEngineKit.remoteUserLimit)
-        config.seed = try args.integer("seed", in: UInt64(0)...UInt64.max) ?? UInt64.random(in: 0...999_999)
-        let lifetime: UInt32 = try args.integer("token-lifetime", in: 1...86_400)
+        config.appID = args[TokenSourceOptions.appID]
+        config.appCertificate = args[TokenSourceOptions.appCertificate]
+        config.remoteUsers = args[CallOptions.remoteUsers]
+        config.seed = args[CallOptions.seed] ?? UInt64.random(in: 0...999_999)
+        let lifetime = args[CallOptions.tokenLifetime]
         let server: JoinCommand.TokenServerChoice = if let url = tokenURL {
-            .url(url, shape: shape, bearer: args.string("auth-bearer"), origin: try args.origin(), lifetime: lifetime, first: nil)
+            .url(url, shape: shape, bearer: args[TokenSourceOptions.authBearer], origin: try args.origin(), lifetime: lifetime, first: nil)
         } else {
             .embedded(tokenLifetime: lifetime, mistake: nil)
         }
