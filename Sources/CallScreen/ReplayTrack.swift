@@ -44,8 +44,8 @@ public struct ReplayTrack: Sendable {
     /// notice). Times are the recording's: a replay draws its video at its position.
     public func video(for state: ScreenState) -> [UInt: VideoPicture] {
         var sources: [UInt: VideoPicture] = [:]
-        if state.role == .broadcaster, state.connection == .connected || state.connection == .reconnecting {
-            sources[state.uid] = .synthetic(VideoFrameSource(uid: state.uid))
+        if state.call.role == .broadcaster, state.connection == .connected || state.connection == .reconnecting {
+            sources[state.call.uid] = .synthetic(VideoFrameSource(uid: state.call.uid))
         }
         for remote in state.remotes where remote.leftAt == nil {
             let frozen = [frozenSince[remote.uid], networkDownSince].compactMap { $0 }.min()

@@ -98,9 +98,9 @@ public enum ScreenRenderer {
     private static func drawHeader(_ state: ScreenState, into grid: inout CellGrid, _ painter: Painter) {
         let style = CellStyle(bold: true, reverse: true)
         grid.fill(x: 0, y: 0, width: grid.width, height: 1, with: Cell(character: " ", style: style))
-        let uid = (state.account.map { "account \($0) \(painter.bar) " } ?? "") + (state.uid == 0 ? "uid (assigned at join)" : "uid \(state.uid)")
-        let text = " tokencall\(modeTitle(state)) \(painter.bar) channel \(state.channel) \(painter.bar) \(uid) \(painter.bar) \(state.role.name)"
-            + " \(painter.bar) token server \(state.tokenServer)"
+        let uid = (state.call.account.map { "account \($0) \(painter.bar) " } ?? "") + (state.call.uid == 0 ? "uid (assigned at join)" : "uid \(state.call.uid)")
+        let text = " tokencall\(modeTitle(state)) \(painter.bar) channel \(state.call.channel) \(painter.bar) \(uid) \(painter.bar) \(state.call.role.name)"
+            + " \(painter.bar) token server \(state.call.tokenServer)"
         grid.write(text, x: 0, y: 0, style: style)
     }
 
@@ -203,7 +203,7 @@ public enum ScreenRenderer {
         }
         let latency = state.lastFetchLatency.map { "\($0.wholeMilliseconds) ms" } ?? "-"
         let rows = lines + [
-            ("renew method \(state.renewMethod.rawValue)  \(painter.bar)  auto-renew \(state.autoRenew ? "on" : "off")", .plain),
+            ("renew method \(state.call.renewMethod.rawValue)  \(painter.bar)  auto-renew \(state.call.autoRenew ? "on" : "off")", .plain),
             ("last fetch \(latency)  \(painter.bar)  fetches \(state.fetchCount)", .plain),
         ]
         for (index, row) in rows.enumerated() { grid.write(" " + row.0, x: x, y: y + 1 + index, style: row.1, limit: width) }

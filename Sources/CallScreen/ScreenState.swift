@@ -34,13 +34,8 @@ public struct ScreenState: Sendable, Equatable {
         public var quality: AgoraNetworkQuality?
     }
 
-    public private(set) var channel: String
-    /// The local uid: the one joined with, or the one the engine assigned (0 until it has).
-    public private(set) var uid: UInt
-    /// The user account the call joins with; nil when it joins with a uid.
-    public private(set) var account: String?
-    public private(set) var role: AgoraClientRole
-    public private(set) var tokenServer: String
+    /// The call's settings as they stand: the uid once the engine assigned one, the role, method and auto-renew as changed.
+    public private(set) var call: CallSettings
     public private(set) var connection: AgoraConnectionState = .disconnected
     public private(set) var reason: AgoraConnectionChangedReason = .reasonLeaveChannel
     public private(set) var tokenExpiresAt: Int64?
@@ -48,8 +43,6 @@ public struct ScreenState: Sendable, Equatable {
     public private(set) var tokenAcceptedAt: Int64?
     /// Seconds before expiry that the engine warns: the countdown turns yellow there.
     public var willExpireLead: Int64 { AgoraTokenTiming.willExpireLeadSeconds }
-    public private(set) var renewMethod: RenewMethod
-    public private(set) var autoRenew: Bool
     public private(set) var lastFetchLatency: Duration?
     public private(set) var fetchCount = 0
     public private(set) var remotes: [RemoteTile] = []
@@ -99,18 +92,11 @@ public struct ScreenState: Sendable, Equatable {
     public static let leftTileLinger: Duration = .seconds(3)
     static let logLimit = 200
 
-    public init(channel: String, uid: UInt, account: String? = nil, role: AgoraClientRole, tokenServer: String, renewMethod: RenewMethod,
-                autoRenew: Bool, mode: ScreenMode = .call, clock: ClockPhase = .running(speed: 1), hub: HubStatus? = nil) {
+    public init(call: CallSettings, mode: ScreenMode = .call, clock: ClockPhase = .running(speed: 1), hub: HubStatus? = nil) {
         self.mode = mode
         self.clock = clock
         self.hub = hub
-        self.channel = channel
-        self.uid = uid
-        self.account = account
-        self.role = role
-        self.tokenServer = tokenServer
-        self.renewMethod = renewMethod
-        self.autoRenew = autoRenew
+        self.call = call
     }
 
     /// Seconds until the token expires (negative once it has).
@@ -154,10 +140,10 @@ public struct ScreenState: Sendable, Equatable {
         case .engine(let callback): apply(callback, at: event.time)
         case .tokenFetchStarted: fetchCount += 1
         case .tokenFetched(let latency, _): lastFetchLatency = latency
-        case .autoRenewChanged(let on): autoRenew = on
-        case .renewMethodChanged(let method): renewMethod = method
+        case .autoRenewChanged(let on): call.autoRenew = on
+        case .renewMethodChanged(let method): call.renewMethod = method
         case .mistakeChanged(let kind): mistake = kind
-        case .roleChanged(let new): role = new
+        case .roleChanged(let new): call.role = new
         case .tokenNeeded: tokenNeeded = true
         default: break
         }
@@ -212,7 +198,7 @@ public struct ScreenState: Sendable, Equatable {
                 if state == .failed || why == .reasonLeaveChannel { tokenExpiresAt = nil; tokenAcceptedAt = nil }
             }
         case .didJoinChannel(_, let joined, _), .didLocalUserRegistered(_, let joined):
-            uid = joined
+            call.uid = joined
         case .didJoinedOfUid(let remote, _):
             remotes.removeAll { $0.uid == remote }
             remotes.append(RemoteTile(uid: remote))
@@ -229,7 +215,7 @@ public struct ScreenState: Sendable, Equatable {
         case .activeSpeaker(let speaker):
             activeSpeaker = speaker
         case .didClientRoleChanged(_, let new, _):
-            role = new
+            call.role = new
         case .simulatorNotice(.tokenAccepted(let expiresAt, _)):
             tokenExpiresAt = expiresAt
             tokenAcceptedAt = Int64(now.rounded(.down))

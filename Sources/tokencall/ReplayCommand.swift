@@ -44,8 +44,7 @@ enum ReplayCommand {
         guard let presenter = CallScreenTerminal.presenter(args) else { return ExitCode.usage }
         let call = recording.header.call
         let clock = ScaledClock(speed: speed, unixTime: recording.header.started)
-        let state = ScreenState(channel: call.channel, uid: call.uid, account: call.account, role: call.role, tokenServer: call.tokenServer,
-                                renewMethod: call.renewMethod, autoRenew: call.autoRenew, mode: .replay(ended: false), clock: clock.phase)
+        let state = ScreenState(call: call, mode: .replay(ended: false), clock: clock.phase)
         let app = CallScreenApp(replay: ReplayTrack(events: recording.events, started: recording.header.started), state: state,
                                 clock: clock)
         let signals = StopSignals.onMain { app.quit() }

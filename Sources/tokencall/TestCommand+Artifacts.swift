@@ -85,8 +85,7 @@ extension TestCommand {
             return true
         }
         let call = header.call
-        var state = ScreenState(channel: call.channel, uid: call.uid, account: call.account, role: call.role, tokenServer: call.tokenServer,
-                                renewMethod: call.renewMethod, autoRenew: call.autoRenew, mode: .replay(ended: true))
+        var state = ScreenState(call: call, mode: .replay(ended: true))
         for event in outcome.events {
             _ = state.update(.event(event, unixTime: header.started + event.time.secondsValue))
         }
