@@ -22,6 +22,13 @@ extension OptionKey where Value == String {
     }
 }
 
+extension OptionKey where Value == String {
+    /// Text that must be given (on the command line or through `environment`).
+    public static func required(_ name: String, _ placeholder: String, help: String, environment: [String] = []) -> OptionKey {
+        OptionKey(option: .value(name, placeholder, help: help, environment: environment, required: true)) { $0 ?? "" }
+    }
+}
+
 extension OptionKey where Value == String? {
     /// Any text; nil when not given.
     public static func text(_ name: String, _ placeholder: String, help: String, environment: [String] = [],
@@ -77,6 +84,18 @@ extension OptionKey {
     }
 }
 
+extension OptionKey {
+    /// A value `parse` reads from the text (the parser refuses a text it reads as nil, saying the option `must` …);
+    /// `defaultText` is read when the option is not given.
+    public static func parsed(_ name: String, _ placeholder: String, help: String, default defaultText: String, must: String,
+                              _ parse: @escaping @Sendable (String) -> Value?) -> OptionKey {
+        guard let fallback = parse(defaultText) else { preconditionFailure("--\(name)'s default does not read") }
+        return OptionKey(option: .checked(name, placeholder, help: help, environment: [], default: defaultText, otherwise: nil) {
+            parse($0) == nil ? "must be \(must)" : nil
+        }) { text in text.flatMap(parse) ?? fallback }
+    }
+}
+
 extension OptionKey where Value: CaseIterable & RawRepresentable<String> {
     /// One of an enum's cases, named by their raw values.
     public static func choice(_ name: String, _ placeholder: String, help: String, environment: [String] = [],
@@ -118,6 +137,9 @@ extension Invocation {
 
     /// True when `key` was given, on the command line or through its environment variable (not by its default).
     public func has<Value>(_ key: OptionKey<Value>) -> Bool { has(key.option.name) }
+
+    /// True when `key`'s value came from its environment variable, not the command line.
+    public func isFromEnvironment<Value>(_ key: OptionKey<Value>) -> Bool { isFromEnvironment(key.option.name) }
 
     /// How an error names `key`'s option: `--port`, or `SERVER_PORT (for --port)`.
     public func described<Value>(_ key: OptionKey<Value>) -> String { described(key.option.name) }

@@ -6,15 +6,11 @@ import Testing
     static let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Sources")
 
-    /// Files of `tokencall` still read by name, to be moved onto keys (issue 38): the list only shrinks.
-    static let notYetOnKeys: Set = ["DoctorCommand.swift", "JUnitReport.swift", "LoadCommand.swift", "ServeCommand.swift",
-                                    "TestCommand.swift", "TestCommand+Artifacts.swift", "TokenCommands.swift"]
-
     @Test func noOptionIsReadByAStringKey() throws {
         let read = try Regex(#"(?:^|\w\.|[^.\w])(?:has|string|integer|choice|isFromEnvironment|described)\("[a-z-]+""#)
         var found: [String] = []
         let files = FileManager.default.enumerator(at: Self.sources, includingPropertiesForKeys: nil)?.compactMap { $0 as? URL } ?? []
-        for file in files where file.pathExtension == "swift" && !Self.notYetOnKeys.contains(file.lastPathComponent) {
+        for file in files where file.pathExtension == "swift" {
             let text = try String(contentsOf: file, encoding: .utf8)
             guard text.split(separator: "\n").contains("import Arguments") else { continue }
             for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() where line.contains(read) {
@@ -22,7 +18,5 @@ import Testing
             }
         }
         #expect(found.isEmpty, "read by a string key; declare an OptionKey and read args[key]:\n\(found.joined(separator: "\n"))")
-        let here = Set(files.map(\.lastPathComponent))
-        #expect(Self.notYetOnKeys.isSubset(of: here), "a file moved onto keys (or gone) is left off notYetOnKeys")
     }
 }
