@@ -1,5 +1,6 @@
 import CallSession
 import ChannelEngine
+import Timers
 
 /// A recording's events on their way into a `ScreenState`: each taken once the replay's position reaches its time, at
 /// the unix time it happened (the recording's start plus its time), as the live screen took it.
@@ -25,7 +26,7 @@ public struct ReplayTrack: Sendable {
 
     /// Unix time at `position` into the recording.
     public func unixTime(at position: Duration) -> Double {
-        started + Double(position.components.seconds) + Double(position.components.attoseconds) / 1e18
+        started + position.secondsValue
     }
 
     /// Every event due by `position` that is not taken yet, as the messages the live screen had for them.

@@ -122,7 +122,7 @@ public enum ScreenRenderer {
         let text = " \(painter.dot) \(state.connection.name)"
         grid.write(text, x: 0, y: 1, style: style)
         grid.write(state.reason.name, x: text.count + 1, y: 1, style: painter.style(foreground: color))
-        var extra = "t \(Int(state.sessionTime.components.seconds)) s"
+        var extra = "t \(state.sessionTime.wholeSeconds) s"
         if let hub = state.hub { extra = "hub \(hub.address) \(hub.link.name) \(painter.bar) " + extra }
         if state.networkDown { extra = "network cut \(painter.bar) " + extra }
         if let mistake = state.mistake { extra = "misconfigure \(mistake.rawValue) \(painter.bar) " + extra }
@@ -306,7 +306,7 @@ public enum ScreenRenderer {
 
     /// The call's clock as the log stamps it: `0:09`, `12:30`, `1:02:03`.
     static func callClock(_ time: Duration) -> String {
-        let seconds = max(0, time.components.seconds)
+        let seconds = max(0, time.wholeSeconds)
         func two(_ n: Int64) -> String { (n < 10 ? "0" : "") + "\(n)" }
         let hours = seconds / 3600
         return hours > 0 ? "\(hours):\(two(seconds / 60 % 60)):\(two(seconds % 60))" : "\(seconds / 60):\(two(seconds % 60))"

@@ -122,7 +122,7 @@ public struct ScreenState: Sendable, Equatable {
             // its drawing can be kept) between one second and the next.
             now = time.unixTime.rounded(.down)
             tokenNow = time.tokenUnixTime.rounded(.down)
-            sessionTime = .seconds(time.sessionTime.components.seconds)
+            sessionTime = .seconds(time.sessionTime.wholeSeconds)
             clock = time.clock
         case .resize(let width, let height):
             size = ScreenSize(width: width, height: height)

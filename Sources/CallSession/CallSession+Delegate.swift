@@ -66,7 +66,7 @@ extension CallSession: AgoraRtcEngineDelegate {
         publish(.requestToken)
         guard !stopping, autoRenew || tokensByHand else { return }
         if case .fetching(.willExpire) = tokenPhase {
-            let lead = engine.simulation.willExpireLead.wholeMilliseconds / 1000
+            let lead = engine.simulation.willExpireLead.wholeSeconds
             emit(.note("the token ran out with its renewal still on the way: the token server took longer than the \(lead) s "
                        + "between the warning and the end; the renewal rejoins when it arrives"))
         }

@@ -1,4 +1,5 @@
 import AgoraVocabulary
+import Timers
 
 /// Another user in the channel, as the others see them.
 public struct HubPeer: Equatable, Sendable {
@@ -46,7 +47,7 @@ public enum HubNotice: Equatable, Sendable {
         case .userOffline(let uid, let reason, let silence):
             object = ["type": "userOffline", "uid": .integer(Int64(uid))]
             Self.add(reason, as: "reason", to: &object)
-            if silence > .zero { object["silentMs"] = .integer(Int64(silence / .milliseconds(1))) }
+            if silence > .zero { object["silentMs"] = .integer(silence.wholeMilliseconds) }
         case .clientRoleChanged(let old, let new):
             object = ["type": "clientRoleChanged", "oldRole": .string(old.name), "newRole": .string(new.name)]
         case .tokenPrivilegeWillExpire(let expiresAt):

@@ -1,5 +1,6 @@
 import Sockets
 import TLS
+import Timers
 
 /// A connection to one Redis server on an event loop, which it never blocks: commands are pipelined, each request
 /// answered (or failed in words) within `deadline`, and the connect is a `Dial` (only a host name's lookup runs on a
@@ -43,7 +44,7 @@ public final class RedisConnection {
             let left = end - .now
             guard left > .zero else { break }
             guard case .open(let connection) = link else { return close("the loop stopped while connecting to \(address)") }
-            let milliseconds = Int32(clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1)
+            let milliseconds = Int32(clamping: left.wholeMilliseconds + 1)
             let wire = connection.wire
             if machine.hasUnsent { flushNow() }
             if wire.queued > 0 {

@@ -4,6 +4,7 @@ import HubClient
 import HubLoad
 import HubProtocol
 import TokenClient
+import Timers
 
 /// `tokencall load`: many headless clients against a hub and its token server, or the token server alone.
 enum LoadCommand {
@@ -54,9 +55,9 @@ enum LoadCommand {
                 return ExitCode.failure
             }
             if !args[json] {
-                print("tokencall load: \(plan.clients) clients in \(plan.channels) channels on \(hub) for \(plan.duration.components.seconds) s, "
+                print("tokencall load: \(plan.clients) clients in \(plan.channels) channels on \(hub) for \(plan.duration.wholeSeconds) s, "
                       + "\(plan.framesPerSecond) video frame\(plan.framesPerSecond == 1 ? "" : "s") a second each"
-                      + (plan.rampUp > .zero ? ", arriving over \(plan.rampUp.components.seconds) s" : ""))
+                      + (plan.rampUp > .zero ? ", arriving over \(plan.rampUp.wholeSeconds) s" : ""))
             }
             figures = await HubLoadRun.run(plan, hub: hub, loops: loops, trust: try args.trust())
         } else {
