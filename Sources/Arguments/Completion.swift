@@ -92,7 +92,7 @@ extension Command {
             }
             specs.append(shellQuoted("--help[show this help]"))
             if !command.subcommands.isEmpty {
-                let described = command.subcommands.map { "\($0.name)\\:\(zshEscaped(shellFree($0.summary)))" }
+                let described = command.subcommands.map { "\($0.name)\\:\"\(zshEscaped(shellFree($0.summary)))\"" }
                 specs.append(shellQuoted("1:command:((\(described.joined(separator: " "))))"))
             } else if !command.positionals.isEmpty {
                 specs.append(shellQuoted("*:argument:_files"))

@@ -76,6 +76,7 @@ private func parse(_ words: [String], env: [String: String] = [:]) throws(UsageE
         #expect(zsh.hasPrefix("#compdef tool\n"))
         #expect(zsh.contains("'--mode[how\\: fast or slow]:MODE:(fast slow)'"))
         #expect(zsh.contains("'--quiet[say less]'"))
+        #expect(zsh.contains(#"'1:command:((play\:"Play." other\:"Other."))'"#))
         let man = tool.manPage(version: "1.0")
         #expect(man.contains(".SH TOOL PLAY"))
         #expect(man.contains("\\fB\\-\\-fps\\fR \\fIN\\fR\nframes a second, 1...60 (default 15) [env FPS]"))
