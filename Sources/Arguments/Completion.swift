@@ -11,10 +11,15 @@ extension Command {
         options + (defaultSubcommand.flatMap(subcommand(named:))?.options ?? [])
     }
 
+    /// The shell function completion runs: `_tokencall`.
+    private var function: String { "_" + name.map { $0.isLetter || $0.isNumber ? $0 : "_" }.map(String.init).joined() }
+
+    /// The `case` pattern of every command path below this one (`'join'|'token'|'token build'|…`), which completion
+    /// walks the words already typed along.
+    private var pathPattern: String { descendants().dropFirst().map { shellQuoted($0.path.joined(separator: " ")) }.joined(separator: "|") }
+
     /// A bash completion script: `source <(tokencall completion bash)`.
     public func bashCompletion() -> String {
-        let function = "_" + name.map { $0.isLetter || $0.isNumber ? $0 : "_" }.map(String.init).joined()
-        let paths = descendants().dropFirst().map { shellQuoted($0.path.joined(separator: " ")) }
         var lines = [
             "# bash completion for \(name), generated from its command table (\(name) completion bash)",
             "\(function)() {",
@@ -22,7 +27,7 @@ extension Command {
             "    for ((i = 1; i < COMP_CWORD; i++)); do",
             "        word=\"${path:+$path }${COMP_WORDS[i]}\"",
             "        case \"$word\" in",
-            "            \(paths.joined(separator: "|"))) path=\"$word\" ;;",
+            "            \(pathPattern)) path=\"$word\" ;;",
             "        esac",
             "    done",
             "    case \"$path:$prev\" in",
@@ -68,8 +73,6 @@ extension Command {
 
     /// A zsh completion script: save it as `_tokencall` in a directory of `$fpath`, or `source <(tokencall completion zsh)`.
     public func zshCompletion() -> String {
-        let function = "_" + name.map { $0.isLetter || $0.isNumber ? $0 : "_" }.map(String.init).joined()
-        let paths = descendants().dropFirst().map { shellQuoted($0.path.joined(separator: " ")) }
         var lines = [
             "#compdef \(name)",
             "# zsh completion for \(name), generated from its command table (\(name) completion zsh)",
@@ -78,7 +81,7 @@ extension Command {
             "    for word in \"${(@)words[2,CURRENT-1]}\"; do",
             "        candidate=\"${path_:+$path_ }$word\"",
             "        case \"$candidate\" in",
-            "            \(paths.joined(separator: "|"))) path_=\"$candidate\" ;;",
+            "            \(pathPattern)) path_=\"$candidate\" ;;",
             "        esac",
             "    done",
             "    case \"$path_\" in",
