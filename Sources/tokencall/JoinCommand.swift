@@ -74,8 +74,29 @@ enum JoinCommand {
         } else if args.has(token), args.has(MisconfigureOption.key) {
             throw args.error("--misconfigure makes the embedded server's tokens wrong; with --token and no --token-url none runs")
         }
+        let shape = try tokenSource(args, into: &config, url: tokenURL)
+        config.renewMethod = args[CallOptions.renewMethod]
+        config.autoRenew = !args[CallOptions.noAutoRenew]
+        let pasted = try pastedToken(args, into: &config)
+        let lifetime = args[CallOptions.tokenLifetime]
+        let server: TokenServerChoice = if let url = tokenURL {
+            .url(url, shape: shape, bearer: args[TokenSourceOptions.authBearer], origin: try args.origin(), lifetime: lifetime, first: pasted)
+        } else if let pasted {
+            .byHand(pasted)
+        } else {
+            .embedded(tokenLifetime: lifetime, mistake: args[MisconfigureOption.key])
+        }
+        try joinHub(&config, args, server: server, loop: hubLoop)
+        try callClock(&config, args, server: server)
+        return (config, server)
+    }
+
+    /// What `join` and `test` read alike: the request shape (checked to carry the user to `url`), the token server's
+    /// credentials and deadline, the App ID and certificate, the remote users and the seed.
+    static func tokenSource(_ args: Invocation, into config: inout CallSession.Configuration, url: URL?) throws(UsageError)
+        -> HTTPTokenProvider.Shape {
         let shape = try requestShape(args)
-        if let url = tokenURL {
+        if let url {
             // A shape that cannot carry the user (an account in fetch's integer uid) is refused before anything runs.
             do throws(TokenClientError) {
                 _ = try HTTPTokenProvider(url: url, shape: shape).httpRequest(for: TokenRequest(channel: config.channel, user: config.user))
@@ -89,22 +110,9 @@ enum JoinCommand {
         try args.checkCredentials()
         config.appID = args[TokenSourceOptions.appID]
         config.appCertificate = args[TokenSourceOptions.appCertificate]
-        config.renewMethod = args[CallOptions.renewMethod]
-        config.autoRenew = !args[CallOptions.noAutoRenew]
         config.remoteUsers = args[CallOptions.remoteUsers]
         config.seed = args[CallOptions.seed] ?? UInt64.random(in: 0...999_999)
-        let pasted = try pastedToken(args, into: &config)
-        let lifetime = args[CallOptions.tokenLifetime]
-        let server: TokenServerChoice = if let url = tokenURL {
-            .url(url, shape: shape, bearer: args[TokenSourceOptions.authBearer], origin: try args.origin(), lifetime: lifetime, first: pasted)
-        } else if let pasted {
-            .byHand(pasted)
-        } else {
-            .embedded(tokenLifetime: lifetime, mistake: args[MisconfigureOption.key])
-        }
-        try joinHub(&config, args, server: server, loop: hubLoop)
-        try callClock(&config, args, server: server)
-        return (config, server)
+        return shape
     }
 
     /// Puts the call — the session, its engine, the embedded server — on one clock that starts at `--speed` and whose

@@ -152,22 +152,7 @@ enum TestCommand {
         config.channel = try args.channel()
         config.user = try args.requiredUser()
         let tokenURL = try args.tokenURL()
-        let shape = try JoinCommand.requestShape(args)
-        if let url = tokenURL {
-            do throws(TokenClientError) {
-                _ = try HTTPTokenProvider(url: url, shape: shape).httpRequest(for: TokenRequest(channel: config.channel, user: config.user))
-            } catch {
-                let why = if case .unsendable(let why) = error { why } else { error.description }
-                throw args.error("--token-request \(args[TokenSourceOptions.tokenRequest]): \(why)")
-            }
-        }
-        try args.checkBearer()
-        config.requestTimeout = try args.requestTimeout()
-        try args.checkCredentials()
-        config.appID = args[TokenSourceOptions.appID]
-        config.appCertificate = args[TokenSourceOptions.appCertificate]
-        config.remoteUsers = args[CallOptions.remoteUsers]
-        config.seed = args[CallOptions.seed] ?? UInt64.random(in: 0...999_999)
+        let shape = try JoinCommand.tokenSource(args, into: &config, url: tokenURL)
         let lifetime = args[CallOptions.tokenLifetime]
         let server: JoinCommand.TokenServerChoice = if let url = tokenURL {
             .url(url, shape: shape, bearer: args[TokenSourceOptions.authBearer], origin: try args.origin(), lifetime: lifetime, first: nil)
