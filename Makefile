@@ -4,7 +4,7 @@ FUZZ_SECONDS ?= 60
 ARGS ?=
 STRICT ?= 0
 
-.PHONY: run test bench fuzz pictures deps build release clean
+.PHONY: run test bench fuzz pictures man deps build release clean
 
 run: deps
 	$(SWIFT) build --product tokencall
@@ -26,6 +26,11 @@ pictures: deps
 	$(SWIFT) build --product tokencall
 	./.build/debug/tokencall join --screenshot Docs/images/call.svg --overwrite --size 120x36 --duration 12 \
 		--seed 7
+
+# The man page, generated from the command table as --help and completion are (Docs/usage.md, "Shell completion").
+man: deps
+	$(SWIFT) build --product tokencall
+	./.build/debug/tokencall help --man > tokencall.1
 
 deps:
 	@Scripts/deps.sh

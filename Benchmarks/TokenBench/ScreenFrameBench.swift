@@ -5,8 +5,8 @@ import ChannelEngine
 /// The call screen of `make bench`'s screen run, as a state: connected, four remote users, a log longer than the
 /// screen, built by applying session events as the app does.
 func benchScreenState() -> ScreenState {
-    var state = ScreenState(channel: "test", uid: 0, role: .broadcaster, tokenServer: "http://127.0.0.1:43210 (embedded)",
-                            renewMethod: .renew, autoRenew: true)
+    var state = ScreenState(call: CallSettings(channel: "test", uid: 0, role: .broadcaster, tokenServer: "http://127.0.0.1:43210 (embedded)",
+                            renewMethod: .renew, autoRenew: true))
     let start: Double = 1_800_000_000
     func at(_ seconds: Double, _ kind: SessionEvent.Kind) {
         _ = state.update(.event(SessionEvent(time: .milliseconds(Int64(seconds * 1000)), kind: kind), unixTime: start + seconds))

@@ -44,9 +44,3 @@ public struct TokenRejection: Error, Equatable, Sendable {
         return .success(parsed)
     }
 }
-
-/// When Agora tells a user their token is ending: `tokenPrivilegeWillExpire` comes this long before the token's
-/// privileges end, from the SDK and from the hub alike.
-public enum AgoraTokenTiming {
-    public static let willExpireLead: Duration = .seconds(30)
-}

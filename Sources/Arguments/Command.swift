@@ -11,6 +11,11 @@ public struct Option: Sendable {
     /// What happens when the option is not given, in words for usage ("random", "now"); the command decides.
     public let defaultNote: String?
     public let isRequired: Bool
+    /// The words the value may be (a choice), for usage and completion; empty when any value may be given.
+    public let choices: [String]
+    /// Why a given (or default) value is refused ("must be an integer from 1 to 60"); nil when it is taken. The parser
+    /// applies it, so a read never sees a value it refuses.
+    let check: (@Sendable (String) -> String?)?
 
     /// An option that takes a value: `--name VALUE` or `--name=VALUE`.
     public static func value(
@@ -18,12 +23,22 @@ public struct Option: Sendable {
         default defaultValue: String? = nil, otherwise defaultNote: String? = nil, required: Bool = false
     ) -> Option {
         Option(name: name, placeholder: placeholder, help: help, environment: environment,
-               defaultValue: defaultValue, defaultNote: defaultNote, isRequired: required)
+               defaultValue: defaultValue, defaultNote: defaultNote, isRequired: required, choices: [], check: nil)
+    }
+
+    /// An option whose value is checked by `check` when the line is parsed; `choices` are the words it takes, if few.
+    static func checked(
+        _ name: String, _ placeholder: String, help: String, environment: [String], default defaultValue: String?,
+        otherwise defaultNote: String?, choices: [String] = [], check: @escaping @Sendable (String) -> String?
+    ) -> Option {
+        Option(name: name, placeholder: placeholder, help: help, environment: environment,
+               defaultValue: defaultValue, defaultNote: defaultNote, isRequired: false, choices: choices, check: check)
     }
 
     /// An option without a value: `--name`.
     public static func flag(_ name: String, help: String) -> Option {
-        Option(name: name, placeholder: nil, help: help, environment: [], defaultValue: nil, defaultNote: nil, isRequired: false)
+        Option(name: name, placeholder: nil, help: help, environment: [], defaultValue: nil, defaultNote: nil, isRequired: false,
+               choices: [], check: nil)
     }
 }
 
@@ -73,6 +88,7 @@ public struct Command: Sendable {
         self.run = run
     }
 
-    func option(named name: String) -> Option? { options.first { $0.name == name } }
+    /// The option of this command called `name`.
+    public func option(named name: String) -> Option? { options.first { $0.name == name } }
     func subcommand(named name: String) -> Command? { subcommands.first { $0.name == name } }
 }

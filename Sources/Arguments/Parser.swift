@@ -1,3 +1,5 @@
+import PrintableText
+
 /// What a command line asks for.
 public enum ParseOutcome: Sendable {
     /// Run the command at `invocation.path`.
@@ -109,6 +111,11 @@ extension Command {
             } else if option.isRequired {
                 throw fail("missing --\(option.name) \(option.placeholder ?? "")".trimmingTrailingSpace())
             }
+        }
+        for option in command.options {
+            guard let check = option.check, let text = values[option.name] ?? defaults[option.name], let problem = check(text) else { continue }
+            let name = environmentSources[option.name].map { "\($0) (for --\(option.name))" } ?? "--\(option.name)"
+            throw fail("\(name) \(problem), not \"\(text.escapedForPrinting)\"")
         }
         if positionals.count > command.positionals.count, command.positionals.last?.repeats != true {
             throw fail(command.tooManyArguments(positionals.count - command.positionals.count))

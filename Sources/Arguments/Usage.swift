@@ -1,4 +1,7 @@
 extension Command {
+    /// The help text of this command at the top.
+    public var usageText: String { usage(path: [name]) }
+
     /// The help text, generated from the table.
     func usage(path: [String]) -> String {
         let invocation = path.joined(separator: " ")
@@ -28,13 +31,7 @@ extension Command {
             lines += ["", "arguments:"]
             lines += table(positionals.map { ($0.name, $0.help) })
         }
-        var rows = options.map { option -> (String, String) in
-            var help = option.help
-            if let value = option.defaultValue ?? option.defaultNote { help += " (default \(value))" }
-            if !option.environment.isEmpty { help += " [env \(option.environment.joined(separator: ", "))]" }
-            if option.isRequired { help += " (required)" }
-            return ("--\(option.name)" + (option.placeholder.map { " " + $0 } ?? ""), help)
-        }
+        var rows = options.map { ($0.synopsis, $0.fullHelp) }
         rows.append(("-h, --help", "show this help"))
         if path.count == 1 { rows.append(("--version", "print the version")) }
         lines += ["", "options:"]
@@ -49,5 +46,19 @@ extension Command {
             let pad = left.count + 2 <= width ? String(repeating: " ", count: width - left.count) : "\n  " + String(repeating: " ", count: width)
             return "  " + left + pad + right
         }
+    }
+}
+
+extension Option {
+    /// `--name PLACEHOLDER`, or `--name` for a flag.
+    var synopsis: String { "--\(name)" + (placeholder.map { " " + $0 } ?? "") }
+
+    /// The help with its default, environment variables and whether it is required, as usage and the man page show it.
+    var fullHelp: String {
+        var help = help
+        if let value = defaultValue ?? defaultNote { help += " (default \(value))" }
+        if !environment.isEmpty { help += " [env \(environment.joined(separator: ", "))]" }
+        if isRequired { help += " (required)" }
+        return help
     }
 }

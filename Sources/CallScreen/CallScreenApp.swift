@@ -175,7 +175,7 @@ final class LiveCall: ScreenSource {
 
     func video(for state: ScreenState) -> [UInt: VideoPicture] {
         var sources: [UInt: VideoPicture] = [:]
-        for uid in [state.uid] + state.remotes.map(\.uid) {
+        for uid in [state.call.uid] + state.remotes.map(\.uid) {
             if let source = session.video(forUid: uid) { sources[uid] = source }
         }
         return sources
@@ -256,11 +256,8 @@ extension ScreenState {
     /// The screen of `session` before anything has happened in it.
     @MainActor
     public init(for session: CallSession) {
-        let config = session.configuration
-        let (uid, account) = config.uidAndAccount
-        self.init(channel: config.channel, uid: uid, account: account, role: config.role, tokenServer: session.tokens.label,
-                  renewMethod: config.renewMethod, autoRenew: config.autoRenew, clock: session.clockPhase ?? .running(speed: 1),
-                  hub: config.hub.map { HubStatus(address: $0.address) }, voice: config.voice)
+        self.init(call: session.settings, clock: session.clockPhase ?? .running(speed: 1),
+                  hub: session.configuration.hub.map { HubStatus(address: $0.address) })
     }
 }
 

@@ -1,6 +1,7 @@
 import OutputFiles
 import PrintableText
 import Synchronization
+import Timers
 
 /// Records what the call screen sends the terminal as an asciicast v2 file, asciinema's format: a header line with
 /// the size, the start time and TERM, then one `[seconds, "o", text]` line per write and a
@@ -61,8 +62,8 @@ public final class CastRecorder: Sendable {
 
     /// Seconds with microseconds, as asciinema writes them: "12.000250".
     static func seconds(_ duration: Duration) -> String {
-        let (seconds, attoseconds) = max(duration, .zero).components
-        let micros = String(attoseconds / 1_000_000_000_000)
-        return "\(seconds)." + String(repeating: "0", count: 6 - micros.count) + micros
+        let whole = max(duration, .zero).wholeMicroseconds
+        let micros = String(whole % 1_000_000)
+        return "\(whole / 1_000_000)." + String(repeating: "0", count: 6 - micros.count) + micros
     }
 }

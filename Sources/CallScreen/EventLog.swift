@@ -1,6 +1,7 @@
 import CallSession
 import ChannelEngine
 import PrintableText
+import Timers
 
 /// The call screen's event log, a line for each thing that happened, written for a person to read at a glance: the
 /// stamp is the call's clock, an expiry is a wall-clock time (`expires 18:16:01 (40s)`), one token's fetch (or paste),
@@ -207,7 +208,7 @@ public struct EventLog: Sendable, Equatable {
 
     /// When a failed fetch is tried again, in whole seconds rounded up: `retry in 2s`, or `no retry`.
     private static func retry(_ retryIn: Duration?) -> String {
-        retryIn.map { "retry in \(span($0.components.seconds + ($0.components.attoseconds > 0 ? 1 : 0)))" } ?? "no retry"
+        retryIn.map { "retry in \(span($0.secondsRoundedUp))" } ?? "no retry"
     }
 
     static func tone(of event: SessionEvent) -> ScreenState.Tone {

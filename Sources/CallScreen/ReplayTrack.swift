@@ -1,5 +1,6 @@
 import CallSession
 import ChannelEngine
+import Timers
 
 /// A recording's events on their way into a `ScreenState`: each taken once the replay's position reaches its time, at
 /// the unix time it happened (the recording's start plus its time), as the live screen took it.
@@ -25,7 +26,7 @@ public struct ReplayTrack: Sendable {
 
     /// Unix time at `position` into the recording.
     public func unixTime(at position: Duration) -> Double {
-        started + Double(position.components.seconds) + Double(position.components.attoseconds) / 1e18
+        started + position.secondsValue
     }
 
     /// Every event due by `position` that is not taken yet, as the messages the live screen had for them.
@@ -44,8 +45,8 @@ public struct ReplayTrack: Sendable {
     /// notice). Times are the recording's: a replay draws its video at its position.
     public func video(for state: ScreenState) -> [UInt: VideoPicture] {
         var sources: [UInt: VideoPicture] = [:]
-        if state.role == .broadcaster, state.connection == .connected || state.connection == .reconnecting {
-            sources[state.uid] = .synthetic(VideoFrameSource(uid: state.uid))
+        if state.call.role == .broadcaster, state.connection == .connected || state.connection == .reconnecting {
+            sources[state.call.uid] = .synthetic(VideoFrameSource(uid: state.call.uid))
         }
         for remote in state.remotes where remote.leftAt == nil {
             let frozen = [frozenSince[remote.uid], networkDownSince].compactMap { $0 }.min()

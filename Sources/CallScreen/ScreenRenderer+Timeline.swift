@@ -1,5 +1,6 @@
 import CallSession
 import ChannelEngine
+import Timers
 
 extension ScreenRenderer {
     /// Columns before the bars (`#12`, `fetch`, `conn`) and after them (how each token ended).
@@ -29,7 +30,7 @@ extension ScreenRenderer {
         drawMarks(state.timeline.marks, axis, into: &grid, x: barX, y: row, painter)
         for line in 0..<2 { grid.write(line == 0 ? "fetch" : "conn", x: x + 1, y: row + line) }
         drawAxis(axis, into: &grid, x: barX, y: row + 2, painter)
-        let now = "\(painter.nowCursor) now \(shortTime(state.sessionTime.components.seconds))"
+        let now = "\(painter.nowCursor) now \(shortTime(state.sessionTime.wholeSeconds))"
         grid.write(now, x: barX + barWidth + 1, y: row + 2, limit: timelineLabels - 1)
         for (index, line) in legend.enumerated() { grid.write(line, x: x + 1, y: row + 3 + index) }
         // The now cursor, where nothing else is drawn.
@@ -68,7 +69,7 @@ extension ScreenRenderer {
     /// What a token's row says after its bar, and in which colour: green live, yellow warned, red expired.
     private static func endingLabel(_ life: TokenTimeline.Life, _ state: ScreenState) -> (String, TerminalColor) {
         guard let end = life.end else {
-            let left = max(0, (life.expiresAt - state.sessionTime).components.seconds)
+            let left = max(0, (life.expiresAt - state.sessionTime).wholeSeconds)
             return life.warnedAt == nil ? ("live \(mmss(left))", .green) : ("warned \(mmss(left))", .yellow)
         }
         switch end.how {
@@ -179,10 +180,10 @@ struct TimelineAxis {
     /// Whole seconds at a round step, at least 8 columns apart.
     var ticks: [Int64] {
         let steps: [Int64] = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10_800, 21_600, 43_200, 86_400]
-        let span = (end - start) / .seconds(1)
+        let span = (end - start).secondsValue
         let step = steps.first { Double($0) / span * Double(columns - 1) >= 8 } ?? 86_400 * Int64(span / 86_400 + 1)
-        let first = (start.components.seconds + step - 1) / step * step
-        return Array(stride(from: first, through: end.components.seconds, by: Int(step)))
+        let first = (start.wholeSeconds + step - 1) / step * step
+        return Array(stride(from: first, through: end.wholeSeconds, by: Int(step)))
     }
 }
 

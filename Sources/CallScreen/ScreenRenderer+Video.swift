@@ -13,12 +13,12 @@ extension ScreenRenderer {
             let tileX = x + (index % columns) * tileWidth, tileY = y + (index / columns) * tileHeight
             let w = tileWidth - 1, h = tileHeight - (rows > 1 ? 1 : 0)
             if index == 0 {
-                let picture = state.role == .broadcaster ? video(state.uid) : nil
-                let tag = state.role == .audience ? "not publishing" : picture == nil ? "no video" : "live"
+                let picture = state.call.role == .broadcaster ? video(state.call.uid) : nil
+                let tag = state.call.role == .audience ? "not publishing" : picture == nil ? "no video" : "live"
                 // The account (named in the header) goes first when the tile is too narrow for it: the uid shows whole.
-                let parts = ["you", state.uid == 0 ? nil : "uid \(state.uid)", state.account].compactMap { $0 }
+                let parts = ["you", state.call.uid == 0 ? nil : "uid \(state.call.uid)", state.call.account].compactMap { $0 }
                 let full = parts.joined(separator: " \(painter.bar) ")
-                let label = full.count + tag.count + 4 <= w || state.uid == 0 ? full : parts.dropLast().joined(separator: " \(painter.bar) ")
+                let label = full.count + tag.count + 4 <= w || state.call.uid == 0 ? full : parts.dropLast().joined(separator: " \(painter.bar) ")
                 drawTile(into: &grid, x: tileX, y: tileY, width: w, height: h, picture: picture, label: label, tag: tag,
                          quality: state.localQuality, painter, time)
             } else {

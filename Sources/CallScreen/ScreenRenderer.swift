@@ -98,9 +98,9 @@ public enum ScreenRenderer {
     private static func drawHeader(_ state: ScreenState, into grid: inout CellGrid, _ painter: Painter) {
         let style = CellStyle(bold: true, reverse: true)
         grid.fill(x: 0, y: 0, width: grid.width, height: 1, with: Cell(character: " ", style: style))
-        let uid = (state.account.map { "account \($0) \(painter.bar) " } ?? "") + (state.uid == 0 ? "uid (assigned at join)" : "uid \(state.uid)")
-        let text = " tokencall\(modeTitle(state)) \(painter.bar) \(state.voice.profile.title) SDK \(painter.bar) channel \(state.channel) \(painter.bar) \(uid) \(painter.bar) \(state.role.name)"
-            + " \(painter.bar) token server \(state.tokenServer)"
+        let uid = (state.call.account.map { "account \($0) \(painter.bar) " } ?? "") + (state.call.uid == 0 ? "uid (assigned at join)" : "uid \(state.call.uid)")
+        let text = " tokencall\(modeTitle(state)) \(painter.bar) \(state.voice.profile.title) SDK \(painter.bar) channel \(state.call.channel) \(painter.bar) \(uid) \(painter.bar) \(state.call.role.name)"
+            + " \(painter.bar) token server \(state.call.tokenServer)"
         grid.write(text, x: 0, y: 0, style: style)
     }
 
@@ -123,7 +123,7 @@ public enum ScreenRenderer {
         let reason = state.voice.profile.spelling(of: state.reason)
         grid.write(text, x: 0, y: 1, style: style)
         grid.write(reason, x: text.count + 1, y: 1, style: painter.style(foreground: color))
-        var extra = "t \(Int(state.sessionTime.components.seconds)) s"
+        var extra = "t \(state.sessionTime.wholeSeconds) s"
         if let hub = state.hub { extra = "hub \(hub.address) \(hub.link.name) \(painter.bar) " + extra }
         if state.networkDown { extra = "network cut \(painter.bar) " + extra }
         if let mistake = state.mistake { extra = "misconfigure \(mistake.rawValue) \(painter.bar) " + extra }
@@ -204,7 +204,7 @@ public enum ScreenRenderer {
         }
         let latency = state.lastFetchLatency.map { "\($0.wholeMilliseconds) ms" } ?? "-"
         let rows = lines + [
-            ("renew method \(state.renewMethod.rawValue)  \(painter.bar)  auto-renew \(state.autoRenew ? "on" : "off")", .plain),
+            ("renew method \(state.call.renewMethod.rawValue)  \(painter.bar)  auto-renew \(state.call.autoRenew ? "on" : "off")", .plain),
             ("last fetch \(latency)  \(painter.bar)  fetches \(state.fetchCount)", .plain),
         ]
         for (index, row) in rows.enumerated() { grid.write(" " + row.0, x: x, y: y + 1 + index, style: row.1, limit: width) }
@@ -309,7 +309,7 @@ public enum ScreenRenderer {
 
     /// The call's clock as the log stamps it: `0:09`, `12:30`, `1:02:03`.
     static func callClock(_ time: Duration) -> String {
-        let seconds = max(0, time.components.seconds)
+        let seconds = max(0, time.wholeSeconds)
         func two(_ n: Int64) -> String { (n < 10 ? "0" : "") + "\(n)" }
         let hours = seconds / 3600
         return hours > 0 ? "\(hours):\(two(seconds / 60 % 60)):\(two(seconds % 60))" : "\(seconds / 60):\(two(seconds % 60))"

@@ -34,29 +34,22 @@ public struct ScreenState: Sendable, Equatable {
         public var quality: AgoraNetworkQuality?
     }
 
-    public private(set) var channel: String
-    /// The local uid: the one joined with, or the one the engine assigned (0 until it has).
-    public private(set) var uid: UInt
-    /// The user account the call joins with; nil when it joins with a uid.
-    public private(set) var account: String?
-    public private(set) var role: AgoraClientRole
-    public private(set) var tokenServer: String
+    /// The call's settings as they stand: the uid once the engine assigned one, the role, method and auto-renew as changed.
+    public private(set) var call: CallSettings
     public private(set) var connection: AgoraConnectionState = .disconnected
     public private(set) var reason: AgoraConnectionChangedReason = .reasonLeaveChannel
     public private(set) var tokenExpiresAt: Int64?
     /// When the current token was accepted (unix), the start of its lifetime bar.
     public private(set) var tokenAcceptedAt: Int64?
     /// Seconds before expiry that the engine warns: the countdown turns yellow there.
-    public private(set) var willExpireLead = Int64(AgoraTokenTiming.willExpireLead / .seconds(1))
-    public private(set) var renewMethod: RenewMethod
-    public private(set) var autoRenew: Bool
+    public var willExpireLead: Int64 { AgoraTokenTiming.willExpireLeadSeconds }
     public private(set) var lastFetchLatency: Duration?
     public private(set) var fetchCount = 0
     public private(set) var remotes: [RemoteTile] = []
     /// What happened, a line each, as a person reads it (`EventLog`).
     public private(set) var log: EventLog
     /// The SDK whose words the screen speaks (`--sdk`).
-    public let voice: SDKVoice
+    public var voice: SDKVoice { call.voice }
     public private(set) var showHelp = false
     /// Each token's life along the call's time; drawn in place of the video while `showTimeline` (`t`).
     public private(set) var timeline = TokenTimeline()
@@ -101,21 +94,12 @@ public struct ScreenState: Sendable, Equatable {
     public static let leftTileLinger: Duration = .seconds(3)
     static let logLimit = 200
 
-    public init(channel: String, uid: UInt, account: String? = nil, role: AgoraClientRole, tokenServer: String, renewMethod: RenewMethod,
-                autoRenew: Bool, mode: ScreenMode = .call, clock: ClockPhase = .running(speed: 1), hub: HubStatus? = nil,
-                voice: SDKVoice = .standard) {
-        self.voice = voice
-        log = EventLog(voice: voice)
+    public init(call: CallSettings, mode: ScreenMode = .call, clock: ClockPhase = .running(speed: 1), hub: HubStatus? = nil) {
+        log = EventLog(voice: call.voice)
         self.mode = mode
         self.clock = clock
         self.hub = hub
-        self.channel = channel
-        self.uid = uid
-        self.account = account
-        self.role = role
-        self.tokenServer = tokenServer
-        self.renewMethod = renewMethod
-        self.autoRenew = autoRenew
+        self.call = call
     }
 
     /// Seconds until the token expires (negative once it has).
@@ -141,7 +125,7 @@ public struct ScreenState: Sendable, Equatable {
             // its drawing can be kept) between one second and the next.
             now = time.unixTime.rounded(.down)
             tokenNow = time.tokenUnixTime.rounded(.down)
-            sessionTime = .seconds(time.sessionTime.components.seconds)
+            sessionTime = .seconds(time.sessionTime.wholeSeconds)
             clock = time.clock
         case .resize(let width, let height):
             size = ScreenSize(width: width, height: height)
@@ -159,10 +143,10 @@ public struct ScreenState: Sendable, Equatable {
         case .engine(let callback): apply(callback, at: event.time)
         case .tokenFetchStarted: fetchCount += 1
         case .tokenFetched(let latency, _): lastFetchLatency = latency
-        case .autoRenewChanged(let on): autoRenew = on
-        case .renewMethodChanged(let method): renewMethod = method
+        case .autoRenewChanged(let on): call.autoRenew = on
+        case .renewMethodChanged(let method): call.renewMethod = method
         case .mistakeChanged(let kind): mistake = kind
-        case .roleChanged(let new): role = new
+        case .roleChanged(let new): call.role = new
         case .tokenNeeded: tokenNeeded = true
         default: break
         }
@@ -217,7 +201,7 @@ public struct ScreenState: Sendable, Equatable {
                 if state == .failed || why == .reasonLeaveChannel { tokenExpiresAt = nil; tokenAcceptedAt = nil }
             }
         case .didJoinChannel(_, let joined, _), .didLocalUserRegistered(_, let joined):
-            uid = joined
+            call.uid = joined
         case .didJoinedOfUid(let remote, _):
             remotes.removeAll { $0.uid == remote }
             remotes.append(RemoteTile(uid: remote))
@@ -234,7 +218,7 @@ public struct ScreenState: Sendable, Equatable {
         case .activeSpeaker(let speaker):
             activeSpeaker = speaker
         case .didClientRoleChanged(_, let new, _):
-            role = new
+            call.role = new
         case .simulatorNotice(.tokenAccepted(let expiresAt, _)):
             tokenExpiresAt = expiresAt
             tokenAcceptedAt = Int64(now.rounded(.down))

@@ -73,7 +73,7 @@ extension CallSession: AgoraRtcEngineDelegate {
         // The Web has no request for a token: its call ends (`connectionChangedTo` joins again).
         guard configuration.voice.profile.requestsToken else { return }
         if case .fetching(.willExpire) = tokenPhase {
-            let lead = engine.simulation.willExpireLead.wholeMilliseconds / 1000
+            let lead = engine.simulation.willExpireLead.wholeSeconds
             emit(.note("the token ran out with its renewal still on the way: the token server took longer than the \(lead) s "
                        + "between the warning and the end; the renewal rejoins when it arrives"))
         }

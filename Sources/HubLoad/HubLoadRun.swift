@@ -2,6 +2,7 @@ import HubClient
 import HubProtocol
 import Synchronization
 import TLS
+import Timers
 
 /// N headless clients on a few loops (raw hub connections, not engines): each fetches its token, joins channel
 /// k mod M, renews on `tokenPrivilegeWillExpire`, and sends flat video frames whose first two cells carry when
@@ -69,7 +70,7 @@ enum TimedFrame {
     static let grey = HubVideoFrame.Color(red: 90, green: 90, blue: 90)
 
     static func make(sentAt: Duration) -> HubVideoFrame {
-        let micros = UInt64(max(0, sentAt.components.seconds * 1_000_000 + sentAt.components.attoseconds / 1_000_000_000_000))
+        let micros = UInt64(max(0, sentAt.wholeMicroseconds))
         func color(_ bits: UInt64) -> HubVideoFrame.Color {
             .init(red: UInt8(truncatingIfNeeded: bits >> 16), green: UInt8(truncatingIfNeeded: bits >> 8), blue: UInt8(truncatingIfNeeded: bits))
         }

@@ -1,6 +1,7 @@
 import Foundation
 import PrintableText
 import Synchronization
+import Timers
 
 /// What a load run measured: latencies by kind, errors by kind, connections lost.
 public struct LoadFigures: Sendable {
@@ -71,7 +72,7 @@ public struct LoadFigures: Sendable {
 
     /// Milliseconds to a tenth.
     static func milliseconds(_ duration: Duration) -> Double {
-        (Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15).rounded(toPlaces: 1)
+        duration.millisecondsValue.rounded(toPlaces: 1)
     }
 }
 

@@ -11,44 +11,18 @@ public struct RecordingHeader: Sendable, Equatable {
     /// The format version this tokencall writes and the newest it reads.
     public static let version = 1
 
-    /// What the screen shows of the call before its events: the configuration the call ran with.
-    public struct Call: Sendable, Equatable {
-        public var channel: String
-        /// The uid asked for (0: assigned at the join), or 0 with the user account joined as.
-        public var uid: UInt
-        public var account: String?
-        public var role: AgoraClientRole
-        /// The token server as the screen's header names it.
-        public var tokenServer: String
-        public var renewMethod: RenewMethod
-        public var autoRenew: Bool
-        /// The SDK the call was shown in, which `replay` shows it in unless told another.
-        public var voice: SDKVoice
-
-        public init(channel: String, uid: UInt, account: String? = nil, role: AgoraClientRole, tokenServer: String,
-                    renewMethod: RenewMethod, autoRenew: Bool, voice: SDKVoice = .standard) {
-            self.channel = channel
-            self.uid = uid
-            self.account = account
-            self.role = role
-            self.tokenServer = tokenServer
-            self.renewMethod = renewMethod
-            self.autoRenew = autoRenew
-            self.voice = voice
-        }
-    }
-
     /// The join options as given (a flag's value is empty), by name, without the secrets (`RecordingHeader.secretOptions`).
     public var options: [String: String]
     public var seed: UInt64
     /// Unix time when the call started: an event at `t` happened at `started + t`.
     public var started: Double
-    public var call: Call
+    /// What the screen shows of the call before its events: the settings the call ran with.
+    public var call: CallSettings
 
     /// Options whose values a recording never holds: credentials, certificates, tokens.
     public static let secretOptions: Set<String> = ["auth-bearer", "app-certificate", "token"]
 
-    public init(options: [String: String], seed: UInt64, started: Double, call: Call) {
+    public init(options: [String: String], seed: UInt64, started: Double, call: CallSettings) {
         self.options = options.filter { !Self.secretOptions.contains($0.key) }
         self.seed = seed
         self.started = (started * 1000).rounded(.down) / 1000
@@ -58,11 +32,7 @@ public struct RecordingHeader: Sendable, Equatable {
     /// The header of a recording of `session`, about to start, with the options given for it.
     @MainActor
     public init(options: [String: String], of session: CallSession) {
-        let config = session.configuration
-        let (uid, account) = config.uidAndAccount
-        self.init(options: options, seed: config.seed, started: config.unixTime(),
-                  call: Call(channel: config.channel, uid: uid, account: account, role: config.role, tokenServer: session.tokens.label,
-                             renewMethod: config.renewMethod, autoRenew: config.autoRenew, voice: config.voice))
+        self.init(options: options, seed: session.configuration.seed, started: session.configuration.unixTime(), call: session.settings)
     }
 
     /// The header's line, members in a fixed order and options by name.
@@ -108,7 +78,7 @@ public struct RecordingHeader: Sendable, Equatable {
         let call = try object.object("call")
         return RecordingHeader(
             options: options, seed: try object.integer("seed"), started: Double(try object.seconds("started").wholeMilliseconds) / 1000,
-            call: Call(channel: try call.text("channel"), uid: UInt(try call.integer("uid", as: UInt32.self)),
+            call: CallSettings(channel: try call.text("channel"), uid: UInt(try call.integer("uid", as: UInt32.self)),
                        account: try call.value("account") == .null ? nil : try call.text("account"),
                        role: try call.choice("role", \AgoraClientRole.name), tokenServer: try call.text("tokenServer"),
                        renewMethod: try call.choice("renewMethod", \RenewMethod.rawValue), autoRenew: try call.flag("autoRenew"),

@@ -1,5 +1,6 @@
 import Sockets
 import TLS
+import Timers
 
 /// A connection to one Redis server on an event loop, which it never blocks: commands are pipelined, each request
 /// answered (or failed in words) within `deadline`, and the connect is a `Dial` (only a host name's lookup runs on a

@@ -4,6 +4,7 @@ import HTTP1
 import PrintableText
 import TLS
 import WebServer
+import Timers
 
 /// A token server: Agora's guide's `POST /fetch_rtc_token`, agora-token-service's `POST /getToken` and
 /// `GET /rtc/...`, and `GET /ping`, issuing AccessToken2.
@@ -29,7 +30,7 @@ public final class TokenServer: Sendable {
         limits.idleTimeout = config.idleTimeout
         let log = config.log.map { write in
             { @Sendable (request: HTTPRequest?, response: HTTPResponse, elapsed: Duration) in
-                let micros = elapsed.components.seconds * 1_000_000 + elapsed.components.attoseconds / 1_000_000_000_000
+                let micros = elapsed.wholeMicroseconds
                 write("\(HTTPServer.printable(request?.method ?? "-")) \(HTTPServer.printable(request?.path ?? "-")) \(response.status) \(micros)µs")
             }
         }

@@ -1,5 +1,6 @@
 import AgoraVocabulary
 import HubProtocol
+import Timers
 
 /// The `.js` files of this folder as strings, one `static let` each (`Plugins/EmbedJavaScript` writes them).
 enum EmbeddedJavaScript {}
@@ -25,7 +26,7 @@ enum SDKScript {
           rows: \(HubVideoFrame.sentRows),
           framesPerSecond: \(HubVideoFrame.maxPerSecond),
           maxFrameBytes: \(HubVideoFrame.maxBytes),
-          pingMs: \(HubSilence.limit.components.seconds * 1000 / 4),
+          pingMs: \(HubSilence.limit.wholeMilliseconds / 4),
           routable: "\(HubRoute.characters)",
           userLimit: \(HubPeer.announcedLimit),
         }

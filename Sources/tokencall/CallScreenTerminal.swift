@@ -15,7 +15,7 @@ enum CallScreenTerminal {
 
     /// The terminal set up for the screen, without colours for --no-color or NO_COLOR; nil once it said why it cannot.
     static func presenter(_ args: Invocation) -> TerminalPresenter? {
-        let noColor = args.has("no-color") || !(ProcessInfo.processInfo.environment["NO_COLOR"] ?? "").isEmpty
+        let noColor = args[ScreenOptions.noColor] || !(ProcessInfo.processInfo.environment["NO_COLOR"] ?? "").isEmpty
         do {
             return try TerminalPresenter(noColor: noColor)
         } catch {

@@ -4,28 +4,34 @@ import Foundation
 import PrintableText
 import TokenClient
 import TokenDoctor
+import TokenServer
 
 /// `tokencall doctor URL`: checks a token server for the mistakes users meet most.
 enum DoctorCommand {
     /// Options that mean here what they mean for `join` and `token build`, taken from there.
-    static let shared = [("channel", JoinCommand.options), ("uid", TokenCommands.build.options), ("account", TokenCommands.build.options),
-                         ("role", TokenCommands.build.options), ("token-request", JoinCommand.options), ("token-field", JoinCommand.options),
-                         ("expires-field", JoinCommand.options), ("auth-bearer", JoinCommand.options), ("ca-file", JoinCommand.options),
-                         ("request-timeout", JoinCommand.options)]
-        .compactMap { name, options in options.first { $0.name == name } }
+    static let shared = [CallOptions.channel.option] + ["uid", "account"].compactMap(TokenCommands.build.option(named:))
+        + [TokenCommands.role.option, TokenSourceOptions.tokenRequest.option, TokenSourceOptions.tokenField.option,
+           TokenSourceOptions.expiresField.option, TokenSourceOptions.authBearer.option, TrustOptions.caFile.option,
+           TokenSourceOptions.requestTimeout.option]
+
+    static let latencyLimit: OptionKey<Int> = .integer("latency-limit", "MS", help: "a p99 above it fails the latency check",
+                                                       in: 1...120_000, default: Doctor.slowestP99Milliseconds)
+    static let origin: OptionKey<String?> = .text(
+        "origin", "ORIGIN", help: "your browser app's origin, such as https://app.example: sent as Origin on each request, and CORS is checked")
+    static let tokenLifetime: OptionKey<UInt32> = .integer("token-lifetime", "SECONDS", help: "the lifetime {expire} in --token-request asks for",
+                                                           in: TokenServerConfig.lifetimeRange, default: 3600)
+    static let json: OptionKey<Bool> = .flag("json", help: "print one JSON object (fields in Docs/doctor.md)")
 
     static let command = Command(
         "doctor", summary: "Check a token server for the mistakes that break calls, one line per check.",
         options: shared + [
-            TokenCommands.appID,
-            TokenCommands.certificate,
-            .value("latency-limit", "MS", help: "a p99 above it fails the latency check, 1...120000",
-                   default: String(Doctor.slowestP99Milliseconds)),
-            .value("origin", "ORIGIN", help: "your browser app's origin, such as https://app.example: sent as Origin on each request, "
-                   + "and CORS is checked"),
-            .value("token-lifetime", "SECONDS", help: "the lifetime {expire} in --token-request asks for, 1...86400", default: "3600"),
-            .flag("json", help: "print one JSON object (fields in Docs/doctor.md)"),
-            .value("junit", "FILE", help: "also write the checks as JUnit XML, a testcase each (never over a file that is there)"),
+            TokenCommands.appID.option,
+            TokenCommands.certificate.option,
+            latencyLimit.option,
+            origin.option,
+            tokenLifetime.option,
+            json.option,
+            JUnitReport.junit.option,
         ],
         positionals: [Positional("URL", help: "the token server, or its token endpoint")],
         epilogue: "Checks are listed in Docs/doctor.md. Exit status: 0 every check passed, 1 one failed, 64 usage error.",
@@ -41,7 +47,7 @@ enum DoctorCommand {
         }
         guard case .success(let junit) = JUnitReport.file(args, for: "doctor") else { return ExitCode.failure }
         let report = DoctorReport(url: doctor.setup.url, checks: await doctor.run())
-        print(args.has("json") ? report.json : report.text)
+        print(args[json] ? report.json : report.text)
         if let junit, !Self.junit(report).write(to: junit, for: "doctor") { return ExitCode.failure }
         return report.ok ? ExitCode.ok : ExitCode.failure
     }
@@ -68,12 +74,12 @@ enum DoctorCommand {
         try args.checkCredentials()
         try args.checkBearer()
         let request = TokenRequest(channel: try args.channel(), user: try args.user() ?? .uid(0),
-                                   role: try args.choice("role", TokenCommands.roles, word: \.key).value, appID: args.string("app-id"))
+                                   role: args[TokenCommands.role], appID: args[TokenCommands.appID])
         let shape = try args.tokenRequestShape()
         try args.checkLifetime(sentBy: shape)
-        return Doctor.Setup(url: url, shape: shape, request: request, appCertificate: args.string("app-certificate"),
-                            bearer: args.string("auth-bearer"), origin: try args.origin(),
-                            requestedLifetime: try args.integer("token-lifetime", in: 1...86_400), timeout: try args.requestTimeout(),
-                            slowestP99: .milliseconds(try args.integer("latency-limit", in: 1...120_000) as Int))
+        return Doctor.Setup(url: url, shape: shape, request: request, appCertificate: args[TokenCommands.certificate],
+                            bearer: args[TokenSourceOptions.authBearer], origin: try args.origin(),
+                            requestedLifetime: args[tokenLifetime], timeout: try args.requestTimeout(),
+                            slowestP99: .milliseconds(args[latencyLimit]))
     }
 }

@@ -50,10 +50,15 @@ struct JUnitReport {
         return lines.joined(separator: "\n") + "\n"
     }
 
+    /// `--junit FILE` of `test` and `doctor`.
+    static let junit: OptionKey<String?> = .text(
+        "junit", "FILE", help: "also write the results as JUnit XML: a testsuite per scenario file (test), a testcase per check (doctor); "
+            + "never over a file that is there")
+
     /// The file `--junit` names, created before anything runs (never over what is there); nil without `--junit`,
     /// `.failure` (said on stderr) when it cannot be created.
     static func file(_ args: Invocation, for command: String) -> Result<OutputFile?, OutputFile.Failure> {
-        guard let path = args.string("junit") else { return .success(nil) }
+        guard let path = args[junit] else { return .success(nil) }
         do throws(OutputFile.Failure) { return .success(try OutputFile(path: path, overwrite: false)) } catch {
             Console.error("tokencall \(command): --junit: \(error)")
             return .failure(error)

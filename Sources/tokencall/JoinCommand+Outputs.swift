@@ -7,12 +7,8 @@ import OutputFiles
 /// What `join` writes besides the call: a picture of the screen instead of the screen (`--screenshot`), or a
 /// recording of the screen as it runs (`--cast`). Docs/usage.md ("Recordings and pictures").
 extension JoinCommand {
-    static let outputOptions: [Option] = [
-        .value("cast", "FILE", help: "record the call screen as an asciinema v2 recording (play it with asciinema play FILE)"),
-        .value("screenshot", "FILE.svg", help: "no screen: draw it into an SVG picture when --duration is over, then exit"),
-        .value("size", "COLSxROWS", help: "the --screenshot picture's size in cells, 60x20...400x200", default: "120x36"),
-        .flag("overwrite", help: "let --record, --cast or --screenshot write over what the path names (a link is followed, a device stays one)"),
-    ]
+    static let outputOptions = [OutputOptions.cast.option, OutputOptions.screenshot.option, OutputOptions.size.option,
+                                OutputOptions.overwrite.option]
 
     /// What the options ask to be written.
     enum Output {
@@ -29,26 +25,26 @@ extension JoinCommand {
     }
 
     static func output(_ args: Invocation) throws(UsageError) -> Output {
-        let headless = args.has("headless") || args.has("json")
-        if args.has("size"), !args.has("screenshot") {
+        let headless = args[Self.headless] || args[json]
+        if args.has(OutputOptions.size), !args.has(OutputOptions.screenshot) {
             throw args.error("--size sets the --screenshot picture; the call screen takes the terminal's size")
         }
-        if args.has("overwrite"), !args.has("cast"), !args.has("screenshot"), !args.has("record") {
+        if args[OutputOptions.overwrite], !args.has(OutputOptions.cast), !args.has(OutputOptions.screenshot), !args.has(OutputOptions.record) {
             throw args.error("--overwrite applies to the file of --record, --cast or --screenshot; give one of them")
         }
-        for name in ["cast", "screenshot", "record"] where args.string(name)?.isEmpty == true {
-            throw args.error("--\(name) needs a file name; it is empty")
+        for key in [OutputOptions.cast, OutputOptions.screenshot, OutputOptions.record] where args[key]?.isEmpty == true {
+            throw args.error("--\(key.option.name) needs a file name; it is empty")
         }
-        if let path = args.string("screenshot") {
-            if args.has("cast") { throw args.error("--screenshot draws the screen without a terminal, --cast records the terminal: give one") }
+        if let path = args[OutputOptions.screenshot] {
+            if args.has(OutputOptions.cast) { throw args.error("--screenshot draws the screen without a terminal, --cast records the terminal: give one") }
             if headless { throw args.error("--screenshot prints no events; leave out --headless and --json") }
-            guard args.has("duration") else {
+            guard args.has(duration) else {
                 throw args.error("--screenshot needs --duration SECONDS: the picture shows the call when they are over")
             }
             let (width, height) = try pictureSize(args)
             return .picture(path: path, width: width, height: height)
         }
-        if let path = args.string("cast") {
+        if let path = args[OutputOptions.cast] {
             if headless { throw args.error("--cast records the call screen; leave out --headless and --json") }
             return .cast(path: path)
         }
@@ -57,7 +53,7 @@ extension JoinCommand {
 
     /// `--size`: columns and rows (`120x36`, or `120×36` as the picture's line says), from the screen's minimum to 400×200.
     private static func pictureSize(_ args: Invocation) throws(UsageError) -> (width: Int, height: Int) {
-        let text: String = args.string("size")
+        let text = args[OutputOptions.size]
         let parts = text.lowercased().split(omittingEmptySubsequences: false) { $0 == "x" || $0 == "×" }
         guard parts.count == 2, let width = Int(parts[0]), let height = Int(parts[1]),
               (ScreenRenderer.minimumWidth...400).contains(width), (ScreenRenderer.minimumHeight...200).contains(height) else {
@@ -70,7 +66,7 @@ extension JoinCommand {
     /// Creates the file of `--cast`, `--screenshot` or `--record`, or says on stderr why it cannot.
     static func create(_ path: String, _ args: Invocation) -> OutputFile? {
         do throws(OutputFile.Failure) {
-            return try OutputFile(path: path, overwrite: args.has("overwrite"))
+            return try OutputFile(path: path, overwrite: args[OutputOptions.overwrite])
         } catch {
             let hint = if case .exists = error { "; give --overwrite to write over it, or another name" } else { "" }
             Console.error("tokencall join: \(error)\(hint)")

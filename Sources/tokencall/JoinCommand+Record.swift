@@ -6,8 +6,6 @@ import Recording
 import TokenClient
 
 extension JoinCommand {
-    static let recordOption: Option = .value("record", "FILE", help: "write the call's events to FILE (JSON lines) for tokencall replay")
-
     /// `--record FILE`: a recorder writing into `file`, with the header of `session`, fed every event of it (its first observer).
     @MainActor
     static func recorder(_ args: Invocation, into file: OutputFile, for session: CallSession) -> Recorder {
@@ -21,8 +19,8 @@ extension JoinCommand {
     /// query and body.
     private static func recordedOptions(_ args: Invocation) -> [String: String] {
         var options = args.given
-        options["record"] = nil
-        options["overwrite"] = nil
+        options[OutputOptions.record.option.name] = nil
+        options[OutputOptions.overwrite.option.name] = nil
         for name in ["token-url", "hub"] { options[name] = options[name]?.urlWithoutCredentials }
         options["token-request"] = options["token-request"].map { (try? HTTPTokenProvider.Shape(parsing: $0))?.shown ?? "" }
         return options

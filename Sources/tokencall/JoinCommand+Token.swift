@@ -9,7 +9,7 @@ extension JoinCommand {
     /// The token `--token` gives, read once; nil without `--token`. Without `--channel` (or `--uid` and `--account`) a
     /// 007 token's own channel (and user: its uid, or its account) are joined.
     static func pastedToken(_ args: Invocation, into config: inout CallSession.Configuration) throws(UsageError) -> PastedToken? {
-        guard let given = args.string("token") else { return nil }
+        guard let given = args[token] else { return nil }
         let text: String
         if given == "-" {
             if isatty(STDIN_FILENO) == 1 { Console.error("tokencall join: paste the token, then press Enter:") }
@@ -28,10 +28,10 @@ extension JoinCommand {
             let shown = PastedToken.abbreviated(text.trimmingCharacters(in: .whitespacesAndNewlines))
             throw args.error("--token \(shown.isEmpty ? "" : "\(shown) ")is not a token to join with: \(error)")
         }
-        if !args.has("channel"), let channel = token.channel, (try? AgoraID.validateChannelName(channel)) != nil {
+        if !args.has(CallOptions.channel), let channel = token.channel, (try? AgoraID.validateChannelName(channel)) != nil {
             config.channel = channel
         }
-        if !args.has("uid"), !args.has("account"), let user = token.uid.flatMap(RTCUser.init(tokenField:)),
+        if !args.has(UserOptions.uid), !args.has(CallOptions.account), let user = token.uid.flatMap(RTCUser.init(tokenField:)),
            (try? AgoraID.validateAccount(user.tokenField)) != nil {
             config.user = user
         }

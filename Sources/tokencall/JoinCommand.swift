@@ -13,47 +13,26 @@ import TokenClient
 
 /// `tokencall join`: a call through a token server, printed as event lines (the call screen comes later).
 enum JoinCommand {
+    static let speed: OptionKey<Int> = .integer(
+        "speed", help: "run the call N times as fast (< and > change it, space pauses): at 3600 a 24 h token lives 24 s; a token from "
+            + "--token-url or --token lives its lifetime from when it arrives", in: ClockPhase.speeds, default: 1)
+    static let token: OptionKey<String?> = .text(
+        "token", "TOKEN", help: "join with this token (- reads one line of standard input); without --token-url, each next token is pasted by hand (p)")
+    static let duration: OptionKey<Int?> = .integer("duration", "SECONDS", help: "leave and exit after this long, in the call's time",
+                                                    in: 1...86_400 * 7)
+    static let json: OptionKey<Bool> = .flag("json", help: "one JSON object per event (fields in Docs/events.md); implies --headless")
+    static let headless: OptionKey<Bool> = .flag("headless", help: "print events instead of opening the call screen")
+
     static let options: [Option] = [
-        .value("channel", "NAME", help: "channel to join", default: "test"),
-        .value("uid", "N", help: "local uid, 0...4294967295; 0 lets the engine pick one", default: "0"),
-        .value("account", "NAME", help: "join with this string user account instead of a uid; the engine assigns the uid"),
-        .value("role", "ROLE", help: "broadcaster or audience", default: "broadcaster"),
-        .value("token-url", "URL", help: "your token server; without it (or --token) an embedded one runs on 127.0.0.1",
-               environment: ["TOKENCALL_TOKEN_URL"]),
-        .value("token", "TOKEN", help: "join with this token (- reads one line of standard input); without --token-url, "
-               + "each next token is pasted by hand (p)"),
-        .value("token-request", "SHAPE", help: "the request your server takes: a shape below, or a template 'METHOD /path?query [JSON body]'",
-               default: "fetch"),
-        .value("token-field", "PATH", help: "where your server's answer holds the token, such as data.token; . is the token alone (default token, rtcToken or the token alone)"),
-        .value("expires-field", "PATH", help: "where it holds the lifetime in seconds or the unix expiry time (default expiresIn)"),
-        .value("auth-bearer", "CRED", help: "your credential for the token server, sent as Authorization: Bearer",
-               environment: ["TOKENCALL_AUTH_BEARER"]),
-        .value("ca-file", "FILE", help: "trust the CA certificates in this PEM file for an https:// token server and a wss:// hub, instead of the "
-               + "system's (which SSL_CERT_FILE can name)"),
-        originOption,
-        .value("request-timeout", "SECONDS", help: "overall deadline of one token request, "
-               + "\(Invocation.requestTimeoutSeconds.lowerBound)...\(Invocation.requestTimeoutSeconds.upperBound)", default: "10"),
-        .value("app-id", "ID", help: "App ID (embedded server: random if not given)", environment: ["APP_ID"]),
-        .value("app-certificate", "CERT", help: "App Certificate (embedded server: random if not given)",
-               environment: ["APP_CERTIFICATE"]),
-        .value("token-lifetime", "SECONDS", help: "lifetime of the embedded server's tokens, or {expire} in --token-request, 1...86400",
-               default: "40"),
-        MisconfigureOption.option,
-        .value("renew-method", "METHOD", help: "renew, update or rejoin", default: "renew"),
-        .flag("no-auto-renew", help: "do not renew on tokenPrivilegeWillExpire or requestToken"),
-        .value("remote-users", "N", help: "simulated remote users, 0...16", default: "2"),
-        .value("seed", "N", help: "seed of the simulation; the same seed gives the same call", otherwise: "random"),
-        .value("duration", "SECONDS", help: "leave and exit after this long, in the call's time"),
-        .value("speed", "N", help: "run the call N times as fast, \(ClockPhase.speeds.lowerBound)...\(ClockPhase.speeds.upperBound) "
-               + "(< and > change it, space pauses): at 3600 a 24 h token lives 24 s; a token from --token-url or --token lives "
-               + "its lifetime from when it arrives", default: "1"),
-        .flag("json", help: "one JSON object per event (fields in Docs/events.md); implies --headless"),
-        .flag("headless", help: "print events instead of opening the call screen"),
-        .value("fps", "N", help: "frames per second of the call screen, 1...60", default: "15"),
-        .flag("no-color", help: "no colours on the call screen (also NO_COLOR)"),
-        recordOption,
-        hubOption,
-    ] + SDKOptions.options(defaulted: true) + outputOptions
+        CallOptions.channel.option, CallOptions.uid.option, CallOptions.account.option, CallOptions.role.option,
+        TokenSourceOptions.tokenURL.option, token.option, TokenSourceOptions.tokenRequest.option, TokenSourceOptions.tokenField.option,
+        TokenSourceOptions.expiresField.option, TokenSourceOptions.authBearer.option, TrustOptions.caFile.option,
+        TokenSourceOptions.origin.option, TokenSourceOptions.requestTimeout.option, TokenSourceOptions.appID.option,
+        TokenSourceOptions.appCertificate.option, CallOptions.tokenLifetime.option, MisconfigureOption.key.option,
+        CallOptions.renewMethod.option, CallOptions.noAutoRenew.option, CallOptions.remoteUsers.option, CallOptions.seed.option,
+        duration.option, speed.option, json.option, headless.option, ScreenOptions.fps.option, ScreenOptions.noColor.option,
+        OutputOptions.record.option, hub.option, SDKOptions.sdk.option, SDKOptions.version.option,
+    ] + outputOptions
 
     static let command = Command(
         "join", summary: "Join a simulated call and show its token lifecycle (the default command).", options: options,
@@ -69,10 +48,6 @@ enum JoinCommand {
         """,
         run: run)
 
-    /// `--origin` of `join` and `load` (doctor's help says what it checks with it too).
-    static let originOption = Option.value("origin", "ORIGIN", help: "sent as the Origin header of each token request, as a browser app "
-                                           + "at that origin sends it (scheme, host and port, such as https://app.example)")
-
     /// Where the options say tokens come from: the user's server (the first token perhaps pasted), one `join` runs
     /// itself, or a person pasting each one.
     enum TokenServerChoice {
@@ -87,50 +62,58 @@ enum JoinCommand {
         config.engine = .shared
         config.channel = try args.channel()
         config.user = try args.requiredUser()
-        config.role = try args.choice("role", [AgoraClientRole.broadcaster, .audience], word: \.name)
+        config.role = args[CallOptions.role]
         let tokenURL = try args.tokenURL()
         if tokenURL != nil {
-            if args.has("misconfigure") {
+            if args.has(MisconfigureOption.key) {
                 throw args.error("--misconfigure makes the embedded server's tokens wrong; drop --token-url to use it "
                                  + "(a server of yours that errs is refused by the client as it is)")
             }
-        } else if args.has("token"), args.has("token-lifetime") {
+        } else if args.has(token), args.has(CallOptions.tokenLifetime) {
             throw args.error("--token-lifetime sets the embedded server; with --token and no --token-url none runs")
-        } else if args.has("token"), args.has("misconfigure") {
+        } else if args.has(token), args.has(MisconfigureOption.key) {
             throw args.error("--misconfigure makes the embedded server's tokens wrong; with --token and no --token-url none runs")
         }
+        let shape = try tokenSource(args, into: &config, url: tokenURL)
+        config.renewMethod = args[CallOptions.renewMethod]
+        config.autoRenew = !args[CallOptions.noAutoRenew]
+        config.voice = SDKVoice(args[SDKOptions.sdk], version: args[SDKOptions.version])
+        let pasted = try pastedToken(args, into: &config)
+        let lifetime = args[CallOptions.tokenLifetime]
+        let server: TokenServerChoice = if let url = tokenURL {
+            .url(url, shape: shape, bearer: args[TokenSourceOptions.authBearer], origin: try args.origin(), lifetime: lifetime, first: pasted)
+        } else if let pasted {
+            .byHand(pasted)
+        } else {
+            .embedded(tokenLifetime: lifetime, mistake: args[MisconfigureOption.key])
+        }
+        try joinHub(&config, args, server: server, loop: hubLoop)
+        try callClock(&config, args, server: server)
+        return (config, server)
+    }
+
+    /// What `join` and `test` read alike: the request shape (checked to carry the user to `url`), the token server's
+    /// credentials and deadline, the App ID and certificate, the remote users and the seed.
+    static func tokenSource(_ args: Invocation, into config: inout CallSession.Configuration, url: URL?) throws(UsageError)
+        -> HTTPTokenProvider.Shape {
         let shape = try requestShape(args)
-        if let url = tokenURL {
+        if let url {
             // A shape that cannot carry the user (an account in fetch's integer uid) is refused before anything runs.
             do throws(TokenClientError) {
                 _ = try HTTPTokenProvider(url: url, shape: shape).httpRequest(for: TokenRequest(channel: config.channel, user: config.user))
             } catch {
                 let why = if case .unsendable(let why) = error { why } else { error.description }
-                throw args.error("--token-request \(args.string("token-request") ?? ""): \(why)")
+                throw args.error("--token-request \(args[TokenSourceOptions.tokenRequest]): \(why)")
             }
         }
         try args.checkBearer()
         config.requestTimeout = try args.requestTimeout()
         try args.checkCredentials()
-        config.appID = args.string("app-id")
-        config.appCertificate = args.string("app-certificate")
-        config.renewMethod = try args.choice("renew-method")
-        config.autoRenew = !args.has("no-auto-renew")
-        config.voice = try SDKOptions.voice(args)
-        config.remoteUsers = try args.integer("remote-users", in: 0...AgoraRtcEngineKit.remoteUserLimit)
-        config.seed = try args.integer("seed", in: UInt64(0)...UInt64.max) ?? UInt64.random(in: 0...999_999)
-        let pasted = try pastedToken(args, into: &config)
-        let lifetime: UInt32 = try args.integer("token-lifetime", in: 1...86_400)
-        let server: TokenServerChoice = if let url = tokenURL {
-            .url(url, shape: shape, bearer: args.string("auth-bearer"), origin: try args.origin(), lifetime: lifetime, first: pasted)
-        } else if let pasted {
-            .byHand(pasted)
-        } else {
-            .embedded(tokenLifetime: lifetime, mistake: try MisconfigureOption.read(args))
-        }
-        try joinHub(&config, args, server: server, loop: hubLoop)
-        try callClock(&config, args, server: server)
-        return (config, server)
+        config.appID = args[TokenSourceOptions.appID]
+        config.appCertificate = args[TokenSourceOptions.appCertificate]
+        config.remoteUsers = args[CallOptions.remoteUsers]
+        config.seed = args[CallOptions.seed] ?? UInt64.random(in: 0...999_999)
+        return shape
     }
 
     /// Puts the call — the session, its engine, the embedded server — on one clock that starts at `--speed` and whose
@@ -139,9 +122,9 @@ enum JoinCommand {
     /// from when it arrives (`TokenWall.real`). A token request's deadline and the backoff after a failed one stay in real
     /// seconds, and the call's clock counts an exchange under way at 1× (the session holds it): the network does not speed up.
     static func callClock(_ config: inout CallSession.Configuration, _ args: Invocation, server: TokenServerChoice) throws(UsageError) {
-        let speed: Int = try args.integer("speed", in: ClockPhase.speeds)
+        let speed = args[Self.speed]
         let embedded = if case .embedded = server { true } else { false }
-        guard config.hub == nil, embedded || args.has("speed") else { return }
+        guard config.hub == nil, embedded || args.has(Self.speed) else { return }
         let realUnixTime = config.unixTime
         let clock = ScaledClock(speed: speed, unixTime: realUnixTime())
         config.clock = clock
@@ -153,13 +136,13 @@ enum JoinCommand {
     /// The request shape, checked against the options only `join` has.
     static func requestShape(_ args: Invocation) throws(UsageError) -> HTTPTokenProvider.Shape {
         let shape = try args.tokenRequestShape()
-        for name in ["token-field", "expires-field"] where args.has(name) && !args.has("token-url") {
-            throw args.error("--\(name) reads your server's answer; give --token-url too")
+        for key in [TokenSourceOptions.tokenField, TokenSourceOptions.expiresField] where args.has(key) && !args.has(TokenSourceOptions.tokenURL) {
+            throw args.error("--\(key.option.name) reads your server's answer; give --token-url too")
         }
-        if args.has("origin"), !args.has("token-url") {
+        if args.has(TokenSourceOptions.origin), !args.has(TokenSourceOptions.tokenURL) {
             throw args.error("--origin goes with --token-url: it is sent to your server (the embedded one needs none)")
         }
-        if args.has("token-url") { try args.checkLifetime(sentBy: shape) }
+        if args.has(TokenSourceOptions.tokenURL) { try args.checkLifetime(sentBy: shape) }
         return shape
     }
 
@@ -191,10 +174,10 @@ enum JoinCommand {
         guard case .success(let hubLoop) = hubLoop(args) else { return ExitCode.failure }
         let (config, server) = try configuration(args, hubLoop: hubLoop)
         let output = try output(args)
-        let duration = try args.integer("duration", in: 1...86_400 * 7)
-        let fps: Int = try args.integer("fps", in: 1...60)
-        let headless = args.has("headless") || args.has("json")
-        let why = args.string("token") == "-" && isatty(STDIN_FILENO) != 1
+        let duration = args[Self.duration]
+        let fps = args[ScreenOptions.fps]
+        let headless = args[Self.headless] || args[Self.json]
+        let why = args[token] == "-" && isatty(STDIN_FILENO) != 1
             ? " (for the screen, give the token with --token TOKEN, or with --token - at the prompt in a terminal)" : ""
         let screen: Bool = switch output {
         case .none: !headless && CallScreenTerminal.available(for: "tokencall", why: why)
@@ -207,10 +190,10 @@ enum JoinCommand {
         let trust = try args.trust()
         let file = output.path.flatMap { create($0, args) }
         if output.path != nil && file == nil { return ExitCode.failure }
-        let recordFile = args.string("record").flatMap { create($0, args) }
+        let recordFile = args[OutputOptions.record].flatMap { create($0, args) }
         // A call that does not start leaves what was at the paths as it was.
         let discard = { file?.discard(); recordFile?.discard() }
-        if args.has("record") && recordFile == nil {
+        if args.has(OutputOptions.record) && recordFile == nil {
             discard()
             return ExitCode.failure
         }
@@ -222,13 +205,13 @@ enum JoinCommand {
         let session = CallSession(config, tokens: tokens)
         let recorder = recordFile.map { Self.recorder(args, into: $0, for: session) }
         if case .picture(_, let width, let height) = output, let file, let duration {
-            let noColor = args.has("no-color") || !(ProcessInfo.processInfo.environment["NO_COLOR"] ?? "").isEmpty
+            let noColor = args[ScreenOptions.noColor] || !(ProcessInfo.processInfo.environment["NO_COLOR"] ?? "").isEmpty
             return finish(recorder, status: await runPicture(session, into: file, width: width, height: height,
                                                              options: RenderOptions(colors: noColor ? 0 : 256, unicode: true),
                                                              duration: .seconds(duration)))
         }
         guard screen else {
-            let status = await runHeadless(session, json: args.has("json"), duration: duration.map { .seconds($0) })
+            let status = await runHeadless(session, json: args[json], duration: duration.map { .seconds($0) })
             return finish(recorder, status: status)
         }
         guard let presenter = CallScreenTerminal.presenter(args) else {

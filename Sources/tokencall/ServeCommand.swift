@@ -13,33 +13,44 @@ import WebClient
 
 /// `tokencall serve`: the token server, until SIGINT or SIGTERM.
 enum ServeCommand {
+    static let host: OptionKey<String> = .text("host", "ADDRESS", help: "address to listen on", default: "127.0.0.1")
+    static let port: OptionKey<UInt16> = .integer("port", help: "port, 0 for any free one", in: 0...UInt16.max,
+                                                  environment: ["SERVER_PORT", "PORT"], default: 8082)
+    static let appID: OptionKey<String> = .required("app-id", "ID", help: "App ID, 32 hex characters", environment: ["APP_ID"])
+    static let appCertificate: OptionKey<String> = .required("app-certificate", "CERT", help: "App Certificate, 32 hex characters",
+                                                             environment: ["APP_CERTIFICATE"])
+    static let tokenLifetime: OptionKey<UInt32> = .integer("token-lifetime", "SECONDS", help: "lifetime of issued tokens",
+                                                           in: TokenServerConfig.lifetimeRange, default: 3600)
+    static let requireBearer: OptionKey<String?> = .text(
+        "require-bearer", "CREDENTIAL", help: "answer token requests only with Authorization: Bearer CREDENTIAL")
+    static let corsOrigin: OptionKey<String?> = .text("cors-origin", "ORIGINS", help: "comma-separated origins allowed by CORS, or *",
+                                                      environment: ["CORS_ALLOW_ORIGIN"])
+    static let allowedHost: OptionKey<String?> = .text(
+        "allowed-host", "NAMES", help: "comma-separated names it is reached by besides localhost, --host, any IP address, "
+            + "--advertise and the certificate's names (such as a balancer's); requests for other names get 421")
+    static let maxConnections: OptionKey<Int> = .integer(
+        "max-connections", help: "connections served at once; a newcomer then takes the place of one with no request answered yet, or gets 503",
+        in: 1...10_000, default: 256)
+    static let maxConnectionsPerAddress: OptionKey<Int> = .integer(
+        "max-connections-per-address", help: "connections one client address may hold; more get 503", in: 1...10_000, default: 64)
+    static let tlsCert: OptionKey<String?> = .text(
+        "tls-cert", "FILE", help: "serve https and the hub as wss on the same port, with this PEM certificate "
+            + "(the server's first, then its chain); needs --tls-key")
+    static let tlsKey: OptionKey<String?> = .text("tls-key", "FILE", help: "the PEM private key of --tls-cert, unencrypted")
+    static let redis: OptionKey<String?> = .text(
+        "redis", "URL", help: "keep one owner per channel across hubs in this Redis (redis://HOST:PORT[/DB]); "
+            + "a join for a channel another hub holds is redirected there (Docs/deploy.md)", environment: ["TOKENCALL_REDIS"])
+    static let advertise: OptionKey<String?> = .text(
+        "advertise", "URL", help: "with --redis: this hub's address as clients reach it, ws://HOST:PORT/hub "
+            + "(wss:// with --tls-cert; default: the address it listens on)")
+    static let quiet: OptionKey<Bool> = .flag("quiet", help: "no line per request")
+
     static let command = Command(
         "serve",
         summary: "Run a token server speaking the shapes users already deploy.",
-        options: [
-            .value("host", "ADDRESS", help: "address to listen on", default: "127.0.0.1"),
-            .value("port", "N", help: "port, 0 for any free one", environment: ["SERVER_PORT", "PORT"], default: "8082"),
-            .value("app-id", "ID", help: "App ID, 32 hex characters", environment: ["APP_ID"], required: true),
-            .value("app-certificate", "CERT", help: "App Certificate, 32 hex characters", environment: ["APP_CERTIFICATE"],
-                   required: true),
-            .value("token-lifetime", "SECONDS", help: "lifetime of issued tokens, 1...86400", default: "3600"),
-            .value("require-bearer", "CREDENTIAL", help: "answer token requests only with Authorization: Bearer CREDENTIAL"),
-            .value("cors-origin", "ORIGINS", help: "comma-separated origins allowed by CORS, or *", environment: ["CORS_ALLOW_ORIGIN"]),
-            .value("allowed-host", "NAMES", help: "comma-separated names it is reached by besides localhost, --host, any IP address, "
-                   + "--advertise and the certificate's names (such as a balancer's); requests for other names get 421"),
-            .value("max-connections", "N", help: "connections served at once; a newcomer then takes the place of one with no request answered yet, or gets 503", default: "256"),
-            .value("max-connections-per-address", "N", help: "connections one client address may hold; more get 503",
-                   default: "64"),
-            .value("tls-cert", "FILE", help: "serve https and the hub as wss on the same port, with this PEM certificate "
-                   + "(the server's first, then its chain); needs --tls-key"),
-            .value("tls-key", "FILE", help: "the PEM private key of --tls-cert, unencrypted"),
-            .value("redis", "URL", help: "keep one owner per channel across hubs in this Redis (redis://HOST:PORT[/DB]); "
-                   + "a join for a channel another hub holds is redirected there (Docs/deploy.md)", environment: ["TOKENCALL_REDIS"]),
-            .value("advertise", "URL", help: "with --redis: this hub's address as clients reach it, ws://HOST:PORT/hub "
-                   + "(wss:// with --tls-cert; default: the address it listens on)"),
-            MisconfigureOption.option,
-            .flag("quiet", help: "no line per request"),
-        ],
+        options: [host.option, port.option, appID.option, appCertificate.option, tokenLifetime.option, requireBearer.option,
+                  corsOrigin.option, allowedHost.option, maxConnections.option, maxConnectionsPerAddress.option, tlsCert.option,
+                  tlsKey.option, redis.option, advertise.option, MisconfigureOption.key.option, quiet.option],
         epilogue: """
         Endpoints: POST /fetch_rtc_token {"uid","channelName","role"} -> {"token","expiresIn"};
                    POST /getToken {"tokenType":"rtc","channel","role","uid","expire"} -> {"token"};
@@ -53,21 +64,21 @@ enum ServeCommand {
     )
 
     static func run(_ args: Invocation) throws(UsageError) -> Int32 {
-        let lifetime: UInt32 = try args.integer("token-lifetime", in: TokenServerConfig.lifetimeRange)
-        let port: UInt16 = try args.integer("port", in: 0...UInt16.max)
-        let maxConnections: Int = try args.integer("max-connections", in: 1...10_000)
-        let perAddress: Int = try args.integer("max-connections-per-address", in: 1...10_000)
-        let origins = (args.string("cors-origin") ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        let lifetime = args[tokenLifetime]
+        let port = args[Self.port]
+        let maxConnections = args[Self.maxConnections]
+        let perAddress = args[maxConnectionsPerAddress]
+        let origins = (args[corsOrigin] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
             .filter { !$0.isEmpty }
-        if let bearer = args.string("require-bearer") {
+        if let bearer = args[requireBearer] {
             if bearer.isEmpty { throw args.error("--require-bearer needs a credential; it is empty") }
             if bearer.contains(where: \.isWhitespace) { throw args.error("--require-bearer needs a credential without spaces") }
         }
-        let log: (@Sendable (String) -> Void)? = args.has("quiet") ? nil : { @Sendable line in Console.error(line) }
+        let log: (@Sendable (String) -> Void)? = args[quiet] ? nil : { @Sendable line in Console.error(line) }
         var config = TokenServerConfig(
-            host: args.string("host"), port: port, appID: args.string("app-id"),
-            appCertificate: args.string("app-certificate"), tokenLifetime: lifetime,
-            requiredBearer: args.string("require-bearer"), corsOrigins: origins, maxConnections: maxConnections,
+            host: args[host], port: port, appID: args[appID],
+            appCertificate: args[appCertificate], tokenLifetime: lifetime,
+            requiredBearer: args[requireBearer], corsOrigins: origins, maxConnections: maxConnections,
             log: log)
         config.maxConnectionsPerAddress = perAddress
         config.allowedHosts = try allowedHosts(args)
@@ -75,12 +86,12 @@ enum ServeCommand {
         for file in WebAssets.files(appID: config.appID) {
             config.assets[file.path] = WebAsset(contentType: file.contentType, body: Array(file.text.utf8))
         }
-        let mistake = try MisconfigureOption.read(args)
+        let mistake = args[MisconfigureOption.key]
         config.mistakes = mistake.map(TokenMistakes.init)
         var hubConfig = HubServer.Configuration(appID: config.appID, appCertificate: config.appCertificate,
                                                  unixTime: { Date().timeIntervalSince1970 })
         let redis = try redisAddress(args)
-        if args.has("advertise"), redis == nil { throw args.error("--advertise names this hub for --redis; give --redis too, or drop it") }
+        if args.has(advertise), redis == nil { throw args.error("--advertise names this hub for --redis; give --redis too, or drop it") }
         // The hub's lease store is made once the port is known (the advertised address holds it).
         let leases = LateLeases.Handover()
         if redis != nil { hubConfig.leases = { LateLeases(leases) } }
@@ -124,7 +135,7 @@ enum ServeCommand {
 
     /// `--tls-cert` and `--tls-key`, read now: the server's TLS context, nil without them.
     static func tlsContext(_ args: Invocation) throws(UsageError) -> TLSContext? {
-        switch (args.string("tls-cert"), args.string("tls-key")) {
+        switch (args[tlsCert], args[tlsKey]) {
         case (nil, nil): return nil
         case (_?, nil): throw args.error("--tls-cert needs --tls-key, the certificate's private key")
         case (nil, _?): throw args.error("--tls-key needs --tls-cert, the certificate it is the key of")
@@ -138,7 +149,7 @@ enum ServeCommand {
     }
     /// `--allowed-host`'s names and the name in `--advertise`.
     static func allowedHosts(_ args: Invocation) throws(UsageError) -> [String] {
-        let given = (args.string("allowed-host") ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        let given = (args[allowedHost] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
         func isName(_ name: Substring) -> Bool {
             !name.isEmpty && name.utf8.allSatisfy { $0 < 0x80 && (isalnum(Int32($0)) != 0 || "-._".utf8.contains($0)) }
         }
@@ -146,20 +157,20 @@ enum ServeCommand {
             throw args.error("--allowed-host takes names such as tokens.example.com (or *.example.com), comma-separated, without a "
                              + "scheme or port; \(name.escapedForPrinting) is not one")
         }
-        let advertised = args.string("advertise").flatMap { URL(string: $0)?.host }
+        let advertised = args[advertise].flatMap { URL(string: $0)?.host }
         return given + (advertised.map { [$0] } ?? [])
     }
 
     static func redisAddress(_ args: Invocation) throws(UsageError) -> RedisAddress? {
-        guard let text = args.string("redis") else { return nil }
+        guard let text = args[redis] else { return nil }
         do throws(RedisError) { return try RedisAddress(parsing: text) } catch { throw args.error("--redis: \(error)") }
     }
 
     /// The address clients reach this hub at: `--advertise`, or where it listens (not a wildcard address).
     static func advertise(_ args: Invocation, port: UInt16) throws(UsageError) -> String {
-        let host = args.string("host") ?? "127.0.0.1"
-        let scheme = args.string("tls-cert") == nil ? "ws://" : "wss://"
-        let text = args.string("advertise") ?? "\(scheme)\(host.utf8.contains(UInt8(ascii: ":")) ? "[\(host)]" : host):\(port)/hub"
+        let host = args[Self.host]
+        let scheme = args.has(tlsCert) ? "wss://" : "ws://"
+        let text = args[advertise] ?? "\(scheme)\(host.utf8.contains(UInt8(ascii: ":")) ? "[\(host)]" : host):\(port)/hub"
         let given = text.hasPrefix("wss://") ? "wss://" : "ws://"
         guard text.hasPrefix(given), text.utf8.count <= 120,
               !text.utf8.contains(UInt8(ascii: "?")), !text.utf8.contains(UInt8(ascii: "@")),
@@ -167,7 +178,7 @@ enum ServeCommand {
             throw args.error("--advertise must be ws://HOST:PORT/PATH (wss:// with --tls-cert), without a query, at most 120 "
                              + "bytes (it travels in a close frame)")
         }
-        if given == "ws://", args.string("tls-cert") != nil {
+        if given == "ws://", args.has(tlsCert) {
             throw args.error("--advertise must be wss:// with --tls-cert: this hub speaks TLS only, and a client of a wss:// hub "
                              + "follows no redirect to ws://, where its token would cross the network unencrypted")
         }

@@ -10,8 +10,8 @@ import ScenarioRunner
 /// `test --artifacts DIR`: per scenario, its events as a recording `tokencall replay` plays (`NAME.jsonl`) and the token
 /// timeline as an SVG picture (`NAME.svg`), so a failed run in CI shows what happened when.
 extension TestCommand {
-    static let artifactsOption = Option.value("artifacts", "DIR", help: "keep each scenario's events (NAME.jsonl, for tokencall replay) "
-                                              + "and its token timeline (NAME.svg) in DIR (made if missing; files there are never written over)")
+    static let artifacts: OptionKey<String?> = .text("artifacts", "DIR", help: "keep each scenario's events (NAME.jsonl, for tokencall replay) "
+                                                     + "and its token timeline (NAME.svg) in DIR (made if missing; files there are never written over)")
 
     /// The size of the timeline picture, in cells.
     static let pictureSize = (width: 120, height: 36)
@@ -26,7 +26,7 @@ extension TestCommand {
 
     /// Makes DIR when it is missing; a usage error when it is something else.
     static func artifactsFolder(_ args: Invocation) throws(UsageError) -> String? {
-        guard let path = args.string("artifacts") else { return nil }
+        guard let path = args[artifacts] else { return nil }
         var isFolder: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) {
             guard isFolder.boolValue else { throw args.error("--artifacts \(path.escapedForPrinting) is not a folder") }
@@ -85,8 +85,7 @@ extension TestCommand {
             return true
         }
         let call = header.call
-        var state = ScreenState(channel: call.channel, uid: call.uid, account: call.account, role: call.role, tokenServer: call.tokenServer,
-                                renewMethod: call.renewMethod, autoRenew: call.autoRenew, mode: .replay(ended: true))
+        var state = ScreenState(call: call, mode: .replay(ended: true))
         for event in outcome.events {
             _ = state.update(.event(event, unixTime: header.started + event.time.secondsValue))
         }

@@ -14,19 +14,26 @@ import TokenClient
 /// `tokencall test SCENARIO...`: scenario files (or built-ins) run against a token server, a line each as it ends.
 enum TestCommand {
     /// The options that mean here what they mean for `join`, taken from its table.
-    static let shared = ["channel", "uid", "account", "token-url", "token-request", "token-field", "expires-field", "auth-bearer", "ca-file",
-                         "origin", "request-timeout", "app-id", "app-certificate", "token-lifetime", "remote-users", "seed"]
-        .compactMap { name in JoinCommand.options.first { $0.name == name } }
+    static let shared = [CallOptions.channel.option, CallOptions.uid.option, CallOptions.account.option, TokenSourceOptions.tokenURL.option,
+                         TokenSourceOptions.tokenRequest.option, TokenSourceOptions.tokenField.option, TokenSourceOptions.expiresField.option,
+                         TokenSourceOptions.authBearer.option, TrustOptions.caFile.option, TokenSourceOptions.origin.option,
+                         TokenSourceOptions.requestTimeout.option, TokenSourceOptions.appID.option, TokenSourceOptions.appCertificate.option,
+                         CallOptions.tokenLifetime.option, CallOptions.remoteUsers.option, CallOptions.seed.option]
+
+    /// `--speed`: nil at max, where the call's time leaps.
+    static let speed: OptionKey<Int?> = .parsed(
+        "speed", "N", help: "max: the call's time leaps from timer to timer and stands while a request is under way; or run it N times as fast, "
+            + "\(ClockPhase.speeds.lowerBound)...\(ClockPhase.speeds.upperBound)", default: "max",
+        must: "max or an integer from \(ClockPhase.speeds.lowerBound) to \(ClockPhase.speeds.upperBound)") { text in
+        text == "max" ? .some(nil) : Int(text).flatMap { ClockPhase.speeds.contains($0) ? .some($0) : nil }
+    }
+    static let list: OptionKey<Bool> = .flag("list", help: "list the built-in scenarios and exit")
+    static let json: OptionKey<Bool> = .flag("json", help: "one JSON object per scenario, and one for the totals, instead of the lines")
 
     static let command = Command(
         "test", summary: "Run scenario files against a token server: each step an action on a call or a check of its events.",
         options: shared + [
-            .value("speed", "N", help: "max: the call's time leaps from timer to timer and stands while a request is under way; or "
-                   + "run it N times as fast, \(ClockPhase.speeds.lowerBound)...\(ClockPhase.speeds.upperBound)", default: "max"),
-            .flag("list", help: "list the built-in scenarios and exit"),
-            .value("junit", "FILE", help: "also write the results as JUnit XML, a testsuite per scenario file (never over a file that is there)"),
-            .flag("json", help: "one JSON object per scenario, and one for the totals, instead of the lines"),
-            artifactsOption,
+            speed.option, list.option, JUnitReport.junit.option, json.option, artifacts.option,
         ],
         positionals: [Positional("SCENARIO", help: "a scenario file, or a built-in's name (--list)", required: false, repeats: true)],
         epilogue: """
@@ -41,7 +48,7 @@ enum TestCommand {
 
     @MainActor
     static func run(_ args: Invocation) async throws(UsageError) -> Int32 {
-        if args.has("list") {
+        if args[list] {
             for (name, text) in BuiltInScenarios.all {
                 let first = String(decoding: text, as: UTF8.self).split(separator: "\n").first.map { $0.drop { $0 == "#" || $0 == " " } } ?? ""
                 print("\(name)  \(first)")
@@ -49,7 +56,7 @@ enum TestCommand {
             return ExitCode.ok
         }
         guard !args.positionals.isEmpty else { throw args.error("name a scenario file or a built-in (tokencall test --list)") }
-        let speed: Int? = args.string("speed") == "max" ? nil : try args.integer("speed", in: ClockPhase.speeds)
+        let speed = args[Self.speed]
         let (base, server) = try configuration(args)
         let trust = try args.trust()
         var scenarios: [(Scenario, file: String)] = []
@@ -65,8 +72,8 @@ enum TestCommand {
         guard case .success(let junit) = JUnitReport.file(args, for: "test") else { return ExitCode.failure }
         Console.error("tokencall test: seed \(base.seed)")
         var options = args.given
-        for name in ["junit", "artifacts", "json", "list", "speed"] { options[name] = nil }
-        options["token-url"] = options["token-url"]?.urlWithoutCredentials
+        for option in [JUnitReport.junit.option, artifacts.option, json.option, list.option, Self.speed.option] { options[option.name] = nil }
+        options[TokenSourceOptions.tokenURL.option.name] = options[TokenSourceOptions.tokenURL.option.name]?.urlWithoutCredentials
         var results: [(file: String, outcome: ScenarioRun.Outcome, seconds: Double)] = []
         for (scenario, file) in scenarios {
             let started = ContinuousClock.now
@@ -85,11 +92,11 @@ enum TestCommand {
             }
             let seconds = (ContinuousClock.now - started).secondsValue
             results.append((file, outcome, seconds))
-            print(args.has("json") ? jsonLine(outcome, seconds: seconds) : textLines(outcome, seconds: seconds))
+            print(args[json] ? jsonLine(outcome, seconds: seconds) : textLines(outcome, seconds: seconds))
             fflush(nil)
         }
         let failed = results.count { !$0.outcome.passed }
-        print(args.has("json") ? #"{"passed": \#(results.count - failed), "failed": \#(failed)}"# : "\(results.count - failed) passed, \(failed) failed")
+        print(args[json] ? #"{"passed": \#(results.count - failed), "failed": \#(failed)}"# : "\(results.count - failed) passed, \(failed) failed")
         if let junit, !report(results).write(to: junit, for: "test") { return ExitCode.failure }
         return failed == 0 ? ExitCode.ok : ExitCode.failure
     }
@@ -145,25 +152,10 @@ enum TestCommand {
         config.channel = try args.channel()
         config.user = try args.requiredUser()
         let tokenURL = try args.tokenURL()
-        let shape = try JoinCommand.requestShape(args)
-        if let url = tokenURL {
-            do throws(TokenClientError) {
-                _ = try HTTPTokenProvider(url: url, shape: shape).httpRequest(for: TokenRequest(channel: config.channel, user: config.user))
-            } catch {
-                let why = if case .unsendable(let why) = error { why } else { error.description }
-                throw args.error("--token-request \(args.string("token-request") ?? ""): \(why)")
-            }
-        }
-        try args.checkBearer()
-        config.requestTimeout = try args.requestTimeout()
-        try args.checkCredentials()
-        config.appID = args.string("app-id")
-        config.appCertificate = args.string("app-certificate")
-        config.remoteUsers = try args.integer("remote-users", in: 0...AgoraRtcEngineKit.remoteUserLimit)
-        config.seed = try args.integer("seed", in: UInt64(0)...UInt64.max) ?? UInt64.random(in: 0...999_999)
-        let lifetime: UInt32 = try args.integer("token-lifetime", in: 1...86_400)
+        let shape = try JoinCommand.tokenSource(args, into: &config, url: tokenURL)
+        let lifetime = args[CallOptions.tokenLifetime]
         let server: JoinCommand.TokenServerChoice = if let url = tokenURL {
-            .url(url, shape: shape, bearer: args.string("auth-bearer"), origin: try args.origin(), lifetime: lifetime, first: nil)
+            .url(url, shape: shape, bearer: args[TokenSourceOptions.authBearer], origin: try args.origin(), lifetime: lifetime, first: nil)
         } else {
             .embedded(tokenLifetime: lifetime, mistake: nil)
         }

@@ -1,3 +1,4 @@
+import CallSession
 import ChannelEngine
 import Foundation
 import OutputFiles
@@ -11,8 +12,8 @@ import Testing
     }
 
     private func grid(_ width: Int, _ height: Int, at seconds: Int) -> CellGrid {
-        let state = ScreenState(channel: "test", uid: 0, role: .broadcaster, tokenServer: "http://127.0.0.1:1 (embedded)",
-                                renewMethod: .renew, autoRenew: true)
+        let state = ScreenState(call: CallSettings(channel: "test", uid: 0, role: .broadcaster, tokenServer: "http://127.0.0.1:1 (embedded)",
+                                renewMethod: .renew, autoRenew: true))
         return ScreenRenderer.render(state, width: width, height: height, options: RenderOptions(colors: 256, unicode: true),
                                      video: { .synthetic(VideoFrameSource(uid: $0)) }, at: .seconds(seconds))
     }

@@ -16,8 +16,8 @@ import Testing
     }()
 
     func state(hub: Bool = true) -> ScreenState {
-        var state = ScreenState(channel: "standup", uid: 0, role: .broadcaster, tokenServer: "http://127.0.0.1:8082/rtc (--token-url)",
-                                renewMethod: .renew, autoRenew: true, hub: hub ? .init(address: "127.0.0.1:8082") : nil)
+        var state = ScreenState(call: CallSettings(channel: "standup", uid: 0, role: .broadcaster, tokenServer: "http://127.0.0.1:8082/rtc (--token-url)",
+                                renewMethod: .renew, autoRenew: true), hub: hub ? .init(address: "127.0.0.1:8082") : nil)
         let events: [AgoraRtcEvent] = [
             .simulatorNotice(.hubConnected),
             .connectionStateChanged(.connecting, reason: .reasonConnecting),

@@ -1,3 +1,4 @@
+import CallSession
 import Testing
 @testable import CallScreen
 
@@ -72,6 +73,6 @@ import Testing
 }
 
 extension ScreenState {
-    static let sample = ScreenState(channel: "test", uid: 1, role: .broadcaster, tokenServer: "embedded", renewMethod: .renew,
-                                    autoRenew: true)
+    static let sample = ScreenState(call: CallSettings(channel: "test", uid: 1, role: .broadcaster, tokenServer: "embedded", renewMethod: .renew,
+                                    autoRenew: true))
 }

@@ -1,3 +1,4 @@
+import CallSession
 import ChannelEngine
 import Foundation
 #if canImport(FoundationXML)
@@ -99,8 +100,8 @@ struct PaintedPicture {
     }
 
     @Test func aScreenWithVideoIsAPictureOfItsPixelsAndStaysSmall() throws {
-        let state = ScreenState(channel: "test", uid: 0, role: .broadcaster, tokenServer: "http://127.0.0.1:1 (embedded)",
-                                renewMethod: .renew, autoRenew: true)
+        let state = ScreenState(call: CallSettings(channel: "test", uid: 0, role: .broadcaster, tokenServer: "http://127.0.0.1:1 (embedded)",
+                                renewMethod: .renew, autoRenew: true))
         let grid = ScreenRenderer.render(state, width: 120, height: 40, options: RenderOptions(colors: 256, unicode: true),
                                          video: { .synthetic(VideoFrameSource(uid: $0)) }, at: .seconds(5))
         let svg = grid.svg()

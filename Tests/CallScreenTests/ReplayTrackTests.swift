@@ -17,7 +17,7 @@ import Testing
 
     /// A replay's keys yield only clock changes and quit; a call's key does nothing there, not even a log line.
     @Test func aReplaysKeysChangeItsClockAndNothingElse() {
-        var state = ScreenState(channel: "c", uid: 1, role: .broadcaster, tokenServer: "s", renewMethod: .renew, autoRenew: true,
+        var state = ScreenState(call: CallSettings(channel: "c", uid: 1, role: .broadcaster, tokenServer: "s", renewMethod: .renew, autoRenew: true),
                                 mode: .replay(ended: false), clock: .running(speed: 4))
         #expect(state.type(">") == [.clock(.faster)])
         #expect(state.type(" ") == [.clock(.pause)])
@@ -41,7 +41,7 @@ import Testing
             SessionEvent(time: .seconds(3), kind: .engine(.simulatorNotice(.tokenAccepted(expiresAt: 1_000_040, short: false)))),
         ]
         var track = ReplayTrack(events: events, started: 1_000_000)
-        var state = ScreenState(channel: "c", uid: 1, role: .broadcaster, tokenServer: "s", renewMethod: .renew, autoRenew: true)
+        var state = ScreenState(call: CallSettings(channel: "c", uid: 1, role: .broadcaster, tokenServer: "s", renewMethod: .renew, autoRenew: true))
         #expect(track.take(upTo: .milliseconds(999)).isEmpty)
         let first = track.take(upTo: .seconds(2))
         #expect(first == [.event(events[0], unixTime: 1_000_001)])
@@ -66,7 +66,7 @@ import Testing
             SessionEvent(time: .seconds(6), kind: .engine(.didOfflineOfUid(11, reason: .quit))),
         ]
         var track = ReplayTrack(events: events, started: 1_000_000)
-        var state = ScreenState(channel: "c", uid: 0, role: .broadcaster, tokenServer: "s", renewMethod: .renew, autoRenew: true)
+        var state = ScreenState(call: CallSettings(channel: "c", uid: 0, role: .broadcaster, tokenServer: "s", renewMethod: .renew, autoRenew: true))
         #expect(track.video(for: state).isEmpty, "nobody is in the channel yet")
         for message in track.take(upTo: .seconds(5)) { _ = state.update(message) }
         let video = track.video(for: state)

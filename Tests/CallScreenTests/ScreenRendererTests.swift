@@ -12,8 +12,8 @@ private let base: Double = 1_800_000_000
 private func state(_ scenario: String, mode: ScreenMode = .call, tokenServer: String = "http://127.0.0.1:43210 (embedded)",
                    voice: SDKVoice = .standard) -> ScreenState {
     let account = scenario.hasPrefix("account")
-    var state = ScreenState(channel: "test", uid: 0, account: account ? "alice" : nil, role: .broadcaster,
-                            tokenServer: tokenServer, renewMethod: .renew, autoRenew: true, mode: mode, voice: voice)
+    var state = ScreenState(call: CallSettings(channel: "test", uid: 0, account: account ? "alice" : nil, role: .broadcaster,
+                            tokenServer: tokenServer, renewMethod: .renew, autoRenew: true, voice: voice), mode: mode)
     func at(_ seconds: Double, _ kind: SessionEvent.Kind) {
         state.take(SessionEvent(time: .milliseconds(Int64(seconds * 1000)), kind: kind), at: base + seconds)
     }
@@ -141,8 +141,8 @@ func assertSnapshot(text: String, _ file: String, sourceLocation: SourceLocation
 
     /// Words only the log has (the status line shows the latest state, not this one) are never cut.
     @Test func aLogLineWrapsBetweenWordsAtEveryWidth() {
-        var s = ScreenState(channel: "test", uid: 0, account: nil, role: .broadcaster, tokenServer: "embedded", renewMethod: .renew,
-                            autoRenew: true, mode: .call)
+        var s = ScreenState(call: CallSettings(channel: "test", uid: 0, account: nil, role: .broadcaster, tokenServer: "embedded", renewMethod: .renew,
+                            autoRenew: true), mode: .call)
         func at(_ seconds: Double, _ kind: SessionEvent.Kind) {
             s.take(SessionEvent(time: .milliseconds(Int64(seconds * 1000)), kind: kind), at: base + seconds)
         }

@@ -18,12 +18,12 @@ private func grid(_ state: ScreenState) -> CellGrid {
         var state = ScreenState.sample
         state.take(SessionEvent(time: .seconds(1), kind: .autoRenewChanged(on: false)))
         state.take(SessionEvent(time: .seconds(2), kind: .renewMethodChanged(.rejoin)))
-        #expect(!state.autoRenew)
-        #expect(state.renewMethod == .rejoin)
+        #expect(!state.call.autoRenew)
+        #expect(state.call.renewMethod == .rejoin)
         #expect(state.log.entries.map(\.name) == ["note", "note"])
         #expect(state.log.entries.map(\.detail) == ["auto-renew off", "renew method rejoin"])
         state.take(SessionEvent(time: .seconds(3), kind: .note("renew method update")))
-        #expect(state.renewMethod == .rejoin, "a note's words are shown, not read")
+        #expect(state.call.renewMethod == .rejoin, "a note's words are shown, not read")
     }
 
     @Test func aLogEntryShowsTheEventInWords() {

@@ -7,8 +7,8 @@ private let base: Int64 = 1_800_000_000
 
 /// A screen's state fed events as the app feeds them: the unix time moves with the call's time.
 private struct Call {
-    var state = ScreenState(channel: "test", uid: 0, role: .broadcaster, tokenServer: "http://127.0.0.1:43210 (embedded)",
-                            renewMethod: .renew, autoRenew: true)
+    var state = ScreenState(call: CallSettings(channel: "test", uid: 0, role: .broadcaster, tokenServer: "http://127.0.0.1:43210 (embedded)",
+                            renewMethod: .renew, autoRenew: true))
 
     mutating func at(_ seconds: Double, _ kind: SessionEvent.Kind) {
         state.take(SessionEvent(time: .milliseconds(Int64((seconds * 1000).rounded())), kind: kind), at: Double(base) + seconds)

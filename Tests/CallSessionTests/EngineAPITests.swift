@@ -63,7 +63,7 @@ import Testing
         let h = await joined(remoteUsers: 2)
         await h.run(for: 20)
         let engine = try #require(h.session.engine)
-        var state = ScreenState(channel: "test", uid: 0, role: .broadcaster, tokenServer: "local", renewMethod: .renew, autoRenew: true)
+        var state = ScreenState(call: CallSettings(channel: "test", uid: 0, role: .broadcaster, tokenServer: "local", renewMethod: .renew, autoRenew: true))
         for event in h.events { _ = state.update(.event(event, unixTime: 0)) }
         let qualityUids = Set(h.events.compactMap { if case .engine(.networkQuality(let uid, _, _)) = $0.kind { uid } else { nil } })
         #expect(qualityUids == Set([0] + engine.remoteUids))

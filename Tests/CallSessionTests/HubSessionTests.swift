@@ -33,7 +33,7 @@ import Testing
         let (link, h) = await joining()
         link.inject(joined(h))
         await h.run(for: 0.5)
-        var state = ScreenState(channel: "test", uid: 0, role: .broadcaster, tokenServer: "local", renewMethod: .renew, autoRenew: true)
+        var state = ScreenState(call: CallSettings(channel: "test", uid: 0, role: .broadcaster, tokenServer: "local", renewMethod: .renew, autoRenew: true))
         var shown = 0
         func show() {
             for event in h.events[shown...] { _ = state.update(.event(event, unixTime: 0)) }
@@ -44,12 +44,12 @@ import Testing
         #expect(link.requests.last == .setRole(.audience))
         #expect(h.events.contains { $0.kind == .note("role: the hub is asked for audience; the change shows when it makes it") })
         show()
-        #expect(state.role == .broadcaster)
+        #expect(state.call.role == .broadcaster)
         #expect(h.session.engine?.clientRole == .broadcaster)
         link.inject(.notice(.clientRoleChanged(old: .broadcaster, new: .audience)))
         await h.run(for: 0.5)
         show()
-        #expect(state.role == .audience)
+        #expect(state.call.role == .audience)
         #expect(h.session.engine?.clientRole == .audience)
         #expect(h.count("didClientRoleChanged") == 1)
         await h.stop()

@@ -7,6 +7,15 @@ import Testing
 
 @MainActor
 @Suite struct RecordReplaySessionTests {
+    /// The recording's header and the live screen start from the same settings of the call, an account's included.
+    @Test func theHeaderAndTheScreenShowTheCallsOneSettings() {
+        let h = SessionHarness { $0.user = .account("alice"); $0.renewMethod = .rejoin; $0.autoRenew = false }
+        let header = RecordingHeader(options: [:], of: h.session)
+        #expect(header.call == CallSettings(channel: h.session.configuration.channel, uid: 0, account: "alice", role: .broadcaster,
+                                            tokenServer: h.session.tokens.label, renewMethod: .rejoin, autoRenew: false))
+        #expect(ScreenState(for: h.session).call == header.call)
+    }
+
     /// A call recorded as `join --record` records it, read back and replayed, leaves the screen as the live call did.
     @Test func aReplayedRecordingLeavesTheScreenAsTheLiveCallDid() async throws {
         let h = SessionHarness { $0.remoteUsers = 3; $0.seed = 11 }
@@ -15,9 +24,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: path) }
         let header = RecordingHeader(options: ["seed": "11"], of: h.session)
         let recorder = Recorder(file: try OutputFile(path: path, overwrite: false), header: header)
-        let call = header.call
-        let blank = ScreenState(channel: call.channel, uid: call.uid, role: call.role, tokenServer: call.tokenServer,
-                                renewMethod: call.renewMethod, autoRenew: call.autoRenew)
+        let blank = ScreenState(call: header.call)
         var live = blank
         var liveAfter: [ScreenState] = []  // the live state after each event
         h.session.observe(recorder.record)
