@@ -408,9 +408,11 @@ final class HubCore {
         if member.media != .untold { sendMedia(of: member, except: client) }
     }
 
-    /// The member's audio and video states now; the others who read them hear of a broadcaster's change.
+    /// The member's audio and video states now, answered with its own `userMedia` (so that a publish waits for the hub,
+    /// as the SDK's does); the others who read them hear of a broadcaster's change.
     private func tell(_ media: HubMedia, client: WebSocketClientID, _ member: Member?) {
         guard var member else { return send(.error("not in a channel; send audio and video with join"), to: client) }
+        send(.userMedia(uid: member.uid, media), to: client)
         guard media != member.media else { return }
         member.media = media
         connections[client]?.phase = .inChannel(member)
