@@ -15,7 +15,7 @@ After --seconds it prints one JSON object of what each page saw, and exits 0; a 
 With --page URL (one or more) it opens each page in turn instead, clicks the element --click names if given, waits
 until --done is true (window.done; at most --seconds each), and prints {"pages": [--read's value for each page
 (window.events)], "console": [the browser's console lines]}: pages a test serves itself, such as
-BrowserHostileHubTests' hostile hub.
+BrowserHostileHubTests' hostile hub, or this folder's, served at --serve-port meanwhile (BrowserAudioTests).
 """
 import argparse
 import functools
@@ -118,6 +118,7 @@ def chromium():
 
 
 def pages(args):
+    served = serve_directory(args.serve_port) if args.serve_port else None
     driver = chromium()
     result = {"pages": [], "console": []}
     try:
@@ -134,6 +135,8 @@ def pages(args):
             result["console"] += [entry["message"] for entry in driver.get_log("browser")]
     finally:
         driver.quit()
+        if served:
+            served.shutdown()
     print(json.dumps(result))
 
 
@@ -145,6 +148,7 @@ def main():
         parser.add_argument("--click")
         parser.add_argument("--done", default="window.done === true")
         parser.add_argument("--read", default="window.events || []")
+        parser.add_argument("--serve-port", type=int, help="serve this folder's pages on 127.0.0.1 at this port meanwhile")
         return pages(parser.parse_args())
     parser = argparse.ArgumentParser()
     parser.add_argument("--server", required=True, help="the serve's base URL, http://127.0.0.1:PORT")
