@@ -30,6 +30,14 @@ import Testing
         let terminalErrors = WholeOutput(terminalErr)
         defer { if terminal.isRunning { terminal.terminate() } }
 
+        // A peer that joins with its microphone published and muted, as a terminal after muteLocalAudioStream(true).
+        let muted = try WebSocketTestClient.open(port: UInt16(port), path: "/hub?channel=audio")
+        let mutedToken = try AccessToken2.buildRTC(appID: TestCredentials.appID, appCertificate: TestCredentials.certificate,
+                                                   channel: "audio", user: .uid(40), role: .publisher, tokenExpire: 600,
+                                                   privilegeExpire: 600)
+        muted.send(text: #"{"type":"join","channel":"audio","uid":40,"token":"\#(mutedToken)","audio":"muted","video":"off"}"#)
+        #expect(try muted.nextText()?.contains(#""type":"joined""#) == true)
+
         let query = "server=http://127.0.0.1:\(port)&appId=\(TestCredentials.appID)&channel=audio&uid=31"
         let browser = Process()
         browser.executableURL = URL(fileURLWithPath: BrowserTests.python)
@@ -56,6 +64,10 @@ import Testing
         #expect(page.contains(["remote-audio", "1", "1", "0.6"]), "\(page)\n\(console)")
         #expect(page.contains(["published"]) && page.contains(["muted"]) && page.contains(["left"]), "\(page)\n\(console)")
         #expect(!page.contains { $0.first == "failed" }, "\(page)\n\(console)")
+        // And sees the muted peer's audio published and muted: no tone (level 0), "mute-audio".
+        #expect(page.contains(["user-published", "40", "audio"]), "\(page)\n\(console)")
+        #expect(page.contains(["user-info-updated", "40", "mute-audio"]), "\(page)\n\(console)")
+        #expect(page.contains(["remote-audio", "40", "1", "0"]), "\(page)\n\(console)")
 
         // The terminal sees the browser's microphone published, then muted.
         let recorded = (try? String(contentsOf: record, encoding: .utf8)) ?? ""
