@@ -405,6 +405,9 @@ hub_seeds() {
     seed "$seeds" renew '{"type":"renew","token":"007eJxTYA"}'
     seed "$seeds" role '{"type":"setRole","role":"audience"}'
     seed "$seeds" leave '{"type":"leave"}'
+    seed "$seeds" media '{"type":"media","audio":"muted","video":"off"}'
+    seed "$seeds" join-media '{"type":"join","channel":"c","uid":1,"token":"t","audio":"on","video":"muted"}'
+    seed "$seeds" user-media '{"audio":"on","type":"userMedia","uid":7,"video":"muted"}'
     seed "$seeds" both '{"type":"join","channel":"c","uid":1,"account":"a","token":"t"}'
     seed "$seeds" video '\x01\x00\x00\x00\x00\x20\x12\xff\x0a\x14\x1e\xff\x0a\x14\x1e\x42\x0a\x14\x1e'
     # Issue 19's frame, which the hub forwarded unread: a 32×18 header and runs of 10 cells.
@@ -448,6 +451,7 @@ hubclient_seeds() {
     seed "$seeds" unreadable "\x02$(message 1 '\x01\x00\x00\x00\x03\x20\x12\x0a\xff\x00\x00')$(message 1 "$frame")$(message 2 'hi')"
     seed "$seeds" no-header "\x04$(message 1 '\x02\x00\x00\x00\x03\x20\x12')"
     seed "$seeds" not-a-notice "\x05$(message 0 '{"type":"hello"}')"
+    seed "$seeds" user-media "\x00$(message 0 "$joined")$(message 0 '{"audio":"muted","type":"userMedia","uid":2,"video":"off"}')"
     seed "$seeds" raw "\x00$(message 9 '\x82\x7f\x00\x00\x00\x00\x7f\x00\x00\x00')"
 }
 

@@ -150,6 +150,11 @@ extension CallSession: AgoraRtcEngineDelegate {
         publish(.remoteVideoStateChanged(uid: uid, state: state, reason: reason, elapsed: elapsed))
     }
 
+    public func rtcEngine(_ engine: AgoraRtcEngineKit, remoteAudioStateChangedOfUid uid: UInt, state: AgoraAudioRemoteState,
+                          reason: AgoraAudioRemoteReason, elapsed: Int) {
+        publish(.remoteAudioStateChanged(uid: uid, state: state, reason: reason, elapsed: elapsed))
+    }
+
     public func rtcEngineConnectionDidInterrupted(_ engine: AgoraRtcEngineKit) { publish(.connectionInterrupted) }
 
     public func rtcEngineConnectionDidLost(_ engine: AgoraRtcEngineKit) { publish(.connectionLost) }

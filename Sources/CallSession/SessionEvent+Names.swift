@@ -21,6 +21,7 @@ extension SessionEvent {
         "reportAudioVolumeIndicationOfSpeakers": ["speakers", "totalVolume"],
         "activeSpeaker": ["uid"],
         "remoteVideoStateChanged": ["uid", "state", "reason", "elapsed"],
+        "remoteAudioStateChanged": ["uid", "state", "reason", "elapsed"],
         "connectionDidInterrupted": [],
         "connectionDidLost": [],
         "connectionDidBanned": [],

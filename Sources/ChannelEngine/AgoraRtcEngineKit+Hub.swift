@@ -67,8 +67,24 @@ extension AgoraRtcEngineKit {
         guard let hub, hub.linkState == .connected, networkDownSince == nil else { return }
         let user: RTCUser = channel.account.map(RTCUser.account) ?? .uid(UInt32(channel.connection.localUid))
         hub.link.send(.join(HubJoin(appId: appId, channel: channel.connection.channelId, user: user,
-                                    token: channel.pendingToken ?? channel.token ?? "", role: role)))
+                                    token: channel.pendingToken ?? channel.token ?? "", role: role, media: localHubMedia)))
+        hub.toldMedia = localHubMedia
         hub.standing = .joined
+    }
+
+    /// The local audio and video as the hub carries them: published unless switched off, muted for peers or sending.
+    var localHubMedia: HubMedia {
+        HubMedia(audio: !(audioEnabled && localAudioEnabled) ? .off : localAudioMuted ? .muted : .on,
+                 video: !cameraOn ? .off : localVideoMuted ? .muted : .on)
+    }
+
+    /// Tells the hub the local states when they changed since it was last told, while it has us in the channel;
+    /// otherwise the next join carries them.
+    func tellHubMedia() {
+        guard let hub, hub.standing == .joined, hub.linkState == .connected, networkDownSince == nil,
+              hub.toldMedia != localHubMedia else { return }
+        hub.link.send(.media(localHubMedia))
+        hub.toldMedia = localHubMedia
     }
 
     /// Tells the hub the main connection is out of its channel, if the hub thinks it is in; while the network is cut
@@ -204,10 +220,17 @@ extension AgoraRtcEngineKit {
             hub.peers.remove(uid)
             hub.frames[uid] = nil
             hub.accounts[uid] = nil
+            hub.media[uid] = nil
             timers.cancel(hub.freezeTimers.removeValue(forKey: uid))
             if main.announced.contains(uid), main.state == .connected {
                 announceOffline(uid, reason: reason, on: main)
             }
+        case .userMedia(let uid, let media):
+            let uid = UInt(uid)
+            guard let hub, hub.peers.contains(uid) else { return }
+            let before = hub.media[uid] ?? .untold
+            hub.media[uid] = media
+            if main.announced.contains(uid), main.state == .connected { reportMedia(of: uid, from: before, to: media, on: main) }
         case .clientRoleChanged(_, let new):
             role = new
             changeRole(of: main, from: main.role, to: role, confirmed: true)
@@ -304,6 +327,7 @@ extension AgoraRtcEngineKit {
         hub.peers.remove(uid)
         hub.frames[uid] = nil
         hub.accounts[uid] = nil
+        hub.media[uid] = nil
         timers.cancel(hub.freezeTimers.removeValue(forKey: uid))
         if main.announced.contains(uid), main.state == .connected {
             announceOffline(uid, reason: .dropped, on: main)
@@ -392,6 +416,29 @@ extension AgoraRtcEngineKit {
              on: main)
     }
 
+    /// A peer's published states changed: `remoteAudioStateChanged` and `remoteVideoStateChanged` as the SDK reports
+    /// a remote user's mute (stopped / remoteMuted, decoding / remoteUnmuted) and first publishing (starting /
+    /// internal; its audio decoding at once, its video at its first frame).
+    func reportMedia(of uid: UInt, from before: HubMedia, to now: HubMedia, on main: Channel) {
+        let elapsed = elapsedMilliseconds(since: main.joinStartedAt)
+        switch (before.audio, now.audio) {
+        case (.on, .muted), (.on, .off):
+            emit(.remoteAudioStateChanged(uid: uid, state: .stopped, reason: .remoteMuted, elapsed: elapsed), on: main)
+        case (.muted, .on):
+            emit(.remoteAudioStateChanged(uid: uid, state: .decoding, reason: .remoteUnmuted, elapsed: elapsed), on: main)
+        case (.off, .on):
+            emit(.remoteAudioStateChanged(uid: uid, state: .starting, reason: .internal, elapsed: elapsed), on: main)
+            emit(.remoteAudioStateChanged(uid: uid, state: .decoding, reason: .internal, elapsed: elapsed), on: main)
+        default: break
+        }
+        switch (before.video, now.video) {
+        case (.on, .muted), (.on, .off): setRemoteVideo(.stopped, .remoteMuted, of: uid, on: main)
+        case (.muted, .on): setRemoteVideo(.decoding, .remoteUnmuted, of: uid, on: main)
+        case (.off, .on): setRemoteVideo(.starting, .internal, of: uid, on: main)
+        default: break
+        }
+    }
+
     // MARK: Video
 
     /// A hub user's frame: their first one is `firstRemoteVideoFrame` and decoding; after a freeze, decoding again.
@@ -432,7 +479,8 @@ extension AgoraRtcEngineKit {
     func sendVideo(on main: Channel) {
         guard let hub, main.isInChannel else { return }
         timers.cancel(hub.videoTimer)
-        if main.state == .connected, hub.linkState == .connected, networkDownSince == nil, cameraOn, main.role == .broadcaster {
+        if main.state == .connected, hub.linkState == .connected, networkDownSince == nil, cameraOn, !localVideoMuted,
+           main.role == .broadcaster {
             let picture = VideoFrameSource(uid: main.connection.localUid)
                 .frame(at: timers.now, width: HubVideoFrame.sentColumns, height: HubVideoFrame.sentRows)
             let cells = picture.pixels.map { HubVideoFrame.Color(red: $0.red, green: $0.green, blue: $0.blue) }

@@ -58,5 +58,6 @@ extension AgoraRtcEngineKit {
             emit(.localVideoStateChanged(video, reason: .ok, source: .camera), on: nil)
             localVideoState = video
         }
+        tellHubMedia()
     }
 }

@@ -102,6 +102,7 @@ extension AgoraRtcEngineKit {
         if changed, let main, main.isInChannel {
             emit(.simulatorNotice(.localMuteForPeers(audio: audio, muted: mute)), on: main)
         }
+        tellHubMedia()
         return 0
     }
 

@@ -86,6 +86,7 @@ extension AgoraRtcEngineKit {
             // The SDK learns the account of a user who joined with one and says so (`didUserInfoUpdatedWithUserId`).
             if let account = hub?.accounts[uid] { emit(.didUserInfoUpdated(uid: uid, account: account), on: channel) }
             setRemoteVideo(.starting, .internal, of: uid, on: channel)
+            if let media = hub?.media[uid] { reportMedia(of: uid, from: .untold, to: media, on: channel) }
         }
         for peer in channel.announced.filter({ !hubPeers.contains($0) }).compactMap(world.peer) {
             switch (peer.silentSince, channel.remoteVideo[peer.uid]) {

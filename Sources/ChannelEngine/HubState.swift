@@ -53,6 +53,10 @@ final class HubState {
     var dropping = false
     /// The accounts of those of them who joined with one, for `didUserInfoUpdated`.
     var accounts: [UInt: String] = [:]
+    /// The audio and video states of peers who told them (`userMedia`); a peer not here publishes `HubMedia.untold`.
+    var media: [UInt: HubMedia] = [:]
+    /// The local states the hub was last told (with `join` or `media`).
+    var toldMedia: HubMedia?
     /// Peers the hub stopped naming without their leaving (dropped, or missing after the link broke and came back),
     /// kept announced for `HubSilence.limit` in case they are back: the timer that gives them up.
     var away: [UInt: TimerQueue.ID] = [:]
@@ -76,6 +80,7 @@ final class HubState {
         videoTimer = nil
         peers = []
         accounts = [:]
+        media = [:]
         frames = [:]
         saidPastUserLimit = false
         unreadableNoted = []

@@ -157,7 +157,7 @@ final class LoadClient: Sendable {
             if let warnedAt = sent.withLock({ $0.warned }) { tally.record(Measure.renewal, .now - warnedAt) }
         case .error:
             tally.error("hub error")
-        case .userJoined, .userOffline, .clientRoleChanged:
+        case .userJoined, .userOffline, .userMedia, .clientRoleChanged:
             break
         }
     }

@@ -33,6 +33,9 @@ extension HubNotice {
             let silence = notice.members["silentMs"] == nil ? Duration.zero
                 : .milliseconds(try notice.integer("silentMs", in: 0...Int64(UInt32.max)))
             self = .userOffline(uid: try notice.uid("uid"), reason: try notice.code("reason"), silence: silence)
+        case "userMedia":
+            guard let media = try notice.media() else { throw HubProtocolError("userMedia needs audio and video: each \(HubTrack.names)") }
+            self = .userMedia(uid: try notice.uid("uid"), media)
         case "clientRoleChanged":
             self = .clientRoleChanged(old: try notice.requiredRole("oldRole"), new: try notice.requiredRole("newRole"))
         case "tokenPrivilegeWillExpire":
@@ -47,7 +50,7 @@ extension HubNotice {
             self = .error(try notice.string("message"))
         case let other:
             throw HubProtocolError("no notice of type \"\(other.prefix(40))\"; the types are joined, userJoined, userOffline, "
-                                   + "clientRoleChanged, tokenPrivilegeWillExpire, renewTokenResult, connectionStateChanged and error")
+                                   + "userMedia, clientRoleChanged, tokenPrivilegeWillExpire, renewTokenResult, connectionStateChanged and error")
         }
     }
 }

@@ -25,6 +25,9 @@ public enum HubNotice: Equatable, Sendable {
     /// Another user is out: `silence` is how long the hub had heard nothing from it, when that is why it was dropped
     /// (`silentMs`), so the others count Agora's 20 s from its last packet, not from the hub's word.
     case userOffline(uid: UInt32, reason: AgoraUserOfflineReason, silence: Duration = .zero)
+    /// A broadcaster's audio and video states: after its `userJoined` (and after `joined`, for those present) when it tells
+    /// them, and when they change; sent only to clients that tell theirs (older ones would not read it).
+    case userMedia(uid: UInt32, HubMedia)
     case clientRoleChanged(old: AgoraClientRole, new: AgoraClientRole)
     case tokenPrivilegeWillExpire(expiresAt: Int64)
     /// The answer to `renew`; `expiresAt` is the new token's end when it was taken.
@@ -48,6 +51,9 @@ public enum HubNotice: Equatable, Sendable {
             object = ["type": "userOffline", "uid": .integer(Int64(uid))]
             Self.add(reason, as: "reason", to: &object)
             if silence > .zero { object["silentMs"] = .integer(silence.wholeMilliseconds) }
+        case .userMedia(let uid, let media):
+            object = ["type": "userMedia", "uid": .integer(Int64(uid)), "audio": .string(media.audio.rawValue),
+                      "video": .string(media.video.rawValue)]
         case .clientRoleChanged(let old, let new):
             object = ["type": "clientRoleChanged", "oldRole": .string(old.name), "newRole": .string(new.name)]
         case .tokenPrivilegeWillExpire(let expiresAt):

@@ -16,4 +16,6 @@ public struct HubRate: Equatable, Sendable {
     public static let messages = HubRate(burst: 20, interval: .milliseconds(100))
     /// Joins and role changes, which every other member of the channel hears of; more are answered with `error`.
     public static let presence = HubRate(burst: 5, interval: .seconds(2))
+    /// Audio and video state changes (`media`), which every other member hears of too; more are answered with `error`.
+    public static let media = HubRate(burst: 10, interval: .milliseconds(500))
 }

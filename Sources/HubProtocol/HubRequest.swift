@@ -11,13 +11,18 @@ public struct HubJoin: Equatable, Sendable {
     public var user: RTCUser
     public var token: String
     public var role: AgoraClientRole
+    /// The client's audio and video states, given by a client that tells them (and hears the others'); nil for one that
+    /// does not: it is taken to publish `HubMedia.untold` and hears no `userMedia`.
+    public var media: HubMedia?
 
-    public init(appId: String? = nil, channel: String, user: RTCUser, token: String, role: AgoraClientRole = .broadcaster) {
+    public init(appId: String? = nil, channel: String, user: RTCUser, token: String, role: AgoraClientRole = .broadcaster,
+                media: HubMedia? = nil) {
         self.appId = appId
         self.channel = channel
         self.user = user
         self.token = token
         self.role = role
+        self.media = media
     }
 }
 
@@ -27,6 +32,8 @@ public enum HubRequest: Equatable, Sendable {
     case renew(token: String)
     case setRole(AgoraClientRole)
     case leave
+    /// The client's audio and video states now (`muteLocalAudioStream`, a track published or muted).
+    case media(HubMedia)
     /// Nothing to do: a browser cannot send WebSocket pings, so it sends this to show it is there.
     case ping
 }
@@ -52,7 +59,8 @@ extension HubRequest {
             case (nil, nil): throw HubProtocolError("join needs a uid (0 for one the hub assigns) or an account")
             }
             self = .join(HubJoin(appId: try request.optionalString("appId"), channel: try request.string("channel"), user: user,
-                                 token: try request.string("token"), role: try request.role() ?? .broadcaster))
+                                 token: try request.string("token"), role: try request.role() ?? .broadcaster,
+                                 media: try request.media()))
         case "renew":
             self = .renew(token: try request.string("token"))
         case "setRole":
@@ -60,10 +68,13 @@ extension HubRequest {
             self = .setRole(role)
         case "leave":
             self = .leave
+        case "media":
+            guard let media = try request.media() else { throw HubProtocolError("media needs audio and video: each \(HubTrack.names)") }
+            self = .media(media)
         case "ping":
             self = .ping
         case let other:
-            throw HubProtocolError("no request of type \"\(other.prefix(40))\"; the types are join, renew, setRole, leave and ping")
+            throw HubProtocolError("no request of type \"\(other.prefix(40))\"; the types are join, renew, setRole, leave, media and ping")
         }
     }
 }
@@ -80,9 +91,11 @@ extension HubRequest {
             case .account(let account): object["account"] = .string(account)
             }
             if let appId = join.appId { object["appId"] = .string(appId) }
+            if let media = join.media { (object["audio"], object["video"]) = (.string(media.audio.rawValue), .string(media.video.rawValue)) }
         case .renew(let token): object = ["type": "renew", "token": .string(token)]
         case .setRole(let role): object = ["type": "setRole", "role": .string(role.name)]
         case .leave: object = ["type": "leave"]
+        case .media(let media): object = ["type": "media", "audio": .string(media.audio.rawValue), "video": .string(media.video.rawValue)]
         case .ping: object = ["type": "ping"]
         }
         return HubJSON.text(object)

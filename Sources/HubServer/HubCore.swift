@@ -35,6 +35,10 @@ final class HubCore {
         /// When the token's join privilege ends, unix seconds (`HubCore.onHubTime` puts it on the hub's time).
         var expiresAt: Int64
         var warned = false
+        /// Its audio and video as it last told them (`HubMedia.untold` for a client that does not tell them).
+        var media: HubMedia
+        /// Whether it told its states with `join`, and so reads the others' (`userMedia`).
+        let hearsMedia: Bool
 
         var peer: HubPeer { HubPeer(uid: uid, account: account) }
     }
@@ -58,12 +62,13 @@ final class HubCore {
         let route: String?
         var phase: Phase
         /// What it may still send, kept from its opening to its end: leaving and joining again renews none of them.
-        var video, messages, presence: Allowance
+        var video, messages, presence, media: Allowance
 
         init(route: String?, now: Duration) {
             self.route = route
             phase = .outside(since: now)
             (video, messages, presence) = (Allowance(.video, now: now), Allowance(.messages, now: now), Allowance(.presence, now: now))
+            media = Allowance(.media, now: now)
         }
 
         var member: Member? { if case .inChannel(let member) = phase { member } else { nil } }
@@ -182,6 +187,9 @@ final class HubCore {
                 guard let member else { return send(.error("not in a channel; nothing to leave"), to: client) }
                 remove(client, member, peersHear: .quit)
                 send(stateChanged(.disconnected, .reasonLeaveChannel), to: client)
+            case .media(let media):
+                guard take(\.media, client) else { return refuseOverRate(.media, "audio and video changes", client) }
+                tell(media, client: client, member)
             case .ping:
                 break  // heard, which is all it is for
             }
@@ -298,7 +306,8 @@ final class HubCore {
             remove(earlier, holder, peersHear: .quit)
             send(stateChanged(.failed, .sameUidLogin), to: earlier)
         }
-        let member = Member(channel: join.channel, uid: uid, account: account, role: join.role, expiresAt: token.joinDeadline)
+        let member = Member(channel: join.channel, uid: uid, account: account, role: join.role, expiresAt: token.joinDeadline,
+                            media: join.media ?? .untold, hearsMedia: join.media != nil)
         let present = (channels[join.channel] ?? [:]).values.compactMap { connections[$0]?.member }.filter { $0.role == .broadcaster }
         connections[client]?.phase = .inChannel(member)
         outputs.append(.prove(client, true))
@@ -310,7 +319,12 @@ final class HubCore {
         log(client, "joined \(join.channel.escapedForPrinting) as uid \(uid)")
         send(.joined(channel: join.channel, uid: uid, role: join.role, expiresAt: member.expiresAt,
                      users: present.map(\.peer).sorted { $0.uid < $1.uid }), to: client)
-        if member.role == .broadcaster { send(.userJoined(member.peer), toOthersIn: member.channel, except: client) }
+        if member.hearsMedia {
+            for peer in present.sorted(by: { $0.uid < $1.uid }) where peer.media != .untold {
+                send(.userMedia(uid: peer.uid, peer.media), to: client)
+            }
+        }
+        if member.role == .broadcaster { announce(member, except: client) }
         fireDue(client, now)
     }
 
@@ -385,10 +399,33 @@ final class HubCore {
         connections[client]?.phase = .inChannel(member)
         send(.clientRoleChanged(old: old, new: role), to: client)
         switch role {
-        case .broadcaster: send(.userJoined(member.peer), toOthersIn: member.channel, except: client)
+        case .broadcaster: announce(member, except: client)
         case .audience:
             send(.userOffline(uid: member.uid, reason: .becomeAudience), toOthersIn: member.channel, except: client)
         }
+    }
+
+    /// A broadcaster is seen: `userJoined` to the others, then its states to those who read them, when they are not
+    /// what a client takes a user's to be (`HubMedia.untold`).
+    private func announce(_ member: Member, except client: WebSocketClientID) {
+        send(.userJoined(member.peer), toOthersIn: member.channel, except: client)
+        if member.media != .untold { sendMedia(of: member, except: client) }
+    }
+
+    /// The member's audio and video states now, answered with its own `userMedia` (so that a publish waits for the hub,
+    /// as the SDK's does); the others who read them hear of a broadcaster's change.
+    private func tell(_ media: HubMedia, client: WebSocketClientID, _ member: Member?) {
+        guard var member else { return send(.error("not in a channel; send audio and video with join"), to: client) }
+        send(.userMedia(uid: member.uid, media), to: client)
+        guard media != member.media else { return }
+        member.media = media
+        connections[client]?.phase = .inChannel(member)
+        if member.role == .broadcaster { sendMedia(of: member, except: client) }
+    }
+
+    private func sendMedia(of member: Member, except client: WebSocketClientID) {
+        let readers = others(in: member.channel, except: client).filter { connections[$0]?.member?.hearsMedia == true }
+        if !readers.isEmpty { outputs.append(.notice(.userMedia(uid: member.uid, member.media), to: readers)) }
     }
 
     // MARK: Ownership

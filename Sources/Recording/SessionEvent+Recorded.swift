@@ -113,6 +113,9 @@ extension SessionEvent {
         case "remoteVideoStateChanged":
             return .remoteVideoStateChanged(uid: try uid(), state: try object.choice("state", \AgoraVideoRemoteState.name),
                                             reason: try object.choice("reason", \AgoraVideoRemoteReason.name), elapsed: try elapsed())
+        case "remoteAudioStateChanged":
+            return .remoteAudioStateChanged(uid: try uid(), state: try object.choice("state", \AgoraAudioRemoteState.name),
+                                            reason: try object.choice("reason", \AgoraAudioRemoteReason.name), elapsed: try elapsed())
         case "connectionDidInterrupted": return .connectionInterrupted
         case "connectionDidLost": return .connectionLost
         case "connectionDidBanned": return .connectionBanned

@@ -346,11 +346,13 @@ function makeAgoraRTC(scriptURL, HUB, CODES) {
       if (typeof enabled !== "boolean") throw fail("INVALID_PARAMS", "setEnabled takes true or false");
       this._enabled = enabled;
       this._track.enabled = this._sending;
+      if (this._publisher) await this._publisher._tellMedia();
     }
     async setMuted(muted) {
       if (typeof muted !== "boolean") throw fail("INVALID_PARAMS", "setMuted takes true or false");
       this._muted = muted;
       this._track.enabled = this._sending;
+      if (this._publisher) await this._publisher._tellMedia();
     }
     play() {}
     stop() {
@@ -516,6 +518,52 @@ function makeAgoraRTC(scriptURL, HUB, CODES) {
 
   const playerId = (uid) => String(uid).replace(/[^A-Za-z0-9_-]/g, "_");
 
+  /// A remote user's audio: the hub carries its published and muted states, never its sound (Docs/web.md), so play()
+  /// makes a quiet tone of the user's own pitch while the user sends, and a person hears who is "speaking".
+  class RemoteAudioTrack extends Emitter {
+    constructor(user, hubUid) {
+      super();
+      this.trackMediaType = "audio";
+      this._user = user;
+      this._id = `track-audio-${playerId(user.uid)}-${++tracksMade}`;
+      this._pitch = 220 + (hubUid % 24) * 20;
+      this._volume = 100;
+      this._sound = null;
+      this._sending = true;
+    }
+    getTrackId() { return this._id; }
+    getUserId() { return this._user.uid; }
+    get isPlaying() { return this._sound !== null; }
+    play() {
+      if (this._sound || typeof AudioContext !== "function") return;
+      const context = new AudioContext();
+      const tone = context.createOscillator(), gain = context.createGain();
+      tone.frequency.value = this._pitch;
+      tone.connect(gain).connect(context.destination);
+      tone.start();
+      this._sound = { context, gain };
+      this._level();
+    }
+    stop() {
+      if (this._sound) this._sound.context.close();
+      this._sound = null;
+    }
+    setVolume(volume) {
+      if (!Number.isInteger(volume) || volume < 0 || volume > 1000) throw fail("INVALID_PARAMS", "volume is an integer from 0 to 1000");
+      this._volume = volume;
+      this._level();
+    }
+    /// The tone's level, 0 to 1: 0 while the user is muted or the track not played.
+    getVolumeLevel() { return this._sound && this._sending ? Math.min(1, 0.3 * this._volume / 100) : 0; }
+    getMediaStreamTrack() { return undefined; }
+    _setSending(sending) {
+      this._sending = sending;
+      this._level();
+    }
+    _level() { if (this._sound) this._sound.gain.gain.value = this._sending ? 0.02 * this._volume / 100 : 0; }
+    _close() { this.stop(); }
+  }
+
   /// A remote user's video: the hub's frames drawn, CELL_PIXELS a cell, on a canvas whose captureStream() is the
   /// track's MediaStreamTrack, played in a <video> in the element given to play().
   class RemoteVideoTrack extends Emitter {
@@ -675,6 +723,9 @@ function makeAgoraRTC(scriptURL, HUB, CODES) {
     return typeof name === "string" && codes.has(name) && codes.get(name) === notice[member + "Code"];
   }
 
+  /// A published track's states as the hub carries them (Docs/hub-protocol.md, "Audio and video states").
+  const TRACK_STATES = ["off", "on", "muted"];
+
   /// What is wrong with a notice, as the terminal's client would refuse it, or "" when it reads: every member this
   /// script uses is checked, and an Agora value it does not know is never taken for a near one.
   function noticeProblem(notice) {
@@ -688,6 +739,9 @@ function makeAgoraRTC(scriptURL, HUB, CODES) {
       case "userOffline":
         return !isUid(notice.uid) ? "userOffline without a uid"
           : names(notice, "reason", CODES.offline) ? "" : "userOffline's reason and reasonCode are not one of Agora's reasons";
+      case "userMedia":
+        return isUid(notice.uid) && TRACK_STATES.includes(notice.audio) && TRACK_STATES.includes(notice.video) ? ""
+          : "userMedia without a uid and its audio and video (off, on or muted)";
       case "clientRoleChanged": case "tokenPrivilegeWillExpire":
         return "";
       case "renewTokenResult":
@@ -814,7 +868,7 @@ function makeAgoraRTC(scriptURL, HUB, CODES) {
       }
       const session = {
         appid, channel, user, token: token === undefined ? null : token, hubUid: 0, link: null,
-        remote: new Map(), lastFrame: new Map(), renewals: [], roleChange: null, leaving: null, abort: null,
+        remote: new Map(), lastFrame: new Map(), media: new Map(), renewals: [], roleChange: null, leaving: null, abort: null, mediaAnswers: [],
         timers: [], sampler: null, saidPastUserLimit: false, joinedAt: 0, rtt: 0, sent: 0, received: 0, framesSent: 0,
       };
       this._session = session;
@@ -847,7 +901,7 @@ function makeAgoraRTC(scriptURL, HUB, CODES) {
         const link = new HubLink(session.channel, {
           open: () => {
             const request = { type: "join", appId: session.appid, channel: session.channel, token: session.token || "",
-                              role: this._role === "host" ? "broadcaster" : "audience" };
+                              role: this._role === "host" ? "broadcaster" : "audience", ...this._mediaStates() };
             Object.assign(request, session.user.account !== undefined ? session.user : { uid: session.hubUid || session.user.uid });
             session.askedAt = Date.now();
             link.send(request);
@@ -928,6 +982,8 @@ function makeAgoraRTC(scriptURL, HUB, CODES) {
     /// The link broke while in the channel: reconnecting, joining again with the token, for a while.
     async _lost(session) {
       session.link = null;
+      // The join after the reconnect carries the states now: what waited for the lost link's answer is done.
+      for (const answer of session.mediaAnswers.splice(0)) answer.resolve();
       this._setState("RECONNECTING");
       const started = Date.now();
       for (let wait = 500; this._session === session; wait = Math.min(wait * 2, 8000)) {
@@ -959,9 +1015,14 @@ function makeAgoraRTC(scriptURL, HUB, CODES) {
       if (session.sampler) session.sampler.stop();
       const aborted = fail("OPERATION_ABORTED", "the client left the channel");
       for (const renewal of session.renewals) renewal.reject(aborted);
+      for (const answer of session.mediaAnswers) answer.reject(aborted);
+      for (const track of this.localTracks) track._publisher = null;
       if (session.roleChange) session.roleChange.reject(aborted);
       if (session.leaving) session.leaving();
-      for (const user of session.remote.values()) if (user.videoTrack) user.videoTrack._close();
+      for (const user of session.remote.values()) {
+        if (user.videoTrack) user.videoTrack._close();
+        if (user.audioTrack) user.audioTrack._close();
+      }
       this._volumeIndicator = false;
       this.remoteUsers = [];
       this.localTracks = [];
@@ -991,6 +1052,12 @@ function makeAgoraRTC(scriptURL, HUB, CODES) {
           session.remote.delete(notice.uid);
           return this._left(session, user, LEFT_REASONS.get(notice.reason), notice.uid);
         }
+        case "userMedia":
+          if (notice.uid === session.hubUid) {
+            const answer = session.mediaAnswers.shift();
+            return answer && answer.resolve();
+          }
+          return this._userMedia(session, notice);
         case "clientRoleChanged":
           if (session.roleChange) session.roleChange.resolve();
           session.roleChange = null;
@@ -1014,6 +1081,9 @@ function makeAgoraRTC(scriptURL, HUB, CODES) {
           }
           return this._end(session, notice.reason === "sameUidLogin" ? "UID_BANNED" : "SERVER_ERROR");
         case "error":
+          if (session.mediaAnswers.length && notice.message.startsWith("too many audio and video changes")) {
+            return session.mediaAnswers.shift().reject(fail("UNEXPECTED_RESPONSE", notice.message));
+          }
           if (session.roleChange) {
             session.roleChange.reject(fail("UNEXPECTED_RESPONSE", notice.message));
             session.roleChange = null;
@@ -1034,6 +1104,12 @@ function makeAgoraRTC(scriptURL, HUB, CODES) {
       const index = this.remoteUsers.indexOf(user);
       if (index >= 0) this.remoteUsers.splice(index, 1);
       if (hubUid !== undefined) session.lastFrame.delete(hubUid);
+      if (user.hasAudio) {
+        user.hasAudio = false;
+        if (user.audioTrack) user.audioTrack._close();
+        user.audioTrack = undefined;
+        this.emit("user-unpublished", user, "audio");
+      }
       if (user.hasVideo) {
         user.hasVideo = false;
         if (user.videoTrack) user.videoTrack._close();
@@ -1041,6 +1117,48 @@ function makeAgoraRTC(scriptURL, HUB, CODES) {
         this.emit("user-unpublished", user, "video");
       }
       this.emit("user-left", user, reason);
+    }
+
+    /// The local tracks' states as the hub carries them: a published microphone (or other audio) and video track,
+    /// each "on", "muted" (muted or disabled) or "off" (none published).
+    _mediaStates() {
+      const state = (kind) => {
+        const track = this.localTracks.find((candidate) => candidate.trackMediaType === kind);
+        return !track ? "off" : track._sending ? "on" : "muted";
+      };
+      return { audio: state("audio"), video: state("video") };
+    }
+
+    /// Tells the hub the local states; resolves with its answer (the round trip the SDK's publish waits for).
+    async _tellMedia() {
+      const session = this._session;
+      if (!session || !session.link || this.connectionState !== "CONNECTED") return;
+      await new Promise((resolve, reject) => {
+        session.mediaAnswers.push({ resolve, reject });
+        session.link.send({ type: "media", ...this._mediaStates() });
+      });
+    }
+
+    /// A remote user's states: `user-published` / `user-unpublished` for its audio, `user-info-updated` for mutes.
+    _userMedia(session, notice) {
+      const user = session.remote.get(notice.uid);
+      if (!user) return;
+      const was = session.media.get(notice.uid) || { audio: "off", video: "on" };
+      session.media.set(notice.uid, { audio: notice.audio, video: notice.video });
+      if (notice.audio !== "off" && !user.hasAudio) {
+        user.hasAudio = true;
+        this.emit("user-published", user, "audio");
+      } else if (notice.audio === "off" && user.hasAudio) {
+        user.hasAudio = false;
+        if (user.audioTrack) user.audioTrack._close();
+        user.audioTrack = undefined;
+        this.emit("user-unpublished", user, "audio");
+      }
+      if (user.audioTrack) user.audioTrack._setSending(notice.audio === "on");
+      for (const kind of ["audio", "video"]) {
+        if (was[kind] !== "muted" && notice[kind] === "muted") this.emit("user-info-updated", user.uid, `mute-${kind}`);
+        if (was[kind] === "muted" && notice[kind] === "on") this.emit("user-info-updated", user.uid, `unmute-${kind}`);
+      }
     }
 
     _frame(session, bytes) {
@@ -1151,21 +1269,31 @@ function makeAgoraRTC(scriptURL, HUB, CODES) {
       if (videos.length > 1 || (videos.length && published && published !== videos[0])) {
         throw fail("CAN_NOT_PUBLISH_MULTIPLE_VIDEO_TRACKS", "a client publishes one video track; unpublish the other first");
       }
-      if (list.some((track) => track.trackMediaType === "audio")) {
-        report("publish(audio)", "published here alone: the hub carries no audio, so no one hears it");
+      const audios = list.filter((track) => track.trackMediaType === "audio");
+      const publishedAudio = this.localTracks.find((track) => track.trackMediaType === "audio");
+      if (audios.length > 1 || (audios.length && publishedAudio && publishedAudio !== audios[0])) {
+        throw fail("INVALID_OPERATION", "this client publishes one audio track; unpublish the other first");
       }
-      for (const track of list) if (!this.localTracks.includes(track)) this.localTracks.push(track);
+      for (const track of list) {
+        if (!this.localTracks.includes(track)) this.localTracks.push(track);
+        track._publisher = this;
+      }
       if (videos.length && !published) session.sampler = new FrameSampler(videos[0]);
+      // Resolved by the hub's answer, as the SDK's publish waits for its server: an app that registers
+      // user-published after publish() resolves has missed nothing the others could have sent it meanwhile.
+      await this._tellMedia();
     }
 
     async unpublish(tracks) {
       const session = this._session;
       const list = tracks === undefined ? this.localTracks.slice() : Array.isArray(tracks) ? tracks : [tracks];
       this.localTracks = this.localTracks.filter((track) => !list.includes(track));
+      for (const track of list) if (track instanceof LocalTrack) track._publisher = null;
       if (session && session.sampler && !this.localTracks.some((track) => track.trackMediaType === "video")) {
         session.sampler.stop();
         session.sampler = null;
       }
+      await this._tellMedia();
     }
 
     async subscribe(user, mediaType) {
@@ -1174,8 +1302,16 @@ function makeAgoraRTC(scriptURL, HUB, CODES) {
       const uid = user !== null && typeof user === "object" ? user.uid : user;
       const remote = this.remoteUsers.find((candidate) => candidate.uid === uid);
       if (!remote) throw fail("INVALID_REMOTE_USER", `user ${uid} is not in the channel`);
-      if (mediaType === "audio") throw fail("REMOTE_USER_IS_NOT_PUBLISHED", `user ${uid} has not published audio (the hub carries no audio: Docs/web.md)`);
-      if (mediaType !== "video") throw fail("INVALID_PARAMS", 'mediaType must be "video" or "audio"');
+      if (mediaType !== "video" && mediaType !== "audio") throw fail("INVALID_PARAMS", 'mediaType must be "video" or "audio"');
+      if (mediaType === "audio") {
+        if (!remote.hasAudio) throw fail("REMOTE_USER_IS_NOT_PUBLISHED", `user ${uid} has not published audio`);
+        if (!remote.audioTrack) {
+          const hubUid = [...session.remote].find(([, candidate]) => candidate === remote)[0];
+          remote.audioTrack = new RemoteAudioTrack(remote, hubUid);
+          remote.audioTrack._setSending((session.media.get(hubUid) || {}).audio === "on");
+        }
+        return remote.audioTrack;
+      }
       if (!remote.hasVideo) throw fail("REMOTE_USER_IS_NOT_PUBLISHED", `user ${uid} has not published video`);
       if (!remote.videoTrack) {
         remote.videoTrack = new RemoteVideoTrack(remote);
@@ -1191,6 +1327,10 @@ function makeAgoraRTC(scriptURL, HUB, CODES) {
       const uid = user !== null && typeof user === "object" ? user.uid : user;
       const remote = this.remoteUsers.find((candidate) => candidate.uid === uid);
       if (mediaType !== undefined && mediaType !== "audio" && mediaType !== "video") throw fail("INVALID_PARAMS", 'mediaType must be "video", "audio" or none');
+      if (remote && remote.audioTrack && mediaType !== "video") {
+        remote.audioTrack._close();
+        remote.audioTrack = undefined;
+      }
       if (remote && remote.videoTrack && mediaType !== "audio") {
         remote.videoTrack._close();
         remote.videoTrack = undefined;
@@ -1276,14 +1416,16 @@ function makeAgoraRTC(scriptURL, HUB, CODES) {
     // MARK: statistics and volumes, from what crosses the hub link
 
     /// "volume-indicator" every 2 s from now until leave: the local microphone's level (0-100) when published, and
-    /// each remote user at 0 (the hub carries no audio).
+    /// each remote user's tone (0 unless subscribed, played and not muted: the hub carries no audio).
     enableAudioVolumeIndicator() { this._volumeIndicator = true; }
 
     _volumes(session) {
       if (!this._volumeIndicator || this.connectionState !== "CONNECTED") return;
       const microphone = this.localTracks.find((track) => track.trackMediaType === "audio" && typeof track.getVolumeLevel === "function");
       const volumes = [{ uid: this.uid, level: microphone ? Math.round(microphone.getVolumeLevel() * 100) : 0 }];
-      for (const user of this.remoteUsers) volumes.push({ uid: user.uid, level: 0 });
+      for (const user of this.remoteUsers) {
+        volumes.push({ uid: user.uid, level: user.audioTrack ? Math.round(user.audioTrack.getVolumeLevel() * 100) : 0 });
+      }
       this.emit("volume-indicator", volumes);
     }
 

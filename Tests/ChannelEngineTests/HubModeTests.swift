@@ -64,7 +64,8 @@ struct HubHarness {
         #expect(hub.engine.connectionState == .connecting)
         hub.link.inject(.connected)
         await hub.h.settle()
-        #expect(hub.link.joins == [HubJoin(appId: TestCredentials.appID, channel: "test", user: .uid(42), token: token)])
+        #expect(hub.link.joins == [HubJoin(appId: TestCredentials.appID, channel: "test", user: .uid(42), token: token,
+                                           media: HubMedia(audio: .on, video: .off))])
         hub.recorder.clear()
         hub.link.inject(hub.joined(users: [7]))
         await hub.h.settle()
@@ -337,7 +338,7 @@ struct HubHarness {
         hub.engine.joinChannel(byToken: token, channelId: "test", uid: 42)
         await hub.h.settle()
         #expect(hub.link.requests.suffix(2) == [.leave, .join(HubJoin(appId: TestCredentials.appID, channel: "test",
-                                                                         user: .uid(42), token: token))])
+                                                                         user: .uid(42), token: token, media: HubMedia(audio: .on, video: .off)))])
         hub.recorder.clear()
         hub.link.inject(.connectionStateChanged(state: AgoraConnectionState.disconnected,
                                                 reason: .reasonLeaveChannel, error: nil))

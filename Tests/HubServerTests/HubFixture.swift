@@ -143,6 +143,7 @@ extension HubNotice {
         case .joined: "joined"
         case .userJoined: "userJoined"
         case .userOffline: "userOffline"
+        case .userMedia: "userMedia"
         case .clientRoleChanged: "clientRoleChanged"
         case .tokenPrivilegeWillExpire: "tokenPrivilegeWillExpire"
         case .renewTokenResult: "renewTokenResult"

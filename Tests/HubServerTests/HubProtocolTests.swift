@@ -9,6 +9,8 @@ import Testing
         .setRole(.broadcaster),
         .leave,
         .ping,
+        .media(HubMedia(audio: .muted, video: .off)),
+        .join(HubJoin(channel: "c", user: .uid(1), token: "t", media: HubMedia(audio: .on, video: .muted))),
     ])
     func whatAClientWritesTheHubReadsAsTheSameRequest(_ request: HubRequest) throws {
         #expect(try HubRequest(json: request.json) == request)
@@ -37,6 +39,7 @@ import Testing
         .userJoined(HubPeer(uid: 9, account: nil)),
         .userOffline(uid: 7, reason: .dropped),
         .clientRoleChanged(old: .broadcaster, new: .audience),
+        .userMedia(uid: 4_294_967_295, HubMedia(audio: .on, video: .muted)),
         .tokenPrivilegeWillExpire(expiresAt: 1_800_000_570),
         .renewTokenResult(.success, expiresAt: 1_800_003_600),
         .renewTokenResult(.invalidToken, expiresAt: nil),
@@ -72,6 +75,8 @@ import Testing
          "reasonCode 23 is not one of Agora's AgoraConnectionChangedReason values"),
         (#"{"type":"connectionStateChanged","state":"failed","stateCode":5,"reason":"tokenExpired","reasonCode":9,"error":"x","errorCode":999}"#,
          "errorCode 999 is not one of Agora's AgoraErrorCode values"),
+        (#"{"type":"userMedia","uid":1,"audio":"loud","video":"on"}"#, #"audio must be one of off, on, muted, not "loud""#),
+        (#"{"type":"userMedia","uid":1,"audio":"on"}"#, "audio and video go together"),
         (#"[1]"#, "a notice is a JSON object, not an array"),
         ("{", "not JSON"),
     ])

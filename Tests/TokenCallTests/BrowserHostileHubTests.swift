@@ -76,18 +76,24 @@ import WebSocket
             if target == "/" { return answer("text/html; charset=utf-8", home) }
             if target == "/fetch_rtc_token" { return answer("application/json", #"{"token":"007eJxTYA","expiresIn":600}"#) }
             if target == "/hub?channel=demo" {
-                // The page at /: once its camera's first frame comes, a user whose account is "local" joins and leaves.
+                // The page at /: once its publish asked (`media`) and its camera's first frame comes, the publish is
+                // answered and a user whose account is "local" joins and leaves.
                 guard connection.acceptWebSocket() else { return }
                 _ = connection.read(upTo: .seconds(10)) { !$0.isEmpty }
                 guard connection.write(joined("demo", users: [])) else { return }
                 _ = connection.read(upTo: .seconds(10)) { bytes in
                     var reader = WebSocketReader(role: .server)
                     reader.append(bytes)
-                    while let event = try? reader.next() { if case .binary = event { return true } }
-                    return false
+                    var (asked, framed) = (false, false)
+                    while let event = try? reader.next() {
+                        if case .binary = event { framed = true }
+                        if case .text(let json) = event, (try? HubRequest(json: json))?.isMedia == true { asked = true }
+                    }
+                    return asked && framed
                 }
                 let local = HubPeer(uid: 1_000_000_001, account: "local")
-                connection.write(text(HubNotice.userJoined(local).json) + text(HubNotice.userOffline(uid: local.uid, reason: .quit).json))
+                connection.write(text(HubNotice.userMedia(uid: 7, HubMedia(audio: .off, video: .on)).json)
+                                 + text(HubNotice.userJoined(local).json) + text(HubNotice.userOffline(uid: local.uid, reason: .quit).json))
                 connection.waitForClose(upTo: .seconds(30))
                 return
             }
@@ -200,4 +206,8 @@ import WebSocket
         #expect(page["camera"] as? Bool == true, "your camera's tile went with the user named local: \(page)")
         #expect(page["labels"] as? [String] == ["you, uid 7"], "\(page)")
     }
+}
+
+extension HubRequest {
+    var isMedia: Bool { if case .media = self { true } else { false } }
 }

@@ -16,7 +16,7 @@ With --page URL (one or more) it opens each page in turn instead, types each --f
 into the element of that id (emptied first), clicks the element --click names if given, waits
 until --done is true (window.done; at most --seconds each), and prints {"pages": [--read's value for each page
 (window.events)], "console": [the browser's console lines]}: pages a test serves itself, such as
-BrowserHostileHubTests' hostile hub.
+BrowserHostileHubTests' hostile hub, or this folder's, served at --serve-port meanwhile (BrowserAudioTests).
 """
 import argparse
 import functools
@@ -128,6 +128,7 @@ def chromium():
 
 
 def pages(args):
+    served = serve_directory(args.serve_port) if args.serve_port else None
     driver = chromium()
     result = {"pages": [], "console": []}
     try:
@@ -150,6 +151,8 @@ def pages(args):
             result["console"] += [entry["message"] for entry in driver.get_log("browser")]
     finally:
         driver.quit()
+        if served:
+            served.shutdown()
     print(json.dumps(result))
 
 
@@ -163,6 +166,7 @@ def main():
         parser.add_argument("--done", default="window.done === true")
         parser.add_argument("--read", default="window.events || []")
         parser.set_defaults(fills={})
+        parser.add_argument("--serve-port", type=int, help="serve this folder's pages on 127.0.0.1 at this port meanwhile")
         return pages(parser.parse_args())
     parser = argparse.ArgumentParser()
     parser.add_argument("--server", required=True, help="the serve's base URL, http://127.0.0.1:PORT")
