@@ -86,6 +86,6 @@ let package = Package(
         .testTarget(name: "TokenDoctorTests", dependencies: ["HTTP1", "TLS", "TokenDoctor", "TokenClient", "TokenServer", "AccessToken", "TestSupport"]),
         .testTarget(name: "TokenCallTests", dependencies: ["tokencall", "AccessToken", "CallScreen", "ChannelEngine", "HubProtocol", "WebSocket",
                                                    "JSON", "RedisClient", "Sockets",
-                                                   "TestSupport", "WebClient"], exclude: ["Browser"]),
+                                                   "TestSupport", "WebClient"], exclude: ["Browser", "Python"]),
     ]
 )

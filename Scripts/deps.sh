@@ -1,6 +1,17 @@
 #!/usr/bin/env bash
-# Checks the Debian packages the project needs; installs the missing ones when run as root.
+# Checks the Debian packages the project needs; installs the missing ones when run as root. Then makes the Python
+# virtualenv with Agora's builder (agoraiotools) that the tests against a token server in another language use
+# (Tests/TokenCallTests/BuiltInsAgainstServersTests.swift) and `make bench` shares; when pip cannot reach PyPI, says
+# so and goes on: those tests are then skipped, saying why.
 set -euo pipefail
+cd "$(dirname "$0")/.."
+
+python_reference() {
+    . Scripts/bench-env.sh
+    if ! (ensure_reference) >&2; then
+        echo "deps: no agoraiotools virtualenv; the tests against a Python token server will be skipped" >&2
+    fi
+}
 
 # openssl: the command the TLS tests and Scripts/bench-tls.sh make test certificates with.
 # chromium, chromium-driver, python3-selenium: the browser tests (Tests/TokenCallTests/BrowserTests.swift).
@@ -8,15 +19,19 @@ set -euo pipefail
 # haproxy, redis-server: the scale-out tests (Tests/TokenCallTests/ScaleOutTests.swift) run Deploy/haproxy.cfg in front
 # of three hubs sharing one Redis. (Tsung, for `make bench` alone, is installed by Scripts/bench-hub.sh, as wrk and
 # nginx are by bench-server.sh.)
+# python3-venv: the virtualenv for Agora's Python builder, below.
 packages=(libncurses-dev libssl-dev openssl zlib1g-dev tmux libxml2 chromium chromium-driver python3-selenium haproxy
-          redis-server nodejs)
+          redis-server nodejs python3-venv)
 missing=()
 for package in "${packages[@]}"; do
     if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
         missing+=("$package")
     fi
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
+if [ ${#missing[@]} -eq 0 ]; then
+    python_reference
+    exit 0
+fi
 
 command="apt-get update && apt-get install -y --no-install-recommends ${missing[*]}"
 if [ "$(id -u)" -ne 0 ]; then
@@ -28,3 +43,4 @@ echo "installing ${missing[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends "${missing[@]}"
+python_reference

@@ -47,6 +47,7 @@ extension CallSession {
             do {
                 let fetched = try await cache.freshToken()
                 tokenPhase = .idle
+                answeredFetchCount += 1
                 lastFetchLatency = timers.now - started
                 emit(.tokenFetched(latency: timers.now - started, expiresAt: callTime(of: fetched.expiresAt, in: fetched.token)))
                 if let path = fetched.redirectedTo {
@@ -62,6 +63,7 @@ extension CallSession {
                 tokenPhase = .idle
                 let clientError = error as? TokenClientError
                 let retrying = clientError?.isRetryable ?? true
+                if clientError?.isAnswer == true { answeredFetchCount += 1 }
                 let words = clientError.map { "\($0)" } ?? "\(error)"
                 emit(.tokenFetchFailed(error: words, retryIn: retrying ? retryIn ?? .zero : nil))
                 guard !ended else { return }

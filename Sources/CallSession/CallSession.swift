@@ -92,6 +92,8 @@ public final class CallSession {
     public internal(set) var autoRenew: Bool
     /// Requests sent to the token server, and the latency of the last one answered.
     public internal(set) var fetchCount = 0
+    /// Requests the token server answered: with a token, or with a refusal or an answer that holds none.
+    public internal(set) var answeredFetchCount = 0
     public internal(set) var lastFetchLatency: Duration?
     public private(set) var ended = false
     /// Leaving on `stop()`: the session ends once the engine has said it left.

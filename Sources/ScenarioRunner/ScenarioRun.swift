@@ -193,7 +193,7 @@ public final class ScenarioRun {
             if now != state { return "expected the connection state \(state); it is \(now)" }
         case .expectFetches(let count):
             await settle()
-            let answered = answeredFetches
+            let answered = session?.answeredFetchCount ?? 0
             if answered != count { return "expected \(count) token request\(count == 1 ? "" : "s") answered; there were \(answered)" }
         }
         return nil
@@ -216,11 +216,6 @@ public final class ScenarioRun {
         guard let session else { return "join first" }
         body(session)
         return nil
-    }
-
-    /// Token requests the server answered: the fetches that ended with a token or with the server's refusal.
-    private var answeredFetches: Int {
-        events.count { if case .tokenFetched = $0.kind { true } else { false } }
     }
 
     /// Finds the first event from `start` on that `match` describes, looking at each event once however often it is

@@ -129,6 +129,15 @@ public enum TokenClientError: Error, Equatable, Sendable, Codable, CustomStringC
         }
     }
 
+    /// Whether the server answered the request (a refusal, a status, an answer without a usable token), rather than the
+    /// request failing on its way (unreachable, no answer in time, never sent).
+    public var isAnswer: Bool {
+        switch self {
+        case .transport, .timeout, .unsendable: false
+        default: true
+        }
+    }
+
     /// Whether trying again later can help: not when the credential is refused or the request cannot be made
     /// (those need a person).
     public var isRetryable: Bool {

@@ -70,6 +70,24 @@ import Testing
         #expect(junit.contains(#"<failure message="line 6: expect tokenRenewed within 2m:"#), "\(junit)")
     }
 
+    /// `expect fetches N` counts the requests the server answered, a refusal as well as a token: here a 503, then the
+    /// token its retry got.
+    @Test func expectFetchesCountsTheServersRefusalsAsWellAsItsTokens() throws {
+        let busyFirst = try HostileServer { connection in
+            guard connection.index > 0 else {
+                _ = connection.write(head("503 Service Unavailable", ["Content-Length: 0"]))
+                return
+            }
+            let body = #"{"token": "\#(Self.minuteToken())"}"#
+            _ = connection.write(head("200 OK", ["Content-Type: application/json", "Content-Length: \(body.utf8.count)"]) + body)
+        }
+        defer { busyFirst.stop() }
+        let scenario = "join\nexpect tokenFetchFailed within 10s\nexpect connectionStateChanged state=connected within 1m\nexpect fetches 2\n"
+        let (result, _) = try Self.run(scenario, against: busyFirst.url)
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        #expect(result.stdout.hasSuffix("1 passed, 0 failed\n"), "\(result.stdout)")
+    }
+
     @Test func anUnreadableScenarioExits64NamingItsLineAndTheWordMeant() throws {
         let (result, junit) = try Self.run("join\n# fine so far\nexpect tokenRenewd within 2m\n", against: nil)
         #expect(result.status == 64)
