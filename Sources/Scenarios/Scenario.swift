@@ -128,12 +128,16 @@ public struct ScenarioVocabulary: Sendable {
     public var states: [String]
     public var mistakes: [String]
     public var userLimit: Int
+    /// Events by the names other SDKs give them (`onTokenPrivilegeWillExpire`, `token-privilege-will-expire`), each to
+    /// the name `events` knows it by.
+    public var aliases: [String: String]
 
-    public init(events: [String: [String]], states: [String], mistakes: [String], userLimit: Int) {
+    public init(events: [String: [String]], states: [String], mistakes: [String], userLimit: Int, aliases: [String: String] = [:]) {
         self.events = events
         self.states = states
         self.mistakes = mistakes
         self.userLimit = userLimit
+        self.aliases = aliases
     }
 }
 

@@ -103,7 +103,7 @@ struct StepReader {
             let shape = keyword == "for" ? "expect no EVENT [field=value ...] for DURATION" : "expect EVENT [field=value ...] within DURATION"
             throw Refusal("a check reads \(shape); this one does not end with \(keyword) DURATION")
         }
-        let event = words[0]
+        let event = vocabulary.aliases[words[0]] ?? words[0]
         guard let known = vocabulary.events[event] else {
             throw unknown(event, in: vocabulary.events.keys.sorted(), what: "events are named as --json names them, Docs/events.md", listed: false)
         }

@@ -33,6 +33,18 @@ struct ScenarioReaderTests {
         #expect(scenario.steps[6].action == .wait(.seconds(600)))
     }
 
+    /// Issue 35: a scenario written in Android's or the Web's words reads as one in iOS's (the events' `--json` names).
+    @Test func eventsReadInAnySDKsWords() throws {
+        let android = try read("expect onTokenPrivilegeWillExpire within 15s\nexpect onRequestToken within 1m")
+        let web = try read("expect token-privilege-will-expire within 15s\nexpect connection-state-change state=connected within 1s")
+        #expect(android.steps.map(\.action) == [
+            .expect(EventMatch(event: "tokenPrivilegeWillExpire", fields: []), within: .seconds(15)),
+            .expect(EventMatch(event: "requestToken", fields: []), within: .seconds(60))])
+        #expect(web.steps.map(\.action) == [
+            .expect(EventMatch(event: "tokenPrivilegeWillExpire", fields: []), within: .seconds(15)),
+            .expect(EventMatch(event: "connectionStateChanged", fields: [.init(name: "state", value: "connected")]), within: .seconds(1))])
+    }
+
     @Test func aMisspeltWordIsRefusedOnItsLineWithTheWordMeant() {
         #expect(refusal("join\nrenwe\n") == "s.scenario:2: renwe? did you mean renew? (a step starts with join, leave, rejoin, renew, "
                 + "method, auto-renew, role, account, expire, cut, restore, stop, start, misconfigure, paste, users, wait, expect)")
