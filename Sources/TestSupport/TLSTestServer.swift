@@ -74,7 +74,9 @@ public final class TLSTestServer: Sendable {
     public func stop() { connections.stop() }
 
     private func serve(_ fd: Int32, answer: (String) -> String) {
-        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        // A kept connection waits for its next request as long as a test may take (`stop` ends it sooner): a test process
+        // whose threads are busy can hold the client's second request back well past 10 s.
+        var timeout = timeval(tv_sec: keepsConnections ? 600 : 10, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         guard let ssl = context.withLock({ SSL_new($0) }) else { return }
         defer { SSL_free(ssl) }

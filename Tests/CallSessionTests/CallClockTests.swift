@@ -262,10 +262,10 @@ final class SlowTokenServer: TokenProvider, Sendable {
         #expect(dropped.time >= .seconds(59) && dropped.time < .seconds(61), "dropped at the token's first end: \(dropped.time)")
     }
 
-    /// Settles until `condition`, for up to 10 s of real time: the provider answers on the cooperative pool, which the
-    /// test process's busy threads can hold back longer than a settle's turns of the main actor.
+    /// Settles until `condition`, for up to 3 minutes of real time: the provider answers on the cooperative pool, which
+    /// the test process's blocking tests can hold back (over 2 minutes seen on two cores) far longer than a settle's turns.
     static func wait(_ h: SessionHarness, until condition: () -> Bool) async {
-        let end = ContinuousClock.now + .seconds(10)
+        let end = ContinuousClock.now + .seconds(180)
         await h.settle(until: condition)
         while !condition(), ContinuousClock.now < end {
             try? await Task.sleep(for: .milliseconds(5))

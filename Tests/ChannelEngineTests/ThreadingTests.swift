@@ -12,11 +12,13 @@ import Testing
     /// off the main actor stops the tests.
     final class App: AgoraRtcEngineDelegate {
         var callReturned = false
+        /// Whether the call has returned, as the thread that made it knows it (a test whose call is made off the main actor).
+        var returnedOffMain: (@Sendable () -> Bool)?
         var lines: [String] = []
 
         private func note(_ line: String) {
             MainActor.preconditionIsolated("callbacks arrive on the main actor")
-            lines.append("\(line) \(callReturned ? "after" : "during")")
+            lines.append("\(line) \(returnedOffMain?() ?? callReturned ? "after" : "during")")
         }
         func rtcEngine(_ engine: AgoraRtcEngineKit, connectionChangedTo state: AgoraConnectionState,
                        reason: AgoraConnectionChangedReason) {
@@ -120,10 +122,16 @@ import Testing
         let engine = AgoraRtcEngineKit(config: config, delegate: nil)
         let app = App()
         engine.delegate = app
-        app.callReturned = await Task.detached {
-            engine.joinChannel(byToken: nil, channelId: "test", uid: 42) == 0
+        // Whether the call had returned when each callback came, as the calling thread knew it: the test's own resumption
+        // may wait behind the callbacks on a busy main actor, so it cannot be what says so.
+        let returned = Atomic(false)
+        app.returnedOffMain = { returned.load(ordering: .sequentiallyConsistent) }
+        let joined = await Task.detached {
+            defer { returned.store(true, ordering: .sequentiallyConsistent) }
+            return engine.joinChannel(byToken: nil, channelId: "test", uid: 42) == 0
         }.value
-        for _ in 0..<200 where app.lines.count < 2 { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(joined)
+        for _ in 0..<1000 where app.lines.count < 2 { try await Task.sleep(for: .milliseconds(10)) }
         #expect(app.lines == ["connecting after", "connected after"])
         engine.leaveChannel()
     }
