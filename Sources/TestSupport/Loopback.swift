@@ -29,6 +29,19 @@ public enum Loopback {
         return fd
     }
 
+    /// Whether something accepts connections on 127.0.0.1:`port` within `limit` (a server a test started as a process).
+    public static func waitForListener(on port: UInt16, within limit: Duration = .seconds(10)) -> Bool {
+        let deadline = ContinuousClock.now + limit
+        while ContinuousClock.now < deadline {
+            if let fd = connect(port: port) {
+                close(fd)
+                return true
+            }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        return false
+    }
+
     /// A port of 127.0.0.1 free a moment ago, for a server a test tells another of before it starts (another may take it
     /// first, rarely); nil when none can be had.
     public static func freePort() -> UInt16? {

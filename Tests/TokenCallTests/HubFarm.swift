@@ -171,15 +171,7 @@ final class HubFarm {
 
     /// Waits (up to 10 s) until something accepts connections on the port.
     static func waitForPort(_ port: UInt16) throws {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while ContinuousClock.now < deadline {
-            if let socket = try? Socket.connect(host: "127.0.0.1", port: port, until: .now + .milliseconds(200)) {
-                socket.close()
-                return
-            }
-            Thread.sleep(forTimeInterval: 0.02)
-        }
-        throw FarmError(description: "nothing listens on 127.0.0.1:\(port) after 10 s")
+        guard Loopback.waitForListener(on: port) else { throw FarmError(description: "nothing listens on 127.0.0.1:\(port) after 10 s") }
     }
 }
 
