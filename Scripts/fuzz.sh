@@ -109,7 +109,7 @@ PrintableText_import_flags=()
 OutputFiles_import_flags=()
 JSON_import_flags=()
 HTTP1_import_flags=(-I "$root/modules")
-Sockets_import_flags=(-I Sources/CLinux)
+Sockets_import_flags=(-I Sources/CLinux -I "$root/modules")
 Timers_import_flags=()
 SeededRandom_import_flags=()
 AgoraVocabulary_import_flags=(-I Sources/CCrypto -I Sources/CZlib -I "$root/modules")
@@ -205,9 +205,9 @@ tls_options=(-max_len=40000)
 # The server's session and the Wire its connections read through, over one end of a socketpair.
 tlsserver_sources=(Fuzz/TLSServerFuzzer.swift Fuzz/Arrivals.swift Sources/TLS/TLSSession.swift Sources/TLS/Wire.swift)
 tlsserver_module=TLS
-tlsserver_flags=(-I Sources/CCrypto -I Sources/CLinux -I "$root/modules" -L "$root/modules" -lSockets -lPrintableText -lssl -lcrypto)
-tlsserver_inputs=(Sources/CCrypto/* Sources/CLinux/* Sources/Sockets/*.swift Sources/PrintableText/*.swift)
-tlsserver_imports=(PrintableText Sockets)
+tlsserver_flags=(-I Sources/CCrypto -I Sources/CLinux -I "$root/modules" -L "$root/modules" -lSockets -lTimers -lPrintableText -lssl -lcrypto)
+tlsserver_inputs=(Sources/CCrypto/* Sources/CLinux/* Sources/Sockets/*.swift Sources/Timers/*.swift Sources/PrintableText/*.swift)
+tlsserver_imports=(PrintableText Timers Sockets)
 # A ClientHello, a client's second flight and a request, with room to spare; and several records of the largest size.
 tlsserver_options=(-max_len=40000)
 
