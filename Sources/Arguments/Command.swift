@@ -16,6 +16,17 @@ public struct Option: Sendable {
     /// Why a given (or default) value is refused ("must be an integer from 1 to 60"); nil when it is taken. The parser
     /// applies it, so a read never sees a value it refuses.
     let check: (@Sendable (String) -> String?)?
+    /// How a record of the command line (a recording's header, a test's artifacts) keeps the value.
+    public internal(set) var kept: Kept = .asGiven
+
+    /// How a record of the command line keeps an option's value.
+    public enum Kept: Sendable {
+        case asGiven
+        /// Left out: a credential, or what is about the run rather than the call.
+        case never
+        /// Shown as this function makes it (a URL without its credentials).
+        case shown(@Sendable (String) -> String)
+    }
 
     /// An option that takes a value: `--name VALUE` or `--name=VALUE`.
     public static func value(
@@ -33,6 +44,12 @@ public struct Option: Sendable {
     ) -> Option {
         Option(name: name, placeholder: placeholder, help: help, environment: environment,
                defaultValue: defaultValue, defaultNote: defaultNote, isRequired: false, choices: choices, check: check)
+    }
+
+    /// The same option with a default of its own in a command's table (read and checked as a given value is).
+    public func defaulting(to value: String, help: String) -> Option {
+        Option(name: name, placeholder: placeholder, help: help, environment: environment, defaultValue: value,
+               defaultNote: nil, isRequired: false, choices: choices, check: check, kept: kept)
     }
 
     /// An option without a value: `--name`.

@@ -19,8 +19,20 @@ public struct Invocation: Sendable {
         return try await run(self)
     }
 
-    /// The options given (on the command line or through the environment), by name; a flag's value is empty.
-    public var given: [String: String] { values }
+    /// The options given (on the command line or through the environment), by name, as a record of the call keeps
+    /// them (`Option.kept`): a flag's value is empty, credentials are left out. `leavingOut` are about the run, not
+    /// the call (its output files).
+    public func kept(leavingOut: [Option] = []) -> [String: String] {
+        var kept: [String: String] = [:]
+        for (name, value) in values where !leavingOut.contains(where: { $0.name == name }) {
+            switch command.option(named: name)?.kept ?? .never {
+            case .asGiven: kept[name] = value
+            case .never: continue
+            case .shown(let shown): kept[name] = shown(value)
+            }
+        }
+        return kept
+    }
 
     /// True when the flag or option was given (on the command line or through the environment).
     func has(_ name: String) -> Bool { values[name] != nil }

@@ -7,6 +7,15 @@ public struct OptionKey<Value: Sendable>: Sendable {
     let value: @Sendable (String?) -> Value
 }
 
+extension OptionKey {
+    /// The same option, kept by a record of the command line as `kept` says.
+    public func kept(_ kept: Option.Kept) -> OptionKey {
+        var option = option
+        option.kept = kept
+        return OptionKey(option: option, value: value)
+    }
+}
+
 extension OptionKey where Value == Bool {
     /// A flag: true when given.
     public static func flag(_ name: String, help: String) -> OptionKey {

@@ -11,7 +11,7 @@ public struct RecordingHeader: Sendable, Equatable {
     /// The format version this tokencall writes and the newest it reads.
     public static let version = 1
 
-    /// The join options as given (a flag's value is empty), by name, without the secrets (`RecordingHeader.secretOptions`).
+    /// The join options as a record keeps them (`Invocation.kept`: a flag's value is empty, no credential), by name.
     public var options: [String: String]
     public var seed: UInt64
     /// Unix time when the call started: an event at `t` happened at `started + t`.
@@ -19,11 +19,8 @@ public struct RecordingHeader: Sendable, Equatable {
     /// What the screen shows of the call before its events: the settings the call ran with.
     public var call: CallSettings
 
-    /// Options whose values a recording never holds: credentials, certificates, tokens.
-    public static let secretOptions: Set<String> = ["auth-bearer", "app-certificate", "token"]
-
     public init(options: [String: String], seed: UInt64, started: Double, call: CallSettings) {
-        self.options = options.filter { !Self.secretOptions.contains($0.key) }
+        self.options = options
         self.seed = seed
         self.started = (started * 1000).rounded(.down) / 1000
         self.call = call

@@ -13,14 +13,13 @@ enum CallScreenTerminal {
         return available
     }
 
-    /// The terminal set up for the screen, without colours for --no-color or NO_COLOR; nil once it said why it cannot.
-    static func presenter(_ args: Invocation) -> TerminalPresenter? {
+    /// The terminal set up for the screen, without colours for --no-color or NO_COLOR; a usage error saying why it cannot.
+    static func presenter(_ args: Invocation) throws(UsageError) -> TerminalPresenter {
         let noColor = args[ScreenOptions.noColor] || !(ProcessInfo.processInfo.environment["NO_COLOR"] ?? "").isEmpty
         do {
             return try TerminalPresenter(noColor: noColor)
         } catch {
-            Console.error("tokencall: \(error.description)")
-            return nil
+            throw args.error(error.description)
         }
     }
 }

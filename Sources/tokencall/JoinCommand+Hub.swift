@@ -1,6 +1,7 @@
 import Arguments
 import CallSession
 import HubClient
+import PrintableText
 import TLS
 import Timers
 
@@ -8,7 +9,7 @@ import Timers
 extension JoinCommand {
     /// `--hub URL` or TOKENCALL_HUB, a hub's address; `help` says what the command does with it.
     static func hubKey(help: String) -> OptionKey<String?> {
-        .text("hub", "URL", help: help, environment: ["TOKENCALL_HUB"])
+        OptionKey<String?>.text("hub", "URL", help: help, environment: ["TOKENCALL_HUB"]).kept(.shown(\.urlWithoutCredentials))
     }
 
     static let hub = hubKey(

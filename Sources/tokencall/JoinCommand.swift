@@ -16,15 +16,16 @@ enum JoinCommand {
     static let speed: OptionKey<Int> = .integer(
         "speed", help: "run the call N times as fast (< and > change it, space pauses): at 3600 a 24 h token lives 24 s; a token from "
             + "--token-url or --token lives its lifetime from when it arrives", in: ClockPhase.speeds, default: 1)
-    static let token: OptionKey<String?> = .text(
-        "token", "TOKEN", help: "join with this token (- reads one line of standard input); without --token-url, each next token is pasted by hand (p)")
+    static let token = OptionKey<String?>.text(
+        "token", "TOKEN", help: "join with this token (- reads one line of standard input); without --token-url, each next token is pasted by hand (p)"
+    ).kept(.never)
     static let duration: OptionKey<Int?> = .integer("duration", "SECONDS", help: "leave and exit after this long, in the call's time",
                                                     in: 1...86_400 * 7)
     static let json: OptionKey<Bool> = .flag("json", help: "one JSON object per event (fields in Docs/events.md); implies --headless")
     static let headless: OptionKey<Bool> = .flag("headless", help: "print events instead of opening the call screen")
 
     static let options: [Option] = [
-        CallOptions.channel.option, CallOptions.uid.option, CallOptions.account.option, CallOptions.role.option,
+        CallOptions.channel.option, CallOptions.uid, CallOptions.account.option, CallOptions.role.option,
         TokenSourceOptions.tokenURL.option, token.option, TokenSourceOptions.tokenRequest.option, TokenSourceOptions.tokenField.option,
         TokenSourceOptions.expiresField.option, TokenSourceOptions.authBearer.option, TrustOptions.caFile.option,
         TokenSourceOptions.origin.option, TokenSourceOptions.requestTimeout.option, TokenSourceOptions.appID.option,
@@ -184,8 +185,7 @@ enum JoinCommand {
         default: !headless && isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1
         }
         if case .cast = output, !screen {
-            Console.error("tokencall join: --cast records the call screen, and stdout or stdin is not a terminal")
-            return ExitCode.usage
+            throw args.error("--cast records the call screen, and stdout or stdin is not a terminal")
         }
         let trust = try args.trust()
         let file = output.path.flatMap { create($0, args) }
@@ -214,9 +214,10 @@ enum JoinCommand {
             let status = await runHeadless(session, json: args[json], duration: duration.map { .seconds($0) })
             return finish(recorder, status: status)
         }
-        guard let presenter = CallScreenTerminal.presenter(args) else {
+        let presenter: TerminalPresenter
+        do throws(UsageError) { presenter = try CallScreenTerminal.presenter(args) } catch {
             discard()
-            return ExitCode.usage
+            throw error
         }
         if let file { presenter.cast = cast(into: file, unixTime: config.unixTime()) }
         let app = CallScreenApp(session: session)

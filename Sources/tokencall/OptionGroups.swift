@@ -2,6 +2,8 @@ import AccessToken
 import Arguments
 import CallSession
 import ChannelEngine
+import PrintableText
+import TokenClient
 import TokenServer
 
 // The options several commands take, each declared once and read by its key (`args[CallOptions.fps]`). To add one:
@@ -11,7 +13,8 @@ import TokenServer
 /// The call itself: where it joins, as whom, and how it renews (`join`, `test`).
 enum CallOptions {
     static let channel: OptionKey<String> = .text("channel", "NAME", help: "channel to join", default: "test")
-    static let uid: OptionKey<String> = .text("uid", "N", help: "local uid, 0...4294967295; 0 lets the engine pick one", default: "0")
+    /// `--uid` as a call takes it (read by `UserOptions.uid`, through `Invocation.user()`): 0 unless given.
+    static let uid = UserOptions.uid.option.defaulting(to: "0", help: "local uid, 0...4294967295; 0 lets the engine pick one")
     static let account: OptionKey<String?> = .text(
         "account", "NAME", help: "join with this string user account instead of a uid; the engine assigns the uid")
     static let role: OptionKey<AgoraClientRole> = .choice("role", "ROLE", help: "", [("broadcaster", .broadcaster), ("audience", .audience)],
@@ -27,35 +30,37 @@ enum CallOptions {
         in: TokenServerConfig.lifetimeRange, default: 40)
 }
 
-/// The user, as `Invocation.user()` reads it in every command: `--uid` as the command's row has it (join's defaults to 0,
-/// `token build`'s has no default), so read here as text that may be absent.
+/// The user, as `Invocation.user()` reads it in every command: `--uid` with the default of the command's row (a call's is
+/// 0, `token build`'s none), so read as text that may be absent.
 enum UserOptions {
     static let uid: OptionKey<String?> = .text("uid", "N", help: "integer uid, 0...4294967295")
 }
 
 /// Where tokens come from: the user's server and how to ask it, or the embedded one's App ID (`join`, `test`, `doctor`, `load`).
 enum TokenSourceOptions {
-    static let tokenURL: OptionKey<String?> = .text(
+    static let tokenURL = OptionKey<String?>.text(
         "token-url", "URL", help: "your token server; without it (or --token) an embedded one runs on 127.0.0.1",
-        environment: ["TOKENCALL_TOKEN_URL"])
-    static let tokenRequest: OptionKey<String> = .text(
+        environment: ["TOKENCALL_TOKEN_URL"]).kept(.shown(\.urlWithoutCredentials))
+    static let tokenRequest = OptionKey<String>.text(
         "token-request", "SHAPE", help: "the request your server takes: a shape below, or a template 'METHOD /path?query [JSON body]'",
-        default: "fetch")
+        default: "fetch").kept(.shown { (try? HTTPTokenProvider.Shape(parsing: $0))?.shown ?? "" })
     static let tokenField: OptionKey<String?> = .text(
         "token-field", "PATH",
         help: "where your server's answer holds the token, such as data.token; . is the token alone (default token, rtcToken or the token alone)")
     static let expiresField: OptionKey<String?> = .text(
         "expires-field", "PATH", help: "where it holds the lifetime in seconds or the unix expiry time (default expiresIn)")
-    static let authBearer: OptionKey<String?> = .text(
-        "auth-bearer", "CRED", help: "your credential for the token server, sent as Authorization: Bearer", environment: ["TOKENCALL_AUTH_BEARER"])
+    static let authBearer = OptionKey<String?>.text(
+        "auth-bearer", "CRED", help: "your credential for the token server, sent as Authorization: Bearer", environment: ["TOKENCALL_AUTH_BEARER"]
+    ).kept(.never)
     static let origin: OptionKey<String?> = .text(
         "origin", "ORIGIN", help: "sent as the Origin header of each token request, as a browser app at that origin sends it "
             + "(scheme, host and port, such as https://app.example)")
     static let requestTimeout: OptionKey<Int> = .integer("request-timeout", "SECONDS", help: "overall deadline of one token request",
                                                          in: 1...120, default: 10)
     static let appID: OptionKey<String?> = .text("app-id", "ID", help: "App ID (embedded server: random if not given)", environment: ["APP_ID"])
-    static let appCertificate: OptionKey<String?> = .text(
-        "app-certificate", "CERT", help: "App Certificate (embedded server: random if not given)", environment: ["APP_CERTIFICATE"])
+    static let appCertificate = OptionKey<String?>.text(
+        "app-certificate", "CERT", help: "App Certificate (embedded server: random if not given)", environment: ["APP_CERTIFICATE"]
+    ).kept(.never)
 }
 
 /// Which CA certificates an https:// token server and a wss:// hub are checked against.

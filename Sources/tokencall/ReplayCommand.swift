@@ -43,7 +43,7 @@ enum ReplayCommand {
             }
             return failed ? ExitCode.failure : ExitCode.ok
         }
-        guard let presenter = CallScreenTerminal.presenter(args) else { return ExitCode.usage }
+        let presenter = try CallScreenTerminal.presenter(args)
         var call = recording.header.call
         call.voice = voice
         let clock = ScaledClock(speed: speed, unixTime: recording.header.started)

@@ -14,7 +14,7 @@ import TokenClient
 /// `tokencall test SCENARIO...`: scenario files (or built-ins) run against a token server, a line each as it ends.
 enum TestCommand {
     /// The options that mean here what they mean for `join`, taken from its table.
-    static let shared = [CallOptions.channel.option, CallOptions.uid.option, CallOptions.account.option, TokenSourceOptions.tokenURL.option,
+    static let shared = [CallOptions.channel.option, CallOptions.uid, CallOptions.account.option, TokenSourceOptions.tokenURL.option,
                          TokenSourceOptions.tokenRequest.option, TokenSourceOptions.tokenField.option, TokenSourceOptions.expiresField.option,
                          TokenSourceOptions.authBearer.option, TrustOptions.caFile.option, TokenSourceOptions.origin.option,
                          TokenSourceOptions.requestTimeout.option, TokenSourceOptions.appID.option, TokenSourceOptions.appCertificate.option,
@@ -71,9 +71,7 @@ enum TestCommand {
         let folder = try artifactsFolder(args)
         guard case .success(let junit) = JUnitReport.file(args, for: "test") else { return ExitCode.failure }
         Console.error("tokencall test: seed \(base.seed)")
-        var options = args.given
-        for option in [JUnitReport.junit.option, artifacts.option, json.option, list.option, Self.speed.option] { options[option.name] = nil }
-        options[TokenSourceOptions.tokenURL.option.name] = options[TokenSourceOptions.tokenURL.option.name]?.urlWithoutCredentials
+        let options = args.kept(leavingOut: [JUnitReport.junit.option, artifacts.option, json.option, list.option, Self.speed.option])
         var results: [(file: String, outcome: ScenarioRun.Outcome, seconds: Double)] = []
         for (scenario, file) in scenarios {
             let started = ContinuousClock.now

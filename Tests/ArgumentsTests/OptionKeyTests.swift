@@ -10,6 +10,8 @@ private enum Keys {
     static let size: OptionKey<Int?> = .choice("size", "SIZE", help: "", [("small", 1), ("large", 2)])
     static let quiet: OptionKey<Bool> = .flag("quiet", help: "say less")
     static let name: OptionKey<String> = .text("name", "NAME", help: "who", default: "anon")
+    static let password = OptionKey<String?>.text("password", "PW", help: "a secret", environment: ["PW"]).kept(.never)
+    static let url = OptionKey<String?>.text("url", "URL", help: "where").kept(.shown { String($0.prefix { $0 != "?" }) })
     static let all = [fps.option, seed.option, mode.option, size.option, quiet.option, name.option]
 }
 
@@ -22,6 +24,18 @@ private func parse(_ words: [String], env: [String: String] = [:]) throws(UsageE
 }
 
 @Suite struct OptionKeyTests {
+    @Test func aRecordKeepsWhatWasGivenAsEachDeclarationSaysAndNoDefault() throws {
+        let record = Command("record", summary: "Record.", options: Keys.all + [Keys.password.option, Keys.url.option])
+        func parse(_ words: [String], env: [String: String] = [:]) throws -> Invocation {
+            guard case .run(let invocation) = try record.parse(words, environment: env) else { preconditionFailure("not a run") }
+            return invocation
+        }
+        let given = try parse(["--fps", "30", "--quiet", "--url", "https://host/t?key=k", "--password", "pw"], env: ["PW": "x"])
+        #expect(given.kept() == ["fps": "30", "quiet": "", "url": "https://host/t"])
+        #expect(given.kept(leavingOut: [Keys.fps.option]) == ["quiet": "", "url": "https://host/t"])
+        #expect(try parse([], env: ["PW": "secret"]).kept().isEmpty)
+    }
+
     @Test func aKeyReadsItsTypedValueOrItsDefault() throws {
         let given = try parse(["play", "--fps", "30", "--seed", "7", "--mode", "slow", "--size", "large", "--quiet", "--name", "ann"])
         #expect(given[Keys.fps] == 30)

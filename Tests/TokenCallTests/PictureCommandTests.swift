@@ -99,7 +99,7 @@ import Testing
         let path = temporaryPath("call.cast")
         let result = try TokenCallProcess.run(["join", "--cast", path, "--duration", "1"], limit: .seconds(20))
         #expect(result.status == 64)
-        #expect(result.stderr == "tokencall join: --cast records the call screen, and stdout or stdin is not a terminal\n")
+        #expect(result.stderr == "tokencall join: --cast records the call screen, and stdout or stdin is not a terminal\nsee tokencall join --help\n")
         #expect(!FileManager.default.fileExists(atPath: path))
     }
 
