@@ -37,6 +37,8 @@ public enum SDKProfilesPage {
         words: the call screen's header, status, log and key help (`?`), the headless lines and `--json`, where `event` is the \
         SDK's name and `ios` the iOS name whatever the SDK, so that a tool reads one key. `--sdk-version` says which version of \
         it (default: \(profiles.map { "\($0.title) \($0.latest)" }.joined(separator: ", "))). A recording names its SDK in its header; `tokencall replay --sdk NAME` shows it in another. \
+        `tokencall test --sdk NAME` runs each scenario as that SDK's call, checks its events as that SDK fires them (a step \
+        may name them, and states and reasons, in its words or iOS's) and reports in its words (`Docs/ci.md`). \
         The names: \(profiles.map { "`\($0.rawValue)`" }.joined(separator: ", ")). The callbacks below are the token \
         flow's and the call's; the others (statistics, video, the simulator's notices) and tokencall's own events \
         (`tokenFetched`, `note`, ...) keep their names in every SDK.

@@ -237,18 +237,26 @@ extension SessionEvent {
     /// engine's own words, as recordings keep them.
     public var jsonLine: String { Self.jsonLine(time: time, name: name, fields: fields) }
 
-    /// The event as `voice` speaks it: its name in that SDK and its fields with states and reasons in its spelling;
-    /// nil for an event that SDK, at that version, does not fire. Without a renewal's result (native SDKs before 4.6,
-    /// Electron, Unity) a refused renewal is heard as the error it was then (109 or 110), a taken one not at all.
-    public func spoken(in voice: SDKVoice) -> (name: String, fields: [(String, Value)])? {
-        guard case .engine(let event) = kind, let word = SDKWord(rawValue: event.name) else { return (name, fields) }
+    /// The event as an app on `voice`'s SDK hears it, still in iOS's words; nil for an event that SDK, at that version,
+    /// does not fire. Without a renewal's result (native SDKs before 4.6, Electron, Unity) a refused renewal is heard as
+    /// the error it was then (109 or 110), a taken one not at all.
+    public func heard(in voice: SDKVoice) -> SessionEvent? {
+        guard case .engine(let event) = kind, let word = SDKWord(rawValue: event.name) else { return self }
         if case .renewTokenResult(_, let code) = event, !voice.hearsRenewResult {
             guard code != .success else { return nil }
-            let error = SessionEvent(time: time, kind: .engine(.didOccurError(code == .tokenExpired ? .tokenExpired : .invalidToken)))
-            return error.spoken(in: voice)
+            return SessionEvent(time: time, kind: .engine(.didOccurError(code == .tokenExpired ? .tokenExpired : .invalidToken))).heard(in: voice)
         }
-        guard let spokenName = voice.name(of: word) else { return nil }
-        guard case .connectionStateChanged(let state, let reason) = event else { return (spokenName, fields) }
+        return voice.name(of: word) == nil ? nil : self
+    }
+
+    /// The event as `voice` speaks it (`heard(in:)`): its name in that SDK and its fields with states and reasons in its
+    /// spelling; nil for an event that SDK does not fire.
+    public func spoken(in voice: SDKVoice) -> (name: String, fields: [(String, Value)])? {
+        guard let heard = heard(in: voice) else { return nil }
+        guard case .engine(let event) = heard.kind, let word = SDKWord(rawValue: event.name), let spokenName = voice.name(of: word) else {
+            return (heard.name, heard.fields)
+        }
+        guard case .connectionStateChanged(let state, let reason) = event else { return (spokenName, heard.fields) }
         let spelled = voice.profile.spelling(of: state, reason)
         return (spokenName, [("state", .text(spelled.state)), ("reason", spelled.reason.map(Value.text) ?? .none)])
     }

@@ -38,7 +38,7 @@ public final class ScenarioRun {
         public let step: String
         /// What was expected and what happened instead, in words.
         public let words: String
-        /// The last events before the failure, as `--json`'s text lines.
+        /// The last events before the failure, as the headless lines print them in the call's SDK's words.
         public let lastEvents: [String]
 
         public var description: String { "line \(line): \(step): \(words)" }
@@ -107,7 +107,7 @@ public final class ScenarioRun {
         for step in scenario.steps {
             if let words = await perform(step.action) {
                 failure = Failure(line: step.line, step: step.text, words: words,
-                                  lastEvents: events.filter(Self.tellsTheStory).suffix(Self.shownEvents).map(\.textLine))
+                                  lastEvents: events.filter(Self.tellsTheStory).compactMap { $0.textLine(in: voice) }.suffix(Self.shownEvents))
                 break
             }
         }
@@ -176,16 +176,19 @@ public final class ScenarioRun {
         case .wait(let duration):
             _ = await advance(for: duration) { false }
         case .expect(let match, let within):
+            if let word = SDKWord(rawValue: match.event), voice.name(of: word) == nil {
+                return "expected \(match) within \(Self.shown(within)); the \(voice.profile.title) SDK has no \(match.event) (Docs/sdk-profiles.md)"
+            }
             let found = scanner(for: match, from: cursor)
             guard await advance(for: within, until: { found() != nil }), let index = found() else {
-                return "expected \(match) within \(Self.shown(within)); none came" + nearMiss(match)
+                return "expected \(spoken(match)) within \(Self.shown(within)); none came" + nearMiss(match)
             }
             cursor = index + 1
         case .expectNo(let match, let duration):
             let found = scanner(for: match, from: events.count)
             if await advance(for: duration, until: { found() != nil }), let index = found() {
-                return "expected no \(match) for \(Self.shown(duration)); one came at \(SessionEvent.decimal(events[index].time))s: "
-                    + events[index].textLine
+                return "expected no \(spoken(match)) for \(Self.shown(duration)); one came at \(SessionEvent.decimal(events[index].time))s: "
+                    + (events[index].textLine(in: voice) ?? events[index].textLine)
             }
         case .expectState(let state):
             await settle()
@@ -225,25 +228,37 @@ public final class ScenarioRun {
         var found: Int?
         return { [unowned self] in
             while found == nil, next < events.count {
-                if Self.describes(match, events[next]) { found = next }
+                if describes(match, events[next]) { found = next }
                 next += 1
             }
             return found
         }
     }
 
-    private static func describes(_ match: EventMatch, _ event: SessionEvent) -> Bool {
-        guard event.name == match.event else { return false }
-        let fields = event.fields
+    /// Whether `event`, as the call's SDK fires it, is what `match` asks for: a field's value in iOS's spelling or the SDK's.
+    private func describes(_ match: EventMatch, _ event: SessionEvent) -> Bool {
+        guard let heard = event.heard(in: voice), heard.name == match.event else { return false }
+        let spoken = heard.spoken(in: voice)?.fields ?? []
         return match.fields.allSatisfy { wanted in
-            fields.contains { $0.0 == wanted.name && SessionEvent.comparable($0.1) == wanted.value }
+            (heard.fields + spoken).contains { $0.0 == wanted.name && SessionEvent.comparable($0.1) == wanted.value }
         }
+    }
+
+    /// The call's SDK, whose events a scenario checks and whose words its failures are in.
+    private var voice: SDKVoice { configuration.voice }
+
+    /// `match` with its event named in the call's SDK's words.
+    private func spoken(_ match: EventMatch) -> EventMatch {
+        guard let word = SDKWord(rawValue: match.event), let name = voice.name(of: word) else { return match }
+        return EventMatch(event: name, fields: match.fields)
     }
 
     /// The last event of the awaited name that came with other fields, to show beside a failed `expect`.
     private func nearMiss(_ match: EventMatch) -> String {
-        guard !match.fields.isEmpty, let near = events[min(cursor, events.count)...].last(where: { $0.name == match.event }) else { return "" }
-        return "; the last \(match.event) was \(near.textLine)"
+        guard !match.fields.isEmpty,
+              let near = events[min(cursor, events.count)...].last(where: { $0.heard(in: voice)?.name == match.event }),
+              let line = near.heard(in: voice)?.textLine(in: voice) else { return "" }
+        return "; the last \(spoken(match).event) was \(line)"
     }
 
     /// Runs the call for `duration` of its time, or until `done` holds; returns whether it did.

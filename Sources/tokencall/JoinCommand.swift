@@ -78,7 +78,7 @@ enum JoinCommand {
         let shape = try tokenSource(args, into: &config, url: tokenURL)
         config.renewMethod = args[CallOptions.renewMethod]
         config.autoRenew = !args[CallOptions.noAutoRenew]
-        config.voice = SDKVoice(args[SDKOptions.sdk], version: args[SDKOptions.version])
+        config.voice = SDKOptions.voice(args)
         let pasted = try pastedToken(args, into: &config)
         let lifetime = args[CallOptions.tokenLifetime]
         let server: TokenServerChoice = if let url = tokenURL {

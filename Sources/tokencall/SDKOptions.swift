@@ -1,7 +1,7 @@
 import Arguments
 import ChannelEngine
 
-/// `--sdk` and `--sdk-version` of `join` and `replay`: the SDK whose words a call is shown in.
+/// `--sdk` and `--sdk-version` of `join`, `test` and `replay`: the SDK whose words and sequence a call is shown in.
 enum SDKOptions {
     private static let profiles = SDKProfile.allCases.map { ($0.rawValue, $0) }
     private static let help = "show the call in this SDK's words and sequence (Docs/sdk-profiles.md)"
@@ -15,6 +15,9 @@ enum SDKOptions {
     static let version: OptionKey<SDKVersion?> = .parsed(
         "sdk-version", "VERSION", help: "that SDK's version, such as 4.5: before 4.6 (Flutter 6.6) no renewal result callback",
         must: "a version such as 4.5 or 6.6.0", otherwise: "the newest") { SDKVersion($0) }
+
+    /// The voice `join`'s and `test`'s options choose.
+    static func voice(_ args: Invocation) -> SDKVoice { SDKVoice(args[sdk], version: args[version]) }
 
     /// The voice `replay`'s options choose: the SDK given, else `recorded`'s (its version too, unless one is given).
     static func voice(_ args: Invocation, else recorded: SDKVoice) -> SDKVoice {

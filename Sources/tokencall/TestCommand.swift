@@ -18,7 +18,8 @@ enum TestCommand {
                          TokenSourceOptions.tokenRequest.option, TokenSourceOptions.tokenField.option, TokenSourceOptions.expiresField.option,
                          TokenSourceOptions.authBearer.option, TrustOptions.caFile.option, TokenSourceOptions.origin.option,
                          TokenSourceOptions.requestTimeout.option, TokenSourceOptions.appID.option, TokenSourceOptions.appCertificate.option,
-                         CallOptions.tokenLifetime.option, CallOptions.remoteUsers.option, CallOptions.seed.option]
+                         CallOptions.tokenLifetime.option, CallOptions.remoteUsers.option, CallOptions.seed.option,
+                         SDKOptions.sdk.option, SDKOptions.version.option]
 
     /// `--speed`: nil at max, where the call's time leaps.
     static let speed: OptionKey<Int?> = .parsed(
@@ -95,20 +96,20 @@ enum TestCommand {
         }
         let failed = results.count { !$0.outcome.passed }
         print(args[json] ? #"{"passed": \#(results.count - failed), "failed": \#(failed)}"# : "\(results.count - failed) passed, \(failed) failed")
-        if let junit, !report(results).write(to: junit, for: "test") { return ExitCode.failure }
+        if let junit, !report(results, in: base.voice).write(to: junit, for: "test") { return ExitCode.failure }
         return failed == 0 ? ExitCode.ok : ExitCode.failure
     }
 
     /// The results as JUnit XML: a testsuite per scenario file, a testcase per scenario, the failing step's line and
     /// words as its failure, the call's events (the periodic reports left out) as its system-out.
-    static func report(_ results: [(file: String, outcome: ScenarioRun.Outcome, seconds: Double)]) -> JUnitReport {
+    static func report(_ results: [(file: String, outcome: ScenarioRun.Outcome, seconds: Double)], in voice: SDKVoice) -> JUnitReport {
         JUnitReport(name: "tokencall test", suites: results.map { file, outcome, seconds in
             var test = JUnitReport.Case(classname: "tokencall.test", name: outcome.scenario, file: file, seconds: seconds)
             test.failure = outcome.failure.map { failure in
                 (failure.description, (["\(file):\(failure.line): \(failure.step)", failure.words, "the last events:"] + failure.lastEvents)
                     .joined(separator: "\n"))
             }
-            test.output = outcome.events.filter { !$0.isPeriodic }.map(\.textLine).joined(separator: "\n")
+            test.output = outcome.events.filter { !$0.isPeriodic }.compactMap { $0.textLine(in: voice) }.joined(separator: "\n")
             return JUnitReport.Suite(name: file, cases: [test])
         })
     }
@@ -149,6 +150,7 @@ enum TestCommand {
         var config = CallSession.Configuration()
         config.channel = try args.channel()
         config.user = try args.requiredUser()
+        config.voice = SDKOptions.voice(args)
         let tokenURL = try args.tokenURL()
         let shape = try JoinCommand.tokenSource(args, into: &config, url: tokenURL)
         let lifetime = args[CallOptions.tokenLifetime]

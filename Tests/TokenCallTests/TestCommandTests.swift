@@ -146,4 +146,40 @@ import Testing
         let again = try TokenCallProcess.run(["test", "recovers-after-expiry", "--seed", "5", "--artifacts", kept])
         #expect(again.status == 1 && again.stderr.contains("--artifacts"), "\(again.stderr)")
     }
+
+    /// Issue 35: `--sdk web` runs the call as the Web SDK does (an expired call is over, and auto-renew joins again) and
+    /// checks and reports it in the Web's words, a scenario written in them included.
+    @Test func aScenarioInTheWebsWordsPassesAsTheWebSDKAndItsFailureSpeaksThem() throws {
+        let recovers = """
+            join
+            expect connection-state-change state=CONNECTED within 10s
+            expire
+            expect token-privilege-did-expire within 1s
+            expect connection-state-change state=DISCONNECTED reason=TOKEN_EXPIRE within 1s
+            expect client.join within 10s
+            """
+        let (web, junit) = try Self.run(recovers, against: nil, ["--sdk", "web"])
+        #expect(web.status == 0, "\(web.stdout)\(web.stderr)")
+        #expect(junit.contains("] connection-state-change state=DISCONNECTED reason=TOKEN_EXPIRE\n"), "\(junit)")
+        #expect(!junit.contains("connectionStateChanged"), "\(junit)")
+
+        let (ios, _) = try Self.run(recovers.replacingOccurrences(of: "=CONNECTED", with: "=connected"), against: nil)
+        #expect(ios.status == 1, "iOS's call waits in FAILED for a token: \(ios.stdout)")
+        #expect(ios.stdout.contains("FAIL two-renewals: line 5: "), "\(ios.stdout)")
+
+        let (stays, _) = try Self.run("auto-renew off\n" + recovers, against: nil, ["--sdk", "web"])
+        #expect(stays.status == 1, "\(stays.stdout)")
+        #expect(stays.stdout.contains("FAIL two-renewals: line 7: expect client.join within 10s: expected client.join within 10s; none came"),
+                "\(stays.stdout)")
+        #expect(stays.stdout.contains("] connection-state-change state=DISCONNECTED reason=TOKEN_EXPIRE\n"), "\(stays.stdout)")
+        #expect(!stays.stdout.contains("connectionStateChanged") && !stays.stdout.contains("requestToken"), "\(stays.stdout)")
+    }
+
+    /// A callback the chosen SDK does not have fails its step at once, saying so.
+    @Test func expectingACallbackTheSDKLacksSaysSo() throws {
+        let (result, _) = try Self.run("join\nexpect renewTokenResult within 1m\n", against: nil, ["--sdk", "electron"])
+        #expect(result.status == 1)
+        #expect(result.stdout.contains("line 2: expect renewTokenResult within 1m: expected renewTokenResult within 60s; the Electron SDK has no "
+                                       + "renewTokenResult (Docs/sdk-profiles.md)"), "\(result.stdout)")
+    }
 }
