@@ -47,7 +47,7 @@ let package = Package(
         .target(name: "CallScreen", dependencies: ["CallSession", "ChannelEngine", "AccessToken", "CNcurses", "OutputFiles", "PrintableText", "Timers", "TokenClient"]),
         .target(name: "TokenDoctor", dependencies: ["TokenClient", "HTTP1", "TLS", "AccessToken", "Timers", "PrintableText"]),
         // AgoraRTC.js becomes a Swift string at build time (Plugins/EmbedJavaScript).
-        .target(name: "WebClient", dependencies: ["HubProtocol", "AgoraVocabulary", "Timers"], plugins: ["EmbedJavaScript"]),
+        .target(name: "WebClient", dependencies: ["HubProtocol", "AgoraVocabulary", "AccessToken", "Timers", "TokenClient"], plugins: ["EmbedJavaScript"]),
         .plugin(name: "EmbedJavaScript", capability: .buildTool()),
         .target(name: "TestSupport", dependencies: ["CCrypto", "HubProtocol", "Sockets", "Timers", "TLS", "WebServer", "WebSocket"]),
         .executableTarget(name: "tokencall", dependencies: ["AccessToken", "Arguments", "TokenServer", "WebServer", "HubServer", "TokenDoctor", "CallSession", "CallScreen", "ChannelEngine", "TokenClient", "PrintableText", "Recording", "Timers", "HubClient", "HubLoad", "HubProtocol", "OutputFiles", "TLS", "WebClient", "RedisClient", "Sockets",

@@ -12,6 +12,10 @@ public struct HTTPTokenProvider: TokenProvider {
     public static let longestLifetime: Int64 = 86_400
     /// An expiry field at or above this (2001-09-09) is a unix time, below it a lifetime in seconds.
     public static let unixTimeFloor: Int64 = 1_000_000_000
+    /// Where an answer holds the token when no `--token-field` says: the first of these JSON members it has.
+    public static let tokenFields = ["token", "rtcToken"]
+    /// Where an answer holds the token's lifetime or expiry when no `--expires-field` says.
+    public static let expiresField = "expiresIn"
 
     public let url: URL
     public let shape: Shape
@@ -148,8 +152,9 @@ public struct HTTPTokenProvider: TokenProvider {
         if let field = shape.tokenField {
             value = try Self.member(field, of: .object(object), option: "--token-field")
         } else {
-            guard let found = object["token"] ?? object["rtcToken"] else {
-                throw .invalidResponse("it has no \"token\" (or \"rtcToken\") field; name the token's field with --token-field")
+            guard let found = Self.tokenFields.lazy.compactMap({ object[$0] }).first else {
+                let names = Self.tokenFields.map { "\"\($0)\"" }
+                throw .invalidResponse("it has no \(names[0]) (or \(names.dropFirst().joined(separator: ", "))) field; name the token's field with --token-field")
             }
             value = found
         }
@@ -165,10 +170,10 @@ public struct HTTPTokenProvider: TokenProvider {
         let expiry: JSONValue? = if let field = shape.expiresField {
             try Self.member(field, of: .object(object), option: "--expires-field")
         } else {
-            object["expiresIn"]
+            object[Self.expiresField]
         }
         if let expiry {
-            let name = shape.expiresField?.description ?? "expiresIn"
+            let name = shape.expiresField?.description ?? Self.expiresField
             guard case .integer(let seconds) = expiry, seconds > 0 else {
                 // A JSON number's text holds only digits, signs, dots and exponents, so it can be shown.
                 let shown = switch expiry {

@@ -44,7 +44,8 @@ public struct PastedToken: Sendable, Equatable {
     }
 
     /// What a token is written in: its version's digits, a 006 App ID's hex and base64.
-    private static let base64Bytes = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=".utf8)
+    public static let alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/="
+    private static let base64Bytes = Set(alphabet.utf8)
 
     /// Unix time after which it no longer admits a join.
     public var expiresAt: Int64 { parsed.joinDeadline }

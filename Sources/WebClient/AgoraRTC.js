@@ -388,7 +388,8 @@ function makeAgoraRTC(scriptURL, HUB, CODES) {
     async getStats() { return {}; }
   }
 
-  // Agora's camera presets: [width, height, frames per second, kbps].
+  // Agora's camera presets, as the Web SDK's reference lists them (VideoEncoderConfigurationPreset, checked against
+  // api-ref.agora.io's 4.x table): [width, height, frames per second, kbps].
   const VIDEO_PRESETS = new Map([
     ["120p", [160, 120, 15, 65]], ["120p_1", [160, 120, 15, 65]], ["120p_3", [120, 120, 15, 50]],
     ["180p", [320, 180, 15, 140]], ["180p_1", [320, 180, 15, 140]], ["180p_3", [180, 180, 15, 100]], ["180p_4", [240, 180, 15, 120]],

@@ -1,3 +1,7 @@
+import AccessToken
+import AgoraVocabulary
+import TokenClient
+
 /// The page at `/`: a form like Agora's web demo (App ID, channel, user, a token or a token URL) and the token's life
 /// as a timeline — fetched, joined, will-expire, renewed, expired, refused — beside the call screen's tiles and event
 /// log, written only with the public `AgoraRTC` as a web developer would write theirs (`Docs/web.md`).
@@ -43,7 +47,23 @@ enum WebPage {
         """#
     }
 
-    private static let body = #"""
+    /// TokenClient's rules for a token URL and its answer, and the warning's lead, as the script reads them (`rules`).
+    private static var rules: String {
+        let names = RequestTemplate.Placeholder.named.map(\.name)
+        let versions = [AccessToken2.version, AccessToken006.version]
+        return """
+            const rules = {
+              placeholder: /\\{(\(names.joined(separator: "|")))\\}/g,
+              tokenFields: [\(HTTPTokenProvider.tokenFields.map { "\"\($0)\"" }.joined(separator: ", "))],
+              expiresField: "\(HTTPTokenProvider.expiresField)",
+              tokenAlone: /^\\s*(\(versions.joined(separator: "|")))[\(PastedToken.alphabet.replacingOccurrences(of: "/", with: "\\/"))]+\\s*$/,
+              unixTimeFloor: \(HTTPTokenProvider.unixTimeFloor),
+              willExpireLead: \(AgoraTokenTiming.willExpireLeadSeconds),
+            };
+            """
+    }
+
+    private static var body: String { #"""
         <body>
         <header><h1>tokencall</h1><span id="state" class="DISCONNECTED">DISCONNECTED</span><span id="me"></span></header>
         <form id="form" onsubmit="return false">
@@ -73,6 +93,7 @@ enum WebPage {
         <ol id="log" reversed></ol>
         <script>
         "use strict";
+        \#(rules)
         const $ = (id) => document.getElementById(id);
         $("appId").value = document.querySelector('meta[name="tokencall-app-id"]').content;
         $("tokenUrl").value = `${location.origin}/fetch_rtc_token`;
@@ -109,7 +130,6 @@ enum WebPage {
           return /^[0-9]+$/.test(text) ? Number(text) : text;
         }
 
-        const placeholder = /\{(channel|uid|account|user|userType|role|roleName)\}/g;
         // A value escaped for anywhere in a URL; dots too, so that a channel ".." stays one path segment.
         const escaped = (value) => encodeURIComponent(String(value)).replace(/\./g, "%2E");
 
@@ -118,10 +138,11 @@ enum WebPage {
           const template = $("tokenUrl").value.trim();
           if (lifetime) return { url: new URL(`/rtc/${escaped(channel)}/${publisher ? "publisher" : "subscriber"}/${typeof user === "string" ? "userAccount" : "uid"}/${escaped(user ?? 0)}/?expiry=${lifetime}`, location.href) };
           const values = { channel, uid: user ?? 0, account: user, user: user ?? 0, userType: typeof user === "string" ? "userAccount" : "uid",
-                           role: publisher ? 1 : 2, roleName: publisher ? "publisher" : "subscriber" };
+                           role: publisher ? 1 : 2, roleName: publisher ? "publisher" : "subscriber", expire: lifetime };
           let filled = false, problem = null;
-          const text = template.replace(placeholder, (_, name) => {
+          const text = template.replace(rules.placeholder, (_, name) => {
             filled = true;
+            if (values[name] === undefined) problem = `the token URL sends {${name}}, which this page does not ask for: leave it out, and your server decides`;
             if (name === "uid" && typeof user === "string") problem = "the token URL sends {uid}, but the User is an account: use {account} or {user}";
             if (name === "account" && typeof user !== "string") problem = "the token URL sends {account}, but the User is a uid (or empty): use {uid} or {user}";
             return escaped(values[name]);
@@ -168,29 +189,31 @@ enum WebPage {
           const excerpt = words(body);
           if (!answer.ok) throw new Error(`${where(url)} answered HTTP ${answer.status}: ${excerpt}`);
           let value = null, expiresIn = null;
-          if (/^\s*00[67][A-Za-z0-9+/=]+\s*$/.test(body)) {
+          if (rules.tokenAlone.test(body)) {
             value = body.trim();
           } else {
             let json;
             try { json = JSON.parse(body); } catch (error) { throw new Error(`${where(url)} answered neither JSON nor a token alone: ${excerpt}`); }
             if (json === null || typeof json !== "object") throw new Error(`${where(url)} answered JSON that is not an object: ${excerpt}`);
-            value = typeof json.token === "string" ? json.token : typeof json.rtcToken === "string" ? json.rtcToken : null;
-            if (value === null) throw new Error(`${where(url)} answered JSON with no "token" or "rtcToken" string: ${excerpt}`);
-            expiresIn = lifetime || json.expiresIn;
+            const field = rules.tokenFields.find((name) => typeof json[name] === "string");
+            if (field === undefined) throw new Error(`${where(url)} answered JSON with no ${rules.tokenFields.map((name) => `"${name}"`).join(" or ")} string: ${excerpt}`);
+            value = json[field];
+            expiresIn = lifetime || json[rules.expiresField];
           }
-          // expiresIn: a lifetime in seconds, or from 1 000 000 000 on a unix time, as tokencall join reads it.
-          const expiresAt = Number.isSafeInteger(expiresIn) && expiresIn > 0 ? (expiresIn >= 1e9 ? expiresIn * 1000 : Date.now() + expiresIn * 1000) : null;
+          // A lifetime in seconds, or from rules.unixTimeFloor on a unix time, as tokencall join reads it.
+          const expiresAt = Number.isSafeInteger(expiresIn) && expiresIn > 0
+            ? (expiresIn >= rules.unixTimeFloor ? expiresIn * 1000 : Date.now() + expiresIn * 1000) : null;
           return { value, expiresAt, lifetime: expiresAt === null ? null : Math.round((expiresAt - Date.now()) / 1000), from: where(url) };
         }
 
-        const ends = (fresh) => fresh.expiresAt === null ? "the server did not say when it ends (the warning will come 30 s before)"
+        const ends = (fresh) => fresh.expiresAt === null ? `the server did not say when it ends (the warning will come ${rules.willExpireLead} s before)`
                                                          : `${fresh.lifetime} s, ends at ${clock(fresh.expiresAt)}`;
 
         // The token to use: the Token field's, or one fetched from the Token URL.
         async function nextToken(user, channel) {
           const pasted = $("token").value.trim();
           if (pasted !== "") {
-            mark("pasted", "the Token field's token; when it ends is in the token itself (the warning will come 30 s before)");
+            mark("pasted", `the Token field's token; when it ends is in the token itself (the warning will come ${rules.willExpireLead} s before)`);
             return { value: pasted, expiresAt: null, lifetime: null };
           }
           const fresh = await fetchToken(user, channel);
@@ -317,8 +340,8 @@ enum WebPage {
           log("token-privilege-will-expire");
           const when = token && token.expiresAt !== null
             ? `T−${((token.expiresAt - Date.now()) / 1000).toFixed(1)} s, the token ends at ${clock(token.expiresAt)}`
-            : `the token ends 30 s from now by the warning (the server did not say when), at ${clock(Date.now() + 30000)}`;
-          if (token && token.expiresAt === null) token.expiresAt = Date.now() + 30000;
+            : `the token ends ${rules.willExpireLead} s from now by the warning (the server did not say when), at ${clock(Date.now() + rules.willExpireLead * 1000)}`;
+          if (token && token.expiresAt === null) token.expiresAt = Date.now() + rules.willExpireLead * 1000;
           const renewing = $("autoRenew").checked ? ($("token").value.trim() === "" ? "renewing" : "paste a fresh token and press Renew")
                                                   : "renewal is off";
           mark("will-expire", `${when}; ${renewing}`);
@@ -356,4 +379,5 @@ enum WebPage {
         </html>
 
         """#
+    }
 }
