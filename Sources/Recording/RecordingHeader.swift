@@ -59,7 +59,7 @@ public struct RecordingHeader: Sendable, Equatable {
             guard version == Self.version else { throw LineProblem("the header's version \(version) is not one tokencall wrote") }
             let header = try members(object)
             guard JSONValue.parse(Array(header.line.utf8)) == withVoice(value) else {
-                throw LineProblem("the header's members are not the ones it has (a secret option, or one too many)")
+                throw LineProblem("the header's members are not the ones it has (one too many, or one written otherwise)")
             }
             return header
         } catch {
