@@ -80,6 +80,8 @@ public final class ScenarioRun {
     private let now: @Sendable () -> Duration
     /// Every event of every call, in the order they came.
     private var events: [(who: ScenarioParticipant, event: SessionEvent)] = []
+    /// When the first session started, on `now`.
+    private var firstStart: Duration?
     /// Each participant's events before this index have been passed by an `expect` of theirs that held.
     private var cursors: [ScenarioParticipant: Int] = [:]
     /// Whether the embedded server is running (the scenario's `stop server` and `start server`).
@@ -244,12 +246,16 @@ public final class ScenarioRun {
         return nil
     }
 
+    /// Starts `who`'s session. Its events are timed from the first session's start, so that two calls' read as one story.
     private func start(_ call: Call, for who: ScenarioParticipant) -> CallSession {
+        let started = now()
+        firstStart = firstStart ?? started
+        let shift = started - (firstStart ?? started)
         let session = CallSession(call.configuration, tokens: call.tokens)
         if who == .a { starting?(session) }
         session.observe { [weak self] event in
             guard let self else { return }
-            events.append((who, event))
+            events.append((who, shift == .zero ? event : SessionEvent(time: event.time + shift, kind: event.kind)))
             onEvent?()
         }
         session.start()
