@@ -42,11 +42,14 @@ public final class LocalHub {
     private var lastConnection: UInt64 = 0
     private var tickTimer: TimerQueue.ID?
 
-    /// A hub that checks tokens of `appID` and `appCertificate`, on `clock`, whose wall time is `unixTime`.
-    public init(appID: String, appCertificate: String, clock: any Clock<Duration>, unixTime: @escaping @Sendable () -> Double) {
+    /// A hub that checks tokens of `appID` and `appCertificate`, on `clock`, whose wall time is `unixTime`; tokens made
+    /// on another wall are checked as `tokenWall` says.
+    public init(appID: String, appCertificate: String, clock: any Clock<Duration>, unixTime: @escaping @Sendable () -> Double,
+                tokenWall: HubServer.Configuration.OtherWall? = nil) {
         timers = TimerQueue(clock: clock)
         var config = HubServer.Configuration(appID: appID, appCertificate: appCertificate, unixTime: unixTime)
         config.elapsed = ElapsedClock(clock).now
+        config.tokenWall = tokenWall
         core = HubCore(config)
         core.start(on: nil)
     }

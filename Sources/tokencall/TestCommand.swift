@@ -253,7 +253,17 @@ enum TestCommand {
             address = hub.address.description
         } else if scenario.hasSecondParticipant, let appID = config.appID ?? tokens[.a]?.ownServer?.appID,
                   let certificate = config.appCertificate ?? tokens[.a]?.ownServer?.appCertificate {
-            let local = LocalHub(appID: appID, appCertificate: certificate, clock: clock, unixTime: config.unixTime)
+            // Tokens from the user's server are made on the real wall, which a leaping call leaves: each lives its
+            // lifetime of the call's time from its first arrival, on the hub as in the engine (`TokenWall`).
+            let wall = config.tokenWall, unixTime = config.unixTime
+            let other: HubServer.Configuration.OtherWall? = if case .real = wall {
+                .init(unixTime: config.tokenUnixTime, end: { token in
+                    Int64(wall.callTime(of: token.joinDeadline, in: token, arrivingAt: unixTime()).rounded(.down))
+                })
+            } else {
+                nil
+            }
+            let local = LocalHub(appID: appID, appCertificate: certificate, clock: clock, unixTime: unixTime, tokenWall: other)
             links = local.link
             address = "this process"
         } else {
