@@ -124,7 +124,8 @@ public final class LocalHub {
     /// others hear the user dropped.
     private func startSilence(_ number: Int) {
         guard case .connected(let connection) = clients[number].phase else { return }
-        clients[number].silenceTimer = timers.schedule(after: HubSilence.limit) { [self] in
+        clients[number].silenceTimer = timers.schedule(after: HubSilence.limit) { [weak self] in
+            guard let self else { return }
             clients[number].silenceTimer = nil
             guard clients[number].silent, case .connected(connection) = clients[number].phase else { return }
             clients[number].phase = .ended(reason: "the hub heard nothing from it for \(HubSilence.limit)")
@@ -143,7 +144,7 @@ public final class LocalHub {
         clients[number].phase = .connecting
         clients[number].heldRequests = []
         deliver(.lost(reason: reason), to: number)
-        timers.schedule(after: Self.reconnectAfter) { [self] in connect(number) }
+        timers.schedule(after: Self.reconnectAfter) { [weak self] in self?.connect(number) }
     }
 
     /// Does what the hub decided (the connections it closed heard of after the rest, as its host does), then plans its
@@ -183,7 +184,7 @@ public final class LocalHub {
 
     private func plan(_ wait: Duration?) {
         timers.cancel(tickTimer)
-        tickTimer = wait.map { wait in timers.schedule(after: wait) { [self] in carryOut([]) } }
+        tickTimer = wait.map { wait in timers.schedule(after: wait) { [weak self] in self?.carryOut([]) } }
     }
 
     private func deliver(_ event: HubLinkEvent, toConnection connection: WebSocketClientID) {
