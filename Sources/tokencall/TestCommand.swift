@@ -60,7 +60,7 @@ enum TestCommand {
         }
         guard !args.positionals.isEmpty else { throw args.error("name a scenario file or a built-in (tokencall test --list)") }
         let (base, server) = try configuration(args)
-        let hubAddress = try hub(args, server: server)
+        let hubAddress = try hub(args, base, server: server)
         let speed = hubAddress == nil ? args[Self.speed] : 1
         let trust = try args.trust()
         var scenarios: [(Scenario, file: String)] = []
@@ -201,13 +201,14 @@ enum TestCommand {
 
     /// `--hub URL`, checked: the hub runs on the real clock, so the test runs at --speed 1; the embedded token server's
     /// tokens need the hub's credentials.
-    static func hub(_ args: Invocation, server: JoinCommand.TokenServerChoice) throws(UsageError) -> HubAddress? {
+    static func hub(_ args: Invocation, _ base: CallSession.Configuration, server: JoinCommand.TokenServerChoice) throws(UsageError)
+        -> HubAddress? {
         guard let address = try JoinCommand.hubAddress(args) else { return nil }
         if args.has(speed), args[speed] != 1 {
             throw args.error("--hub runs at --speed 1 only: a hub counts a token's life and a silence on the real clock; "
                              + "drop --speed (or give --speed 1), or drop --hub for a hub in this process at any speed")
         }
-        if case .embedded = server, !args.has(TokenSourceOptions.appID) || !args.has(TokenSourceOptions.appCertificate) {
+        if case .embedded = server, base.appID == nil || base.appCertificate == nil {
             throw args.error("--hub with the embedded token server needs the hub's --app-id and --app-certificate (or APP_ID and "
                              + "APP_CERTIFICATE, as tokencall serve reads them), so that the hub takes its tokens; "
                              + "or give --token-url of the hub's own token server")
