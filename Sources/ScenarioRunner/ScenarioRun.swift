@@ -151,8 +151,8 @@ public final class ScenarioRun {
                        callTime: calls[.a]?.session?.now ?? .zero)
     }
 
-    /// The sessions that have started, A's first.
-    private var sessions: [CallSession] { ScenarioParticipant.allCases.compactMap { calls[$0]?.session } }
+    /// The sessions that have started, in the order they did.
+    private var sessions: [CallSession] = []
 
     /// Carries out one step of `who`'s; what went wrong, in words, when it does not hold.
     private func perform(_ action: ScenarioAction, by who: ScenarioParticipant) async -> String? {
@@ -256,6 +256,7 @@ public final class ScenarioRun {
         firstStart = firstStart ?? started
         let shift = started - (firstStart ?? started)
         let session = CallSession(call.configuration, tokens: call.tokens)
+        sessions.append(session)
         if who == .a { starting?(session) }
         session.observe { [weak self] event in
             guard let self else { return }
