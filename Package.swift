@@ -41,7 +41,7 @@ let package = Package(
         // The built-in scenarios: readable files that double as examples, embedded in the executable.
         .target(name: "BuiltInScenarios", path: "Scenarios",
                 resources: ["renews-before-expiry", "recovers-after-expiry", "network-cut-near-expiry", "server-outage-during-renewal",
-                            "stale-token-refused", "wrong-channel-token", "user-account"].map { .embedInCode("\($0).scenario") }),
+                            "stale-token-refused", "wrong-channel-token", "user-account", "two-in-a-hub"].map { .embedInCode("\($0).scenario") }),
         .target(name: "ScenarioRunner", dependencies: ["Scenarios", "CallSession", "ChannelEngine", "AccessToken", "Timers", "TokenClient"]),
         .target(name: "Recording", dependencies: ["CallSession", "ChannelEngine", "AccessToken", "JSON", "OutputFiles", "PrintableText", "Timers"]),
         .target(name: "CallScreen", dependencies: ["CallSession", "ChannelEngine", "AccessToken", "CNcurses", "OutputFiles", "PrintableText", "Timers", "TokenClient"]),

@@ -3,7 +3,8 @@
 // Built by Scripts/fuzz.sh together with Sources/Scenarios/*.swift into one module named Scenarios (PrintableText
 // built first). The whole input is the file. Besides crashes, the harness traps when a promise breaks: a refusal
 // that names no line of the file or runs over more than one line or holds a control character, steps out of line
-// order, a wait or a check longer than the limit, or a check naming an event or a field the vocabulary lacks.
+// order, a wait or a check longer than the limit, a check naming an event or a field the vocabulary lacks, or a step
+// of the whole scenario's (wait, the server's) given to one person with a prefix.
 
 import PrintableText
 
@@ -24,6 +25,11 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             if step.line <= last || step.line > lines { fatalError("step line \(step.line) out of order or past the file") }
             last = step.line
             if step.text.unicodeScalars.contains(where: { $0 != "\t" && $0.isUnsafeToPrint }) { fatalError("a step kept a control character") }
+            switch step.action {
+            case .wait, .server, .misconfigure:
+                if step.participant != .a || step.text.utf8.first == UInt8(ascii: "A") { fatalError("the scenario's step given to one person") }
+            default: break
+            }
             switch step.action {
             case .wait(let duration), .expect(_, let duration), .expectNo(_, let duration):
                 if duration > .milliseconds(Scenario.longestMilliseconds) || duration < .zero { fatalError("a duration past the limit") }

@@ -9,5 +9,6 @@ public enum BuiltInScenarios {
         ("stale-token-refused", PackageResources.stale_token_refused_scenario),
         ("wrong-channel-token", PackageResources.wrong_channel_token_scenario),
         ("user-account", PackageResources.user_account_scenario),
+        ("two-in-a-hub", PackageResources.two_in_a_hub_scenario),
     ]
 }

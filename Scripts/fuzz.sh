@@ -362,6 +362,7 @@ scenario_seeds() {
     seed "$seeds" checks 'method update\nauto-renew off\nrole audience\njoin\nexpect no tokenPrivilegeWillExpire for 250ms\nexpect state connected\nexpect fetches 1\n'
     seed "$seeds" faults 'join\ncut network\nwait 15s\nrestore network\nstop server\nstart server\nmisconfigure stale\nusers 3\nexpect note text="a b" within 1s\n'
     seed "$seeds" misspelt 'joni\r\nexpect conectionStateChanged within 1s\n'
+    seed "$seeds" two 'join\nB: join\nB: expect didJoinedOfUid within 5s\nA: cut network\nb: wait 1s\nB:\tmisconfigure stale\nC:\n'
 }
 
 # The template harness: byte 0 is the mode (Fuzz/TemplateFuzzer.swift): 0 a template, 1 a field path.

@@ -129,6 +129,12 @@ final class HubCore {
 
     private var now: Duration { config.elapsed() }
 
+    /// Unix time on the wall tokens are made on: the hub's own, or `Configuration.tokenWall`'s.
+    private var tokenNow: Double { config.tokenWall?.unixTime() ?? config.unixTime() }
+
+    /// When a token's join privilege ends on the hub's wall.
+    private func end(of token: AgoraToken) -> Int64 { config.tokenWall?.end(token) ?? token.joinDeadline }
+
     /// The wall clock less the hub's time (unix seconds at the hub's origin), as last seen: what puts a token's end on
     /// the hub's time.
     private var wallOffset: Duration
@@ -270,7 +276,7 @@ final class HubCore {
         if let refusal = refusal(of: join) { return refuse(client, joining: join.channel, refusal) }
         let token: AgoraToken
         switch TokenRejection.check(join.token, appId: config.appID, appCertificate: config.appCertificate, channel: join.channel,
-                                    user: join.user, unixNow: config.unixTime()) {
+                                    user: join.user, unixNow: tokenNow) {
         case .failure(let rejection):
             return refuse(client, joining: join.channel, rejection)
         case .success(let accepted?):
@@ -306,7 +312,7 @@ final class HubCore {
             remove(earlier, holder, peersHear: .quit)
             send(stateChanged(.failed, .sameUidLogin), to: earlier)
         }
-        let member = Member(channel: join.channel, uid: uid, account: account, role: join.role, expiresAt: token.joinDeadline,
+        let member = Member(channel: join.channel, uid: uid, account: account, role: join.role, expiresAt: end(of: token),
                             media: join.media ?? .untold, hearsMedia: join.media != nil)
         let present = (channels[join.channel] ?? [:]).values.compactMap { connections[$0]?.member }.filter { $0.role == .broadcaster }
         connections[client]?.phase = .inChannel(member)
@@ -379,11 +385,11 @@ final class HubCore {
         let user: RTCUser = member.account.map(RTCUser.account) ?? .uid(member.uid)
         let now = self.now
         switch TokenRejection.check(token, appId: config.appID, appCertificate: config.appCertificate, channel: member.channel,
-                                    user: user, unixNow: config.unixTime()) {
+                                    user: user, unixNow: tokenNow) {
         case .failure(let rejection):
             send(.renewTokenResult(rejection.renewCode, expiresAt: nil), to: client)
         case .success(let accepted):
-            member.expiresAt = accepted?.joinDeadline ?? member.expiresAt
+            member.expiresAt = accepted.map(end(of:)) ?? member.expiresAt
             member.warned = false
             connections[client]?.phase = .inChannel(member)
             send(.renewTokenResult(.success, expiresAt: member.expiresAt), to: client)

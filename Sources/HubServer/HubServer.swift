@@ -1,3 +1,4 @@
+import AccessToken
 import AgoraVocabulary
 import HTTP1
 import HubProtocol
@@ -31,6 +32,21 @@ public final class HubServer: WebSocketService {
         public var leases: (@Sendable () -> any ChannelLeases)?
         /// Makes the hub act on what is due now, from any thread (tests move its time by hand).
         public let nudge = HubNudge()
+        /// Tokens made on another wall than the hub's (`LocalHub` on a call that leaps, its tokens from a real server);
+        /// nil: on the hub's.
+        public var tokenWall: OtherWall?
+
+        /// A wall tokens are made on that is not the hub's: the unix time they are checked against, and where a
+        /// token's end falls on the hub's wall.
+        public struct OtherWall: Sendable {
+            public let unixTime: @Sendable () -> Double
+            public let end: @Sendable (AgoraToken) -> Int64
+
+            public init(unixTime: @escaping @Sendable () -> Double, end: @escaping @Sendable (AgoraToken) -> Int64) {
+                self.unixTime = unixTime
+                self.end = end
+            }
+        }
 
         public init(appID: String, appCertificate: String, unixTime: @escaping @Sendable () -> Double) {
             self.appID = appID

@@ -6,6 +6,9 @@ public struct Scenario: Sendable, Equatable {
     public let name: String
     public let steps: [ScenarioStep]
 
+    /// Whether a step names B: the scenario has two people in one channel, so it runs on a hub.
+    public var hasSecondParticipant: Bool { steps.contains { $0.participant == .b } }
+
     /// The most bytes a scenario file may hold.
     public static let byteLimit = 256 * 1024
     /// The most bytes one line may hold (a pasted token fits many times over).
@@ -40,7 +43,7 @@ public struct Scenario: Sendable, Equatable {
             var reader = StepReader(vocabulary: vocabulary)
             do throws(StepReader.Refusal) {
                 guard let action = try reader.read(text) else { continue }
-                steps.append(ScenarioStep(line: number, text: reader.source, action: action))
+                steps.append(ScenarioStep(line: number, text: reader.source, participant: reader.participant, action: action))
             } catch {
                 throw ScenarioError(file: file, line: number, error.words)
             }
@@ -49,17 +52,25 @@ public struct Scenario: Sendable, Equatable {
     }
 }
 
-/// One line of a scenario: where it stands, what it says (without its comment), and what it asks.
+/// One line of a scenario: where it stands, what it says (without its comment), whose call it acts on or checks, and
+/// what it asks.
 public struct ScenarioStep: Sendable, Equatable {
     public let line: Int
     public let text: String
+    public let participant: ScenarioParticipant
     public let action: ScenarioAction
 
-    public init(line: Int, text: String, action: ScenarioAction) {
+    public init(line: Int, text: String, participant: ScenarioParticipant = .a, action: ScenarioAction) {
         self.line = line
         self.text = text
+        self.participant = participant
         self.action = action
     }
+}
+
+/// Whose call a step is on: A's (a step without a prefix, or `A:`) or B's (`B:`), two people in one hub channel.
+public enum ScenarioParticipant: String, Sendable, CaseIterable, Hashable {
+    case a = "A", b = "B"
 }
 
 /// What a step asks: an action on the call, or a check of what it did.

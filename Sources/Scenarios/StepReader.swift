@@ -5,6 +5,8 @@ struct StepReader {
     let vocabulary: ScenarioVocabulary
     /// The line without its comment and the white space at its ends.
     private(set) var source = ""
+    /// Whose step it is: its `A:` or `B:` prefix, A's without one.
+    private(set) var participant = ScenarioParticipant.a
 
     struct Refusal: Error {
         let words: String
@@ -21,6 +23,14 @@ struct StepReader {
         source = Self.withoutComment(line)
         var words = try Self.words(source)
         guard !words.isEmpty else { return nil }
+        if let prefix = words.first, prefix.utf8.last == UInt8(ascii: ":") {
+            participant = try Self.participant(prefix)
+            words.removeFirst()
+            guard let verb = words.first else { throw Refusal("\(prefix) what? a step follows it, such as \(prefix) join") }
+            if ["wait", "stop", "start", "misconfigure"].contains(verb) {
+                throw Refusal("\(verb) is the scenario's, not one person's: write it without \(prefix)")
+            }
+        }
         let verb = words.removeFirst()
         switch verb {
         case "join", "leave", "rejoin", "renew", "expire":
@@ -120,6 +130,13 @@ struct StepReader {
             fields.append(EventMatch.Field(name: name, value: try Self.value(String(word[word.index(after: equals)...]))))
         }
         return (EventMatch(event: event, fields: fields), try Self.duration(words[words.count - 1]))
+    }
+
+    /// `A:` or `B:`; anything else ending with a colon is refused (`b:` with the one meant).
+    private static func participant(_ prefix: String) throws(Refusal) -> ScenarioParticipant {
+        if let participant = ScenarioParticipant(rawValue: String(prefix.dropLast())) { return participant }
+        let meant = ScenarioParticipant(rawValue: String(prefix.dropLast()).uppercased()).map { "did you mean \($0.rawValue):? " } ?? ""
+        throw Refusal("\(prefix.escapedForPrinting)? \(meant)(a step is A's without a prefix or with A:, B's with B:)")
     }
 
     private func none(after verb: String, _ words: [String]) throws(Refusal) {

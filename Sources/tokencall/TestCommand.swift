@@ -4,6 +4,9 @@ import TLS
 import BuiltInScenarios
 import CallSession
 import Foundation
+import HubClient
+import HubProtocol
+import HubServer
 import OutputFiles
 import PrintableText
 import ScenarioRunner
@@ -18,7 +21,7 @@ enum TestCommand {
                          TokenSourceOptions.tokenRequest.option, TokenSourceOptions.tokenField.option, TokenSourceOptions.expiresField.option,
                          TokenSourceOptions.authBearer.option, TrustOptions.caFile.option, TokenSourceOptions.origin.option,
                          TokenSourceOptions.requestTimeout.option, TokenSourceOptions.appID.option, TokenSourceOptions.appCertificate.option,
-                         CallOptions.tokenLifetime.option, CallOptions.remoteUsers.option, CallOptions.seed.option,
+                         CallOptions.tokenLifetime.option, CallOptions.remoteUsers.option, CallOptions.seed.option, JoinCommand.hub.option,
                          SDKOptions.sdk.option, SDKOptions.version.option]
 
     /// `--speed`: nil at max, where the call's time leaps.
@@ -57,8 +60,9 @@ enum TestCommand {
             return ExitCode.ok
         }
         guard !args.positionals.isEmpty else { throw args.error("name a scenario file or a built-in (tokencall test --list)") }
-        let speed = args[Self.speed]
         let (base, server) = try configuration(args)
+        let hubAddress = try hub(args, base, server: server)
+        let speed = hubAddress == nil ? args[Self.speed] : 1
         let trust = try args.trust()
         var scenarios: [(Scenario, file: String)] = []
         for given in args.positionals {
@@ -69,6 +73,18 @@ enum TestCommand {
                 return ExitCode.usage
             }
         }
+        if hubAddress == nil, case .url = server, base.appID == nil || base.appCertificate == nil,
+           let two = scenarios.first(where: { $0.0.hasSecondParticipant }) {
+            throw args.error("\(two.0.name.escapedForPrinting) has B: steps, so it runs on a hub that checks your server's tokens: give "
+                             + "--app-id and --app-certificate of your token server (or APP_ID and APP_CERTIFICATE), or --hub URL of a hub "
+                             + "that knows them")
+        }
+        let hubLoop: HubClientLoop?
+        switch JoinCommand.hubLoop(args) {
+        case .success(let loop): hubLoop = loop
+        case .failure: return ExitCode.failure
+        }
+        let userHub = hubAddress.flatMap { address in hubLoop.map { (address: address, loop: $0) } }
         let folder = try artifactsFolder(args)
         guard case .success(let junit) = JUnitReport.file(args, for: "test") else { return ExitCode.failure }
         Console.error("tokencall test: seed \(base.seed)")
@@ -84,7 +100,8 @@ enum TestCommand {
                     return ExitCode.failure
                 }
             }
-            let outcome = await run(scenario, base: base, server: server, speed: speed, trust: trust, artifacts: kept, options: options)
+            let outcome = await run(scenario, base: base, server: server, hub: userHub, speed: speed, trust: trust, artifacts: kept,
+                                    options: options)
             guard let outcome else {
                 junit?.discard()
                 return ExitCode.failure
@@ -109,9 +126,29 @@ enum TestCommand {
                 (failure.description, (["\(file):\(failure.line): \(failure.step)", failure.words, "the last events:"] + failure.lastEvents)
                     .joined(separator: "\n"))
             }
-            test.output = outcome.events.filter { !$0.isPeriodic }.compactMap { $0.textLine(in: voice) }.joined(separator: "\n")
+            test.output = story(outcome, in: voice).joined(separator: "\n")
             return JUnitReport.Suite(name: file, cases: [test])
         })
+    }
+
+    /// The calls' events as lines, the periodic reports left out: A's; with B's, both in the order of their times, each
+    /// line after its participant's prefix.
+    static func story(_ outcome: ScenarioRun.Outcome, in voice: SDKVoice) -> [String] {
+        let a = outcome.events.filter { !$0.isPeriodic }.compactMap { $0.heard(in: voice) }
+        guard !outcome.eventsOfB.isEmpty else { return a.compactMap { $0.textLine(in: voice) } }
+        let b = outcome.eventsOfB.filter { !$0.isPeriodic }.compactMap { $0.heard(in: voice) }
+        var (i, j) = (0, 0)
+        var lines: [String] = []
+        while i < a.count || j < b.count {
+            if j == b.count || (i < a.count && a[i].time <= b[j].time) {
+                lines.append("A: " + (a[i].textLine(in: voice) ?? a[i].textLine))
+                i += 1
+            } else {
+                lines.append("B: " + (b[j].textLine(in: voice) ?? b[j].textLine))
+                j += 1
+            }
+        }
+        return lines
     }
 
     /// A scenario from a file, or a built-in by name; what is wrong in words (`file:line: ...`) otherwise.
@@ -162,12 +199,31 @@ enum TestCommand {
         return (config, server)
     }
 
-    /// Runs one scenario on a call of its own (its own clock and, without --token-url, its own embedded server); nil
-    /// when the embedded server cannot start.
+    /// `--hub URL`, checked: the hub runs on the real clock, so the test runs at --speed 1; the embedded token server's
+    /// tokens need the hub's credentials.
+    static func hub(_ args: Invocation, _ base: CallSession.Configuration, server: JoinCommand.TokenServerChoice) throws(UsageError)
+        -> HubAddress? {
+        guard let address = try JoinCommand.hubAddress(args) else { return nil }
+        if args.has(speed), args[speed] != 1 {
+            throw args.error("--hub runs at --speed 1 only: a hub counts a token's life and a silence on the real clock; "
+                             + "drop --speed (or give --speed 1), or drop --hub for a hub in this process at any speed")
+        }
+        if case .embedded = server, base.appID == nil || base.appCertificate == nil {
+            throw args.error("--hub with the embedded token server needs the hub's --app-id and --app-certificate (or APP_ID and "
+                             + "APP_CERTIFICATE, as tokencall serve reads them), so that the hub takes its tokens; "
+                             + "or give --token-url of the hub's own token server")
+        }
+        return address
+    }
+
+    /// Runs one scenario on calls of their own (their own clock and, without --token-url, their own embedded server):
+    /// A's, and B's when a step names B, both on `hub` (`--hub`), or on a hub in this process when B is there and no
+    /// hub was given; nil when the embedded server cannot start.
     @MainActor
-    static func run(_ scenario: Scenario, base: CallSession.Configuration, server: JoinCommand.TokenServerChoice, speed: Int?,
-                    trust: TLSTrust, artifacts: Artifacts?, options: [String: String]) async -> ScenarioRun.Outcome? {
-        var config = ScenarioRun.configuration(base, for: scenario)
+    static func run(_ scenario: Scenario, base: CallSession.Configuration, server: JoinCommand.TokenServerChoice,
+                    hub: (address: HubAddress, loop: HubClientLoop)?, speed: Int?, trust: TLSTrust, artifacts: Artifacts?,
+                    options: [String: String]) async -> ScenarioRun.Outcome? {
+        var config = base
         let realUnixTime = config.unixTime
         let time: ScenarioRun.Time
         let clock: ScaledClock
@@ -183,18 +239,90 @@ enum TestCommand {
         config.unixTime = { clock.unixTime }
         config.networkClock = ContinuousClock()
         if case .url = server { config.tokenWall = .real(unixTime: realUnixTime) }
-        // A call has one exchange under way at a time: one kept-alive connection serves the whole run.
-        guard let (tokens, stop) = JoinCommand.tokens(server, for: config, transport: .tokencall(trust: trust, connectionsPerOrigin: 1)) else {
+        let participants: [ScenarioParticipant] = scenario.hasSecondParticipant ? [.a, .b] : [.a]
+        var configs: [ScenarioParticipant: CallSession.Configuration] = [:]
+        for who in participants { configs[who] = ScenarioRun.configuration(participant(who, of: config), for: scenario, participant: who) }
+        guard let (tokens, stop) = Self.tokens(server, for: configs, trust: trust) else {
             artifacts?.events.discard()
             artifacts?.picture.discard()
             return nil
         }
         defer { stop() }
-        let run = ScenarioRun(scenario, configuration: config, tokens: tokens, time: time)
+        let links: (() -> any HubLink)?, address: String?
+        if let hub {
+            links = { HubConnection(address: hub.address.routed(to: config.channel), loop: hub.loop, trust: trust) }
+            address = hub.address.description
+        } else if scenario.hasSecondParticipant, let appID = config.appID ?? tokens[.a]?.ownServer?.appID,
+                  let certificate = config.appCertificate ?? tokens[.a]?.ownServer?.appCertificate {
+            // Tokens from the user's server are made on the real wall, which a leaping call leaves: each lives its
+            // lifetime of the call's time from its first arrival, on the hub as in the engine (`TokenWall`).
+            let wall = config.tokenWall, unixTime = config.unixTime
+            let other: HubServer.Configuration.OtherWall? = if case .real = wall {
+                .init(unixTime: config.tokenUnixTime, end: { token in
+                    Int64(wall.callTime(of: token.joinDeadline, in: token, arrivingAt: unixTime()).rounded(.down))
+                })
+            } else {
+                nil
+            }
+            let local = LocalHub(appID: appID, appCertificate: certificate, clock: clock, unixTime: unixTime, tokenWall: other)
+            links = local.link
+            address = "this process"
+        } else {
+            (links, address) = (nil, nil)
+        }
+        var calls: [ScenarioParticipant: ScenarioRun.Call] = [:]
+        for (who, var config) in configs {
+            guard let origin = tokens[who] else { continue }
+            if let links, let address {
+                config.hub = CallSession.Hub(address: address, link: links())
+                // The others in the channel are the people on the hub, unless --remote-users asks for simulated ones too.
+                if !options.keys.contains(CallOptions.remoteUsers.option.name) { config.remoteUsers = 0 }
+            }
+            calls[who] = ScenarioRun.Call(configuration: config, tokens: origin)
+        }
+        let run = ScenarioRun(scenario, calls: calls, time: time)
         let recorded = artifacts.map { record(run, into: $0, options: options) }
         let outcome = await run.run()
         if let recorded, !finish(recorded(), outcome) { return nil }
         return outcome
+    }
+
+    /// `base` as `who` joins: A as the options say; B as uid 0 (the engine or the hub gives it one), or the uid after
+    /// --uid N, with a seed of its own.
+    static func participant(_ who: ScenarioParticipant, of base: CallSession.Configuration) -> CallSession.Configuration {
+        guard who == .b else { return base }
+        var config = base
+        config.user = if case .uid(let uid) = base.user, uid != 0 { .uid(uid == UInt32.max ? uid - 1 : uid + 1) } else { .uid(0) }
+        config.seed = base.seed &+ 1
+        return config
+    }
+
+    /// Each call's tokens: from the user's server, or from one embedded server they share (stopped by `stop`), each
+    /// call's requests on a connection of its own; nil (said on stderr) when the embedded server cannot start.
+    static func tokens(_ choice: JoinCommand.TokenServerChoice, for configs: [ScenarioParticipant: CallSession.Configuration],
+                       trust: TLSTrust) -> ([ScenarioParticipant: TokenOrigin], stop: () -> Void)? {
+        guard let a = configs[.a] else { return nil }
+        // A call has one exchange under way at a time: one kept-alive connection serves its whole run.
+        let transport = { LoopHTTPTransport.tokencall(trust: trust, connectionsPerOrigin: 1) }
+        guard case .embedded(let lifetime, let mistake) = choice else {
+            var origins: [ScenarioParticipant: TokenOrigin] = [:]
+            for (who, config) in configs {
+                guard let (origin, _) = JoinCommand.tokens(choice, for: config, transport: transport()) else { return nil }
+                origins[who] = origin
+            }
+            return (origins, {})
+        }
+        do {
+            let server = try EmbeddedTokenServer(appID: a.appID, appCertificate: a.appCertificate, tokenLifetime: lifetime,
+                                                 mistake: mistake, unixTime: a.unixTime)
+            let origins = configs.mapValues { config in
+                TokenOrigin.server(server.source(for: config.user, transport: transport(), unixTime: config.unixTime), first: nil)
+            }
+            return (origins, server.stop)
+        } catch {
+            Console.error("tokencall test: cannot start the embedded token server: \(error)")
+            return nil
+        }
     }
 
     /// `PASS name (...)` or `FAIL name: line N: ...` with the last events below it.

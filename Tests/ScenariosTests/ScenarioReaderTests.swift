@@ -66,4 +66,25 @@ struct ScenarioReaderTests {
         #expect(refusal("paste \u{1b}[2J") == "s.scenario:1: the line holds a control or format character, \\u001b; write it out")
         #expect(refusal("expect note text=\"open within 1s") == "s.scenario:1: a quote opened on this line is never closed")
     }
+
+    /// Issue 34: `B:` puts a step on the second person's call; a step without a prefix (or with `A:`) stays A's, so a
+    /// one-person scenario reads as it did.
+    @Test func aPrefixNamesWhoseCallAStepIsOn() throws {
+        let scenario = try read("join\nB: join   # the second person\nA: renew\n  B:\texpect didOfflineOfUid reason=dropped within 21s\nwait 1s")
+        #expect(scenario.steps.map(\.participant) == [.a, .b, .a, .b, .a])
+        #expect(scenario.steps[1] == ScenarioStep(line: 2, text: "B: join", participant: .b, action: .join))
+        #expect(scenario.steps[3].action == .expect(EventMatch(event: "didOfflineOfUid", fields: [.init(name: "reason", value: "dropped")]),
+                                                     within: .seconds(21)))
+        let alone = try read("join\nA: leave")
+        #expect(scenario.hasSecondParticipant && !alone.hasSecondParticipant)
+    }
+
+    @Test func aPrefixThatIsNotAPersonsIsRefusedOnItsLine() {
+        #expect(refusal("join\nb: join") == "s.scenario:2: b:? did you mean B:? (a step is A's without a prefix or with A:, B's with B:)")
+        #expect(refusal("C: join") == "s.scenario:1: C:? (a step is A's without a prefix or with A:, B's with B:)")
+        #expect(refusal("B:") == "s.scenario:1: B: what? a step follows it, such as B: join")
+        #expect(refusal("B: wait 10s") == "s.scenario:1: wait is the scenario's, not one person's: write it without B:")
+        #expect(refusal("A: stop server") == "s.scenario:1: stop is the scenario's, not one person's: write it without A:")
+        #expect(refusal("B: misconfigure stale") == "s.scenario:1: misconfigure is the scenario's, not one person's: write it without B:")
+    }
 }

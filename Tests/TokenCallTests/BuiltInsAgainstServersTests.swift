@@ -4,8 +4,9 @@ import Testing
 
 /// The built-in scenarios that need no embedded server (it cannot be stopped or made to err from here) pass against
 /// `tokencall serve` and against a token server in another language: Python on Agora's own builder (agoraiotools).
+/// two-in-a-hub's hub, in tokencall's process, checks the server's tokens with its App ID and certificate.
 @Suite(.serialized) struct BuiltInsAgainstServersTests {
-    static let builtIns = ["renews-before-expiry", "recovers-after-expiry", "network-cut-near-expiry", "user-account"]
+    static let builtIns = ["renews-before-expiry", "recovers-after-expiry", "network-cut-near-expiry", "user-account", "two-in-a-hub"]
     /// agora-token-service's request, whose `uid` carries the uid and the user-account built-in's account alike.
     static let request = "getToken"
 
@@ -27,7 +28,8 @@ import Testing
     /// Runs the built-ins against `url`; each must pass, in order.
     private static func runBuiltIns(against url: URL) throws {
         let result = try TokenCallProcess.run(["test"] + builtIns + ["--token-url", url.absoluteString, "--token-request", request,
-                                                                    "--uid", "42", "--app-certificate", TestCredentials.certificate, "--seed", "3"],
+                                                                    "--uid", "42", "--app-id", TestCredentials.appID,
+                                                                    "--app-certificate", TestCredentials.certificate, "--seed", "3"],
                                               limit: .seconds(120))
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         #expect(result.stdout.split(separator: "\n").map { $0.split(separator: " ").prefix(2).joined(separator: " ") }

@@ -111,11 +111,11 @@ import Testing
     @Test func everyBuiltInPassesAgainstTheEmbeddedServer() throws {
         let list = try TokenCallProcess.run(["test", "--list"])
         let names = list.stdout.split(separator: "\n").compactMap { $0.split(separator: " ").first.map(String.init) }
-        #expect(names.count == 7, "\(list.stdout)")
+        #expect(names.count == 8 && names.last == "two-in-a-hub", "\(list.stdout)")
         let result = try TokenCallProcess.run(["test"] + names + ["--seed", "11"], limit: .seconds(120))
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         #expect(result.stdout.split(separator: "\n").map { $0.split(separator: " ").prefix(2).joined(separator: " ") }
-                == names.map { "PASS \($0)" } + ["7 passed,"], "\(result.stdout)")
+                == names.map { "PASS \($0)" } + ["8 passed,"], "\(result.stdout)")
     }
 
     /// At `--speed N` the call runs over the real clock: a minute and more of call time at 3600× passes in well under a
@@ -181,5 +181,64 @@ import Testing
         #expect(result.status == 1)
         #expect(result.stdout.contains("line 2: expect renewTokenResult within 1m: expected renewTokenResult within 60s; the Electron SDK has no "
                                        + "renewTokenResult (Docs/sdk-profiles.md)"), "\(result.stdout)")
+    }
+
+    /// Issue 34: a second person on the same hub channel. B expects A to stay while A leaves: the step fails on its
+    /// line, and the last events shown are both calls', each after its prefix.
+    @Test func bsCheckFailsOnItsLineWhenALeaves() throws {
+        let scenario = "join\nB: join\nB: expect didJoinedOfUid uid=42 within 5s\nleave\nB: expect no didOfflineOfUid for 10s\n"
+        let (result, junit) = try Self.run(scenario, against: nil)
+        #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
+        #expect(result.stdout.hasPrefix("FAIL two-renewals: line 5: B: expect no didOfflineOfUid for 10s: expected no didOfflineOfUid for 10s; "
+                                        + "one came at 0.000s: [   0.000s] didOfflineOfUid uid=42 reason=quit"), "\(result.stdout)")
+        #expect(result.stdout.contains("    A: [   0.000s] didLeaveChannel channel=test uid=42"), "\(result.stdout)")
+        #expect(junit.contains(#"<failure message="line 5: B: expect no didOfflineOfUid for 10s:"#), "\(junit)")
+        #expect(junit.contains("B: [   0.000s] didJoinChannel channel=test uid=43 "), "B joins as the uid after --uid: \(junit)")
+    }
+
+    /// The built-in, and two people who join and renew at the same instant: their requests do not race, so A, whose
+    /// join came first, is always the hub's first uid.
+    @Test func twoPeopleInAHubGiveTheSameEventLogForTheSameSeed() throws {
+        let folder = try TemporaryFolder()
+        let together = try folder.file("together.scenario", holding: "join\nB: join\nB: expect didJoinedOfUid uid=1000000001 within 1s\n"
+                                           + "renew\nB: renew\nwait 30s\n")
+        let logs = try (0..<2).map { run in
+            let junit = folder.path + "/junit\(run).xml"
+            let result = try TokenCallProcess.run(["test", "two-in-a-hub", together, "--seed", "9", "--junit", junit], limit: .seconds(60))
+            #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+            let text = try String(contentsOfFile: junit, encoding: .utf8)
+            return text.split(separator: "\n").filter { $0.hasPrefix("A: ") || $0.hasPrefix("B: ") || $0.contains("<system-out>") }
+                .filter { !$0.contains("embedded token server on") }
+        }
+        #expect(logs[0].filter { $0.hasPrefix("B: ") }.count > 40, "\(logs[0])")
+        #expect(logs[0] == logs[1])
+    }
+
+    /// `--hub URL`: both people meet on the user's hub (here `tokencall serve`'s), at the real clock's pace; another speed
+    /// is refused in words, and a scenario with B against the user's token server needs a hub that knows its credentials.
+    @Test func onTheUsersHubBothMeetAtSpeedOne() throws {
+        let (server, _, url, _) = try TokenCallProcess.serve(appID: TestCredentials.appID, certificate: TestCredentials.certificate, ["--quiet"])
+        defer {
+            server.terminate()
+            server.waitUntilExit()
+        }
+        let folder = try TemporaryFolder()
+        let file = try folder.file("meet.scenario", holding: """
+            join
+            expect connectionStateChanged state=connected within 10s
+            B: join
+            B: expect didJoinedOfUid within 5s
+            leave
+            B: expect didOfflineOfUid reason=quit within 5s
+            """)
+        let hub = "ws://127.0.0.1:\(url.port ?? 0)/hub"
+        let met = try TokenCallProcess.run(["test", file, "--token-url", url.absoluteString, "--hub", hub], limit: .seconds(60))
+        #expect(met.status == 0, "\(met.stdout)\(met.stderr)")
+        #expect(met.stdout.hasPrefix("PASS meet ("), "\(met.stdout)")
+        let fast = try TokenCallProcess.run(["test", file, "--token-url", url.absoluteString, "--hub", hub, "--speed", "10"])
+        #expect(fast.status == 64 && fast.stderr.contains("--hub runs at --speed 1 only"), "\(fast.stderr)")
+        let noHub = try TokenCallProcess.run(["test", file, "--token-url", url.absoluteString])
+        #expect(noHub.status == 64 && noHub.stderr.contains("meet has B: steps, so it runs on a hub that checks your server's tokens"),
+                "\(noHub.stderr)")
     }
 }
