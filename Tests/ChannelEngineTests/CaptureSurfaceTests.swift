@@ -97,6 +97,27 @@ import Testing
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)).starts(with: Data("P6\n960 540\n".utf8)))
     }
 
+    /// video-sdk-samples-ios' `AgoraVideoCanvasView` sets these on every canvas and keys its views by connection.
+    @Test func aCanvasSetUpForRemovalRemovesItAndConnectionsAreEqualOnlyToThemselves() {
+        let h = Harness()
+        let view = NSObject()
+        for (uid, setUp) in [(UInt(0), { (c: AgoraRtcVideoCanvas) in h.engine.setupLocalVideo(c) }),
+                             (9, { (c: AgoraRtcVideoCanvas) in h.engine.setupRemoteVideo(c) })] {
+            let canvas = AgoraRtcVideoCanvas()
+            canvas.uid = uid
+            canvas.view = view
+            canvas.setupMode = .add
+            canvas.cropArea = CGRect(x: 0, y: 0, width: 16, height: 9)
+            setUp(canvas)
+            #expect(h.engine.videoCanvas(forUid: uid)?.cropArea.width == 16)
+            canvas.setupMode = .remove
+            setUp(canvas)
+            #expect(h.engine.videoCanvas(forUid: uid) == nil)
+        }
+        let first = AgoraRtcConnection(channelId: "test", localUid: 7)
+        #expect(Set([first, AgoraRtcConnection(channelId: "test", localUid: 7), first]).count == 2)
+    }
+
     @Test func mediaOptionsForAMixedTrackKeepTheSDKsDefaults() {
         let options = AgoraRtcChannelMediaOptions()
         #expect(!options.publishMixedAudioTrack && options.enableAudioRecordingOrPlayout)
