@@ -246,6 +246,11 @@ stats remoteAudioStats 1 channel 48000 Hz" stats
 quality_lines="= setAudioProfile returned 0
 = setDualStreamMode returned 0
 = setVideoEncoderConfiguration returned 0
+= setCameraCapturerConfiguration returned 0
+= setCameraStabilizationMode returned 0
+= enableCameraCenterStage (unsupported) returned -4
+= startLocalAudioMixer returned 0
+= stopLocalAudioMixer returned 0
 = setVideoScenario returned 0
 = setRemoteRenderTargetFps returned 0
 = setLocalRenderTargetFps returned 0
@@ -277,7 +282,7 @@ connectionChangedTo disconnected leaveChannel
 localAudioStateChanged stopped error ok
 didLeaveChannelWith
 exit"
-check "quality manager, Swift 5 mode: a subclass's callbacks declared by its base class all run (proxy, probe, statistics), the 4.2-era shape beside the 4.6 one, settings recorded, the older join and a leave with options without blocks" \
+check "quality manager, Swift 5 mode: a subclass's callbacks declared by its base class all run (proxy, probe, statistics), the 4.2-era shape beside the 4.6 one, settings recorded (LiveStreaming's camera and JoinChannelAudio's mixer among them), the older join and a leave with options without blocks" \
 "$work/quality5.out" "$quality5_rc" "$quality_lines"
 check "quality manager, Swift 6 mode: the same" "$work/quality6.out" "$quality6_rc" "$quality_lines"
 

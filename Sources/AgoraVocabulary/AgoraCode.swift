@@ -50,6 +50,7 @@ public enum AgoraConnectionChangedReason: Int, AgoraCode {
 public enum AgoraErrorCode: Int, AgoraCode {
     case invalidArgument = 2
     case notReady = 3
+    case notSupported = 4
     case notInitialized = 7
     case invalidState = 8
     case joinChannelRejected = 17

@@ -20,6 +20,8 @@ public final class AgoraRtcChannelMediaOptions {
     public var publishMicrophoneTrack = false
     public var autoSubscribeAudio = false
     public var autoSubscribeVideo = false
+    public var publishMixedAudioTrack = false
+    public var enableAudioRecordingOrPlayout = true
 
     private(set) var roleIfSet: AgoraClientRole?
     private(set) var latencyIfSet: AgoraAudienceLatencyLevelType?

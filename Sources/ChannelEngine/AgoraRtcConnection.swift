@@ -1,6 +1,6 @@
 /// One channel connection of the multi-channel API (`AgoraRtcConnection`): a class, as in the SDK, made with its
-/// values or empty and then set.
-public final class AgoraRtcConnection: CustomStringConvertible {
+/// values or empty and then set; equal only to itself, as the SDK's `NSObject` is, so apps can key by it.
+public final class AgoraRtcConnection: CustomStringConvertible, Hashable {
     public var channelId: String
     public var localUid: UInt
 
@@ -18,6 +18,9 @@ public final class AgoraRtcConnection: CustomStringConvertible {
     public var description: String { "\(channelId)/\(localUid)" }
 
     var key: ConnectionKey { ConnectionKey(channelId: channelId, localUid: localUid) }
+
+    public static func == (left: AgoraRtcConnection, right: AgoraRtcConnection) -> Bool { left === right }
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 }
 
 /// Channel and local uid as a value: how the engine tells its connections apart.

@@ -104,6 +104,9 @@ public protocol AgoraRtcEngineDelegate: AnyObject {
     @MainActor
     func rtcEngine(_ engine: AgoraRtcEngineKit, videoRenderingTracingResultOfUid uid: UInt, currentEvent: AgoraMediaTraceEvent,
                    tracingInfo: AgoraVideoRenderingTracingInfo)
+    /// Never called: the simulated camera does not focus.
+    @MainActor
+    func rtcEngine(_ engine: AgoraRtcEngineKit, cameraFocusDidChangedTo rect: CGRect)
     /// Not an Agora callback: what the simulator observes (see `SimulatorNotice`).
     @MainActor
     func rtcEngine(_ engine: AgoraRtcEngineKit, simulatorNotice notice: SimulatorNotice)
@@ -163,5 +166,6 @@ extension AgoraRtcEngineDelegate {
                           localProxyIp: String, elapsed: Int) {}
     public func rtcEngine(_ engine: AgoraRtcEngineKit, videoRenderingTracingResultOfUid uid: UInt, currentEvent: AgoraMediaTraceEvent,
                           tracingInfo: AgoraVideoRenderingTracingInfo) {}
+    public func rtcEngine(_ engine: AgoraRtcEngineKit, cameraFocusDidChangedTo rect: CGRect) {}
     public func rtcEngine(_ engine: AgoraRtcEngineKit, simulatorNotice notice: SimulatorNotice) {}
 }

@@ -21,9 +21,12 @@ extension AgoraRtcEngineKit {
             return Self.invalidArgument
         }
         let width = Int(size.width), height = Int(size.height)
+        let advanced = config.advancedVideoOptions.map {
+            " \($0.encodingPreference.name) \($0.compressionPreference.name)"
+        } ?? ""
         return accept(.setVideoEncoderConfiguration,
                       "\(width)x\(height) \(config.frameRate) fps bitrate \(config.bitrate) "
-                          + "\(config.orientationMode.name) mirror \(config.mirrorMode.name)") {
+                          + "\(config.orientationMode.name) mirror \(config.mirrorMode.name)" + advanced) {
             if width > 0, height > 0 { encoderSize = VideoSize(width: width, height: height) }
             encoderFrameRate = config.frameRate
         }

@@ -21,6 +21,13 @@ extension AgoraRtcEngineKit {
         return snapshot(of: uid, to: filePath) { main?.connection == key ? main : exChannel(key) }
     }
 
+    /// `takeSnapshot(_:filePath:)` to `config.filePath` (-2 when it has none). Every pipeline position gives the same
+    /// picture here: there are no effects or watermarks between capture and encoder *[ours]*.
+    @discardableResult
+    public func takeSnapshotWithConfig(_ uid: Int, config: AgoraSnapshotConfig) -> Int {
+        snapshot(of: uid, to: config.filePath ?? "") { main }
+    }
+
     /// How long the SDK looks for a user's video before reporting it has none.
     static let snapshotPatience: Duration = .seconds(1)
 

@@ -36,17 +36,17 @@ extension AgoraRtcEngineKit {
         }
     }
 
-    /// Where the local user's video goes; a nil `view` removes it.
+    /// Where the local user's video goes; a nil `view` or `setupMode` `.remove` removes it.
     @discardableResult
     public func setupLocalVideo(_ local: AgoraRtcVideoCanvas?) -> Int32 {
-        locked { localCanvas = local?.view == nil ? nil : local }
+        locked { localCanvas = local?.isKept == true ? local : nil }
         return 0
     }
 
-    /// Where a remote user's video goes (by `uid`); a nil `view` removes it.
+    /// Where a remote user's video goes (by `uid`); a nil `view` or `setupMode` `.remove` removes it.
     @discardableResult
     public func setupRemoteVideo(_ remote: AgoraRtcVideoCanvas) -> Int32 {
-        locked { remoteCanvases[remote.uid] = remote.view == nil ? nil : remote }
+        locked { remoteCanvases[remote.uid] = remote.isKept ? remote : nil }
         return 0
     }
 
@@ -55,7 +55,7 @@ extension AgoraRtcEngineKit {
     /// join could have *[ours]*.
     @discardableResult
     public func setupRemoteVideoEx(_ remote: AgoraRtcVideoCanvas, connection: AgoraRtcConnection) -> Int32 {
-        let key = connection.key, canvas = remote.view == nil ? nil : remote, uid = remote.uid
+        let key = connection.key, canvas = remote.isKept ? remote : nil, uid = remote.uid
         guard Self.isJoinable(key) else { return -Int32(AgoraErrorCode.invalidArgument.rawValue) }
         return locked {
             if main?.connection == key {

@@ -88,6 +88,13 @@ public enum AcceptedCall: String, Sendable, CaseIterable {
     case setCloudProxy = "setCloudProxy(_:)"
     case startEchoTest = "startEchoTest(withConfig:)"
     case stopEchoTest = "stopEchoTest()"
+    case setCameraCapturerConfiguration = "setCameraCapturerConfiguration(_:)"
+    case setCameraStabilizationMode = "setCameraStabilizationMode(_:)"
+    case enableVideoImageSource = "enableVideoImageSource(_:options:)"
+    case addVideoWatermark = "addVideoWatermark(_:options:)"
+    case clearVideoWatermarks = "clearVideoWatermarks()"
+    case startLocalAudioMixer = "startLocalAudioMixer(_:)"
+    case stopLocalAudioMixer = "stopLocalAudioMixer()"
 }
 
 /// A user's network quality as `networkQuality` reports it (`AgoraNetworkQuality`): 0 unknown … 6 down; 7 and 8

@@ -11,6 +11,7 @@ public final class AgoraVideoEncoderConfiguration {
     public var minBitrate = AgoraVideoBitrateDefaultMin
     public var orientationMode = AgoraVideoOutputOrientationMode.adaptative
     public var mirrorMode = AgoraVideoMirrorMode.disabled
+    public var advancedVideoOptions: AgoraAdvancedVideoOptions?
 
     public init() {}
 

@@ -17,7 +17,29 @@ final class CallQualityManager: QualityManager {
             let size = CGSize(width: 640, height: 360)
             let config = AgoraVideoEncoderConfiguration(size: size, frameRate: .fps10, bitrate: AgoraVideoBitrateStandard,
                                                         orientationMode: .adaptative, mirrorMode: .auto)
+            let advanced = AgoraAdvancedVideoOptions()
+            advanced.compressionPreference = .quality
+            config.advancedVideoOptions = advanced
             Guide.call("setVideoEncoderConfiguration") { engine.setVideoEncoderConfiguration(config) }
+            // LiveStreaming's camera: a lens from the query, stabilization, Center Stage where there is one.
+            let camera = AgoraCameraCapturerConfiguration()
+            if let lens = engine.queryCameraFocalLengthCapability()?.last {
+                camera.cameraDirection = lens.cameraDirection == 1 ? .front : .rear
+                camera.cameraFocalLengthType = lens.focalLengthType
+            }
+            Guide.call("setCameraCapturerConfiguration") { engine.setCameraCapturerConfiguration(camera) }
+            Guide.call("setCameraStabilizationMode") { engine.setCameraStabilizationMode(.auto) }
+            if !engine.isCameraCenterStageSupported() {
+                Guide.call("enableCameraCenterStage (unsupported)") { engine.enableCameraCenterStage(true) }
+            }
+            // JoinChannelAudio's local mixer: the microphone and another channel's audio.
+            let remote = AgoraMixedAudioStream()
+            remote.sourceType = .remoteChannel
+            remote.channelId = channel + "-2"
+            let mixer = AgoraLocalAudioMixerConfiguration()
+            mixer.audioInputStreams = [remote, AgoraMixedAudioStream()]
+            Guide.call("startLocalAudioMixer") { engine.startLocalAudioMixer(mixer) }
+            Guide.call("stopLocalAudioMixer") { engine.stopLocalAudioMixer() }
             Guide.call("setVideoScenario") { engine.setVideoScenario(.application1V1Scenario) }
             Guide.call("setRemoteRenderTargetFps") { engine.setRemoteRenderTargetFps(10) }
             Guide.call("setLocalRenderTargetFps") { engine.setLocalRenderTargetFps(.camera, targetFps: 5) }
