@@ -102,7 +102,7 @@ import TokenServer
     /// The issue's `--speed 3600`: a 15 ms exchange counted 3600 times is 54 s, past the 30 s warning. It counts at 1×,
     /// so an hour of 40 s tokens renews every time and never expires.
     @Test func aFifteenMillisecondExchangeCountsAt1xSoAn3600xCallOf40SecondTokensNeverExpires() async throws {
-        let (h, _, server) = callWithASlowServer(speed: 3600, answersIn: .milliseconds(15))
+        let (h, _, _) = callWithASlowServer(speed: 3600, answersIn: .milliseconds(15))
         h.session.start()
         await h.run(for: 1, step: 0.001)
         #expect(h.count("requestToken") == 0, "\(h.names().filter { $0 != "tokenPrivilegeWillExpire" }.suffix(8))")

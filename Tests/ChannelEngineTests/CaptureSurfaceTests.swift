@@ -108,10 +108,10 @@ import Testing
             canvas.view = view
             canvas.setupMode = .add
             canvas.cropArea = CGRect(x: 0, y: 0, width: 16, height: 9)
-            setUp(canvas)
+            _ = setUp(canvas)
             #expect(h.engine.videoCanvas(forUid: uid)?.cropArea.width == 16)
             canvas.setupMode = .remove
-            setUp(canvas)
+            _ = setUp(canvas)
             #expect(h.engine.videoCanvas(forUid: uid) == nil)
         }
         let first = AgoraRtcConnection(channelId: "test", localUid: 7)
