@@ -56,7 +56,7 @@ enum WebPage {
               placeholder: /\\{(\(names.joined(separator: "|")))\\}/g,
               tokenFields: [\(HTTPTokenProvider.tokenFields.map { "\"\($0)\"" }.joined(separator: ", "))],
               expiresField: "\(HTTPTokenProvider.expiresField)",
-              tokenAlone: /^\\s*(\(versions.joined(separator: "|")))[\(PastedToken.alphabet.replacingOccurrences(of: "/", with: "\\/"))]+\\s*$/,
+              tokenAlone: /^\\s*(\(versions.joined(separator: "|")))[\(PastedToken.alphabet.map { $0 == "/" ? "\\/" : String($0) }.joined())]+\\s*$/,
               unixTimeFloor: \(HTTPTokenProvider.unixTimeFloor),
               willExpireLead: \(AgoraTokenTiming.willExpireLeadSeconds),
             };
