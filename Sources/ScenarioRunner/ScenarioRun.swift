@@ -93,8 +93,8 @@ public final class ScenarioRun {
     /// The deadline of a wait on the running clock.
     private var deadlines: TimerQueue?
 
-    /// Called with A's session as it is made, before it starts (a recorder observes it first).
-    public var starting: ((CallSession) -> Void)?
+    /// Called with each person's session as it is made, before it starts (a recorder observes it first).
+    public var starting: ((ScenarioParticipant, CallSession) -> Void)?
 
     /// A run of `scenario` with a session made from `configuration` (whose clock is the scenario's) at the first `join`.
     public convenience init(_ scenario: Scenario, configuration: CallSession.Configuration, tokens: TokenOrigin, time: Time) {
@@ -263,7 +263,7 @@ public final class ScenarioRun {
         let shift = started - (firstStart ?? started)
         let session = CallSession(call.configuration, tokens: call.tokens)
         sessions.append(session)
-        if who == .a { starting?(session) }
+        starting?(who, session)
         session.observe { [weak self] event in
             guard let self else { return }
             events.append((who, shift == .zero ? event : SessionEvent(time: event.time + shift, kind: event.kind)))

@@ -92,9 +92,9 @@ enum TestCommand {
         var results: [(file: String, outcome: ScenarioRun.Outcome, seconds: Double)] = []
         for (scenario, file) in scenarios {
             let started = ContinuousClock.now
-            var kept: Artifacts?
+            var kept: [ScenarioParticipant: Artifacts]?
             if let folder {
-                kept = Self.artifacts(in: folder, for: scenario.name)
+                kept = Self.artifacts(in: folder, for: scenario)
                 if kept == nil {
                     junit?.discard()
                     return ExitCode.failure
@@ -221,7 +221,7 @@ enum TestCommand {
     /// hub was given; nil when the embedded server cannot start.
     @MainActor
     static func run(_ scenario: Scenario, base: CallSession.Configuration, server: JoinCommand.TokenServerChoice,
-                    hub: (address: HubAddress, loop: HubClientLoop)?, speed: Int?, trust: TLSTrust, artifacts: Artifacts?,
+                    hub: (address: HubAddress, loop: HubClientLoop)?, speed: Int?, trust: TLSTrust, artifacts: [ScenarioParticipant: Artifacts]?,
                     options: [String: String]) async -> ScenarioRun.Outcome? {
         var config = base
         let realUnixTime = config.unixTime
@@ -243,8 +243,7 @@ enum TestCommand {
         var configs: [ScenarioParticipant: CallSession.Configuration] = [:]
         for who in participants { configs[who] = ScenarioRun.configuration(participant(who, of: config), for: scenario, participant: who) }
         guard let (tokens, stop) = Self.tokens(server, for: configs, trust: trust) else {
-            artifacts?.events.discard()
-            artifacts?.picture.discard()
+            discard(artifacts)
             return nil
         }
         defer { stop() }
@@ -281,9 +280,9 @@ enum TestCommand {
             calls[who] = ScenarioRun.Call(configuration: config, tokens: origin)
         }
         let run = ScenarioRun(scenario, calls: calls, time: time)
-        let recorded = artifacts.map { record(run, into: $0, options: options) }
+        if let artifacts { record(run, into: artifacts, options: options) }
         let outcome = await run.run()
-        if let recorded, !finish(recorded(), outcome) { return nil }
+        if let artifacts, !finish(artifacts) { return nil }
         return outcome
     }
 

@@ -241,4 +241,17 @@ import Testing
         #expect(noHub.status == 64 && noHub.stderr.contains("meet has B: steps, so it runs on a hub that checks your server's tokens"),
                 "\(noHub.stderr)")
     }
+
+    /// `--artifacts` keeps the second person's call too: B's recording replays B's view, A dropped after the cut.
+    @Test func artifactsKeepBothPeoplesCalls() throws {
+        let folder = try TemporaryFolder()
+        let kept = folder.path + "/artifacts"
+        let result = try TokenCallProcess.run(["test", "two-in-a-hub", "--seed", "5", "--artifacts", kept], limit: .seconds(60))
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        let files = try FileManager.default.contentsOfDirectory(atPath: kept).sorted()
+        #expect(files == ["two-in-a-hub.B.jsonl", "two-in-a-hub.B.svg", "two-in-a-hub.jsonl", "two-in-a-hub.svg"])
+        let replay = try TokenCallProcess.run(["replay", "--json", kept + "/two-in-a-hub.B.jsonl"])
+        #expect(replay.status == 0, "\(replay.stderr)")
+        #expect(replay.stdout.contains(#""event": "didOfflineOfUid""#) && replay.stdout.contains(#""reason": "dropped""#), "\(replay.stdout)")
+    }
 }
