@@ -43,7 +43,7 @@ extension JoinCommand {
     static func hubLoop(_ args: Invocation) -> Result<HubClientLoop?, any Error> {
         guard args.has(hub) else { return .success(nil) }
         do { return .success(try HubClientLoop()) } catch {
-            Console.error("tokencall join: cannot start the hub client: \(error); raise the open-file limit (ulimit -n)")
+            Console.error("\(args.path.joined(separator: " ")): cannot start the hub client: \(error); raise the open-file limit (ulimit -n)")
             return .failure(error)
         }
     }
