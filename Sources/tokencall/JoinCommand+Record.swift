@@ -1,9 +1,7 @@
 import Arguments
 import CallSession
 import OutputFiles
-import PrintableText
 import Recording
-import TokenClient
 
 extension JoinCommand {
     /// `--record FILE`: a recorder writing into `file`, with the header of `session`, fed every event of it (its first observer).
