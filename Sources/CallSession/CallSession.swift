@@ -153,6 +153,7 @@ public final class CallSession {
             var policy = TokenCache.Policy()
             policy.deadline = configuration.requestTimeout
             policy.networkClock = configuration.networkClock
+            policy.executor = MainQueueExecutor.shared
             cache = TokenCache(provider: source.provider, request: tokenRequest, policy: policy, clock: configuration.clock,
                                unixTime: configuration.tokenUnixTime)
         case .byHand:
