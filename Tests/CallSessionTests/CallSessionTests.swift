@@ -305,6 +305,37 @@ final class SessionHarness {
     }
 }
 
+extension CallSessionTests {
+    /// A server that never answers, and a provider that ignores cancellation: the fetch, run on the main queue, still
+    /// fails at its deadline on the real clock (the cache's watchdog wakes there too), and the call says so.
+    @Test func aFetchThatIsNeverAnsweredFailsAtItsDeadline() async throws {
+        let clock = SessionHarness.makeClock()
+        let h = SessionHarness(clock: clock, source: TokenSource(provider: Unanswered(), url: URL(string: "http://127.0.0.1:8082")!)) {
+            $0.networkClock = ContinuousClock()
+            $0.requestTimeout = .milliseconds(300)
+        }
+        let started = ContinuousClock.now
+        h.session.start()
+        #expect(await eventually { h.count("tokenFetchFailed") == 1 })
+        #expect(ContinuousClock.now - started >= .milliseconds(300))
+        let failed = try #require(h.first("tokenFetchFailed"))
+        guard case .tokenFetchFailed(let error, _) = failed.kind else {
+            Issue.record("\(failed.kind)")
+            return
+        }
+        #expect(error == "\(TokenClientError.timeout(.milliseconds(300)))")
+        await h.stop()
+    }
+}
+
+/// A token server that never answers, whatever is cancelled.
+final class Unanswered: TokenProvider, Sendable {
+    func fetchToken(for request: TokenRequest) async throws -> FetchedToken {
+        await withCheckedContinuation { (_: CheckedContinuation<Void, Never>) in }
+        throw CancellationError()
+    }
+}
+
 /// A token server that notes, for each request, whether it was asked on the main queue.
 final class WhereAsked: TokenProvider, Sendable {
     private static let mainQueue: DispatchSpecificKey<Bool> = {
