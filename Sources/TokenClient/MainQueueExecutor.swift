@@ -1,6 +1,7 @@
 import Dispatch
 
-/// Runs tasks that prefer it on the main thread, after what already waits there.
+/// Runs the tasks that prefer it on the main queue, where the main actor runs, after what already waits there: work a
+/// call waits for on the main actor (its token fetches) then needs no hop to Swift's shared threads and back.
 public final class MainQueueExecutor: TaskExecutor {
     public static let shared = MainQueueExecutor()
 
