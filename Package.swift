@@ -36,7 +36,8 @@ let package = Package(
         .target(name: "TokenServer", dependencies: ["AccessToken", "HTTP1", "JSON", "PrintableText", "TLS", "WebServer"]),
         .target(name: "TokenClient", dependencies: ["AccessToken", "HTTP1", "JSON", "PrintableText", "Sockets", "TLS", "Timers"]),
         .target(name: "HubServer", dependencies: ["AgoraVocabulary", "HTTP1", "HubProtocol", "AccessToken", "PrintableText", "RedisClient", "Sockets", "Timers", "WebServer", "WebSocket"]),
-        .target(name: "CallSession", dependencies: ["ChannelEngine", "HubProtocol", "TokenClient", "AccessToken", "Timers", "PrintableText"]),
+        .target(name: "CallSession", dependencies: ["ChannelEngine", "HubProtocol", "TokenClient", "AccessToken", "Timers", "PrintableText",
+                                                  "SeededRandom"]),
         .target(name: "Scenarios", dependencies: ["PrintableText"]),
         // The built-in scenarios: readable files that double as examples, embedded in the executable.
         .target(name: "BuiltInScenarios", path: "Scenarios",

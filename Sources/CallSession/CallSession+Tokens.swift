@@ -42,35 +42,40 @@ extension CallSession {
         // Every token the call asks for must be newer than the one it has: the server is asked, never the cache.
         // The exchange counts at 1× on a fast call's clock, until its token is handed over or its retry planned.
         let hold = (configuration.clock as? ScaledClock).map { $0.hold(from: $0.now) }
-        Task { @MainActor in
-            defer { hold?.release() }
-            do {
-                let fetched = try await cache.freshToken()
-                tokenPhase = .idle
-                answeredFetchCount += 1
-                lastFetchLatency = timers.now - started
-                emit(.tokenFetched(latency: timers.now - started, expiresAt: callTime(of: fetched.expiresAt, in: fetched.token)))
-                if let path = fetched.redirectedTo {
-                    emit(.note("the token server redirected the request to \(path) on the same origin; a token endpoint that redirects "
-                               + "is suspicious, point --token-url at the final endpoint"))
-                }
-                if let flaw = fetched.flaw {
-                    emit(.note("\(flaw); handed to the engine anyway, as an app that does not check its tokens would"))
-                }
-                deliver(fetched.token, for: reason, forewarned: fetched.flaw != nil)
-            } catch {
-                let retryIn = await cache.retryDelay()
-                tokenPhase = .idle
-                let clientError = error as? TokenClientError
-                let retrying = clientError?.isRetryable ?? true
-                if clientError?.isAnswer == true { answeredFetchCount += 1 }
-                let words = clientError.map { "\($0)" } ?? "\(error)"
-                emit(.tokenFetchFailed(error: words, retryIn: retrying ? retryIn ?? .zero : nil))
-                guard !ended else { return }
-                // Only a person can mend what is not retried (a refusal, a request the shape cannot carry): say which.
-                guard retrying else { return emit(.stuck(reason: "\(words); nothing will retry")) }
-                plan(reason, after: retryIn ?? .zero, on: networkTimers)
+        Task(executorPreference: MainQueueExecutor.shared) { [self] in
+            await exchange(for: reason, with: cache, started: started, hold: hold)
+        }
+    }
+
+    /// Waits for the fresh token `fetch` asked for and hands it over, or plans the retry.
+    private func exchange(for reason: FetchReason, with cache: TokenCache, started: Duration, hold: ClockHold?) async {
+        defer { hold?.release() }
+        do {
+            let fetched = try await cache.freshToken()
+            tokenPhase = .idle
+            answeredFetchCount += 1
+            lastFetchLatency = timers.now - started
+            emit(.tokenFetched(latency: timers.now - started, expiresAt: callTime(of: fetched.expiresAt, in: fetched.token)))
+            if let path = fetched.redirectedTo {
+                emit(.note("the token server redirected the request to \(path) on the same origin; a token endpoint that redirects "
+                           + "is suspicious, point --token-url at the final endpoint"))
             }
+            if let flaw = fetched.flaw {
+                emit(.note("\(flaw); handed to the engine anyway, as an app that does not check its tokens would"))
+            }
+            deliver(fetched.token, for: reason, forewarned: fetched.flaw != nil)
+        } catch {
+            let retryIn = await cache.retryDelay()
+            tokenPhase = .idle
+            let clientError = error as? TokenClientError
+            let retrying = clientError?.isRetryable ?? true
+            if clientError?.isAnswer == true { answeredFetchCount += 1 }
+            let words = clientError.map { "\($0)" } ?? "\(error)"
+            emit(.tokenFetchFailed(error: words, retryIn: retrying ? retryIn ?? .zero : nil))
+            guard !ended else { return }
+            // Only a person can mend what is not retried (a refusal, a request the shape cannot carry): say which.
+            guard retrying else { return emit(.stuck(reason: "\(words); nothing will retry")) }
+            plan(reason, after: retryIn ?? .zero, on: networkTimers)
         }
     }
 

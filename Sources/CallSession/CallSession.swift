@@ -3,6 +3,8 @@ import ChannelEngine
 import Foundation
 import HubProtocol
 import PrintableText
+import SeededRandom
+import Synchronization
 import Timers
 import TokenClient
 
@@ -153,6 +155,10 @@ public final class CallSession {
             var policy = TokenCache.Policy()
             policy.deadline = configuration.requestTimeout
             policy.networkClock = configuration.networkClock
+            policy.executor = MainQueueExecutor.shared
+            // The backoff's jitter from the seed, so that the same seed and the same answers give the same retries.
+            let jitter = Mutex(SplitMix64(seed: configuration.seed, stream: "token backoff"))
+            policy.jitter = { jitter.withLock { Double.random(in: 0.5...1, using: &$0) } }
             cache = TokenCache(provider: source.provider, request: tokenRequest, policy: policy, clock: configuration.clock,
                                unixTime: configuration.tokenUnixTime)
         case .byHand:

@@ -364,17 +364,21 @@ public final class ScenarioRun {
         waits += 1
         let wait = waits
         let fetching = sessions.contains(where: \.fetchingToken)
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let fallback = fetching ? nil : Task { @MainActor [weak self] in
-                try? await Task.sleep(for: .milliseconds(5))
-                guard let self, waits == wait, onEvent != nil else { return }
-                onEvent = nil
-                continuation.resume()
-            }
-            onEvent = { [weak self] in
-                self?.onEvent = nil
-                fallback?.cancel()
-                continuation.resume()
+        // Resumed on the main queue where the session's event comes from, not through Swift's shared threads: one thread
+        // wake-up fewer for each renewal of a leaping day.
+        await withTaskExecutorPreference(MainQueueExecutor.shared) {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let fallback = fetching ? nil : Task { @MainActor [weak self] in
+                    try? await Task.sleep(for: .milliseconds(5))
+                    guard let self, waits == wait, onEvent != nil else { return }
+                    onEvent = nil
+                    continuation.resume()
+                }
+                onEvent = { [weak self] in
+                    self?.onEvent = nil
+                    fallback?.cancel()
+                    continuation.resume()
+                }
             }
         }
     }

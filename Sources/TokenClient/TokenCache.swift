@@ -1,4 +1,3 @@
-import Synchronization
 import Timers
 
 /// Caches one token for one request: serves it until a soft margin before its end, refreshes early in the
@@ -18,6 +17,9 @@ public final actor TokenCache {
         public var backoffCap: Duration = .seconds(30)
         /// A factor in 0.5...1 applied to each backoff.
         public var jitter: @Sendable () -> Double = { Double.random(in: 0.5...1) }
+        /// Where the cache and its fetches run when not on Swift's shared threads: the caller's thread (`MainQueueExecutor`
+        /// for a call on the main actor) spares a thread hop each way.
+        public var executor: (any TaskExecutor)?
 
         public init() {}
     }
@@ -28,6 +30,16 @@ public final actor TokenCache {
         let refreshAt: Duration
     }
 
+    /// The request under way: its number, when it began on the cache's clock and the wall's, its deadline on the
+    /// network's clock, and the task that waits for the provider.
+    private struct Fetch {
+        let number: Int
+        let startedAt: Duration
+        let startedUnix: Double
+        let until: Duration
+        let work: Task<Void, Never>
+    }
+
     private let provider: any TokenProvider
     public nonisolated let request: TokenRequest
     private let policy: Policy
@@ -35,7 +47,9 @@ public final actor TokenCache {
     private let network: ElapsedClock
     private let unixTime: @Sendable () -> Double
     private var current: Entry?
-    private var inflight: Task<Void, Never>?
+    private var inflight: Fetch?
+    /// Ends a fetch that outlives its deadline: one task for the cache, asleep until the deadline of the fetch under way.
+    private var watchdog: Task<Void, Never>?
     private var waiters: [UInt64: UnsafeContinuation<FetchedToken, any Error>] = [:]
     private var nextWaiter: UInt64 = 0
     /// The latest failure, when the next fetch may start, and the wait it was reported with.
@@ -120,48 +134,45 @@ public final actor TokenCache {
 
     private func startFetch() {
         fetchCount += 1
-        let startedAt = clock.now()
-        let startedUnix = unixTime()
-        let (provider, request, network, deadline) = (provider, request, network, policy.deadline)
-        let until = network.now() + deadline
-        inflight = Task {
+        let number = fetchCount
+        let (startedAt, startedUnix, until) = (clock.now(), unixTime(), network.now() + policy.deadline)
+        let (provider, request) = (provider, request)
+        // The provider's answer, whichever comes first of it and the deadline: a provider that ignores cancellation cannot
+        // hold the cache past its deadline.
+        let work = Task(executorPreference: policy.executor) {
             let result: Result<FetchedToken, TokenClientError>
             do {
-                result = .success(try await Self.fetch(provider, request, clock: network, until: until, limit: deadline))
+                result = .success(try await provider.fetchToken(for: request))
             } catch let error as TokenClientError {
                 result = .failure(error)
             } catch {
                 result = .failure(.transport("the fetch was cancelled"))
             }
-            self.finish(result, startedAt: startedAt, startedUnix: startedUnix)
+            await self.finish(number, with: result)
+        }
+        inflight = Fetch(number: number, startedAt: startedAt, startedUnix: startedUnix, until: until, work: work)
+        if watchdog == nil {
+            watchdog = Task(executorPreference: policy.executor) { await self.watch() }
         }
     }
 
-    /// The provider's answer, or `timeout` when the deadline comes first. Either way the other is cancelled and not
-    /// waited for: a provider that ignores cancellation cannot hold the cache past its deadline.
-    private static func fetch(_ provider: any TokenProvider, _ request: TokenRequest, clock: ElapsedClock,
-                              until deadline: Duration, limit: Duration) async throws -> FetchedToken {
-        let race = Race()
-        return try await withTaskCancellationHandler {
-            try await withUnsafeThrowingContinuation { continuation in
-                let work = Task {
-                    do { race.finish(.success(try await provider.fetchToken(for: request))) } catch { race.finish(.failure(error)) }
-                }
-                let timer = Task {
-                    try await clock.sleep(deadline)
-                    race.finish(.failure(TokenClientError.timeout(limit)))
-                }
-                race.start(continuation) {
-                    work.cancel()
-                    timer.cancel()
-                }
+    /// Fails each fetch still under way at its deadline with `timeout`, and ends when none is under way.
+    private func watch() async {
+        while let fetch = inflight {
+            if network.now() >= fetch.until {
+                fetch.work.cancel()
+                finish(fetch.number, with: .failure(.timeout(policy.deadline)))
+            } else {
+                try? await network.sleep(fetch.until)
             }
-        } onCancel: {
-            race.finish(.failure(CancellationError()))
         }
+        watchdog = nil
     }
 
-    private func finish(_ result: Result<FetchedToken, TokenClientError>, startedAt: Duration, startedUnix: Double) {
+    /// Ends fetch `number`, unless its deadline ended it already.
+    private func finish(_ number: Int, with result: Result<FetchedToken, TokenClientError>) {
+        guard let fetch = inflight, fetch.number == number else { return }
+        let (startedAt, startedUnix) = (fetch.startedAt, fetch.startedUnix)
         inflight = nil
         switch result {
         case .success(let fetched):
@@ -205,42 +216,5 @@ public final actor TokenCache {
         let waiting = waiters
         waiters = [:]
         for continuation in waiting.values { continuation.resume(with: result.mapError { $0 as any Error }) }
-    }
-}
-
-/// The first of a fetch and its deadline to finish: resumes the waiting fetch once and stops both.
-private final class Race: Sendable {
-    private struct State {
-        var waiting: UnsafeContinuation<FetchedToken, any Error>?
-        var stop: (@Sendable () -> Void)?
-        var outcome: Result<FetchedToken, any Error>?
-    }
-
-    private let state = Mutex(State())
-
-    func start(_ continuation: UnsafeContinuation<FetchedToken, any Error>, stop: @escaping @Sendable () -> Void) {
-        let outcome = state.withLock { state -> Result<FetchedToken, any Error>? in
-            if state.outcome == nil {
-                state.waiting = continuation
-                state.stop = stop
-            }
-            return state.outcome
-        }
-        if let outcome {
-            continuation.resume(with: outcome)
-            stop()
-        }
-    }
-
-    func finish(_ outcome: Result<FetchedToken, any Error>) {
-        let first = state.withLock { state -> (UnsafeContinuation<FetchedToken, any Error>, (@Sendable () -> Void)?)? in
-            guard state.outcome == nil else { return nil }
-            state.outcome = outcome
-            defer { (state.waiting, state.stop) = (nil, nil) }
-            return state.waiting.map { ($0, state.stop) }
-        }
-        guard let (continuation, stop) = first else { return }
-        continuation.resume(with: outcome)
-        stop?()
     }
 }

@@ -95,8 +95,10 @@ import Testing
         #expect(result.stdout.isEmpty && junit.isEmpty, "nothing runs, nothing is written")
     }
 
+    /// A cut network, and an outage of the token server whose retries wait the cache's backoff (drawn from the seed).
     @Test func theSameSeedGivesTheSameEventLogEventByEvent() throws {
         let scenario = "join\nexpect tokenRenewed within 2m\nusers 4\ncut network\nwait 25s\nrestore network\nwait 1m\n"
+            + "stop server\nexpect tokenFetchFailed within 1m\nexpect tokenFetchFailed within 1m\nstart server\nexpect tokenRenewed within 1m\n"
         let logs = try (0..<2).map { _ in
             let (result, junit) = try Self.run(scenario, against: nil)
             #expect(result.status == 0, "\(result.stdout)\(result.stderr)")

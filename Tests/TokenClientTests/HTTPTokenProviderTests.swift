@@ -46,6 +46,13 @@ private func failure(_ provider: HTTPTokenProvider, for asked: TokenRequest = re
         (#"{"token": ""}"#, "token is empty"),
         (#"{"token": "Bearer T"}"#, "starts with \"Bearer \""),
         (#"{"token": "T\r\n"}"#, "whitespace or line breaks"),
+        // Read as bytes when ASCII, as characters otherwise: the same answers either way.
+        (" \r\n\t<!doctype html><p>Login", "HTML, not JSON"),
+        ("\u{2003}<html>Login</html>", "HTML, not JSON"),
+        (#"{"token": "bEaReR T"}"#, "starts with \"Bearer \""),
+        (#"{"token": "T\u00a0"}"#, "whitespace or line breaks"),
+        (#"{"token": "T\u2028"}"#, "whitespace or line breaks"),
+        (#"{"token": "Tù"}"#, "not an Agora token"),
         (#"{"token": 42}"#, "not a string"),
         (#"{"access_token": "T"}"#, "no \"token\""),
         (#"{"token": "007notatoken"}"#, "not an Agora token"),
