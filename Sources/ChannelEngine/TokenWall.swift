@@ -20,6 +20,12 @@ public enum TokenWall: Sendable {
         }
     }
 
+    /// Records `token` as fetched from the server when the call's wall reads `callNow` (`TokenArrivals.fetched`).
+    public func fetched(_ token: AgoraToken, at callNow: Double) {
+        guard case .real(let unixTime, let arrivals) = self else { return }
+        arrivals.fetched(token, at: callNow, realNow: unixTime())
+    }
+
     /// Where `time`, a time written in `token`, falls on the call's wall, for the token arriving when the call's wall
     /// reads `callNow`.
     public func callTime(of time: Int64, in token: AgoraToken, arrivingAt callNow: Double) -> Double {
@@ -37,6 +43,8 @@ public final class TokenArrivals: Sendable {
         var times: [[UInt8]: Double] = [:]
         var order: [[UInt8]] = []
         var dropped = 0
+        /// The token the server handed out last.
+        var lastFetched: [UInt8]?
     }
 
     private let seen = Mutex(Seen())
@@ -45,28 +53,45 @@ public final class TokenArrivals: Sendable {
 
     public init() {}
 
+    /// Records a token the server handed out at `callNow`, the real wall reading `realNow`. The same bytes again are
+    /// the same token, which keeps its first arrival, unless other tokens came between and it was issued within the
+    /// last two real seconds: a server building thousands of tokens a second draws the same salt (one of 99,999,999) for
+    /// two of them now and then, and that copy is a new token, made now.
+    func fetched(_ token: AgoraToken, at callNow: Double, realNow: Double) {
+        let key = token.signatureBytes
+        seen.withLock { seen in
+            defer { seen.lastFetched = key }
+            guard seen.times[key] != nil, seen.lastFetched != key, realNow - Double(token.issuedAt) < 2 else { return }
+            seen.times[key] = callNow
+        }
+    }
+
     /// The call's wall time `token` first arrived at: `callNow` the first time (remembered), the same time after.
     func first(of token: AgoraToken, at callNow: Double) -> Double {
         let key = token.signatureBytes
         return seen.withLock { seen in
             if let first = seen.times[key] { return first }
-            seen.times[key] = callNow
-            seen.order.append(key)
-            if seen.order.count - seen.dropped > Self.limit {
-                seen.times[seen.order[seen.dropped]] = nil
-                seen.dropped += 1
-                if seen.dropped > Self.limit {
-                    seen.order.removeFirst(seen.dropped)
-                    seen.dropped = 0
-                }
-            }
+            Self.remember(key, at: callNow, in: &seen)
             return callNow
+        }
+    }
+
+    private static func remember(_ key: [UInt8], at callNow: Double, in seen: inout Seen) {
+        seen.times[key] = callNow
+        seen.order.append(key)
+        guard seen.order.count - seen.dropped > limit else { return }
+        seen.times[seen.order[seen.dropped]] = nil
+        seen.dropped += 1
+        if seen.dropped > limit {
+            seen.order.removeFirst(seen.dropped)
+            seen.dropped = 0
         }
     }
 }
 
 extension AgoraToken {
-    /// The signature, which differs between any two tokens a server makes (the salt and issue time are signed).
+    /// The signature, which differs between two tokens a server makes (the salt and issue time are signed), unless the
+    /// two drew the same salt in the same second (`TokenArrivals.fetched`).
     fileprivate var signatureBytes: [UInt8] {
         switch self {
         case .accessToken2(let token): token.signature

@@ -363,11 +363,14 @@ public final class ScenarioRun {
     private func nextEvent() async {
         waits += 1
         let wait = waits
-        let fetching = sessions.contains(where: \.fetchingToken)
+        let seen = events.count
         // Resumed on the main queue where the session's event comes from, not through Swift's shared threads: one thread
         // wake-up fewer for each renewal of a leaping day.
         await withTaskExecutorPreference(MainQueueExecutor.shared) {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                // Getting here may have let the main queue run: an event that came meanwhile is the one waited for.
+                guard events.count == seen else { return continuation.resume() }
+                let fetching = sessions.contains(where: \.fetchingToken)
                 let fallback = fetching ? nil : Task { @MainActor [weak self] in
                     try? await Task.sleep(for: .milliseconds(5))
                     guard let self, waits == wait, onEvent != nil else { return }
