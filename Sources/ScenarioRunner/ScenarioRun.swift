@@ -107,6 +107,7 @@ public final class ScenarioRun {
         self.scenario = scenario
         self.calls = calls
         self.time = time
+        voice = calls[.a]?.configuration.voice ?? .standard
         let clock: any Clock<Duration> = calls[.a]?.configuration.clock ?? ContinuousClock()
         now = ElapsedClock(clock).now
     }
@@ -289,15 +290,16 @@ public final class ScenarioRun {
 
     /// Whether `event`, as the call's SDK fires it, is what `match` asks for: a field's value in iOS's spelling or the SDK's.
     private func describes(_ match: EventMatch, _ event: SessionEvent) -> Bool {
-        guard let heard = event.heard(in: voice), heard.name == match.event else { return false }
-        let spoken = heard.spoken(in: voice)?.fields ?? []
+        guard let heard = voice == .standard ? event : event.heard(in: voice), heard.name == match.event else { return false }
+        guard !match.fields.isEmpty else { return true }
+        let fields = heard.fields + (voice == .standard ? [] : heard.spoken(in: voice)?.fields ?? [])
         return match.fields.allSatisfy { wanted in
-            (heard.fields + spoken).contains { $0.0 == wanted.name && SessionEvent.comparable($0.1) == wanted.value }
+            fields.contains { $0.0 == wanted.name && SessionEvent.comparable($0.1) == wanted.value }
         }
     }
 
     /// The calls' SDK, whose events a scenario checks and whose words its failures are in.
-    private var voice: SDKVoice { calls[.a]?.configuration.voice ?? .standard }
+    private let voice: SDKVoice
 
     /// `match` with its event named in the call's SDK's words.
     private func spoken(_ match: EventMatch) -> EventMatch {
