@@ -39,7 +39,7 @@ enum UserOptions {
 /// Where tokens come from: the user's server and how to ask it, or the embedded one's App ID (`join`, `test`, `doctor`, `load`).
 enum TokenSourceOptions {
     static let tokenURL = OptionKey<String?>.text(
-        "token-url", "URL", help: "your token server; without it (or --token) an embedded one runs on 127.0.0.1",
+        "token-url", "URL", help: "your token server; without it an embedded one runs on 127.0.0.1",
         environment: ["TOKENCALL_TOKEN_URL"]).kept(.shown(\.urlWithoutCredentials))
     static let tokenRequest = OptionKey<String>.text(
         "token-request", "SHAPE", help: "the request your server takes: a shape below, or a template 'METHOD /path?query [JSON body]'",

@@ -21,8 +21,13 @@ enum TestCommand {
                          TokenSourceOptions.tokenRequest.option, TokenSourceOptions.tokenField.option, TokenSourceOptions.expiresField.option,
                          TokenSourceOptions.authBearer.option, TrustOptions.caFile.option, TokenSourceOptions.origin.option,
                          TokenSourceOptions.requestTimeout.option, TokenSourceOptions.appID.option, TokenSourceOptions.appCertificate.option,
-                         CallOptions.tokenLifetime.option, CallOptions.remoteUsers.option, CallOptions.seed.option, JoinCommand.hub.option,
+                         CallOptions.tokenLifetime.option, CallOptions.remoteUsers.option, CallOptions.seed.option, hub.option,
                          SDKOptions.sdk.option, SDKOptions.version.option]
+
+    /// `--hub URL`, read as join reads it (`JoinCommand.hubAddress`).
+    static let hub = JoinCommand.hubKey(
+        help: "run the scenarios' people on this hub, ws://HOST:PORT/hub of tokencall serve, at --speed 1 (the people on a hub meet in real "
+            + "time); without it a scenario with B: steps runs a hub in this process, on the call's clock")
 
     /// `--speed`: nil at max, where the call's time leaps.
     static let speed: OptionKey<Int?> = .parsed(
