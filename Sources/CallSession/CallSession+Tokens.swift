@@ -55,7 +55,7 @@ extension CallSession {
             tokenPhase = .idle
             answeredFetchCount += 1
             lastFetchLatency = timers.now - started
-            if let parsed = try? AgoraToken(parsing: fetched.token) { configuration.tokenWall.fetched(parsed, at: configuration.unixTime()) }
+            if let parsed = try? AgoraToken(parsing: fetched.token) { configuration.tokenWall.fetched(parsed, at: configuration.unixTime(), by: self) }
             emit(.tokenFetched(latency: timers.now - started, expiresAt: callTime(of: fetched.expiresAt, in: fetched.token)))
             if let path = fetched.redirectedTo {
                 emit(.note("the token server redirected the request to \(path) on the same origin; a token endpoint that redirects "

@@ -20,10 +20,11 @@ public enum TokenWall: Sendable {
         }
     }
 
-    /// Records `token` as fetched from the server when the call's wall reads `callNow` (`TokenArrivals.fetched`).
-    public func fetched(_ token: AgoraToken, at callNow: Double) {
+    /// Records `token` as fetched from the server by `fetcher` (a call) when the call's wall reads `callNow`
+    /// (`TokenArrivals.fetched`).
+    public func fetched(_ token: AgoraToken, at callNow: Double, by fetcher: AnyObject) {
         guard case .real(let unixTime, let arrivals) = self else { return }
-        arrivals.fetched(token, at: callNow, realNow: unixTime())
+        arrivals.fetched(token, at: callNow, realNow: unixTime(), by: ObjectIdentifier(fetcher))
     }
 
     /// Where `time`, a time written in `token`, falls on the call's wall, for the token arriving when the call's wall
@@ -43,8 +44,8 @@ public final class TokenArrivals: Sendable {
         var times: [[UInt8]: Double] = [:]
         var order: [[UInt8]] = []
         var dropped = 0
-        /// The token the server handed out last.
-        var lastFetched: [UInt8]?
+        /// The token the server handed out last to each call that fetches (two people's calls share a wall).
+        var lastFetched: [ObjectIdentifier: [UInt8]] = [:]
     }
 
     private let seen = Mutex(Seen())
@@ -53,15 +54,15 @@ public final class TokenArrivals: Sendable {
 
     public init() {}
 
-    /// Records a token the server handed out at `callNow`, the real wall reading `realNow`. The same bytes again are
-    /// the same token, which keeps its first arrival, unless other tokens came between and it was issued within the
-    /// last two real seconds: a server building thousands of tokens a second draws the same salt (one of 99,999,999) for
-    /// two of them now and then, and that copy is a new token, made now.
-    func fetched(_ token: AgoraToken, at callNow: Double, realNow: Double) {
+    /// Records a token the server handed out to `fetcher` at `callNow`, the real wall reading `realNow`. The same bytes
+    /// again are the same token, which keeps its first arrival, unless the fetcher got other tokens between and it was
+    /// issued within the last two real seconds: a server building thousands of tokens a second draws the same salt (one
+    /// of 99,999,999) for two of them now and then, and that copy is a new token, made now.
+    func fetched(_ token: AgoraToken, at callNow: Double, realNow: Double, by fetcher: ObjectIdentifier) {
         let key = token.signatureBytes
         seen.withLock { seen in
-            defer { seen.lastFetched = key }
-            guard seen.times[key] != nil, seen.lastFetched != key, realNow - Double(token.issuedAt) < 2 else { return }
+            defer { seen.lastFetched[fetcher] = key }
+            guard seen.times[key] != nil, seen.lastFetched[fetcher] != key, realNow - Double(token.issuedAt) < 2 else { return }
             seen.times[key] = callNow
         }
     }

@@ -14,9 +14,12 @@ import Testing
         return try AgoraToken(parsing: text)
     }
 
-    /// `token`'s end on the call's wall after it is fetched at call time `callNow`.
-    private static func end(of token: AgoraToken, fetchedAt callNow: Double, on wall: TokenWall) -> Double {
-        wall.fetched(token, at: callNow)
+    private final class Call: Sendable {}
+    private static let call = Call()
+
+    /// `token`'s end on the call's wall after `by` fetched it at call time `callNow`.
+    private static func end(of token: AgoraToken, fetchedAt callNow: Double, on wall: TokenWall, by fetcher: AnyObject = call) -> Double {
+        wall.fetched(token, at: callNow, by: fetcher)
         return wall.callTime(of: token.joinDeadline, in: token, arrivingAt: callNow)
     }
 
@@ -45,5 +48,16 @@ import Testing
         #expect(Self.end(of: first, fetchedAt: 5_000, on: wall) == 5_040)
         #expect(Self.end(of: other, fetchedAt: 5_030, on: wall) == 5_070)
         #expect(Self.end(of: first, fetchedAt: 5_060, on: wall) == 5_040, "issued 5 real seconds ago: not a fresh build")
+    }
+
+    /// Two people's calls share a wall: B's tokens coming between A's are not A's server handing out something else.
+    @Test func anotherCallsTokensBetweenDoNotMakeARepeatNew() throws {
+        let real = Double(Self.issued)
+        let wall = TokenWall.real(unixTime: { real })
+        let (mine, theirs) = (try Self.token(salt: 7), try Self.token(salt: 8))
+        let other = Call()
+        #expect(Self.end(of: mine, fetchedAt: 5_000, on: wall) == 5_040)
+        #expect(Self.end(of: theirs, fetchedAt: 5_010, on: wall, by: other) == 5_050)
+        #expect(Self.end(of: mine, fetchedAt: 5_030, on: wall) == 5_040, "A's server handed A's token out again")
     }
 }
