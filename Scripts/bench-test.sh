@@ -26,14 +26,11 @@ timed() {
 
 echo "== a day of 40 s tokens, embedded server, --speed max" >&2
 embedded=$(timed --token-lifetime 40) || exit 1
-port=$(( 20000 + RANDOM % 20000 ))
-"$bin" serve --port "$port" --token-lifetime 40 --quiet 2>"$work/serve.log" &
+"$bin" serve --port 0 --token-lifetime 40 --quiet 2>"$work/serve.log" &
 server=$!
 trap 'stop_server "$server"' EXIT
-for _ in $(seq 1 50); do
-    (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
-    sleep 0.1
-done
+die() { echo "bench-test: $*" >&2; exit 1; }
+port=$(serve_port "$server" "$work/serve.log")
 echo "== the same against tokencall serve over loopback" >&2
 served=$(timed --token-url "http://127.0.0.1:$port" --uid 42 --app-certificate "$APP_CERTIFICATE") || exit 1
 echo "== the same day at --speed 3600, embedded server" >&2
