@@ -63,7 +63,7 @@ enum WebPage {
             """
     }
 
-    private static var body: String { #"""
+    private static let body = #"""
         <body>
         <header><h1>tokencall</h1><span id="state" class="DISCONNECTED">DISCONNECTED</span><span id="me"></span></header>
         <form id="form" onsubmit="return false">
@@ -379,5 +379,4 @@ enum WebPage {
         </html>
 
         """#
-    }
 }

@@ -139,17 +139,20 @@ enum TestCommand {
     /// The calls' events as lines, the periodic reports left out: A's; with B's, both in the order of their times, each
     /// line after its participant's prefix.
     static func story(_ outcome: ScenarioRun.Outcome, in voice: SDKVoice) -> [String] {
-        let a = outcome.events.filter { !$0.isPeriodic }.compactMap { $0.heard(in: voice) }
-        guard !outcome.eventsOfB.isEmpty else { return a.compactMap { $0.textLine(in: voice) } }
-        let b = outcome.eventsOfB.filter { !$0.isPeriodic }.compactMap { $0.heard(in: voice) }
+        func told(_ events: [SessionEvent]) -> [(time: Duration, line: String)] {
+            events.filter { !$0.isPeriodic }.compactMap { event in event.textLine(in: voice).map { (event.time, $0) } }
+        }
+        let a = told(outcome.events)
+        guard !outcome.eventsOfB.isEmpty else { return a.map(\.line) }
+        let b = told(outcome.eventsOfB)
         var (i, j) = (0, 0)
         var lines: [String] = []
         while i < a.count || j < b.count {
             if j == b.count || (i < a.count && a[i].time <= b[j].time) {
-                lines.append("A: " + (a[i].textLine(in: voice) ?? a[i].textLine))
+                lines.append("A: " + a[i].line)
                 i += 1
             } else {
-                lines.append("B: " + (b[j].textLine(in: voice) ?? b[j].textLine))
+                lines.append("B: " + b[j].line)
                 j += 1
             }
         }
